@@ -1,0 +1,169 @@
+import { createActor, waitFor, type Actor, type SnapshotFrom } from 'xstate';
+import type { PlanEvent, PlanInput } from '../machines/plan.machine.js';
+import { QuarantinedPlanError } from '../persistence/errors.js';
+import { toPlanFile } from '../persistence/plan-envelope.js';
+import { createPlanIndex, summarize, type PlanIndex } from '../persistence/plan-index.js';
+import { newPlanId, parsePlanId } from '../persistence/plan-id.js';
+import type { PlanStore } from '../persistence/plan-store.js';
+import { wirePlanMachine, type PlanPorts, type WiredPlanMachine } from './wire.js';
+
+export type PlanActor = Actor<WiredPlanMachine>;
+export type PlanSnapshot = SnapshotFrom<WiredPlanMachine>;
+
+export interface PlanHostOptions {
+  store: PlanStore;
+  ports: PlanPorts;
+  concurrency?: number;
+  maxAttempts?: number;
+  now?: () => Date;
+  log?: (level: 'info' | 'warn' | 'error', message: string) => void;
+}
+
+interface LivePlan {
+  actor: PlanActor;
+  createdAt: string;
+  /** Set before a deliberate stop so the stopped snapshot is never written over the good one. */
+  releasing: boolean;
+  flushQueued: boolean;
+}
+
+/**
+ * Owns the live plan actors of one project: creates and restores them, and writes each plan's
+ * file after every macrostep (children included, via the inspection stream). It decides nothing:
+ * callers send events and read snapshots.
+ */
+export class PlanHost {
+  readonly index: PlanIndex = createPlanIndex();
+  private readonly machine: WiredPlanMachine;
+  private readonly live = new Map<string, LivePlan>();
+
+  constructor(private readonly options: PlanHostOptions) {
+    this.machine = wirePlanMachine(options.ports);
+  }
+
+  private now() {
+    return (this.options.now?.() ?? new Date()).toISOString();
+  }
+
+  /** Rebuild the index from disk. Files that do not validate are quarantined and reported. */
+  loadIndex(): QuarantinedPlanError[] {
+    const problems: QuarantinedPlanError[] = [];
+    const summaries = [];
+    for (const id of this.options.store.listIds()) {
+      try {
+        summaries.push(summarize(this.options.store.load(id)));
+      } catch (error) {
+        if (error instanceof QuarantinedPlanError) {
+          problems.push(error);
+          this.options.log?.('warn', error.message);
+        } else throw error;
+      }
+    }
+    this.index.trigger.reset({ summaries });
+    return problems;
+  }
+
+  create(input: Omit<PlanInput, 'planId' | 'concurrency' | 'maxAttempts'>): PlanActor {
+    const planId = newPlanId();
+    return this.start(planId, this.now(), {
+      input: {
+        ...input,
+        planId,
+        ...(this.options.concurrency ? { concurrency: this.options.concurrency } : {}),
+        ...(this.options.maxAttempts ? { maxAttempts: this.options.maxAttempts } : {}),
+      },
+    });
+  }
+
+  /** The live actor of a plan, restored from its file if it is not running in this process. */
+  open(planId: string): PlanActor {
+    parsePlanId(planId);
+    const live = this.live.get(planId);
+    if (live) return live.actor;
+    const file = this.options.store.load(planId);
+    let failure: unknown;
+    const actor = this.start(planId, file.created_at, { snapshot: file.snapshot as never }, (error) => {
+      failure = error;
+    });
+    if (failure !== undefined || actor.getSnapshot().status === 'error') {
+      this.release(planId);
+      const reason = `snapshot does not restore: ${(failure as Error)?.message ?? 'actor error'}`;
+      this.index.trigger.remove({ planId });
+      throw this.options.store.quarantine(planId, reason);
+    }
+    return actor;
+  }
+
+  isLive(planId: string) {
+    return this.live.has(planId);
+  }
+
+  send(planId: string, event: PlanEvent): PlanSnapshot {
+    const actor = this.open(planId);
+    actor.send(event);
+    return actor.getSnapshot();
+  }
+
+  /** Wait until the plan's snapshot satisfies `predicate`; rejects when `signal` aborts. */
+  async waitFor(planId: string, predicate: (s: PlanSnapshot) => boolean, signal?: AbortSignal) {
+    const actor = this.open(planId);
+    return waitFor(actor, predicate, { timeout: Infinity, ...(signal ? { signal } : {}) });
+  }
+
+  /** Stop a plan's actor in this process; its file keeps the last persisted state (Esc, dispose). */
+  release(planId: string) {
+    const live = this.live.get(planId);
+    if (!live) return;
+    live.releasing = true;
+    this.live.delete(planId);
+    live.actor.stop();
+  }
+
+  dispose() {
+    for (const id of [...this.live.keys()]) this.release(id);
+  }
+
+  /** Write the plan file now (normally done in a microtask after each macrostep). */
+  flush(planId: string) {
+    const live = this.live.get(planId);
+    if (!live || live.releasing) return;
+    live.flushQueued = false;
+    const snapshot = live.actor.getSnapshot();
+    if (snapshot.status === 'error') return;
+    const file = toPlanFile(snapshot, live.actor.getPersistedSnapshot(), {
+      created_at: live.createdAt,
+      updated_at: this.now(),
+    });
+    this.options.store.save(file);
+    this.index.trigger.upsert({ summary: summarize(file) });
+  }
+
+  private start(
+    planId: string,
+    createdAt: string,
+    init: { input: PlanInput } | { snapshot: never },
+    onError?: (error: unknown) => void,
+  ): PlanActor {
+    const entry: LivePlan = { actor: undefined as never, createdAt, releasing: false, flushQueued: false };
+    this.live.set(planId, entry);
+    const actor = createActor(this.machine, {
+      ...('input' in init ? { input: init.input } : { snapshot: init.snapshot, input: undefined as never }),
+      // Runs for every actor of the plan's system, so child-only transitions are saved too.
+      inspect: (event) => {
+        if (event.type !== '@xstate.snapshot' || entry.flushQueued) return;
+        entry.flushQueued = true;
+        // One write per synchronous cascade (child transition → parent reaction), after it settles.
+        queueMicrotask(() => this.flush(planId));
+      },
+    });
+    entry.actor = actor;
+    actor.subscribe({
+      error: (error) => {
+        onError?.(error);
+        this.options.log?.('error', `plan ${planId}: ${(error as Error)?.message ?? String(error)}`);
+      },
+    });
+    actor.start();
+    return actor;
+  }
+}

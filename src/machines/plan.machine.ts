@@ -1,0 +1,466 @@
+import { assign, enqueueActions, fromPromise, sendTo, setup, stopChild } from 'xstate';
+import { stepMachine, type StepParentEvent } from './step.machine.js';
+import { allStepsCompleted, readySteps, threadContext } from './threading.js';
+import type {
+  DecisionRecord,
+  DecisionSource,
+  HitlQuestion,
+  PlannerOutput,
+  PlanProposal,
+  StepRecord,
+} from './types.js';
+
+/**
+ * The plan lifecycle of seed 000: drafting → pending_approval → approved → in_progress →
+ * completed | failed, pending_approval → changes_requested → drafting, pending_approval →
+ * rejected. Each step of an approved plan is a spawned `step` machine (named, so it restores).
+ */
+
+export const PLAN_MACHINE_VERSION = 1;
+export const DEFAULT_MAX_ATTEMPTS = 10;
+export const DEFAULT_CONCURRENCY = 1;
+
+export interface PlanInput {
+  planId: string;
+  message: string;
+  callerSessionId?: string | null;
+  concurrency?: number;
+  maxAttempts?: number;
+}
+
+export interface PlanContext {
+  plan_id: string;
+  /** The user's first request; the goal once the planner has proposed a plan. */
+  request: string;
+  goal: string | null;
+  proposal: PlanProposal | null;
+  steps: StepRecord[];
+  concurrency: number;
+  max_attempts: number;
+  planner_session_id: string | null;
+  caller_session_id: string | null;
+  /** The next message the planner will be sent. */
+  pending_message: string | null;
+  answer: string | null;
+  questions: HitlQuestion[] | null;
+  decisions: DecisionRecord[];
+  /** Why the last planner turn failed (protocol error, transport error); cleared on success. */
+  planner_error: string | null;
+  outcome: 'completed' | 'stopped' | 'rejected' | null;
+}
+
+export type PlanEvent =
+  | { type: 'plan.message'; message: string; callerSessionId?: string | null }
+  | ({ type: 'question.answer'; answers: string[][] } & DecisionSource)
+  | ({ type: 'approval.approve'; text?: string } & DecisionSource)
+  | ({ type: 'approval.request_changes'; text: string } & DecisionSource)
+  | ({ type: 'approval.reject'; text?: string } & DecisionSource)
+  | ({ type: 'deviation.retry'; stepId: string; text?: string } & DecisionSource)
+  | ({ type: 'deviation.replan'; stepId: string; text?: string } & DecisionSource)
+  | ({ type: 'deviation.stop'; stepId: string; text?: string } & DecisionSource)
+  | StepParentEvent;
+
+export interface OpenPlannerSessionInput {
+  planId: string;
+  callerSessionId: string | null;
+}
+
+export interface ConsultPlannerInput {
+  planId: string;
+  sessionId: string;
+  message: string;
+}
+
+export const stepActorId = (stepId: string) => `step:${stepId}`;
+
+const notProvided = (name: string) =>
+  fromPromise<never, unknown>(async () => {
+    throw new Error(`The "${name}" actor was not provided: wire it with machine.provide().`);
+  });
+
+const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+/** The planner's answers to its own questions, as the next message it reads. */
+export function answersMessage(questions: HitlQuestion[], answers: string[][]): string {
+  const lines = questions.map((q, i) => `Q: ${q.question}\nA: ${(answers[i] ?? []).join(', ') || '(no answer)'}`);
+  return `The user answered your questions:\n\n${lines.join('\n\n')}`;
+}
+
+export function replanMessage(step: StepRecord, guidance?: string): string {
+  const last = step.failures.at(-1);
+  return [
+    `Step "${step.id}" (${step.agent}) failed and the user chose Replan.`,
+    `Error of attempt ${last?.attempt ?? step.attempts}: ${last?.error ?? 'unknown'}`,
+    guidance ? `User guidance: ${guidance}` : '',
+    'Completed steps keep their outputs when you reuse their ids. Return a revised plan.',
+  ]
+    .filter(Boolean)
+    .join('\n');
+}
+
+/** New step records for a proposal; a completed step whose id survives a replan keeps its output. */
+function stepRecords(proposal: PlanProposal, previous: StepRecord[]): StepRecord[] {
+  return proposal.steps.map((spec) => {
+    const kept = previous.find((p) => p.id === spec.id && p.status === 'completed');
+    if (kept) return { ...kept, ...spec, status: 'completed', depends_on: spec.depends_on ?? [] };
+    return { ...spec, depends_on: spec.depends_on ?? [], status: 'pending', attempts: 0, failures: [] };
+  });
+}
+
+const updateStep = (steps: StepRecord[], id: string, patch: Partial<StepRecord>) =>
+  steps.map((s) => (s.id === id ? { ...s, ...patch } : s));
+
+type Decision = DecisionSource & { type: string; text?: string; stepId?: string };
+const decision = (gate: DecisionRecord['gate'], option: string, e: Decision): DecisionRecord => ({
+  gate,
+  option,
+  channel: e.channel,
+  at: e.at,
+  ...(e.stepId ? { step_id: e.stepId } : {}),
+  ...(e.text ? { text: e.text } : {}),
+});
+
+/** Where a planner turn leads; shared by drafting and changes_requested. */
+const plannerDone = [
+  {
+    guard: { type: 'plannerProposedPlan' as const, params: ({ event }: { event: { output: PlannerOutput } }) => event.output },
+    target: '#plan.pending_approval',
+    actions: { type: 'acceptProposal' as const, params: ({ event }: { event: { output: PlannerOutput } }) => event.output },
+  },
+  {
+    guard: { type: 'plannerAskedQuestion' as const, params: ({ event }: { event: { output: PlannerOutput } }) => event.output },
+    target: '#plan.drafting.awaiting_answers',
+    actions: { type: 'recordQuestions' as const, params: ({ event }: { event: { output: PlannerOutput } }) => event.output },
+  },
+  {
+    target: '#plan.drafting.answered',
+    actions: { type: 'recordAnswer' as const, params: ({ event }: { event: { output: PlannerOutput } }) => event.output },
+  },
+];
+const plannerFailed = {
+  target: '#plan.drafting.planner_failed',
+  actions: { type: 'recordPlannerError' as const, params: ({ event }: { event: { error: unknown } }) => ({ error: errorText(event.error) }) },
+};
+
+export const planMachine = setup({
+  types: {
+    context: {} as PlanContext,
+    input: {} as PlanInput,
+    events: {} as PlanEvent,
+  },
+  actors: {
+    step: stepMachine,
+    openPlannerSession: notProvided('openPlannerSession') as unknown as ReturnType<
+      typeof fromPromise<{ sessionId: string }, OpenPlannerSessionInput>
+    >,
+    consultPlanner: notProvided('consultPlanner') as unknown as ReturnType<
+      typeof fromPromise<PlannerOutput, ConsultPlannerInput>
+    >,
+  },
+  guards: {
+    hasPlannerSession: ({ context }) => context.planner_session_id !== null,
+    plannerProposedPlan: (_, output: PlannerOutput) => output.type === 'plan',
+    plannerAskedQuestion: (_, output: PlannerOutput) => output.type === 'question',
+    stepAwaitingDecision: ({ context }, params: { stepId: string }) =>
+      context.steps.some((s) => s.id === params.stepId && s.status === 'awaiting_decision'),
+    canRetryStep: ({ context }, params: { stepId: string }) =>
+      context.steps.some(
+        (s) => s.id === params.stepId && s.status === 'awaiting_decision' && s.failures.length < context.max_attempts,
+      ),
+    completesPlan: ({ context }, params: { stepId: string }) =>
+      allStepsCompleted(updateStep(context.steps, params.stepId, { status: 'completed' })),
+  },
+  actions: {
+    takeMessage: assign(({ context }, params: { message: string; callerSessionId?: string | null }) => ({
+      pending_message: params.message,
+      caller_session_id: params.callerSessionId ?? context.caller_session_id,
+    })),
+    recordPlannerSession: assign({ planner_session_id: (_, params: { sessionId: string }) => params.sessionId }),
+    acceptProposal: assign(({ context }, output: PlannerOutput) => {
+      if (output.type !== 'plan') return {};
+      const { type: _type, ...proposal } = output;
+      return {
+        proposal,
+        goal: proposal.goal,
+        steps: stepRecords(proposal, context.steps),
+        questions: null,
+        planner_error: null,
+        pending_message: null,
+      };
+    }),
+    recordQuestions: assign({
+      questions: (_, output: PlannerOutput) => (output.type === 'question' ? output.questions : null),
+      planner_error: null,
+      pending_message: null,
+    }),
+    recordAnswer: assign({
+      answer: (_, output: PlannerOutput) => (output.type === 'answer' ? output.content : null),
+      planner_error: null,
+      pending_message: null,
+    }),
+    recordPlannerError: assign({ planner_error: (_, params: { error: string }) => params.error }),
+    recordDecision: assign({
+      decisions: ({ context }, params: DecisionRecord) => [...context.decisions, params],
+    }),
+    answerQuestions: assign({
+      pending_message: ({ context }, params: { answers: string[][] }) =>
+        answersMessage(context.questions ?? [], params.answers),
+      questions: null,
+    }),
+    startReadySteps: enqueueActions(({ context, enqueue }) => {
+      const ready = readySteps(context.steps, context.concurrency);
+      for (const step of ready) {
+        const thread = threadContext(
+          {
+            plan_id: context.plan_id,
+            goal: context.goal ?? context.request,
+            relevant_files: context.proposal?.relevant_files ?? [],
+            steps: context.steps,
+          },
+          step.id,
+        );
+        enqueue.spawnChild('step', {
+          id: stepActorId(step.id),
+          input: { planId: context.plan_id, thread, maxAttempts: context.max_attempts, parentSessionId: context.caller_session_id },
+        });
+      }
+      if (ready.length > 0) {
+        const ids = new Set(ready.map((s) => s.id));
+        enqueue.assign({
+          steps: context.steps.map((s) => (ids.has(s.id) ? { ...s, status: 'running' as const } : s)),
+        });
+      }
+    }),
+    markDispatched: assign({
+      steps: ({ context }, p: { stepId: string; attempt: number; sessionId: string }) =>
+        updateStep(context.steps, p.stepId, { status: 'running', attempts: p.attempt, session_id: p.sessionId }),
+    }),
+    markFailed: assign({
+      steps: ({ context }, p: { stepId: string; attempt: number; error: string }) =>
+        updateStep(context.steps, p.stepId, {
+          status: 'awaiting_decision',
+          attempts: p.attempt,
+          failures: [
+            ...(context.steps.find((s) => s.id === p.stepId)?.failures ?? []),
+            { attempt: p.attempt, error: p.error },
+          ],
+        }),
+    }),
+    addGuidance: assign({
+      steps: ({ context }, p: { stepId: string; text?: string }) =>
+        context.steps.map((s) =>
+          s.id === p.stepId && p.text
+            ? { ...s, failures: s.failures.map((f, i) => (i === s.failures.length - 1 ? { ...f, guidance: p.text } : f)) }
+            : s,
+        ),
+    }),
+    markCompleted: assign({
+      steps: ({ context }, p: { stepId: string; output: StepRecord['output'] }) =>
+        updateStep(context.steps, p.stepId, { status: 'completed', output: p.output }),
+    }),
+    forwardToStep: sendTo(
+      ({ context: _c }, p: { stepId: string; event: { type: 'step.retry' | 'step.replan' | 'step.stop' } & DecisionSource & { guidance?: string } }) =>
+        stepActorId(p.stepId),
+      (_, p: { stepId: string; event: { type: 'step.retry' | 'step.replan' | 'step.stop' } & DecisionSource & { guidance?: string } }) =>
+        p.event,
+    ),
+    stopSteps: enqueueActions(({ context, enqueue }) => {
+      for (const s of context.steps) {
+        if (s.status === 'running' || s.status === 'awaiting_decision') enqueue.stopChild(stepActorId(s.id));
+      }
+      enqueue.assign({
+        steps: context.steps.map((s) =>
+          s.status === 'running' || s.status === 'awaiting_decision' ? { ...s, status: 'stopped' as const } : s,
+        ),
+      });
+    }),
+    prepareReplan: assign({
+      pending_message: ({ context }, p: { stepId: string; guidance?: string }) =>
+        replanMessage(context.steps.find((s) => s.id === p.stepId)!, p.guidance),
+    }),
+    setOutcome: assign({ outcome: (_, p: { outcome: 'completed' | 'stopped' | 'rejected' }) => p.outcome }),
+  },
+}).createMachine({
+  id: 'plan',
+  context: ({ input }) => ({
+    plan_id: input.planId,
+    request: input.message,
+    goal: null,
+    proposal: null,
+    steps: [],
+    concurrency: input.concurrency ?? DEFAULT_CONCURRENCY,
+    max_attempts: input.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
+    planner_session_id: null,
+    caller_session_id: input.callerSessionId ?? null,
+    pending_message: input.message,
+    answer: null,
+    questions: null,
+    decisions: [],
+    planner_error: null,
+    outcome: null,
+  }),
+  initial: 'drafting',
+  states: {
+    drafting: {
+      initial: 'routing',
+      states: {
+        routing: {
+          always: [{ guard: 'hasPlannerSession', target: 'consulting' }, { target: 'opening_session' }],
+        },
+        opening_session: {
+          invoke: {
+            id: 'openPlannerSession',
+            src: 'openPlannerSession',
+            input: ({ context }) => ({ planId: context.plan_id, callerSessionId: context.caller_session_id }),
+            onDone: {
+              target: 'consulting',
+              actions: { type: 'recordPlannerSession', params: ({ event }) => event.output },
+            },
+            onError: plannerFailed,
+          },
+        },
+        consulting: {
+          invoke: {
+            id: 'consultPlanner',
+            src: 'consultPlanner',
+            input: ({ context }) => ({
+              planId: context.plan_id,
+              sessionId: context.planner_session_id!,
+              message: context.pending_message ?? context.request,
+            }),
+            onDone: plannerDone,
+            onError: plannerFailed,
+          },
+        },
+        answered: {
+          on: { 'plan.message': { target: 'routing', actions: { type: 'takeMessage', params: ({ event }) => event } } },
+        },
+        awaiting_answers: {
+          on: {
+            'question.answer': {
+              target: 'routing',
+              actions: [
+                {
+                  type: 'recordDecision',
+                  params: ({ event }) => decision('question', event.answers.map((a) => a.join(', ')).join(' | '), event),
+                },
+                { type: 'answerQuestions', params: ({ event }) => event },
+              ],
+            },
+            'plan.message': { target: 'routing', actions: { type: 'takeMessage', params: ({ event }) => event } },
+          },
+        },
+        planner_failed: {
+          on: { 'plan.message': { target: 'routing', actions: { type: 'takeMessage', params: ({ event }) => event } } },
+        },
+      },
+    },
+    pending_approval: {
+      on: {
+        'approval.approve': {
+          target: 'approved',
+          actions: { type: 'recordDecision', params: ({ event }) => decision('approval', 'Approve', event) },
+        },
+        'approval.request_changes': {
+          target: 'changes_requested',
+          actions: [
+            { type: 'recordDecision', params: ({ event }) => decision('approval', 'Request Changes', event) },
+            { type: 'takeMessage', params: ({ event }) => ({ message: `The user requested changes to the plan:\n${event.text}` }) },
+          ],
+        },
+        'approval.reject': {
+          target: 'rejected',
+          actions: [
+            { type: 'recordDecision', params: ({ event }) => decision('approval', 'Reject', event) },
+            { type: 'setOutcome', params: { outcome: 'rejected' } },
+          ],
+        },
+      },
+    },
+    changes_requested: {
+      invoke: {
+        id: 'revisePlan',
+        src: 'consultPlanner',
+        input: ({ context }) => ({
+          planId: context.plan_id,
+          sessionId: context.planner_session_id!,
+          message: context.pending_message ?? '',
+        }),
+        onDone: plannerDone,
+        onError: plannerFailed,
+      },
+    },
+    approved: {
+      always: { target: 'in_progress' },
+    },
+    in_progress: {
+      entry: 'startReadySteps',
+      on: {
+        'step.dispatched': { actions: { type: 'markDispatched', params: ({ event }) => event } },
+        'step.failed': { actions: { type: 'markFailed', params: ({ event }) => event } },
+        'step.completed': [
+          {
+            guard: { type: 'completesPlan', params: ({ event }) => event },
+            target: 'completed',
+            actions: [{ type: 'markCompleted', params: ({ event }) => event }, { type: 'setOutcome', params: { outcome: 'completed' } }],
+          },
+          { actions: [{ type: 'markCompleted', params: ({ event }) => event }, 'startReadySteps'] },
+        ],
+        'deviation.retry': {
+          guard: { type: 'canRetryStep', params: ({ event }) => event },
+          actions: [
+            { type: 'recordDecision', params: ({ event }) => decision('deviation', 'Retry', event) },
+            { type: 'addGuidance', params: ({ event }) => event },
+            {
+              type: 'forwardToStep',
+              params: ({ event }) => ({
+                stepId: event.stepId,
+                event: { type: 'step.retry', channel: event.channel, at: event.at, ...(event.text ? { guidance: event.text } : {}) },
+              }),
+            },
+          ],
+        },
+        'deviation.replan': {
+          guard: { type: 'stepAwaitingDecision', params: ({ event }) => event },
+          actions: [
+            { type: 'recordDecision', params: ({ event }) => decision('deviation', 'Replan', event) },
+            { type: 'addGuidance', params: ({ event }) => event },
+            {
+              type: 'forwardToStep',
+              params: ({ event }) => ({
+                stepId: event.stepId,
+                event: { type: 'step.replan', channel: event.channel, at: event.at, ...(event.text ? { guidance: event.text } : {}) },
+              }),
+            },
+          ],
+        },
+        'deviation.stop': {
+          guard: { type: 'stepAwaitingDecision', params: ({ event }) => event },
+          actions: [
+            { type: 'recordDecision', params: ({ event }) => decision('deviation', 'Stop', event) },
+            {
+              type: 'forwardToStep',
+              params: ({ event }) => ({
+                stepId: event.stepId,
+                event: { type: 'step.stop', channel: event.channel, at: event.at, ...(event.text ? { guidance: event.text } : {}) },
+              }),
+            },
+          ],
+        },
+        'step.replan_chosen': {
+          target: '#plan.drafting',
+          actions: [{ type: 'prepareReplan', params: ({ event }) => event }, 'stopSteps'],
+        },
+        'step.stop_chosen': {
+          target: 'failed',
+          actions: ['stopSteps', { type: 'setOutcome', params: { outcome: 'stopped' } }],
+        },
+      },
+    },
+    completed: { type: 'final' },
+    failed: { type: 'final' },
+    rejected: { type: 'final' },
+  },
+});
+
+export type PlanMachine = typeof planMachine;

@@ -1,0 +1,73 @@
+import type { StepRecord, ThreadedContext } from './types.js';
+
+/** Pure functions over the plan's step records: readiness for the scheduler, context for a step. */
+
+const isDone = (s: StepRecord) => s.status === 'completed';
+const isActive = (s: StepRecord) => s.status === 'running' || s.status === 'awaiting_decision';
+
+function overlaps(a: StepRecord, b: StepRecord): boolean {
+  if (!a.files?.length || !b.files?.length) return false;
+  return a.files.some((f) => b.files!.includes(f));
+}
+
+/**
+ * Steps to start now: pending, every dependency completed, no declared file shared with a step
+ * that is active or chosen in this pass, and no more than `concurrency` active in total.
+ */
+export function readySteps(steps: StepRecord[], concurrency: number): StepRecord[] {
+  const byId = new Map(steps.map((s) => [s.id, s]));
+  const busy = steps.filter(isActive);
+  const chosen: StepRecord[] = [];
+  for (const step of steps) {
+    if (busy.length + chosen.length >= concurrency) break;
+    if (step.status !== 'pending') continue;
+    const depsDone = (step.depends_on ?? []).every((d) => {
+      const dep = byId.get(d);
+      return dep !== undefined && isDone(dep);
+    });
+    if (!depsDone) continue;
+    if ([...busy, ...chosen].some((other) => overlaps(step, other))) continue;
+    chosen.push(step);
+  }
+  return chosen;
+}
+
+export const allStepsCompleted = (steps: StepRecord[]) => steps.length > 0 && steps.every(isDone);
+
+/**
+ * What a specialist gets for one step (seed 000, "Step Prompt Structure"): the plan reference and
+ * goal, the step, the outputs of the steps it depends on, the relevant files (the plan's, the
+ * step's own and its dependencies' artifacts) and its own failed attempts. Never transcripts, and
+ * nothing from steps it does not depend on, so the prompt stays flat as plans grow.
+ */
+export function threadContext(
+  plan: { plan_id: string; goal: string; relevant_files: string[]; steps: StepRecord[] },
+  stepId: string,
+): ThreadedContext {
+  const step = plan.steps.find((s) => s.id === stepId);
+  if (!step) throw new Error(`Unknown step "${stepId}" in plan ${plan.plan_id}.`);
+  const dependencies = (step.depends_on ?? []).flatMap((id) => {
+    const dep = plan.steps.find((s) => s.id === id);
+    return dep?.output ? [{ id: dep.id, agent: dep.agent, output: dep.output }] : [];
+  });
+  const files = new Set<string>([
+    ...plan.relevant_files,
+    ...(step.files ?? []),
+    ...dependencies.flatMap((d) => d.output.artifacts),
+  ]);
+  return {
+    plan_id: plan.plan_id,
+    goal: plan.goal,
+    step: {
+      id: step.id,
+      agent: step.agent,
+      description: step.description,
+      depends_on: step.depends_on ?? [],
+      ...(step.files ? { files: step.files } : {}),
+      ...(step.success ? { success: step.success } : {}),
+    },
+    dependencies,
+    relevant_files: [...files],
+    previous_attempts: step.failures,
+  };
+}

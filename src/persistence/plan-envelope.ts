@@ -1,0 +1,38 @@
+import type { SnapshotFrom } from 'xstate';
+import { PLAN_MACHINE_VERSION, type PlanMachine } from '../machines/plan.machine.js';
+import type { PlanStatus } from '../machines/types.js';
+import { SCHEMA_VERSION, type PlanFile } from './plan-file.js';
+
+/** "drafting.awaiting_answers" from { drafting: 'awaiting_answers' }. */
+export function statePath(value: unknown): string {
+  if (typeof value === 'string') return value;
+  const [key, inner] = Object.entries(value as Record<string, unknown>)[0] ?? ['unknown', undefined];
+  return inner === undefined ? key : `${key}.${statePath(inner)}`;
+}
+
+export const planStatus = (value: unknown) => statePath(value).split('.')[0] as PlanStatus;
+
+/** The plan file for a snapshot: plain fields for people and tools, plus the persisted snapshot. */
+export function toPlanFile(
+  snapshot: SnapshotFrom<PlanMachine>,
+  persisted: unknown,
+  times: { created_at: string; updated_at: string },
+): PlanFile {
+  const c = snapshot.context;
+  return {
+    schema_version: SCHEMA_VERSION,
+    machine_version: PLAN_MACHINE_VERSION,
+    plan_id: c.plan_id,
+    goal: c.goal ?? c.request,
+    status: planStatus(snapshot.value),
+    state: statePath(snapshot.value),
+    ...times,
+    steps: c.steps.map((s) => ({ ...s, depends_on: s.depends_on ?? [] })),
+    assumptions: c.proposal?.assumptions ?? [],
+    risks: c.proposal?.risks ?? [],
+    verification: c.proposal?.verification ?? [],
+    relevant_files: c.proposal?.relevant_files ?? [],
+    decisions: c.decisions,
+    snapshot: persisted as PlanFile['snapshot'],
+  };
+}

@@ -1,0 +1,75 @@
+import { z } from 'zod';
+import { PLAN_STATUSES, SPECIALISTS } from '../machines/types.js';
+
+/**
+ * The public plan file format, `.opencode/plans/{plan_id}.json`. The plain fields are for people
+ * and tools; `snapshot` is the XState persisted snapshot the plugin restores from.
+ */
+
+export const SCHEMA_VERSION = 1;
+
+const stepOutput = z.object({
+  summary: z.string(),
+  artifacts: z.array(z.string()),
+  key_findings: z.array(z.string()),
+});
+
+export const planFileStep = z.object({
+  id: z.string(),
+  agent: z.enum(SPECIALISTS),
+  description: z.string(),
+  depends_on: z.array(z.string()),
+  files: z.array(z.string()).optional(),
+  success: z.string().optional(),
+  status: z.enum(['pending', 'running', 'awaiting_decision', 'completed', 'stopped']),
+  attempts: z.number().int().min(0),
+  failures: z.array(z.object({ attempt: z.number().int(), error: z.string(), guidance: z.string().optional() })),
+  session_id: z.string().optional(),
+  output: stepOutput.optional(),
+});
+
+const decision = z.object({
+  gate: z.enum(['approval', 'deviation', 'question']),
+  option: z.string(),
+  channel: z.enum(['question', 'permission', 'command', 'cli', 'auto', 'tool']),
+  at: z.string(),
+  step_id: z.string().optional(),
+  text: z.string().optional(),
+});
+
+export const persistedSnapshot = z.looseObject({
+  status: z.enum(['active', 'done', 'error', 'stopped']),
+  value: z.unknown(),
+  context: z.looseObject({ plan_id: z.string() }),
+  children: z.record(z.string(), z.unknown()),
+});
+
+export const planFile = z.object({
+  schema_version: z.literal(SCHEMA_VERSION),
+  machine_version: z.number().int().positive(),
+  plan_id: z.string(),
+  goal: z.string(),
+  status: z.enum(PLAN_STATUSES),
+  /** Where in the chart the plan is, e.g. "drafting.awaiting_answers" or "in_progress". */
+  state: z.string(),
+  created_at: z.string(),
+  updated_at: z.string(),
+  steps: z.array(planFileStep),
+  assumptions: z.array(z.string()),
+  risks: z.array(z.string()),
+  verification: z.array(z.string()),
+  relevant_files: z.array(z.string()),
+  decisions: z.array(decision),
+  snapshot: persistedSnapshot,
+});
+
+export type PlanFile = z.infer<typeof planFile>;
+export type PlanFileStep = z.infer<typeof planFileStep>;
+
+/** "a: message; b.c: message", short enough for one log line. */
+export function formatIssues(error: z.ZodError): string {
+  return error.issues
+    .slice(0, 5)
+    .map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`)
+    .join('; ');
+}

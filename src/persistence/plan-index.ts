@@ -1,0 +1,46 @@
+import { createStore } from '@xstate/store';
+import type { PlanStatus } from '../machines/types.js';
+import type { PlanFile } from './plan-file.js';
+
+/** What listing needs, kept in memory so orca_list_plans never hydrates an actor. */
+export interface PlanSummary {
+  plan_id: string;
+  goal: string;
+  status: PlanStatus;
+  state: string;
+  step_progress: { completed: number; total: number };
+  updated_at: string;
+}
+
+export const summarize = (file: PlanFile): PlanSummary => ({
+  plan_id: file.plan_id,
+  goal: file.goal,
+  status: file.status,
+  state: file.state,
+  step_progress: { completed: file.steps.filter((s) => s.status === 'completed').length, total: file.steps.length },
+  updated_at: file.updated_at,
+});
+
+export function createPlanIndex() {
+  return createStore({
+    context: { plans: {} as Record<string, PlanSummary> },
+    on: {
+      upsert: (ctx, event: { summary: PlanSummary }) => ({
+        plans: { ...ctx.plans, [event.summary.plan_id]: event.summary },
+      }),
+      remove: (ctx, event: { planId: string }) => {
+        const { [event.planId]: _removed, ...plans } = ctx.plans;
+        return { plans };
+      },
+      reset: (_ctx, event: { summaries: PlanSummary[] }) => ({
+        plans: Object.fromEntries(event.summaries.map((s) => [s.plan_id, s])),
+      }),
+    },
+  });
+}
+
+export type PlanIndex = ReturnType<typeof createPlanIndex>;
+
+/** Newest first. */
+export const listSummaries = (index: PlanIndex) =>
+  Object.values(index.getSnapshot().context.plans).sort((a, b) => (a.plan_id < b.plan_id ? 1 : -1));

@@ -1,0 +1,102 @@
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { PlanNotFoundError, QuarantinedPlanError } from './errors.js';
+import { writeFileAtomic } from './atomic-write.js';
+import { migratePlanFile } from './migrations.js';
+import { formatIssues, planFile, type PlanFile } from './plan-file.js';
+import { isPlanId, parsePlanId } from './plan-id.js';
+
+export const plansDir = (projectDir: string) => join(projectDir, '.opencode', 'plans');
+
+/** Plan files on disk: atomic saves, validated loads, and quarantine for whatever cannot load. */
+export class PlanStore {
+  readonly quarantineDir: string;
+
+  constructor(readonly dir: string) {
+    this.quarantineDir = join(dir, '.quarantine');
+  }
+
+  static forProject(projectDir: string) {
+    return new PlanStore(plansDir(projectDir));
+  }
+
+  pathOf(planId: string) {
+    return join(this.dir, `${parsePlanId(planId)}.json`);
+  }
+
+  save(file: PlanFile): void {
+    mkdirSync(this.dir, { recursive: true });
+    writeFileAtomic(this.pathOf(file.plan_id), `${JSON.stringify(file, null, 2)}\n`);
+  }
+
+  exists(planId: string): boolean {
+    return existsSync(this.pathOf(planId));
+  }
+
+  /** Read, migrate and validate. A file that fails is quarantined and a QuarantinedPlanError thrown. */
+  load(planId: string): PlanFile {
+    const path = this.pathOf(planId);
+    let text: string;
+    try {
+      text = readFileSync(path, 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new PlanNotFoundError(planId);
+      throw error;
+    }
+    const result = parsePlanFileText(text, planId);
+    if (!result.ok) throw this.quarantine(planId, result.reason);
+    return result.file;
+  }
+
+  /** Plan ids on disk, oldest first (ULIDs sort by time). Files that are not plan files are quarantined. */
+  listIds(): string[] {
+    if (!existsSync(this.dir)) return [];
+    const ids: string[] = [];
+    for (const entry of readdirSync(this.dir, { withFileTypes: true })) {
+      if (!entry.isFile() || !entry.name.endsWith('.json')) continue;
+      const id = entry.name.slice(0, -'.json'.length);
+      if (isPlanId(id)) ids.push(id);
+      else this.quarantineFile(entry.name, `file name "${entry.name}" is not {plan_id}.json`);
+    }
+    return ids.sort();
+  }
+
+  /** Move a plan's file aside with the reason written beside it; other plans are unaffected. */
+  quarantine(planId: string, reason: string): QuarantinedPlanError {
+    const to = this.quarantineFile(`${parsePlanId(planId)}.json`, reason);
+    return new QuarantinedPlanError(planId, reason, to);
+  }
+
+  private quarantineFile(name: string, reason: string): string {
+    mkdirSync(this.quarantineDir, { recursive: true });
+    const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+    const to = join(this.quarantineDir, `${name}.${stamp}`);
+    renameSync(join(this.dir, name), to);
+    writeFileSync(`${to}.reason.txt`, `${reason}\n`);
+    return to;
+  }
+}
+
+export function parsePlanFileText(
+  text: string,
+  planId: string,
+): { ok: true; file: PlanFile } | { ok: false; reason: string } {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (error) {
+    return { ok: false, reason: `not valid JSON (${(error as Error).message})` };
+  }
+  let migrated: unknown;
+  try {
+    migrated = migratePlanFile(raw);
+  } catch (error) {
+    return { ok: false, reason: (error as Error).message };
+  }
+  const parsed = planFile.safeParse(migrated);
+  if (!parsed.success) return { ok: false, reason: `invalid plan file: ${formatIssues(parsed.error)}` };
+  if (parsed.data.plan_id !== planId || parsed.data.snapshot.context.plan_id !== planId) {
+    return { ok: false, reason: `plan_id inside the file does not match its name ${planId}.json` };
+  }
+  return { ok: true, file: parsed.data };
+}

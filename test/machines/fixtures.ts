@@ -1,0 +1,44 @@
+import { fromPromise } from 'xstate';
+import { planMachine } from '../../src/machines/plan.machine.js';
+import { stepMachine } from '../../src/machines/step.machine.js';
+import type { PlannerOutput, StepRecord } from '../../src/machines/types.js';
+
+/** Invoked actors that never settle: tests drive invoke outcomes with synthetic done/error events. */
+const pending = fromPromise(() => new Promise<never>(() => {}));
+const silent = () => {};
+
+export const idleStepMachine = stepMachine.provide({
+  actors: { openSpecialistSession: pending as never, runSpecialist: pending as never },
+});
+
+/** The step machine alone: no parent to notify. */
+export const standaloneStepMachine = idleStepMachine.provide({
+  actions: { notifyDispatched: silent, notifyFailed: silent, notifyCompleted: silent, notifyReplan: silent, notifyStop: silent },
+});
+
+export const idlePlanMachine = planMachine.provide({
+  actors: { openPlannerSession: pending as never, consultPlanner: pending as never, step: idleStepMachine },
+});
+
+export const done = (id: string, output: unknown) => ({ type: `xstate.done.actor.${id}`, output });
+export const fail = (id: string, message = 'boom') => ({ type: `xstate.error.actor.${id}`, error: new Error(message) });
+export const by = { channel: 'tool' as const, at: '2026-01-01T00:00:00.000Z' };
+
+export const twoStepPlan: PlannerOutput = {
+  type: 'plan',
+  goal: 'Add a greeting',
+  steps: [
+    { id: 's1', agent: 'coder', description: 'write hello.ts' },
+    { id: 's2', agent: 'tester', description: 'test hello.ts', depends_on: ['s1'] },
+  ],
+  assumptions: ['node'],
+  risks: [],
+  verification: ['tests pass'],
+};
+export const question: PlannerOutput = {
+  type: 'question',
+  questions: [{ header: 'Style', question: 'Formal or casual?', options: [{ label: 'Formal' }, { label: 'Casual' }] }],
+};
+export const answer: PlannerOutput = { type: 'answer', content: 'It is 42.' };
+
+export const stepKey = (steps: StepRecord[]) => steps.map((s) => `${s.id}:${s.status}:${s.failures.length}`).join(',');

@@ -1,0 +1,92 @@
+// A throwaway HOME and project for one OpenCode server, so tests never read or write the
+// developer's real config, data or caches and never reach the network.
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The repository root, found from this file's location (test/support/ → ../..). */
+export const projectRoot = fileURLToPath(new URL('../..', import.meta.url));
+
+export type Sandbox = {
+  /** Temp dir created for this sandbox, or undefined when the caller supplied both dirs. */
+  rootDir: string | undefined;
+  homeDir: string;
+  projectDir: string;
+};
+
+export function opencodeBinary(): string {
+  const path = join(projectRoot, 'node_modules', `opencode-${process.platform}-${process.arch}`, 'bin', 'opencode');
+  if (!existsSync(path)) {
+    throw new Error(`Expected the opencode binary at ${path}; run \`npm install\` (devDependency opencode-ai).`);
+  }
+  return path;
+}
+
+/** The installed @opencode-ai/plugin version, which must match the server's. */
+export function pluginPackageVersion(): string {
+  const manifest = join(projectRoot, 'node_modules', '@opencode-ai', 'plugin', 'package.json');
+  return JSON.parse(readFileSync(manifest, 'utf8')).version;
+}
+
+export function createSandbox({ homeDir, projectDir, git = true }: { homeDir?: string; projectDir?: string; git?: boolean }): Sandbox {
+  const rootDir = homeDir && projectDir ? undefined : mkdtempSync(join(tmpdir(), 'orca-e2e-'));
+  const home = homeDir ?? join(rootDir!, 'home');
+  const project = projectDir ?? join(rootDir!, 'project');
+  for (const dir of [home, project, ...Object.values(xdgDirs(home))]) mkdirSync(dir, { recursive: true });
+  if (git && !projectDir && !existsSync(join(project, '.git'))) initGitRepo(project);
+  for (const dir of configDirs(home, project)) seedConfigDir(dir);
+  return { rootDir, homeDir: home, projectDir: project };
+}
+
+export function xdgDirs(home: string): Record<string, string> {
+  return {
+    XDG_CONFIG_HOME: join(home, '.config'),
+    XDG_DATA_HOME: join(home, '.local', 'share'),
+    XDG_CACHE_HOME: join(home, '.cache'),
+    XDG_STATE_HOME: join(home, '.local', 'state'),
+  };
+}
+
+/** Every dir OpenCode treats as a config dir for this project (ConfigPaths.directories in 1.18). */
+export function configDirs(home: string, project: string): string[] {
+  return [join(xdgDirs(home).XDG_CONFIG_HOME, 'opencode'), join(project, '.opencode')];
+}
+
+/**
+ * OpenCode installs @opencode-ai/plugin into every config dir and plugin loading waits for it
+ * (≈ 70 s offline). It skips the install when node_modules exists and package-lock's root
+ * entry lists every package.json dependency, so seed exactly that. node_modules is a real dir
+ * holding a symlink to the installed package, so a stray install can never prune our tree.
+ */
+export function seedConfigDir(dir: string): void {
+  const version = pluginPackageVersion();
+  const dependencies = { '@opencode-ai/plugin': version };
+  mkdirSync(join(dir, 'node_modules', '@opencode-ai'), { recursive: true });
+  writeJsonIfMissing(join(dir, 'package.json'), { dependencies });
+  writeJsonIfMissing(join(dir, 'package-lock.json'), {
+    lockfileVersion: 3,
+    requires: true,
+    packages: { '': { dependencies } },
+  });
+  const link = join(dir, 'node_modules', '@opencode-ai', 'plugin');
+  if (!existsSync(link)) symlinkSync(join(projectRoot, 'node_modules', '@opencode-ai', 'plugin'), link, 'dir');
+}
+
+function writeJsonIfMissing(path: string, value: unknown): void {
+  if (!existsSync(path)) writeFileSync(path, JSON.stringify(value, null, 2) + '\n');
+}
+
+// A real repo gives the project a stable id and worktree, as a user's project would have.
+function initGitRepo(dir: string): void {
+  const git = (...args: string[]) =>
+    execFileSync('git', ['-c', 'user.name=orca-e2e', '-c', 'user.email=e2e@orca.invalid', ...args], {
+      cwd: dir,
+      stdio: 'ignore',
+    });
+  git('init', '-q');
+  writeFileSync(join(dir, 'README.md'), '# e2e project\n');
+  git('add', '.');
+  git('commit', '-q', '-m', 'init');
+}
