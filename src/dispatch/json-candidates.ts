@@ -30,7 +30,7 @@ export function stripReasoning(text: string): string {
   return out.replace(/<\/?assistant\b[^>]*>|<\|assistant\|>/gi, '');
 }
 
-/** Every JSON object or array in the text, most deliberate first: tags, fences, whole text, scan. */
+/** The JSON values in the text, most deliberate first: tags, fences, the whole text, then a brace scan. */
 export function findJsonCandidates(text: string): CandidateSearch {
   const candidates: JsonCandidate[] = [];
   const add = (via: CandidateSource, value: unknown): void => {

@@ -71,7 +71,10 @@ function readReply<T>(reply: TurnReply, schema: z.ZodType<T>): ReplyOutcome<T> {
   return fromText.ok ? fromText : checked;
 }
 
-/** The union's variants read better than its flattened tool schema, so prefer the zod schema. */
+/**
+ * The union's variants read better than the flattened tool schema, so describe the zod schema;
+ * the tool schema is the fallback for a zod schema that cannot be converted (e.g. a cycle).
+ */
 function expectedShape(schema: z.ZodType, jsonSchema: object): string {
   try {
     return describeShape(z.toJSONSchema(schema, { unrepresentable: 'any' }));

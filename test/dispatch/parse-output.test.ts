@@ -63,6 +63,12 @@ describe('parseModelOutput', () => {
     });
   });
 
+  it('should ignore every think block, not just the first', () => {
+    const draft = JSON.stringify({ type: 'failure', error: 'give up?' });
+    const text = `<think>plan</think>Checking.<think>maybe ${draft}</think>Final: ${json}`;
+    expect(parse(text)).toEqual({ ok: true, value: success, via: 'scan' });
+  });
+
   it('should fall back to the raw text when only the reasoning holds JSON', () => {
     expect(parse(`<think>the answer is ${json}`)).toEqual({ ok: true, value: success, via: 'scan' });
   });

@@ -34,7 +34,7 @@ export function createSandbox({ homeDir, projectDir, git = true }: { homeDir?: s
   const rootDir = homeDir && projectDir ? undefined : mkdtempSync(join(tmpdir(), 'orca-e2e-'));
   const home = homeDir ?? join(rootDir!, 'home');
   const project = projectDir ?? join(rootDir!, 'project');
-  for (const dir of [home, project, ...Object.values(xdgDirs(home))]) mkdirSync(dir, { recursive: true });
+  for (const dir of [home, join(home, 'tmp'), project, ...Object.values(xdgDirs(home))]) mkdirSync(dir, { recursive: true });
   if (git && !projectDir && !existsSync(join(project, '.git'))) initGitRepo(project);
   for (const dir of configDirs(home, project)) seedConfigDir(dir);
   return { rootDir, homeDir: home, projectDir: project };

@@ -2,6 +2,7 @@
 // test everything it needs to drive it: URL, SDK client, timed fetch, logs, stop and kill -9.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { createOpencodeClient, type OpencodeClient } from '@opencode-ai/sdk/v2';
 import { buildOpencodeConfig } from './opencode-config.js';
 import { createSandbox, opencodeBinary, xdgDirs } from './opencode-sandbox.js';
@@ -148,6 +149,7 @@ function serverEnv(home: string, config: Record<string, unknown>, options: Start
     LANG: process.env.LANG ?? 'C.UTF-8',
     HOME: home,
     ...xdgDirs(home),
+    TMPDIR: join(home, 'tmp'), // OpenCode keeps scratch files in $TMPDIR/opencode
     OPENCODE_CONFIG_CONTENT: JSON.stringify(config),
     OPENCODE_DISABLE_MODELS_FETCH: '1',
     OPENCODE_DISABLE_AUTOUPDATE: '1',

@@ -1,0 +1,107 @@
+// Proves the e2e harness against the real opencode binary: the scripted model answers a plain
+// agent, and a file:// plugin's tool is offered, called, and its output reaches the model.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startOpencode, type OpencodeServer } from '../support/opencode-server.js';
+import { writePluginFile, type PluginFile } from '../support/plugin-file.js';
+import {
+  callTool,
+  isForAgent,
+  lastToolResult,
+  startScriptedModel,
+  text,
+  type ScriptedModel,
+} from '../support/scripted-model.js';
+
+const ECHO_PLUGIN = `
+import { tool } from '@opencode-ai/plugin';
+
+export const HarnessEchoPlugin = async () => ({
+  tool: {
+    harness_echo: tool({
+      description: 'Echoes its input back, reversed, so the test can tell it ran.',
+      args: { word: tool.schema.string().describe('word to echo') },
+      async execute({ word }) {
+        return 'echo:' + word.split('').reverse().join('');
+      },
+    }),
+  },
+});
+`;
+
+// The built-in "build" agent's prompt starts with this line; our own agents will carry markers.
+const BUILD_AGENT_MARKER = 'You are opencode';
+
+describe('e2e harness on the real opencode binary', () => {
+  let model: ScriptedModel;
+  let server: OpencodeServer;
+  let plugin: PluginFile;
+
+  beforeAll(async () => {
+    model = await startScriptedModel({
+      respond(req) {
+        if (req.lastUser.includes('use the echo tool')) {
+          const result = lastToolResult(req);
+          return result ? text(`the tool said ${result.content}`) : callTool('harness_echo', { word: 'orca' });
+        }
+        return text('hello from the scripted model');
+      },
+    });
+    plugin = writePluginFile(ECHO_PLUGIN, 'echo-plugin.ts');
+    const started = Date.now();
+    server = await startOpencode({ modelUrl: model.url, plugins: [plugin.url] });
+    console.info(`[harness] opencode serve ready in ${Date.now() - started} ms at ${server.url}`);
+  }, 60_000);
+
+  afterAll(async () => {
+    await server?.stop();
+    await model?.close();
+    plugin?.remove();
+  });
+
+  it('lists the built-in agents', async () => {
+    const res = await server.fetch('/agent', { timeoutMs: 15_000 });
+    expect(res.status).toBe(200);
+    const agents: { name: string; mode: string }[] = await res.json();
+    expect(agents.map((a) => a.name)).toEqual(expect.arrayContaining(['build', 'plan', 'general']));
+  }, 60_000);
+
+  it('returns the scripted text for a prompt to the build agent', async () => {
+    const started = Date.now();
+    const before = model.chatRequests().length;
+    const session = await server.client.session.create({ title: 'harness: plain text' }, { throwOnError: true });
+    const res = await server.client.session.prompt(
+      { sessionID: session.data.id, agent: 'build', parts: [{ type: 'text', text: 'say hello' }] },
+      { throwOnError: true },
+    );
+    console.info(`[harness] plain prompt took ${Date.now() - started} ms`);
+
+    const texts = res.data.parts.flatMap((p) => (p.type === 'text' ? [p.text] : []));
+    expect(texts.join('')).toBe('hello from the scripted model');
+    const seen = model.chatRequests().slice(before);
+    expect(seen).toHaveLength(1);
+    expect(seen[0]!.lastUser).toBe('say hello');
+    expect(isForAgent(seen[0]!, BUILD_AGENT_MARKER)).toBe(true);
+    expect(seen[0]!.body.stream).toBe(true);
+  }, 60_000);
+
+  it('offers a file:// plugin tool, runs it, and sends its output back to the model', async () => {
+    const started = Date.now();
+    const before = model.chatRequests().length;
+    const session = await server.client.session.create({ title: 'harness: plugin tool' }, { throwOnError: true });
+    const res = await server.client.session.prompt(
+      { sessionID: session.data.id, agent: 'build', parts: [{ type: 'text', text: 'please use the echo tool' }] },
+      { throwOnError: true },
+    );
+    console.info(`[harness] tool round trip took ${Date.now() - started} ms`);
+
+    const [call, followUp] = model.chatRequests().slice(before);
+    expect(call?.tools).toContain('harness_echo');
+    expect(lastToolResult(followUp!)).toMatchObject({ name: 'harness_echo', content: 'echo:acro' });
+    const texts = res.data.parts.flatMap((p) => (p.type === 'text' ? [p.text] : []));
+    expect(texts.join('')).toBe('the tool said echo:acro');
+
+    const messages = await server.client.session.messages({ sessionID: session.data.id }, { throwOnError: true });
+    const toolPart = messages.data.flatMap((m) => m.parts).find((p) => p.type === 'tool');
+    expect(toolPart).toMatchObject({ tool: 'harness_echo', state: { status: 'completed', output: 'echo:acro' } });
+  }, 60_000);
+});

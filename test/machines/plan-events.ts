@@ -1,0 +1,55 @@
+import { statePath } from '../../src/persistence/plan-envelope.js';
+import { answer, by, done, fail, question, stepKey, twoStepPlan } from './fixtures.js';
+
+export const input = { planId: 'plan_X', message: 'Add a greeting', callerSessionId: 'root', maxAttempts: 2 };
+export const output = { summary: 'done', artifacts: ['hello.ts'], key_findings: [] };
+
+/** The events a real run can deliver in each state: invoke outcomes, human decisions, step reports. */
+export function planEvents(s: any): any[] {
+  const path = statePath(s.value);
+  switch (path) {
+    case 'drafting.opening_session':
+      return [done('openPlannerSession', { sessionId: 'ses_planner' }), fail('openPlannerSession')];
+    case 'drafting.consulting':
+      return [twoStepPlan, question, answer].map((o): any => done('consultPlanner', o)).concat(fail('consultPlanner'));
+    case 'changes_requested':
+      return [twoStepPlan, question, answer].map((o): any => done('revisePlan', o)).concat(fail('revisePlan'));
+    case 'drafting.answered':
+    case 'drafting.planner_failed':
+      return [{ type: 'plan.message', message: 'more', callerSessionId: 'root2' }];
+    case 'drafting.awaiting_answers':
+      return [{ type: 'question.answer', answers: [['Formal']], ...by }, { type: 'plan.message', message: 'casual' }];
+    case 'pending_approval':
+      return [
+        { type: 'approval.approve', ...by },
+        { type: 'approval.request_changes', text: 'smaller steps', ...by },
+        { type: 'approval.reject', ...by },
+      ];
+    case 'in_progress':
+      return s.context.steps.flatMap((step: any) => {
+        if (step.status === 'running') {
+          return [
+            { type: 'step.dispatched', stepId: step.id, attempt: step.failures.length + 1, sessionId: 'ses_x' },
+            { type: 'step.failed', stepId: step.id, attempt: step.failures.length + 1, error: 'red' },
+            { type: 'step.completed', stepId: step.id, output },
+          ];
+        }
+        if (step.status === 'awaiting_decision') {
+          return [
+            { type: 'deviation.retry', stepId: step.id, text: 'again', ...by },
+            { type: 'deviation.replan', stepId: step.id, ...by },
+            { type: 'deviation.stop', stepId: step.id, ...by },
+            { type: 'step.replan_chosen', stepId: step.id },
+            { type: 'step.stop_chosen', stepId: step.id },
+          ];
+        }
+        return [];
+      });
+    default:
+      return [];
+  }
+}
+
+export const serializePlan = (s: any) =>
+  `${statePath(s.value)}|${s.context.planner_session_id ? 'S' : '-'}|${stepKey(s.context.steps)}`;
+
