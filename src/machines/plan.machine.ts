@@ -333,9 +333,11 @@ export const planMachine = setup({
           },
         },
         answered: {
+          tags: ['outcome.answer'],
           on: { 'plan.message': { target: 'routing', actions: { type: 'takeMessage', params: ({ event }) => event } } },
         },
         awaiting_answers: {
+          tags: ['gate.question'],
           on: {
             'question.answer': {
               target: 'routing',
@@ -351,11 +353,13 @@ export const planMachine = setup({
           },
         },
         planner_failed: {
+          tags: ['outcome.failure'],
           on: { 'plan.message': { target: 'routing', actions: { type: 'takeMessage', params: ({ event }) => event } } },
         },
       },
     },
     pending_approval: {
+      tags: ['gate.approval'],
       on: {
         'approval.approve': {
           target: 'approved',
@@ -457,9 +461,9 @@ export const planMachine = setup({
         },
       },
     },
-    completed: { type: 'final' },
-    failed: { type: 'final' },
-    rejected: { type: 'final' },
+    completed: { type: 'final', tags: ['outcome.completed'] },
+    failed: { type: 'final', tags: ['outcome.stopped'] },
+    rejected: { type: 'final', tags: ['outcome.rejected'] },
   },
 });
 

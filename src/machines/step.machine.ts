@@ -215,6 +215,7 @@ export const stepMachine = setup({
       },
     },
     awaiting_decision: {
+      tags: ['gate.deviation'],
       entry: 'notifyFailed',
       on: {
         'step.retry': {

@@ -1,6 +1,8 @@
 /** Plain data shared by the plan and step machines. Everything here is JSON: it lives in snapshots. */
 
-export const SPECIALISTS = ['coder', 'tester', 'reviewer', 'researcher', 'document-writer', 'architect'] as const;
+import { SPECIALIST_AGENTS } from '../protocol/specialist-agents.js';
+
+export const SPECIALISTS = SPECIALIST_AGENTS;
 export type SpecialistId = (typeof SPECIALISTS)[number];
 
 /** Seed 000's eight plan states, in lifecycle order. */

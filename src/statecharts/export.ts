@@ -45,7 +45,7 @@ export function toMermaid(machine: AnyStateMachine): string {
     for (const child of children) {
       const transitions = [...[...child.transitions.values()].flat(), ...(child.always ?? [])];
       for (const t of transitions) {
-        const targets: AnyStateNode[] = t.target?.length ? t.target : [child];
+        const targets: readonly AnyStateNode[] = t.target?.length ? t.target : [child];
         for (const target of targets) lines.push(`${indent}${name(child)} --> ${name(target)} : ${eventLabel(t)}${guardLabel(t)}`);
       }
     }

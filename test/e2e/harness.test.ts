@@ -1,8 +1,10 @@
 // Proves the e2e harness against the real opencode binary: the scripted model answers a plain
 // agent, and a file:// plugin's tool is offered, called, and its output reaches the model.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { reportOnFailure } from '../support/failure-report.js';
 import { startOpencode, type OpencodeServer } from '../support/opencode-server.js';
 import { writePluginFile, type PluginFile } from '../support/plugin-file.js';
+import { fetchWithTimeout } from '../support/wait-for.js';
 import {
   callTool,
   isForAgent,
@@ -35,6 +37,7 @@ describe('e2e harness on the real opencode binary', () => {
   let model: ScriptedModel;
   let server: OpencodeServer;
   let plugin: PluginFile;
+  reportOnFailure(() => ({ server, model }));
 
   beforeAll(async () => {
     model = await startScriptedModel({
@@ -58,19 +61,25 @@ describe('e2e harness on the real opencode binary', () => {
     plugin?.remove();
   });
 
+  it('TEMP fails', async () => { expect(1).toBe(2); });
+
   it('lists the built-in agents', async () => {
     const res = await server.fetch('/agent', { timeoutMs: 15_000 });
     expect(res.status).toBe(200);
-    const agents: { name: string; mode: string }[] = await res.json();
+    const agents = (await res.json()) as { name: string; mode: string }[];
     expect(agents.map((a) => a.name)).toEqual(expect.arrayContaining(['build', 'plan', 'general']));
   }, 60_000);
 
   it('returns the scripted text for a prompt to the build agent', async () => {
     const started = Date.now();
     const before = model.chatRequests().length;
-    const session = await server.client.session.create({ title: 'harness: plain text' }, { throwOnError: true });
+    // Raw fetch for the session (proves the directory header and JSON body), SDK for the prompt.
+    const created = await server.fetch('/session', { method: 'POST', body: JSON.stringify({ title: 'harness: plain' }) });
+    expect(created.status).toBe(200);
+    const session = (await created.json()) as { id: string; directory: string };
+    expect(session.directory).toBe(server.projectDir);
     const res = await server.client.session.prompt(
-      { sessionID: session.data.id, agent: 'build', parts: [{ type: 'text', text: 'say hello' }] },
+      { sessionID: session.id, agent: 'build', parts: [{ type: 'text', text: 'say hello' }] },
       { throwOnError: true },
     );
     console.info(`[harness] plain prompt took ${Date.now() - started} ms`);
@@ -104,4 +113,35 @@ describe('e2e harness on the real opencode binary', () => {
     const toolPart = messages.data.flatMap((m) => m.parts).find((p) => p.type === 'tool');
     expect(toolPart).toMatchObject({ tool: 'harness_echo', state: { status: 'completed', output: 'echo:acro' } });
   }, 60_000);
+});
+
+describe('scripted model wire format', () => {
+  it('answers stream:false with a chat.completion and reports a throwing script as HTTP 500', async () => {
+    const model = await startScriptedModel({
+      respond(req) {
+        if (req.lastUser === 'fail') throw new Error('no script for "fail"');
+        return callTool('lookup', { q: req.lastUser });
+      },
+    });
+    try {
+      const post = (content: string) =>
+        fetchWithTimeout(`${model.url}/chat/completions`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ model: 'fake-model', stream: false, messages: [{ role: 'user', content }] }),
+          timeoutMs: 5_000,
+        });
+      const ok = await post('find orca');
+      expect(await ok.json()).toMatchObject({
+        object: 'chat.completion',
+        choices: [{ finish_reason: 'tool_calls', message: { tool_calls: [{ function: { name: 'lookup', arguments: '{"q":"find orca"}' } }] } }],
+      });
+      const failed = await post('fail');
+      expect(failed.status).toBe(500);
+      expect(await failed.text()).toContain('no script for \\"fail\\"');
+      expect(model.errors()).toEqual(['no script for "fail"']);
+    } finally {
+      await model.close();
+    }
+  });
 });

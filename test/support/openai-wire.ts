@@ -12,8 +12,9 @@ export type ScriptedReply = {
 
 const MODEL = 'fake-model';
 
-export function completionId(sequence: number): string {
-  return `chatcmpl-scripted-${sequence}`;
+// The prefix keeps ids unique across scripted-model instances that serve one session (restarts).
+export function completionId(prefix: string, sequence: number): string {
+  return `chatcmpl-${prefix}-${sequence}`;
 }
 
 /** The SSE `data:` payloads for a streamed reply, ending with the usage chunk and [DONE]. */

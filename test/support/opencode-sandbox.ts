@@ -40,7 +40,7 @@ export function createSandbox({ homeDir, projectDir, git = true }: { homeDir?: s
   return { rootDir, homeDir: home, projectDir: project };
 }
 
-export function xdgDirs(home: string): Record<string, string> {
+export function xdgDirs(home: string) {
   return {
     XDG_CONFIG_HOME: join(home, '.config'),
     XDG_DATA_HOME: join(home, '.local', 'share'),

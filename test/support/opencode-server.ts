@@ -1,11 +1,11 @@
 // Starts the real `opencode serve` binary hermetically (see NOTES-opencode.md) and hands a
 // test everything it needs to drive it: URL, SDK client, timed fetch, logs, stop and kill -9.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { createOpencodeClient, type OpencodeClient } from '@opencode-ai/sdk/v2';
 import { buildOpencodeConfig } from './opencode-config.js';
-import { createSandbox, opencodeBinary, xdgDirs } from './opencode-sandbox.js';
+import { spawnOpencode } from './opencode-process.js';
+import { createSandbox, xdgDirs } from './opencode-sandbox.js';
 import { fetchWithTimeout } from './wait-for.js';
 
 export { FAKE_MODEL } from './opencode-config.js';
@@ -22,9 +22,13 @@ export type StartOpencodeOptions = {
   projectDir?: string;
   /** Defaults to a fresh temp dir; pass the old one to restart with the same data. */
   homeDir?: string;
+  /** git-initialise a fresh project dir (default true), as a user's project would be. */
+  git?: boolean;
   env?: Record<string, string>;
   /** Sets OPENCODE_SERVER_PASSWORD; fetch and client then send basic auth. */
   password?: string;
+  /** Server log level (`--log-level`); DEBUG shows plugin loading and config resolution. */
+  logLevel?: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
   startTimeoutMs?: number;
   /** Default deadline for `fetch` and every SDK client request. */
   requestTimeoutMs?: number;
@@ -50,76 +54,54 @@ export type OpencodeServer = {
   exited: Promise<number | string>;
 };
 
-const READY_LINE = /opencode server listening on (http:\/\/127\.0\.0\.1:(\d+))/;
-
-// Process groups still alive when the test process exits are killed so no server outlives a run.
-const liveGroups = new Set<number>();
-process.once('exit', () => {
-  for (const pgid of liveGroups) killGroup(pgid, 'SIGKILL');
-});
-
 export async function startOpencode(options: StartOpencodeOptions): Promise<OpencodeServer> {
-  const sandbox = createSandbox({ homeDir: options.homeDir, projectDir: options.projectDir });
-  const config = buildOpencodeConfig(options);
-  const requestTimeoutMs = options.requestTimeoutMs ?? 60_000;
-
-  const child = spawn(opencodeBinary(), ['serve', '--hostname', '127.0.0.1', '--port', '0', '--print-logs'], {
+  const sandbox = createSandbox({ homeDir: options.homeDir, projectDir: options.projectDir, git: options.git });
+  const removeSandbox = () => {
+    if (!process.env.ORCA_E2E_KEEP && sandbox.rootDir) rmSync(sandbox.rootDir, { recursive: true, force: true });
+  };
+  const args = ['serve', '--hostname', '127.0.0.1', '--port', '0', '--print-logs'];
+  if (options.logLevel) args.push('--log-level', options.logLevel);
+  const child = spawnOpencode({
+    args,
     cwd: sandbox.projectDir,
-    env: serverEnv(sandbox.homeDir, config, options),
-    detached: true, // own process group, so stop() also reaches its children
-    stdio: ['ignore', 'pipe', 'pipe'],
+    env: serverEnv(sandbox.homeDir, buildOpencodeConfig(options), options),
+    startTimeoutMs: options.startTimeoutMs ?? 20_000,
   });
-  const pgid = child.pid!;
-  liveGroups.add(pgid);
-  let log = '';
-  child.stdout!.on('data', (chunk: Buffer) => (log += chunk.toString('utf8')));
-  child.stderr!.on('data', (chunk: Buffer) => (log += chunk.toString('utf8')));
-  const exited = new Promise<number | string>((resolve) =>
-    child.once('exit', (code, signal) => {
-      liveGroups.delete(pgid);
-      resolve(code ?? signal ?? 'unknown');
-    }),
-  );
+  const url = await child.ready.catch(async (error: unknown) => {
+    await child.exited;
+    removeSandbox();
+    throw error;
+  });
 
-  const url = await waitForReadyLine(child, () => log, exited, options.startTimeoutMs ?? 20_000).catch(
-    async (error: Error) => {
-      killGroup(pgid, 'SIGKILL');
-      await exited;
-      throw error;
-    },
-  );
-
-  const auth = options.password
+  const auth: Record<string, string> = options.password
     ? { authorization: `Basic ${Buffer.from(`opencode:${options.password}`).toString('base64')}` }
     : {};
+  const requestTimeoutMs = options.requestTimeoutMs ?? 60_000;
   const timedFetch = (input: string | URL | Request, init: RequestInit & { timeoutMs?: number } = {}) =>
     fetchWithTimeout(input, { timeoutMs: requestTimeoutMs, ...init });
+  const { projectDir, homeDir } = sandbox;
 
-  const server: OpencodeServer = {
+  return {
     url,
     port: Number(new URL(url).port),
-    projectDir: sandbox.projectDir,
-    homeDir: sandbox.homeDir,
-    options: { ...options, projectDir: sandbox.projectDir, homeDir: sandbox.homeDir },
-    logs: () => log,
-    fetch: (path, init = {}) => timedFetch(projectUrl(url, path, sandbox.projectDir, init.method), withHeaders(init, auth, sandbox.projectDir)),
+    projectDir,
+    homeDir,
+    options: { ...options, projectDir, homeDir },
+    logs: child.logs,
+    fetch: (path, init = {}) => timedFetch(projectUrl(url, path, projectDir, init.method), withHeaders(init, auth, projectDir)),
     client: createOpencodeClient({
       baseUrl: url,
-      directory: sandbox.projectDir,
+      directory: projectDir,
       headers: auth,
-      fetch: (request: Request) => timedFetch(request),
+      fetch: (input, init) => timedFetch(input, init),
     }),
-    exited,
+    exited: child.exited,
     async stop({ keepFiles = false } = {}) {
-      await terminate(pgid, exited);
-      if (!keepFiles && !process.env.ORCA_E2E_KEEP && sandbox.rootDir) rmSync(sandbox.rootDir, { recursive: true, force: true });
+      await child.terminate();
+      if (!keepFiles) removeSandbox();
     },
-    async kill9() {
-      killGroup(pgid, 'SIGKILL');
-      await exited;
-    },
+    kill9: child.kill9,
   };
-  return server;
 }
 
 /**
@@ -165,33 +147,6 @@ function serverEnv(home: string, config: Record<string, unknown>, options: Start
   };
 }
 
-// Readiness is the stdout line, never a health poll: a request accepted during start-up can hang.
-function waitForReadyLine(
-  child: ChildProcess,
-  logs: () => string,
-  exited: Promise<number | string>,
-  timeoutMs: number,
-): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error(`Expected "opencode server listening on …" within ${timeoutMs} ms.\n--- server log ---\n${logs()}`)),
-      timeoutMs,
-    );
-    const onData = () => {
-      const match = READY_LINE.exec(logs());
-      if (!match) return;
-      clearTimeout(timer);
-      child.stdout!.off('data', onData);
-      resolve(match[1]!);
-    };
-    child.stdout!.on('data', onData);
-    void exited.then((code) => {
-      clearTimeout(timer);
-      reject(new Error(`Expected opencode serve to start, but it exited (${code}).\n--- server log ---\n${logs()}`));
-    });
-  });
-}
-
 function projectUrl(base: string, path: string, directory: string, method = 'GET'): string {
   const url = new URL(path, base);
   // The SDK moves the directory into the query for GET/HEAD; do the same.
@@ -207,21 +162,4 @@ function withHeaders(init: RequestInit, auth: Record<string, string>, directory:
   for (const [name, value] of Object.entries(auth)) headers.set(name, value);
   if (typeof init.body === 'string' && !headers.has('content-type')) headers.set('content-type', 'application/json');
   return { ...init, headers };
-}
-
-async function terminate(pgid: number, exited: Promise<number | string>): Promise<void> {
-  if (!liveGroups.has(pgid)) return;
-  killGroup(pgid, 'SIGTERM');
-  const timer = setTimeout(() => killGroup(pgid, 'SIGKILL'), 5_000);
-  await exited;
-  clearTimeout(timer);
-  killGroup(pgid, 'SIGKILL'); // children the server left behind
-}
-
-function killGroup(pgid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-pgid, signal);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
-  }
 }

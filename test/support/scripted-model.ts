@@ -1,5 +1,6 @@
 // An OpenAI-compatible chat-completions server whose answers come from a test's script,
 // so e2e tests drive the real OpenCode binary without a real model or any network.
+import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { completionBody, completionId, streamChunks, type ScriptedReply } from './openai-wire.js';
@@ -25,11 +26,14 @@ export type ScriptedModel = {
   requests: RecordedRequest[];
   /** Requests that are not title generation. */
   chatRequests(): RecordedRequest[];
+  /** Messages of every `respond` that threw (OpenCode retries those with backoff, so check here). */
+  errors(): string[];
   close(): Promise<void>;
 };
 
 export async function startScriptedModel(options: ScriptedModelOptions): Promise<ScriptedModel> {
   const requests: RecordedRequest[] = [];
+  const idPrefix = randomBytes(4).toString('hex');
   let sequence = 0;
 
   const server = createServer(function handleModelRequest(req, res) {
@@ -46,7 +50,14 @@ export async function startScriptedModel(options: ScriptedModelOptions): Promise
   });
 
   async function answerCompletion(req: IncomingMessage, res: ServerResponse, n: number): Promise<void> {
-    const body = JSON.parse(await readBody(req));
+    const raw = await readBody(req);
+    let body: any;
+    try {
+      body = JSON.parse(raw);
+    } catch {
+      sendError(res, 400, `Expected a JSON chat-completions body, got: ${raw.slice(0, 200)}`);
+      return;
+    }
     const recorded = parseRecordedRequest(body, Date.now());
     requests.push(recorded);
     res.on('close', () => {
@@ -67,7 +78,7 @@ export async function startScriptedModel(options: ScriptedModelOptions): Promise
 
     await sleep((options.latencyMs ?? 0) + (reply.delayMs ?? 0));
     if (res.destroyed) return;
-    const id = completionId(n);
+    const id = completionId(idPrefix, n);
     if (body.stream === false || body.stream === undefined) {
       sendJson(res, 200, completionBody(reply, id));
       return;
@@ -88,6 +99,7 @@ export async function startScriptedModel(options: ScriptedModelOptions): Promise
     port,
     requests,
     chatRequests: () => requests.filter((r) => r.kind === 'chat'),
+    errors: () => requests.flatMap((r) => (r.error === undefined ? [] : [r.error])),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

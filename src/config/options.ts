@@ -1,0 +1,38 @@
+import { z } from 'zod';
+import { formatIssues } from '../persistence/plan-file.js';
+
+/**
+ * Plugin options, from opencode.json: `"plugin": [["opencode-orca-statecharts", { ... }]]`.
+ * Everything is optional; HITL auto decisions are off unless configured here.
+ */
+export const orcaOptions = z.strictObject({
+  concurrency: z.number().int().min(1).max(16).optional(),
+  max_attempts: z.number().int().min(1).max(100).optional(),
+  hitl: z
+    .strictObject({
+      /** Decisions taken without a human, for headless runs (opencode run, CI). Each is logged in the plan. */
+      auto: z
+        .strictObject({
+          approval: z.enum(['approve', 'reject']).optional(),
+          deviation: z.enum(['retry', 'replan', 'stop']).optional(),
+          questions: z.enum(['first_option']).optional(),
+        })
+        .optional(),
+    })
+    .optional(),
+});
+
+export type OrcaOptions = z.infer<typeof orcaOptions>;
+export type AutoPolicy = NonNullable<NonNullable<OrcaOptions['hitl']>['auto']>;
+
+export class OrcaConfigError extends Error {
+  override name = 'OrcaConfigError';
+}
+
+export function parseOptions(raw: unknown): OrcaOptions {
+  const parsed = orcaOptions.safeParse(raw ?? {});
+  if (!parsed.success) {
+    throw new OrcaConfigError(`Invalid opencode-orca-statecharts plugin options: ${formatIssues(parsed.error)}`);
+  }
+  return parsed.data;
+}

@@ -1,0 +1,40 @@
+import type { ThreadedContext } from '../machines/types.js';
+
+/**
+ * The whole prompt a specialist gets for one step (seed 000, "Step Prompt Structure"). It is built
+ * only from the threaded context, so its size depends on the step's dependencies, not on how
+ * long the plan has been running.
+ */
+export function stepPrompt(thread: ThreadedContext): string {
+  const { step } = thread;
+  const sections = [
+    `# Plan ${thread.plan_id}\nGoal: ${thread.goal}\n(Call orca_describe_plan with this plan_id for assumptions, risks and other steps.)`,
+    `# Your step: ${step.id} (${step.agent})\n${step.description}${step.success ? `\nDone when: ${step.success}` : ''}`,
+  ];
+  if (thread.dependencies.length > 0) {
+    sections.push(
+      `# Results of the steps this one depends on\n${thread.dependencies
+        .map((d) => {
+          const lines = [`## ${d.id} (${d.agent})`, `Summary: ${d.output.summary}`];
+          if (d.output.artifacts.length) lines.push(`Artifacts: ${d.output.artifacts.join(', ')}`);
+          if (d.output.key_findings.length) lines.push(`Key findings:\n${d.output.key_findings.map((k) => `- ${k}`).join('\n')}`);
+          return lines.join('\n');
+        })
+        .join('\n\n')}`,
+    );
+  }
+  if (thread.relevant_files.length > 0) sections.push(`# Relevant files\n${thread.relevant_files.map((f) => `- ${f}`).join('\n')}`);
+  if (thread.previous_attempts.length > 0) {
+    sections.push(
+      `# Previous attempts at this step failed\n${thread.previous_attempts
+        .map((a) => `- Attempt ${a.attempt}: ${a.error}${a.guidance ? `\n  The user's guidance: ${a.guidance}` : ''}`)
+        .join('\n')}`,
+    );
+  }
+  sections.push(
+    '# When you are done\nReply with exactly one JSON object: ' +
+      '{"type":"success","summary":"what you did","artifacts":["files created or changed"],"key_findings":["facts later steps need"]} ' +
+      'or, if you could not do the step, {"type":"failure","error":"what went wrong","cause":"why"}.',
+  );
+  return sections.join('\n\n');
+}

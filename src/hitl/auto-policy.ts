@@ -1,0 +1,31 @@
+import type { AutoPolicy } from '../config/options.js';
+import type { Gate } from './gates.js';
+
+/**
+ * The explicit auto policy (channel 4): only what the user configured, and every choice carries
+ * a text that says it was automatic, so the plan's decision log shows it.
+ */
+export function autoChoice(gate: Gate, policy: AutoPolicy | undefined): { option: string; text: string; answers?: string[][] } | null {
+  if (!policy) return null;
+  switch (gate.kind) {
+    case 'approval':
+      if (!policy.approval) return null;
+      return { option: policy.approval === 'approve' ? 'Approve' : 'Reject', text: `auto policy hitl.auto.approval=${policy.approval}` };
+    case 'question':
+      if (policy.questions !== 'first_option') return null;
+      return {
+        option: 'answers',
+        answers: gate.questions.map((q) => [q.options[0]?.label ?? '']),
+        text: 'auto policy hitl.auto.questions=first_option',
+      };
+    case 'deviation': {
+      if (!policy.deviation) return null;
+      const wanted = ({ retry: 'Retry', replan: 'Replan', stop: 'Stop' } as const)[policy.deviation];
+      if (gate.options.includes(wanted)) return { option: wanted, text: `auto policy hitl.auto.deviation=${policy.deviation}` };
+      return {
+        option: 'Stop',
+        text: `auto policy hitl.auto.deviation=${policy.deviation}: ${wanted} is no longer offered after ${gate.failures} failed attempts, so the plan stops`,
+      };
+    }
+  }
+}

@@ -1,0 +1,100 @@
+import type { PluginInput } from '@opencode-ai/plugin';
+
+/**
+ * The part of OpenCode the orchestration needs: child sessions and blocking prompts. One small
+ * port so dispatch can be tested with a fake and the SDK's shapes stay in this file.
+ */
+export interface SessionsPort {
+  create(input: {
+    parentID?: string | null;
+    title: string;
+    permission?: PermissionRule[];
+    metadata?: Record<string, unknown>;
+  }): Promise<{ id: string }>;
+  prompt(input: {
+    sessionID: string;
+    agent: string;
+    text: string;
+    jsonSchema?: object;
+    tools?: Record<string, boolean>;
+    signal?: AbortSignal;
+  }): Promise<PromptReply>;
+  abort(sessionID: string): Promise<void>;
+}
+
+export interface PermissionRule {
+  permission: string;
+  pattern: string;
+  action: 'allow' | 'ask' | 'deny';
+}
+
+export interface PromptReply {
+  structured?: unknown;
+  text: string;
+  /** OpenCode's error on the assistant message, e.g. StructuredOutputError. */
+  error?: string;
+}
+
+type Client = PluginInput['client'];
+type Loose = (options: Record<string, unknown>) => Promise<{ data?: unknown; error?: unknown }>;
+
+/** The v1 client has no type for newer body fields (format, permission, metadata): pass them through. */
+const call = (fn: unknown, client: unknown) => (fn as Loose).bind(client);
+
+function describeError(error: unknown): string {
+  if (!error) return 'unknown error';
+  if (typeof error === 'string') return error;
+  const e = error as { name?: string; data?: { message?: string }; message?: string };
+  return [e.name, e.data?.message ?? e.message].filter(Boolean).join(': ') || JSON.stringify(error);
+}
+
+export function sessionsFromClient(client: Client, directory: string): SessionsPort {
+  const session = client.session;
+  return {
+    async create({ parentID, title, permission, metadata }) {
+      const res = await call(session.create, session)({
+        body: { ...(parentID ? { parentID } : {}), title, ...(permission ? { permission } : {}), ...(metadata ? { metadata } : {}) },
+        query: { directory },
+      });
+      const data = res.data as { id?: string } | undefined;
+      if (!data?.id) throw new Error(`OpenCode refused to create a session: ${describeError(res.error)}`);
+      return { id: data.id };
+    },
+    async prompt({ sessionID, agent, text, jsonSchema, tools, signal }) {
+      const onAbort = () => void session.abort({ path: { id: sessionID }, query: { directory } }).catch(() => {});
+      signal?.addEventListener('abort', onAbort, { once: true });
+      try {
+        const res = await call(session.prompt, session)({
+          path: { id: sessionID },
+          query: { directory },
+          body: {
+            agent,
+            parts: [{ type: 'text', text }],
+            ...(jsonSchema ? { format: { type: 'json_schema', schema: jsonSchema } } : {}),
+            ...(tools ? { tools } : {}),
+          },
+          ...(signal ? { signal } : {}),
+        });
+        signal?.throwIfAborted();
+        const data = res.data as
+          | { info?: { structured?: unknown; error?: unknown }; parts?: Array<{ type: string; text?: string; synthetic?: boolean }> }
+          | undefined;
+        if (!data?.info) throw new Error(`OpenCode prompt failed in session ${sessionID}: ${describeError(res.error)}`);
+        const textOut = (data.parts ?? [])
+          .filter((p) => p.type === 'text' && !p.synthetic)
+          .map((p) => p.text ?? '')
+          .join('\n');
+        return {
+          ...(data.info.structured !== undefined ? { structured: data.info.structured } : {}),
+          text: textOut,
+          ...(data.info.error ? { error: describeError(data.info.error) } : {}),
+        };
+      } finally {
+        signal?.removeEventListener('abort', onAbort);
+      }
+    },
+    async abort(sessionID) {
+      await session.abort({ path: { id: sessionID }, query: { directory } });
+    },
+  };
+}

@@ -1,0 +1,36 @@
+import type { PluginInput } from '@opencode-ai/plugin';
+import type { OrcaOptions } from './config/options.js';
+import { opencodePorts } from './engine/opencode-ports.js';
+import { PlanHost } from './engine/plan-host.js';
+import { PlanStore } from './persistence/plan-store.js';
+import { sessionsFromClient, type SessionsPort } from './opencode/sessions.js';
+
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+
+/** Everything the tools and hooks of one OpenCode instance share. */
+export interface Orca {
+  directory: string;
+  options: OrcaOptions;
+  host: PlanHost;
+  store: PlanStore;
+  sessions: SessionsPort;
+  log(level: LogLevel, message: string, extra?: Record<string, unknown>): void;
+}
+
+export function createOrca(input: Pick<PluginInput, 'client' | 'directory'>, options: OrcaOptions): Orca {
+  const { client, directory } = input;
+  const log: Orca['log'] = (level, message, extra) => {
+    void client.app.log({ body: { service: 'orca', level, message, ...(extra ? { extra } : {}) } }).catch(() => {});
+  };
+  const sessions = sessionsFromClient(client, directory);
+  const store = PlanStore.forProject(directory);
+  const host = new PlanHost({
+    store,
+    ports: opencodePorts(sessions),
+    ...(options.concurrency ? { concurrency: options.concurrency } : {}),
+    ...(options.max_attempts ? { maxAttempts: options.max_attempts } : {}),
+    log,
+  });
+  for (const problem of host.loadIndex()) log('warn', problem.message);
+  return { directory, options, host, store, sessions, log };
+}

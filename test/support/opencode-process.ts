@@ -1,0 +1,97 @@
+// The `opencode serve` child process: its own process group, a log buffer, readiness from
+// the stdout line, and termination that reaches every process it started.
+import { spawn } from 'node:child_process';
+import { opencodeBinary } from './opencode-sandbox.js';
+
+export type OpencodeProcess = {
+  /** Resolves with the server URL from the "listening" line; rejects with the log if it never comes. */
+  ready: Promise<string>;
+  logs(): string;
+  /** Resolves with the exit code (or signal name) once the process is gone. */
+  exited: Promise<number | string>;
+  /** SIGTERM the group, SIGKILL after `graceMs`, wait for the exit. */
+  terminate(graceMs?: number): Promise<void>;
+  /** SIGKILL the group and wait for the exit, as a crash would end it. */
+  kill9(): Promise<void>;
+};
+
+const READY_LINE = /opencode server listening on (http:\/\/127\.0\.0\.1:(\d+))/;
+
+// Process groups still alive when the test process exits are killed so no server outlives a run.
+const liveGroups = new Set<number>();
+process.once('exit', () => {
+  for (const pgid of liveGroups) killGroup(pgid, 'SIGKILL');
+});
+
+export function spawnOpencode({ args, cwd, env, startTimeoutMs }: {
+  args: string[];
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  startTimeoutMs: number;
+}): OpencodeProcess {
+  const child = spawn(opencodeBinary(), args, {
+    cwd,
+    env,
+    detached: true, // own process group, so termination also reaches its children
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  if (child.pid === undefined) throw new Error(`Expected to spawn ${opencodeBinary()}, but it has no pid.`);
+  const pgid = child.pid;
+  liveGroups.add(pgid);
+  let log = '';
+  const logs = () => log;
+  const exited = new Promise<number | string>((resolve) =>
+    child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')),
+  );
+  // The group can outlive its leader: reap leftovers once the server itself is gone.
+  void exited.then(() => {
+    killGroup(pgid, 'SIGKILL');
+    liveGroups.delete(pgid);
+  });
+
+  // Readiness is the stdout line, never a health poll: a request accepted during start-up can hang.
+  const ready = new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      killGroup(pgid, 'SIGKILL');
+      reject(new Error(`Expected "opencode server listening on …" within ${startTimeoutMs} ms.\n--- server log ---\n${log}`));
+    }, startTimeoutMs);
+    child.stdout.on('data', (chunk: Buffer) => {
+      log += chunk.toString('utf8');
+      const match = READY_LINE.exec(log);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]!);
+      }
+    });
+    child.stderr.on('data', (chunk: Buffer) => (log += chunk.toString('utf8')));
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`Expected opencode serve to start, but it exited (${code}).\n--- server log ---\n${log}`));
+    });
+  });
+
+  return {
+    ready,
+    logs,
+    exited,
+    async terminate(graceMs = 5_000) {
+      if (!liveGroups.has(pgid)) return;
+      killGroup(pgid, 'SIGTERM');
+      const timer = setTimeout(() => killGroup(pgid, 'SIGKILL'), graceMs);
+      await exited;
+      clearTimeout(timer);
+    },
+    async kill9() {
+      killGroup(pgid, 'SIGKILL');
+      await exited;
+    },
+  };
+}
+
+function killGroup(pgid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pgid, signal);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
+  }
+}
