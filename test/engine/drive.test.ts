@@ -1,0 +1,139 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { drivePlan } from '../../src/engine/drive.js';
+import { opencodePorts } from '../../src/engine/opencode-ports.js';
+import { PlanHost } from '../../src/engine/plan-host.js';
+import { autoChoice } from '../../src/hitl/auto-policy.js';
+import { decisionEvent } from '../../src/hitl/gates.js';
+import type { SessionsPort } from '../../src/opencode/sessions.js';
+import { PlanStore } from '../../src/persistence/plan-store.js';
+import type { AutoPolicy } from '../../src/config/options.js';
+
+/** A fake of our own sessions port: scripted replies per agent, every prompt recorded. */
+function fakeSessions(reply: (agent: string, text: string, n: number) => unknown) {
+  const prompts: Array<{ sessionID: string; agent: string; text: string }> = [];
+  const created: Array<{ id: string; parentID?: string | null; title: string }> = [];
+  const port: SessionsPort = {
+    async create(input) {
+      const id = `ses_${created.length + 1}`;
+      created.push({ id, ...input });
+      return { id };
+    },
+    async prompt({ sessionID, agent, text }) {
+      prompts.push({ sessionID, agent, text });
+      const out = reply(agent, text, prompts.filter((p) => p.agent === agent).length);
+      return typeof out === 'string' ? { text: out } : { structured: out, text: '' };
+    },
+    async abort() {},
+  };
+  return { port, prompts, created };
+}
+
+const plan = {
+  type: 'plan',
+  goal: 'Greet the world',
+  steps: [
+    { id: 'impl', agent: 'coder', description: 'write greet.ts' },
+    { id: 'docs', agent: 'document-writer', description: 'document greet' },
+    { id: 'test', agent: 'tester', description: 'test greet', depends_on: ['impl', 'docs'] },
+  ],
+  assumptions: ['TypeScript'],
+  risks: ['none'],
+  verification: ['npm test'],
+};
+
+let dir: string;
+beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'orca-drive-'))));
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+function setup(reply: Parameters<typeof fakeSessions>[0], policy: AutoPolicy | undefined) {
+  const fake = fakeSessions(reply);
+  const store = new PlanStore(join(dir, 'plans'));
+  const host = new PlanHost({ store, ports: opencodePorts(fake.port) });
+  const resolve = async (gate: any) => {
+    const choice = autoChoice(gate, policy);
+    return choice ? decisionEvent(gate, choice, { channel: 'auto', at: '2026-01-01T00:00:00.000Z' }) : null;
+  };
+  return { ...fake, host, store, resolve };
+}
+
+const succeed = (agent: string, text: string) =>
+  agent === 'planner'
+    ? plan
+    : { type: 'success', summary: `${agent} did ${/Your step: (\w+)/.exec(text)?.[1]}`, artifacts: [`${agent}.txt`], key_findings: [] };
+
+describe('drivePlan with the OpenCode ports', () => {
+  it('should run an approved plan to completed, threading dependency summaries and nothing else', async () => {
+    const t = setup(succeed, { approval: 'approve' });
+    const planId = t.host.create({ message: 'greet', callerSessionId: 'ses_root' }).getSnapshot().context.plan_id;
+    const result = await drivePlan(t.host, planId, t.resolve, new AbortController().signal);
+    expect(result.kind).toBe('outcome');
+    expect(result.kind === 'outcome' && result.tag).toBe('outcome.completed');
+
+    const testPrompt = t.prompts.find((p) => p.agent === 'tester')!.text;
+    expect(testPrompt).toContain('coder did impl');
+    expect(testPrompt).toContain('document-writer did docs');
+    expect(t.prompts.find((p) => p.agent === 'coder')!.text).not.toContain('document-writer did docs');
+    // Every child session is a child of the caller's session.
+    expect(t.created.every((c) => c.parentID === 'ses_root')).toBe(true);
+
+    t.host.flush(planId);
+    const file = JSON.parse(readFileSync(t.store.pathOf(planId), 'utf8'));
+    expect(file.status).toBe('completed');
+    expect(file.steps.map((s: any) => [s.id, s.status, s.output.summary])).toEqual([
+      ['impl', 'completed', 'coder did impl'],
+      ['docs', 'completed', 'document-writer did docs'],
+      ['test', 'completed', 'tester did test'],
+    ]);
+    expect(file.decisions).toEqual([
+      { gate: 'approval', option: 'Approve', channel: 'auto', at: '2026-01-01T00:00:00.000Z', text: 'auto policy hitl.auto.approval=approve' },
+    ]);
+  });
+
+  it('should stop at the approval gate and report waiting when no channel can answer', async () => {
+    const t = setup(succeed, undefined);
+    const planId = t.host.create({ message: 'greet' }).getSnapshot().context.plan_id;
+    const result = await drivePlan(t.host, planId, t.resolve, new AbortController().signal);
+    expect(result.kind).toBe('waiting');
+    expect(result.kind === 'waiting' && result.gates[0]!.kind).toBe('approval');
+    expect(t.prompts.some((p) => p.agent !== 'planner')).toBe(false);
+  });
+
+  it('should send a correction prompt for malformed planner output, then fail clearly after two', async () => {
+    const t = setup((agent) => (agent === 'planner' ? 'I think we should just do it.' : {}), undefined);
+    const planId = t.host.create({ message: 'greet' }).getSnapshot().context.plan_id;
+    const result = await drivePlan(t.host, planId, t.resolve, new AbortController().signal);
+    expect(result.kind === 'outcome' && result.tag).toBe('outcome.failure');
+    expect(t.prompts.filter((p) => p.agent === 'planner')).toHaveLength(3);
+    expect(t.prompts[1]!.sessionID).toBe(t.prompts[0]!.sessionID);
+    expect(result.snapshot.context.planner_error).toMatch(/planner output was invalid after 2 correction prompts/);
+  });
+
+  it('should stop the plan with auto policy stop when a step fails', async () => {
+    const t = setup((agent, text) => (agent === 'document-writer' ? { type: 'failure', error: 'no docs folder' } : succeed(agent, text)), {
+      approval: 'approve',
+      deviation: 'stop',
+    });
+    const planId = t.host.create({ message: 'greet' }).getSnapshot().context.plan_id;
+    const result = await drivePlan(t.host, planId, t.resolve, new AbortController().signal);
+    expect(result.kind === 'outcome' && result.tag).toBe('outcome.stopped');
+    expect(result.snapshot.value).toBe('failed');
+    expect(t.prompts.some((p) => p.agent === 'tester')).toBe(false);
+  });
+
+  it('should retry up to the limit with auto retry, then stop saying why', async () => {
+    const t = setup((agent, text) => (agent === 'coder' ? { type: 'failure', error: 'compile error' } : succeed(agent, text)), {
+      approval: 'approve',
+      deviation: 'retry',
+    });
+    const planId = t.host.create({ message: 'greet' }).getSnapshot().context.plan_id;
+    const result = await drivePlan(t.host, planId, t.resolve, new AbortController().signal);
+    expect(result.kind === 'outcome' && result.tag).toBe('outcome.stopped');
+    expect(t.prompts.filter((p) => p.agent === 'coder')).toHaveLength(10);
+    const last = result.snapshot.context.decisions.at(-1)!;
+    expect(last.option).toBe('Stop');
+    expect(last.text).toMatch(/Retry is no longer offered after 10 failed attempts/);
+  });
+});
