@@ -71,7 +71,8 @@ export function sessionsFromClient(client: Client, directory: string): SessionsP
             agent,
             parts: [{ type: 'text', text }],
             ...(jsonSchema ? { format: { type: 'json_schema', schema: jsonSchema } } : {}),
-            ...(tools ? { tools } : {}),
+            // An agent whose permissions deny "*" would otherwise not be offered the format's tool.
+            ...(tools || jsonSchema ? { tools: { ...tools, ...(jsonSchema ? { StructuredOutput: true } : {}) } } : {}),
           },
           ...(signal ? { signal } : {}),
         });

@@ -30,5 +30,5 @@ export function describeRequests(model: ScriptedModel): string {
       const flags = [req.error ? `error: ${req.error}` : '', req.aborted ? 'aborted' : ''].filter(Boolean).join(', ');
       return `#${i} ${req.kind} [${system}] last=${last} user=${JSON.stringify(req.lastUser.slice(0, 80))} tools=${req.tools.length}${flags ? ` (${flags})` : ''}`;
     })
-    .join('\n');
+    .join('\n') || '(none)';
 }

@@ -49,6 +49,30 @@ export function xdgDirs(home: string) {
   };
 }
 
+/**
+ * The server's whole environment, built from scratch: an inherited OPENCODE_* variable or
+ * provider key would break isolation. `extra` (config, password, a test's own vars) wins.
+ */
+export function hermeticEnv(home: string, extra: Record<string, string>): NodeJS.ProcessEnv {
+  return {
+    PATH: process.env.PATH,
+    LANG: process.env.LANG ?? 'C.UTF-8',
+    HOME: home,
+    ...xdgDirs(home),
+    TMPDIR: join(home, 'tmp'), // OpenCode keeps scratch files in $TMPDIR/opencode
+    OPENCODE_DISABLE_MODELS_FETCH: '1',
+    OPENCODE_DISABLE_AUTOUPDATE: '1',
+    OPENCODE_DISABLE_SHARE: '1',
+    OPENCODE_DISABLE_LSP_DOWNLOAD: '1',
+    OPENCODE_DISABLE_CLAUDE_CODE: '1',
+    OPENCODE_DISABLE_EXTERNAL_SKILLS: '1',
+    OPENCODE_DISABLE_DEFAULT_PLUGINS: '1',
+    OPENCODE_DISABLE_EMBEDDED_WEB_UI: '1',
+    OPENCODE_EXPERIMENTAL_DISABLE_FILEWATCHER: '1',
+    ...extra,
+  };
+}
+
 /** Every dir OpenCode treats as a config dir for this project (ConfigPaths.directories in 1.18). */
 export function configDirs(home: string, project: string): string[] {
   return [join(xdgDirs(home).XDG_CONFIG_HOME, 'opencode'), join(project, '.opencode')];

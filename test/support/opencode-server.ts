@@ -1,11 +1,12 @@
 // Starts the real `opencode serve` binary hermetically (see NOTES-opencode.md) and hands a
 // test everything it needs to drive it: URL, SDK client, timed fetch, logs, stop and kill -9.
 import { rmSync } from 'node:fs';
-import { join } from 'node:path';
 import { createOpencodeClient, type OpencodeClient } from '@opencode-ai/sdk/v2';
+import { recordGlobalEvents, type EventLog } from './event-log.js';
 import { buildOpencodeConfig } from './opencode-config.js';
-import { spawnOpencode } from './opencode-process.js';
-import { createSandbox, xdgDirs } from './opencode-sandbox.js';
+import { freshPort } from './fresh-port.js';
+import { spawnOpencode, type OpencodeProcess } from './opencode-process.js';
+import { createSandbox, hermeticEnv } from './opencode-sandbox.js';
 import { fetchWithTimeout } from './wait-for.js';
 
 export { FAKE_MODEL } from './opencode-config.js';
@@ -32,6 +33,11 @@ export type StartOpencodeOptions = {
   startTimeoutMs?: number;
   /** Default deadline for `fetch` and every SDK client request. */
   requestTimeoutMs?: number;
+  /**
+   * Boot the project's instance before returning (default true): plugins load then, so a
+   * broken plugin fails the start with its error instead of silently missing tools later.
+   */
+  boot?: boolean;
 };
 
 export type OpencodeServer = {
@@ -46,6 +52,10 @@ export type OpencodeServer = {
   fetch(path: string, init?: RequestInit & { timeoutMs?: number }): Promise<Response>;
   /** A v2 SDK client bound to this project. */
   client: OpencodeClient;
+  /** Every event on GET /global/event since start-up (plugin load failures show up only here). */
+  events: EventLog;
+  /** Plugins that failed to load: from `session.error` events and the server log. */
+  pluginErrors(): string[];
   /** SIGTERM to the process group (SIGKILL after 5 s), then remove the temp dirs unless `keepFiles`. */
   stop(options?: { keepFiles?: boolean }): Promise<void>;
   /** SIGKILL the process group and keep every file, as a crash would. */
@@ -59,19 +69,21 @@ export async function startOpencode(options: StartOpencodeOptions): Promise<Open
   const removeSandbox = () => {
     if (!process.env.ORCA_E2E_KEEP && sandbox.rootDir) rmSync(sandbox.rootDir, { recursive: true, force: true });
   };
-  const args = ['serve', '--hostname', '127.0.0.1', '--port', '0', '--print-logs'];
-  if (options.logLevel) args.push('--log-level', options.logLevel);
-  const child = spawnOpencode({
-    args,
-    cwd: sandbox.projectDir,
-    env: serverEnv(sandbox.homeDir, buildOpencodeConfig(options), options),
-    startTimeoutMs: options.startTimeoutMs ?? 20_000,
+  const env = hermeticEnv(sandbox.homeDir, {
+    OPENCODE_CONFIG_CONTENT: JSON.stringify(buildOpencodeConfig(options)),
+    ...(options.password ? { OPENCODE_SERVER_PASSWORD: options.password } : {}),
+    ...options.env,
   });
-  const url = await child.ready.catch(async (error: unknown) => {
-    await child.exited;
+  const child = await launch(sandbox.projectDir, env, options).catch((error: unknown) => {
     removeSandbox();
     throw error;
   });
+  const url = await child.ready;
+  const abandon = async (error: unknown): Promise<never> => {
+    await child.kill9();
+    removeSandbox();
+    throw error;
+  };
 
   const auth: Record<string, string> = options.password
     ? { authorization: `Basic ${Buffer.from(`opencode:${options.password}`).toString('base64')}` }
@@ -80,6 +92,15 @@ export async function startOpencode(options: StartOpencodeOptions): Promise<Open
   const timedFetch = (input: string | URL | Request, init: RequestInit & { timeoutMs?: number } = {}) =>
     fetchWithTimeout(input, { timeoutMs: requestTimeoutMs, ...init });
   const { projectDir, homeDir } = sandbox;
+  const events = await recordGlobalEvents(url, auth).catch(abandon);
+
+  const pluginErrors = () => [...events.pluginErrors(), ...pluginErrorsInLog(child.logs())];
+  if (options.boot ?? true) {
+    await bootInstance(url, projectDir, auth, requestTimeoutMs, pluginErrors).catch((error: Error) => {
+      events.close();
+      return abandon(new Error(`${error.message}\n--- server log ---\n${child.logs()}`));
+    });
+  }
 
   return {
     url,
@@ -95,12 +116,18 @@ export async function startOpencode(options: StartOpencodeOptions): Promise<Open
       headers: auth,
       fetch: (input, init) => timedFetch(input, init),
     }),
+    events,
+    pluginErrors,
     exited: child.exited,
     async stop({ keepFiles = false } = {}) {
+      events.close();
       await child.terminate();
       if (!keepFiles) removeSandbox();
     },
-    kill9: child.kill9,
+    async kill9() {
+      await child.kill9();
+      events.close();
+    },
   };
 }
 
@@ -124,27 +151,47 @@ export async function restartOpencode(
   return next;
 }
 
-function serverEnv(home: string, config: Record<string, unknown>, options: StartOpencodeOptions): NodeJS.ProcessEnv {
-  // Built from scratch: inherited OPENCODE_* or provider keys would break isolation.
-  return {
-    PATH: process.env.PATH,
-    LANG: process.env.LANG ?? 'C.UTF-8',
-    HOME: home,
-    ...xdgDirs(home),
-    TMPDIR: join(home, 'tmp'), // OpenCode keeps scratch files in $TMPDIR/opencode
-    OPENCODE_CONFIG_CONTENT: JSON.stringify(config),
-    OPENCODE_DISABLE_MODELS_FETCH: '1',
-    OPENCODE_DISABLE_AUTOUPDATE: '1',
-    OPENCODE_DISABLE_SHARE: '1',
-    OPENCODE_DISABLE_LSP_DOWNLOAD: '1',
-    OPENCODE_DISABLE_CLAUDE_CODE: '1',
-    OPENCODE_DISABLE_EXTERNAL_SKILLS: '1',
-    OPENCODE_DISABLE_DEFAULT_PLUGINS: '1',
-    OPENCODE_DISABLE_EMBEDDED_WEB_UI: '1',
-    OPENCODE_EXPERIMENTAL_DISABLE_FILEWATCHER: '1',
-    ...(options.password ? { OPENCODE_SERVER_PASSWORD: options.password } : {}),
-    ...options.env,
-  };
+// A fresh port per server (see fresh-port.ts); if something grabs it before OpenCode binds it,
+// OpenCode exits with "ServeError" and we try another.
+async function launch(cwd: string, env: NodeJS.ProcessEnv, options: StartOpencodeOptions): Promise<OpencodeProcess> {
+  for (let attempt = 1; ; attempt++) {
+    const args = ['serve', '--hostname', '127.0.0.1', '--port', String(await freshPort()), '--print-logs'];
+    if (options.logLevel) args.push('--log-level', options.logLevel);
+    const child = spawnOpencode({ args, cwd, env, startTimeoutMs: options.startTimeoutMs ?? 20_000 });
+    try {
+      await child.ready;
+      return child;
+    } catch (error) {
+      await child.kill9();
+      if (attempt >= 3 || !child.logs().includes('ServeError')) throw error;
+    }
+  }
+}
+
+// The first request for a directory boots its instance and loads the plugins; a failed import
+// is published as an event a moment later, so give it a short grace period to arrive.
+async function bootInstance(
+  url: string,
+  directory: string,
+  auth: Record<string, string>,
+  timeoutMs: number,
+  pluginErrors: () => string[],
+): Promise<void> {
+  const res = await fetchWithTimeout(projectUrl(url, '/agent', directory), { headers: auth, timeoutMs });
+  if (!res.ok) throw new Error(`Expected GET /agent to boot the instance, got HTTP ${res.status}: ${await res.text()}`);
+  await new Promise((resolve) => setTimeout(resolve, PLUGIN_ERROR_GRACE_MS));
+  const errors = pluginErrors();
+  if (errors.length > 0) throw new Error(`Expected every plugin to load, but:\n${errors.join('\n')}`);
+}
+
+const PLUGIN_ERROR_GRACE_MS = 100;
+
+// A plugin function that throws is logged (not evented): message="failed to load plugin" path=… error="…"
+function pluginErrorsInLog(log: string): string[] {
+  return log
+    .split('\n')
+    .filter((line) => line.includes('message="failed to load plugin"'))
+    .map((line) => line.replace(/^.*message="failed to load plugin"\s*/, 'Failed to load plugin: '));
 }
 
 function projectUrl(base: string, path: string, directory: string, method = 'GET'): string {

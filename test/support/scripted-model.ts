@@ -3,6 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { rememberPort } from './fresh-port.js';
 import { completionBody, completionId, streamChunks, type ScriptedReply } from './openai-wire.js';
 import { parseRecordedRequest, type RecordedRequest } from './scripted-request.js';
 
@@ -93,6 +94,7 @@ export async function startScriptedModel(options: ScriptedModelOptions): Promise
     server.listen(0, '127.0.0.1', () => resolve());
   });
   const { port } = server.address() as AddressInfo;
+  rememberPort(port); // never hand this origin to an opencode server later in the run
 
   return {
     url: `http://127.0.0.1:${port}/v1`,

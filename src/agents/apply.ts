@@ -1,0 +1,158 @@
+import { agentBlueprints, composePrompt, type AgentBlueprint } from './definitions.js';
+import {
+  isRecord,
+  layerPermissions,
+  readPermissionMap,
+  type PermissionMap,
+} from './permission-format.js';
+import {
+  GATE_PERMISSION_PATTERNS,
+  readOnlyPermission,
+  roleBasePermission,
+  roleLockedPermission,
+} from './permissions.js';
+import { READ_ONLY_AGENT_IDS, type InstalledAgentId } from './roles.js';
+
+/** A user's settings for one agent: OpenCode's agent config (model, temperature, prompt, permission, …). */
+export type AgentSettings = Readonly<Record<string, unknown>>;
+export type AgentOverrides = Readonly<Partial<Record<InstalledAgentId, AgentSettings>>>;
+
+/** One agent as installed into `cfg.agent`. */
+export interface OrcaAgentConfig {
+  mode: 'primary' | 'subagent' | 'all';
+  description: string;
+  prompt: string;
+  permission: PermissionMap;
+  hidden?: boolean;
+  [key: string]: unknown;
+}
+
+/** The part of OpenCode's config (as the `config` hook receives it) this module reads and writes. */
+export interface AgentConfigTarget {
+  agent?: Record<string, unknown> | undefined;
+  permission?: unknown;
+}
+
+export interface ApplyAgentsOptions {
+  /** Permission names the HITL gates ask from orca's session; see GATE_PERMISSION_PATTERNS. */
+  gatePermissions?: readonly string[];
+}
+
+const LAYERED_KEYS = new Set(['permission', 'tools', 'prompt']);
+
+/** Settings a read-only twin takes from its specialist: who runs it, not what it may do. */
+const TWIN_INHERITS = ['model', 'variant', 'temperature', 'top_p', 'options', 'disable'] as const;
+
+/**
+ * Installs Orca's agents into `cfg.agent` (orca, planner, the six specialists and their hidden
+ * read-only twins `<specialist>.readonly`) and returns what it installed.
+ *
+ * When opencode.json (or `overrides`, e.g. from plugin options; opencode.json wins over them)
+ * already defines an agent with one of these names, it is taken as settings for Orca's agent:
+ * - Every field you set wins over Orca's: model, variant, temperature, top_p, steps, color,
+ *   options, description, mode, hidden, disable (a disabled agent is removed by OpenCode; plans
+ *   that need it then fail that step).
+ * - `prompt` replaces Orca's role text, but the first line (`<!-- orca-agent:ID -->`) and the
+ *   output protocol are always kept around it, because the plugin parses what the agent returns.
+ * - `permission` entries replace Orca's key by key (legacy `tools` entries count as permissions),
+ *   so you can e.g. set the reviewer's `bash` to `{"*":"deny","git diff*":"allow"}` or allow an MCP
+ *   tool for the researcher. Then the role table is enforced on top: orca gets exactly
+ *   orca_ask_planner, orca_list_plans and orca_describe_plan; the planner never gets edit, write,
+ *   patch, bash, task or orca_ask_planner; no specialist gets task, question or orca_ask_planner;
+ *   reviewer, researcher and architect never get edit/write/patch. A configuration cannot hand
+ *   orca bash by accident, because those denials are applied after yours.
+ * - The read-only twins take only model, variant, temperature, top_p, options and disable from
+ *   their specialist (and anything you set on `<specialist>.readonly`); their permission is fixed.
+ * Why: names are fixed by the seeds, so a same-named agent is most likely meant to tune Orca's; the
+ * plugin cannot work without its protocol; and roles are enforced by OpenCode, not by prompts.
+ *
+ * Tools a role may use keep the permission your global `permission` gives them (else Orca's
+ * default: allow, `.env` files unreadable, outside the project denied); Orca only ever removes
+ * access there. It also denies the twins in the global `task` permission so your other agents'
+ * task tool does not offer them.
+ */
+export function applyAgents(
+  cfg: AgentConfigTarget,
+  overrides: AgentOverrides = {},
+  { gatePermissions = GATE_PERMISSION_PATTERNS }: ApplyAgentsOptions = {},
+): Record<InstalledAgentId, OrcaAgentConfig> {
+  const global = readPermissionMap(cfg.permission);
+  const existing: Record<string, unknown> = isRecord(cfg.agent) ? cfg.agent : {};
+  const settingsFor = (id: string): AgentSettings[] =>
+    [overrides[id as InstalledAgentId], existing[id]].filter(isRecord);
+
+  const installed = {} as Record<InstalledAgentId, OrcaAgentConfig>;
+  for (const blueprint of Object.values(agentBlueprints())) {
+    const layers = blueprint.specialist
+      ? [...settingsFor(blueprint.specialist).map(pickTwinSettings), ...settingsFor(blueprint.id)]
+      : settingsFor(blueprint.id);
+    installed[blueprint.id] = buildAgent(blueprint, layers, global, gatePermissions);
+  }
+  // In place: other parts of the plugin may add their own agents to the same object.
+  const target = isRecord(cfg.agent) ? cfg.agent : (cfg.agent = {});
+  Object.assign(target, installed);
+  cfg.permission = hideFromTaskTool(cfg.permission, READ_ONLY_AGENT_IDS);
+  return installed;
+}
+
+function buildAgent(
+  blueprint: AgentBlueprint,
+  layers: AgentSettings[],
+  global: PermissionMap,
+  gates: readonly string[],
+): OrcaAgentConfig {
+  const { role } = blueprint;
+  let permission = role === 'readonly' ? {} : roleBasePermission(role, global, gates);
+  let rolePrompt = blueprint.role_prompt;
+  const fields: Record<string, unknown> = {};
+  for (const layer of layers) {
+    // As OpenCode's loader does: legacy `tools` first, `permission` wins over it.
+    permission = layerPermissions(permission, legacyTools(layer.tools));
+    permission = layerPermissions(permission, readPermissionMap(layer.permission));
+    if (typeof layer.prompt === 'string' && layer.prompt.trim()) rolePrompt = layer.prompt;
+    for (const [key, value] of Object.entries(layer)) {
+      if (value !== undefined && !LAYERED_KEYS.has(key)) fields[key] = value;
+    }
+  }
+  const locked = role === 'readonly' ? readOnlyPermission(global) : roleLockedPermission(role, global, gates);
+  return {
+    mode: blueprint.mode,
+    description: blueprint.description,
+    ...(blueprint.hidden ? { hidden: true } : {}),
+    ...fields,
+    prompt: composePrompt(blueprint.id, rolePrompt, blueprint.contract),
+    permission: layerPermissions(permission, locked),
+  } as OrcaAgentConfig;
+}
+
+function pickTwinSettings(settings: AgentSettings): AgentSettings {
+  return Object.fromEntries(TWIN_INHERITS.flatMap((key) => (key in settings ? [[key, settings[key]]] : [])));
+}
+
+/** OpenCode's legacy per-agent `tools: {name: boolean}`, as its config loader converts it. */
+function legacyTools(raw: unknown): PermissionMap {
+  if (!isRecord(raw)) return {};
+  const out: PermissionMap = {};
+  for (const [tool, enabled] of Object.entries(raw)) {
+    if (typeof enabled !== 'boolean') continue;
+    const key = tool === 'write' || tool === 'patch' ? 'edit' : tool;
+    delete out[key];
+    out[key] = enabled ? 'allow' : 'deny';
+  }
+  return out;
+}
+
+/** Adds `task: {<id>: "deny"}` to the global permission, keeping everything the user set. */
+function hideFromTaskTool(raw: unknown, ids: readonly string[]): unknown {
+  const permission: Record<string, unknown> = typeof raw === 'string' ? { '*': raw } : isRecord(raw) ? raw : {};
+  const task = permission.task;
+  const patterns: Record<string, unknown> = typeof task === 'string' ? { '*': task } : isRecord(task) ? { ...task } : {};
+  for (const id of ids) {
+    delete patterns[id];
+    patterns[id] = 'deny';
+  }
+  permission.task = patterns;
+  return permission;
+}
+
+

@@ -1,0 +1,46 @@
+// The agents the plugin's `config` hook installs: roles, permissions, prompts.
+export { applyAgents, type AgentConfigTarget, type AgentOverrides, type AgentSettings, type ApplyAgentsOptions, type OrcaAgentConfig } from './apply.js';
+export { agentBlueprints, composePrompt, type AgentBlueprint } from './definitions.js';
+export {
+  GATE_PERMISSION_PATTERNS,
+  READ_ONLY_PROMPT_TOOLS,
+  READ_ONLY_SESSION_PERMISSIONS,
+  inheritPermission,
+  permissionKeyForTool,
+  readOnlyPermission,
+  roleBasePermission,
+  roleLockedPermission,
+} from './permissions.js';
+export {
+  evaluatePermission,
+  isToolHidden,
+  layerPermissions,
+  matchesWildcard,
+  toRuleset,
+  type PermissionAction,
+  type PermissionMap,
+  type PermissionPatterns,
+  type PermissionRule,
+  type PermissionValue,
+} from './permission-format.js';
+export { agentMarker, findAgentMarker } from './prompts/marker.js';
+export {
+  AGENT_IDS,
+  EDIT_TOOLS,
+  FORBIDDEN_TOOLS,
+  INSTALLED_AGENT_IDS,
+  KNOWN_TOOLS,
+  ORCA_TOOLS,
+  READ_ONLY_AGENT_IDS,
+  READ_ONLY_TOOLS,
+  ROLE_TOOLS,
+  SPECIALIST_AGENTS,
+  isInstalledAgentId,
+  isSpecialist,
+  readOnlyAgentId,
+  type AgentId,
+  type InstalledAgentId,
+  type OrcaTool,
+  type ReadOnlyAgentId,
+  type SpecialistAgent,
+} from './roles.js';

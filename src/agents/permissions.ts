@@ -1,0 +1,161 @@
+import {
+  layerPermissions,
+  matchesWildcard,
+  toRuleset,
+  type PermissionAction,
+  type PermissionMap,
+  type PermissionRule,
+  type PermissionValue,
+} from './permission-format.js';
+import { EDIT_TOOLS, FORBIDDEN_TOOLS, KNOWN_TOOLS, ORCA_TOOLS, READ_ONLY_TOOLS, ROLE_TOOLS, type AgentId } from './roles.js';
+
+/**
+ * Permission names Orca's HITL gates may pass to `ToolContext.ask` from orca's session (e.g.
+ * `orca_plan_approval`, `orca_step_deviation`). Orca denies everything else, so without these
+ * an approval asked through the permission prompt would be auto-rejected. They match no tool.
+ */
+export const GATE_PERMISSION_PATTERNS = ['orca_plan_*', 'orca_step_*'] as const;
+
+/** The permission key OpenCode checks for a tool (write and apply_patch are checked as `edit`). */
+export function permissionKeyForTool(tool: string): string {
+  return (EDIT_TOOLS as readonly string[]).includes(tool) ? 'edit' : tool;
+}
+
+/**
+ * Orca's default for a key it grants. `read` keeps OpenCode's .env guard but as "deny", not
+ * "ask": these sessions run unattended and a prompt nobody sees hangs the turn.
+ */
+function defaultFor(key: string, agent: AgentId | 'readonly'): PermissionValue {
+  if (key === 'read') return { '*': 'allow', '*.env': 'deny', '*.env.*': 'deny', '*.env.example': 'allow' };
+  if (key === 'external_directory') return 'deny';
+  // Three identical tool calls in a row: orca's session is the user's, so ask as OpenCode does;
+  // elsewhere nobody may be watching, and a loop is a failed step for the deviation gate.
+  if (key === 'doom_loop') return agent === 'orca' ? 'ask' : 'deny';
+  return 'allow';
+}
+
+/**
+ * What the user's global `permission` says for `key`, folded onto `fallback` the way OpenCode
+ * would evaluate it: entries whose key matches, in order; a pattern map without `"*"` refines
+ * what came before. Granting a tool therefore never loosens a rule the user set globally.
+ */
+export function inheritPermission(
+  key: string,
+  global: PermissionMap,
+  fallback: PermissionValue,
+  { ignoreCatchAll = false } = {},
+): PermissionValue {
+  let value = fallback;
+  for (const [pattern, rule] of Object.entries(global)) {
+    if (ignoreCatchAll && pattern === '*') continue;
+    if (!matchesWildcard(key, pattern)) continue;
+    if (typeof rule === 'string' || '*' in rule) value = rule;
+    else value = layerPermissions(typeof value === 'string' ? { '*': value } : value, rule);
+  }
+  return typeof value === 'string' ? value : { ...value };
+}
+
+const OWN_TOOLS: readonly string[] = Object.values(ORCA_TOOLS);
+
+/**
+ * The granted keys at the user's global level. Orca's own tools ignore a bare global `"*"`:
+ * installing the plugin is consent to its tools, and orca without orca_ask_planner is useless.
+ */
+function grant(agent: AgentId | 'readonly', keys: readonly string[], global: PermissionMap): PermissionMap {
+  const out: PermissionMap = {};
+  for (const key of new Set(keys)) {
+    out[key] = inheritPermission(key, global, defaultFor(key, agent), { ignoreCatchAll: OWN_TOOLS.includes(key) });
+  }
+  return out;
+}
+
+function deny(tools: readonly string[]): PermissionMap {
+  return Object.fromEntries(tools.map((tool) => [tool, 'deny' as PermissionAction]));
+}
+
+/**
+ * The gates' keys on orca: "ask" unless the user's global config names them explicitly (a bare
+ * global `"*"` does not count, so `"permission": "allow"` never auto-approves a plan).
+ */
+function gates(patterns: readonly string[], global: PermissionMap): PermissionMap {
+  for (const pattern of patterns) {
+    const tool = KNOWN_TOOLS.find((t) => matchesWildcard(t, pattern));
+    if (tool) throw new Error(`Expected gate permission pattern ${JSON.stringify(pattern)} to match no tool, but it matches ${tool}.`);
+  }
+  const out: PermissionMap = {};
+  for (const pattern of patterns) {
+    out[pattern] = inheritPermission(pattern, global, 'ask', { ignoreCatchAll: true });
+    // Gates the user named individually (e.g. orca_plan_approval) come after, so they win.
+    for (const [key, value] of Object.entries(global)) {
+      if (key !== pattern && matchesWildcard(key, pattern)) out[key] = value;
+    }
+  }
+  return out;
+}
+
+/**
+ * An agent's own permission before the user's per-agent settings: deny everything, then grant
+ * the role's tools (plus the two non-tool keys every agent meets) at the user's global level.
+ */
+export function roleBasePermission(
+  agent: AgentId,
+  global: PermissionMap = {},
+  gatePatterns: readonly string[] = GATE_PERMISSION_PATTERNS,
+): PermissionMap {
+  const keys = ['external_directory', 'doom_loop', ...ROLE_TOOLS[agent].map(permissionKeyForTool)];
+  const asks = agent === 'orca' ? gates(gatePatterns, global) : {};
+  return { '*': 'deny', ...asks, ...grant(agent, keys, global) };
+}
+
+/**
+ * The rules applied after the user's per-agent permission: the role's forbidden tools (and for
+ * orca the whole role) are denied again, so no configuration can hand orca bash or a
+ * specialist orca_ask_planner.
+ */
+export function roleLockedPermission(
+  agent: AgentId,
+  global: PermissionMap = {},
+  gatePatterns: readonly string[] = GATE_PERMISSION_PATTERNS,
+): PermissionMap {
+  if (agent === 'orca') return roleBasePermission('orca', global, gatePatterns);
+  return deny(FORBIDDEN_TOOLS[agent]);
+}
+
+/** Everything a read-only consultation may not do: edits, shell, delegation, questions. */
+const READ_ONLY_DENIED = [
+  ...EDIT_TOOLS,
+  'bash',
+  'task',
+  'question',
+  'todowrite',
+  'skill',
+  ORCA_TOOLS.askPlanner,
+  ORCA_TOOLS.askSpecialist,
+];
+
+/**
+ * The read-only agents' permission (config form), fully locked. bash is denied rather than
+ * "ask": these sessions are two or more levels below the user's session, where the TUI shows
+ * no permission dialog, so "ask" would hang the turn; and any shell can write.
+ */
+export function readOnlyPermission(global: PermissionMap = {}): PermissionMap {
+  const keys = ['external_directory', 'doom_loop', ...READ_ONLY_TOOLS];
+  return { '*': 'deny', ...grant('readonly', keys, global), ...deny(READ_ONLY_DENIED) };
+}
+
+/**
+ * The same rules as a session ruleset, for `session.create({permission})` of orca_ask_specialist
+ * sessions. OpenCode evaluates session rules after the agent's. Caveat (1.18): a later
+ * `session.prompt` with a `tools` map REPLACES the session's ruleset, so do not pass `tools`
+ * when prompting these sessions, or pass READ_ONLY_PROMPT_TOOLS.
+ */
+export const READ_ONLY_SESSION_PERMISSIONS: PermissionRule[] = toRuleset(readOnlyPermission());
+
+/**
+ * `session.prompt({tools})` equivalent of the read-only rules. Coarser (a tools map can only say
+ * allow/deny for pattern "*", so the .env read guard is lost): prefer not passing `tools`.
+ */
+export const READ_ONLY_PROMPT_TOOLS: Readonly<Record<string, boolean>> = Object.freeze({
+  '*': false,
+  ...Object.fromEntries(READ_ONLY_TOOLS.map((t) => [t, true])),
+});

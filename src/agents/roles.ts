@@ -1,0 +1,92 @@
+import { SPECIALIST_AGENTS, type SpecialistAgent } from '../protocol/specialist-agents.js';
+
+/** The plugin's four tools (seed 000), by the names OpenCode registers them under. */
+export const ORCA_TOOLS = {
+  askPlanner: 'orca_ask_planner',
+  listPlans: 'orca_list_plans',
+  describePlan: 'orca_describe_plan',
+  askSpecialist: 'orca_ask_specialist',
+} as const;
+
+export type OrcaTool = (typeof ORCA_TOOLS)[keyof typeof ORCA_TOOLS];
+
+export { SPECIALIST_AGENTS, type SpecialistAgent };
+
+/** Every agent the plugin installs for a role, in the order of DESIGN.md's role table. */
+export const AGENT_IDS = ['orca', 'planner', ...SPECIALIST_AGENTS] as const;
+export type AgentId = (typeof AGENT_IDS)[number];
+
+/** The hidden twin of a specialist that answers orca_ask_specialist questions, read-only. */
+export type ReadOnlyAgentId = `${SpecialistAgent}.readonly`;
+
+export function readOnlyAgentId(specialist: SpecialistAgent): ReadOnlyAgentId {
+  return `${specialist}.readonly`;
+}
+
+export const READ_ONLY_AGENT_IDS: readonly ReadOnlyAgentId[] = SPECIALIST_AGENTS.map(readOnlyAgentId);
+
+/** Everything applyAgents installs: the role agents and the read-only twins. */
+export type InstalledAgentId = AgentId | ReadOnlyAgentId;
+export const INSTALLED_AGENT_IDS: readonly InstalledAgentId[] = [...AGENT_IDS, ...READ_ONLY_AGENT_IDS];
+
+export function isSpecialist(id: string): id is SpecialistAgent {
+  return (SPECIALIST_AGENTS as readonly string[]).includes(id);
+}
+
+export function isInstalledAgentId(id: string): id is InstalledAgentId {
+  return (INSTALLED_AGENT_IDS as readonly string[]).includes(id);
+}
+
+/**
+ * OpenCode 1.18 checks the write, edit and apply_patch tools against the one permission key
+ * `edit`; `patch` and `multiedit` are older names, denied too so no version slips through.
+ */
+export const EDIT_TOOLS = ['edit', 'write', 'apply_patch', 'patch', 'multiedit'] as const;
+
+const READ_TOOLS = ['read', 'glob', 'grep', 'list'] as const;
+const PLAN_LOOKUP = [ORCA_TOOLS.listPlans, ORCA_TOOLS.describePlan] as const;
+const SPECIALIST_BASE = [...READ_TOOLS, 'webfetch', ORCA_TOOLS.askSpecialist, ...PLAN_LOOKUP] as const;
+const WORKER = [...SPECIALIST_BASE, 'edit', 'write', 'apply_patch', 'todowrite'] as const;
+
+/**
+ * Role → the tools an agent may call (DESIGN.md "Roles and tools"). Everything else is denied
+ * by OpenCode permissions, so a denied tool is not even offered to the model.
+ */
+export const ROLE_TOOLS: Readonly<Record<AgentId, readonly string[]>> = {
+  orca: [ORCA_TOOLS.askPlanner, ...PLAN_LOOKUP],
+  planner: [ORCA_TOOLS.askSpecialist, ...PLAN_LOOKUP, ...READ_TOOLS],
+  coder: [...WORKER, 'bash'],
+  tester: [...WORKER, 'bash'],
+  'document-writer': WORKER,
+  reviewer: SPECIALIST_BASE,
+  researcher: [...SPECIALIST_BASE, 'websearch', 'codesearch'],
+  architect: SPECIALIST_BASE,
+};
+
+/**
+ * Tools a role must never get, whatever the user configures: re-denied after the user's own
+ * per-agent permission. Orca is fully locked (its three tools and nothing else).
+ */
+export const FORBIDDEN_TOOLS: Readonly<Record<Exclude<AgentId, 'orca'>, readonly string[]>> = {
+  planner: [...EDIT_TOOLS, 'bash', 'task', 'question', ORCA_TOOLS.askPlanner],
+  coder: ['task', 'question', ORCA_TOOLS.askPlanner],
+  tester: ['task', 'question', ORCA_TOOLS.askPlanner],
+  'document-writer': ['task', 'question', ORCA_TOOLS.askPlanner],
+  reviewer: [...EDIT_TOOLS, 'task', 'question', ORCA_TOOLS.askPlanner],
+  researcher: [...EDIT_TOOLS, 'task', 'question', ORCA_TOOLS.askPlanner],
+  architect: [...EDIT_TOOLS, 'task', 'question', ORCA_TOOLS.askPlanner],
+};
+
+/**
+ * OpenCode 1.18's built-in tools (some only appear with certain providers or flags), plus older
+ * names still accepted as permission keys, plus Orca's own.
+ */
+export const KNOWN_TOOLS: readonly string[] = [
+  'bash', 'read', 'glob', 'grep', 'list', 'edit', 'write', 'apply_patch', 'patch', 'multiedit',
+  'task', 'webfetch', 'websearch', 'codesearch', 'todowrite', 'todoread', 'skill', 'question', 'lsp',
+  'plan_enter', 'plan_exit', 'invalid', 'execute',
+  ...Object.values(ORCA_TOOLS),
+];
+
+/** What a session created by orca_ask_specialist may call (seed 004 "Read-Only Permissions"). */
+export const READ_ONLY_TOOLS = [...READ_TOOLS, 'webfetch', 'websearch', 'codesearch', ...PLAN_LOOKUP] as const;

@@ -1,0 +1,30 @@
+import type { Hooks, Plugin } from '@opencode-ai/plugin';
+import { applyAgents } from './agents/apply.js';
+import { parseOptions } from './config/options.js';
+import { createOrca } from './orca.js';
+import { askPlannerTool } from './tools/ask-planner.js';
+import { askSpecialistTool } from './tools/ask-specialist.js';
+import { describePlanTool } from './tools/describe-plan.js';
+import { listPlansTool } from './tools/list-plans.js';
+
+/**
+ * Orca: a router, a planner and six specialists whose plans run as persisted statecharts.
+ * Invalid plugin options refuse loudly (the plugin does not load) rather than run with guesses.
+ */
+export const OrcaPlugin: Plugin = async (input, rawOptions) => {
+  const options = parseOptions(rawOptions);
+  const orca = createOrca(input, options);
+  orca.log('info', `orca loaded for ${input.directory}`);
+  return {
+    config: async (config) => {
+      applyAgents(config);
+    },
+    tool: {
+      orca_ask_planner: askPlannerTool(orca),
+      orca_list_plans: listPlansTool(orca),
+      orca_describe_plan: describePlanTool(orca),
+      orca_ask_specialist: askSpecialistTool(orca),
+    },
+    dispose: async () => orca.host.dispose(),
+  } satisfies Hooks;
+};

@@ -1,0 +1,157 @@
+// The role table on the real opencode 1.18 binary: which tools each agent's model is offered
+// when applyAgents' config is installed, and how a session's own ruleset behaves.
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { READ_ONLY_SESSION_PERMISSIONS, ROLE_TOOLS, findAgentMarker, readOnlyAgentId, type InstalledAgentId } from '../../src/agents/index.js';
+import { reportOnFailure } from '../support/failure-report.js';
+import { startOpencode, waitFor, type OpencodeServer } from '../support/opencode-server.js';
+import { projectRoot } from '../support/opencode-sandbox.js';
+import { writePluginFile, type PluginFile } from '../support/plugin-file.js';
+import { existsSync } from 'node:fs';
+import { callTool, lastToolResult, startScriptedModel, text, type RecordedRequest, type ScriptedModel } from '../support/scripted-model.js';
+
+const applyUrl = pathToFileURL(join(projectRoot, 'src', 'agents', 'apply.ts')).href;
+
+// Dummy versions of Orca's four tools, so this test depends on nothing outside src/agents.
+const PLUGIN = `
+import { tool } from '@opencode-ai/plugin';
+import { applyAgents } from ${JSON.stringify(applyUrl)};
+
+const dummy = (name) => tool({ description: 'dummy ' + name, args: {}, async execute() { return name; } });
+
+export const AgentsUnderTest = async () => ({
+  config: async (cfg) => { applyAgents(cfg); },
+  tool: {
+    // Asks a HITL gate permission the way the plugin's permission channel does.
+    orca_ask_planner: tool({
+      description: 'dummy orca_ask_planner',
+      args: {},
+      async execute(_args, ctx) {
+        await ctx.ask({ permission: 'orca_plan_approval', patterns: ['plan-1'], always: [], metadata: {} });
+        return 'approved';
+      },
+    }),
+    orca_list_plans: dummy('orca_list_plans'),
+    orca_describe_plan: dummy('orca_describe_plan'),
+    orca_ask_specialist: dummy('orca_ask_specialist'),
+  },
+});
+`;
+
+/** What a user might have in opencode.json that must not widen a role. */
+const USER_CONFIG = {
+  permission: { '*': 'allow', bash: 'allow', edit: 'allow' },
+  agent: {
+    orca: { temperature: 0.1, permission: { bash: 'allow', read: 'allow', orca_ask_specialist: 'allow' } },
+    planner: { tools: { edit: true, bash: true } },
+    researcher: { permission: { edit: 'allow', task: 'allow' } },
+  },
+};
+
+const EDIT_FAMILY = new Set(['edit', 'write', 'apply_patch']);
+
+describe('agents on the real opencode binary', () => {
+  let model: ScriptedModel;
+  let server: OpencodeServer;
+  let plugin: PluginFile;
+  /** Every tool OpenCode offers the built-in build agent here, plus Orca's four. */
+  let universe: string[];
+  reportOnFailure(() => ({ server, model }));
+
+  beforeAll(async () => {
+    model = await startScriptedModel({
+      respond(req) {
+        // "call NAME {json}": the model calls a tool it may not have been offered, once.
+        const m = /^call (\w+) (.*)$/s.exec(req.lastUser);
+        if (m && !lastToolResult(req)) return callTool(m[1]!, JSON.parse(m[2]!));
+        return text('ok');
+      },
+    });
+    plugin = writePluginFile(PLUGIN, 'agents-plugin.ts');
+    server = await startOpencode({ modelUrl: model.url, plugins: [plugin.url], config: USER_CONFIG });
+    universe = (await offeredTools('build')).tools;
+  }, 60_000);
+
+  afterAll(async () => {
+    await server?.stop();
+    await model?.close();
+    plugin?.remove();
+  });
+
+  async function offeredTools(
+    agent: string,
+    session: { permission?: unknown; tools?: Record<string, boolean>; say?: string } = {},
+  ): Promise<RecordedRequest> {
+    const created = await server.client.session.create(
+      { title: `tools of ${agent}`, ...(session.permission ? { permission: session.permission as never } : {}) },
+      { throwOnError: true },
+    );
+    const before = model.chatRequests().length;
+    await server.client.session.prompt(
+      { sessionID: created.data.id, agent, parts: [{ type: 'text', text: session.say ?? 'hi' }], ...(session.tools ? { tools: session.tools } : {}) },
+      { throwOnError: true },
+    );
+    const req = model.chatRequests().slice(before).at(-1);
+    if (!req) throw new Error(`Expected a chat request for agent ${agent}`);
+    return req;
+  }
+
+  const expected = (allowed: readonly string[]) =>
+    universe.filter((t) => allowed.includes(t) || (EDIT_FAMILY.has(t) && allowed.includes('edit'))).sort();
+
+  it('lists every agent, the read-only twins hidden', async () => {
+    const res = await server.fetch('/agent', { timeoutMs: 15_000 });
+    const agents = (await res.json()) as { name: string; mode: string; hidden?: boolean }[];
+    const byName = new Map(agents.map((a) => [a.name, a]));
+    expect(byName.get('orca')).toMatchObject({ mode: 'primary' });
+    expect(byName.get('planner')).toMatchObject({ mode: 'subagent' });
+    expect(byName.get(readOnlyAgentId('coder'))).toMatchObject({ mode: 'subagent', hidden: true });
+  }, 60_000);
+
+  const roles = Object.entries(ROLE_TOOLS) as [InstalledAgentId, readonly string[]][];
+  it.each(roles)('offers %s exactly its role tools, despite the user config', async (agent, allowed) => {
+    const req = await offeredTools(agent);
+    expect(findAgentMarker(req.system)).toBe(agent);
+    expect([...req.tools].sort()).toEqual(expected(allowed));
+  }, 60_000);
+
+  it('offers a read-only twin only read-only tools', async () => {
+    const req = await offeredTools(readOnlyAgentId('coder'));
+    expect(findAgentMarker(req.system)).toBe('coder.readonly');
+    expect([...req.tools].sort()).toEqual(expected(['read', 'glob', 'grep', 'list', 'webfetch', 'orca_list_plans', 'orca_describe_plan']));
+  }, 60_000);
+
+  it('enforces a session ruleset from session.create on a full-power agent', async () => {
+    const req = await offeredTools('coder', { permission: READ_ONLY_SESSION_PERMISSIONS });
+    expect([...req.tools].sort()).toEqual(expected(['read', 'glob', 'grep', 'list', 'webfetch', 'orca_list_plans', 'orca_describe_plan']));
+  }, 60_000);
+
+  it('drops the session ruleset when a prompt passes a tools map (1.18 caveat)', async () => {
+    const req = await offeredTools('coder', { permission: READ_ONLY_SESSION_PERMISSIONS, tools: { todowrite: true } });
+    expect(req.tools).toContain('edit');
+    expect(req.tools).toContain('bash');
+  }, 60_000);
+
+  it.each([
+    ['orca', 'bash', { command: 'touch pwned-by-orca', description: 'try' }, 'pwned-by-orca'],
+    [readOnlyAgentId('coder'), 'write', { filePath: 'pwned-by-twin.txt', content: 'x' }, 'pwned-by-twin.txt'],
+  ] as const)('does not run a tool %s was not offered when its model calls it anyway', async (agent, tool, args, file) => {
+    const last = await offeredTools(agent, { say: `call ${tool} ${JSON.stringify(args)}` });
+    const result = lastToolResult(last);
+    expect(result?.content).toMatch(/unavailable tool/);
+    expect(existsSync(join(server.projectDir, file))).toBe(false);
+  }, 60_000);
+
+  it("lets orca's gate permission prompt the human although orca denies everything else", async () => {
+    const pending = offeredTools('orca', { say: 'call orca_ask_planner {}' });
+    const request = await waitFor(async () => {
+      const res = await server.fetch('/permission', { timeoutMs: 5_000 });
+      const list = (await res.json()) as { id: string; permission: string }[];
+      return list.find((p) => p.permission === 'orca_plan_approval');
+    }, { timeoutMs: 20_000 });
+    const reply = await server.fetch(`/permission/${request.id}/reply`, { method: 'POST', body: JSON.stringify({ reply: 'once' }) });
+    expect(reply.status).toBe(200);
+    expect(lastToolResult(await pending)?.content).toBe('approved');
+  }, 60_000);
+});

@@ -1,0 +1,46 @@
+import { pathToFileURL } from 'node:url';
+import { join } from 'node:path';
+import { findAgentMarker } from '../../src/agents/prompts/marker.js';
+import { projectRoot } from '../support/opencode-sandbox.js';
+import { lastToolResult, type RecordedRequest, type ScriptedReply } from '../support/scripted-model.js';
+
+/** The built plugin, loaded the way a user's opencode.json loads a local file. */
+export const builtPluginUrl = pathToFileURL(join(projectRoot, 'dist', 'index.js')).href;
+
+export const agentOf = (req: RecordedRequest) => findAgentMarker(req.system) ?? 'unknown';
+
+/** The user-visible text of the request's latest user message (the prompt a session was given). */
+export const promptOf = (req: RecordedRequest) => req.lastUser;
+
+export type AgentScript = (req: RecordedRequest, turn: number) => ScriptedReply;
+
+/**
+ * A scripted team: one function per agent id, called with the request and how many requests that
+ * agent has received so far (1-based). Unknown agents are an error the test sees.
+ */
+export function team(scripts: Record<string, AgentScript>) {
+  const turns = new Map<string, number>();
+  return (req: RecordedRequest): ScriptedReply => {
+    const agent = agentOf(req);
+    const script = scripts[agent];
+    if (!script) throw new Error(`no script for agent "${agent}"; system starts: ${req.system.slice(0, 120)}`);
+    const turn = (turns.get(agent) ?? 0) + 1;
+    turns.set(agent, turn);
+    return script(req, turn);
+  };
+}
+
+/** Reply with StructuredOutput (OpenCode's json_schema format tool) carrying `value`. */
+export const structured = (value: unknown, text?: string): ScriptedReply => ({
+  ...(text ? { text } : {}),
+  toolCalls: [{ name: 'StructuredOutput', arguments: value }],
+});
+
+/** Orca relays the user's message to the planner once, then reports the tool's result. */
+export function orcaRelay(message: string, planId?: string): AgentScript {
+  return (req) => {
+    const result = lastToolResult(req);
+    if (result) return { text: `Result: ${result.content.slice(0, 200)}` };
+    return { toolCalls: [{ name: 'orca_ask_planner', arguments: { message, ...(planId ? { plan_id: planId } : {}) } }] };
+  };
+}
