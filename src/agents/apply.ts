@@ -1,4 +1,5 @@
 import { agentBlueprints, composePrompt, type AgentBlueprint } from './definitions.js';
+import { findAgentMarker } from './prompts/marker.js';
 import {
   isRecord,
   layerPermissions,
@@ -39,6 +40,8 @@ export interface ApplyAgentsOptions {
 }
 
 const LAYERED_KEYS = new Set(['permission', 'tools', 'prompt']);
+/** Installed entry → the user's entry it replaced (undefined if none). */
+const REPLACED = new WeakMap<object, unknown>();
 
 /** Settings a read-only twin takes from its specialist: who runs it, not what it may do. */
 const TWIN_INHERITS = ['model', 'variant', 'temperature', 'top_p', 'options', 'disable'] as const;
@@ -78,8 +81,12 @@ export function applyAgents(
 ): Record<InstalledAgentId, OrcaAgentConfig> {
   const global = readPermissionMap(cfg.permission);
   const existing: Record<string, unknown> = isRecord(cfg.agent) ? cfg.agent : {};
-  const settingsFor = (id: string): AgentSettings[] =>
-    [overrides[id as InstalledAgentId], existing[id]].filter(isRecord);
+  // An entry installed by an earlier call stands for the user's settings it replaced (the hook may run twice).
+  const userEntry = (id: string): unknown => {
+    const entry = existing[id];
+    return isRecord(entry) && REPLACED.has(entry) ? REPLACED.get(entry) : entry;
+  };
+  const settingsFor = (id: string): AgentSettings[] => [overrides[id as InstalledAgentId], userEntry(id)].filter(isRecord);
 
   const installed = {} as Record<InstalledAgentId, OrcaAgentConfig>;
   for (const blueprint of Object.values(agentBlueprints())) {
@@ -88,6 +95,7 @@ export function applyAgents(
       : settingsFor(blueprint.id);
     installed[blueprint.id] = buildAgent(blueprint, layers, global, gatePermissions);
   }
+  for (const [id, agent] of Object.entries(installed)) REPLACED.set(agent, userEntry(id));
   // In place: other parts of the plugin may add their own agents to the same object.
   const target = isRecord(cfg.agent) ? cfg.agent : (cfg.agent = {});
   Object.assign(target, installed);
@@ -109,7 +117,7 @@ function buildAgent(
     // As OpenCode's loader does: legacy `tools` first, `permission` wins over it.
     permission = layerPermissions(permission, legacyTools(layer.tools));
     permission = layerPermissions(permission, readPermissionMap(layer.permission));
-    if (typeof layer.prompt === 'string' && layer.prompt.trim()) rolePrompt = layer.prompt;
+    if (typeof layer.prompt === 'string' && layer.prompt.trim()) rolePrompt = withoutMarker(layer.prompt);
     for (const [key, value] of Object.entries(layer)) {
       if (value !== undefined && !LAYERED_KEYS.has(key)) fields[key] = value;
     }
@@ -123,6 +131,11 @@ function buildAgent(
     prompt: composePrompt(blueprint.id, rolePrompt, blueprint.contract),
     permission: layerPermissions(permission, locked),
   } as OrcaAgentConfig;
+}
+
+/** A prompt copied from an installed agent carries a marker line; the composed prompt adds its own. */
+function withoutMarker(prompt: string): string {
+  return findAgentMarker(prompt) !== undefined ? prompt.replace(/^\s*<!-- orca-agent:[^>]*-->\s*/, '') : prompt;
 }
 
 function pickTwinSettings(settings: AgentSettings): AgentSettings {

@@ -57,6 +57,7 @@ describe('agents on the real opencode binary', () => {
   let plugin: PluginFile;
   /** Every tool OpenCode offers the built-in build agent here, plus Orca's four. */
   let universe: string[];
+  let buildRequest: RecordedRequest;
   reportOnFailure(() => ({ server, model }));
 
   beforeAll(async () => {
@@ -70,7 +71,8 @@ describe('agents on the real opencode binary', () => {
     });
     plugin = writePluginFile(PLUGIN, 'agents-plugin.ts');
     server = await startOpencode({ modelUrl: model.url, plugins: [plugin.url], config: USER_CONFIG });
-    universe = (await offeredTools('build')).tools;
+    buildRequest = await offeredTools('build');
+    universe = buildRequest.tools;
   }, 60_000);
 
   afterAll(async () => {
@@ -108,6 +110,12 @@ describe('agents on the real opencode binary', () => {
     expect(byName.get('planner')).toMatchObject({ mode: 'subagent' });
     expect(byName.get(readOnlyAgentId('coder'))).toMatchObject({ mode: 'subagent', hidden: true });
   }, 60_000);
+
+  it("keeps the read-only twins out of other agents' task tool", () => {
+    const task = (buildRequest.body.tools as { function: { name: string; description: string } }[]).find((t) => t.function.name === 'task');
+    expect(task?.function.description).toContain('- coder:');
+    expect(task?.function.description).not.toContain('coder.readonly');
+  });
 
   const roles = Object.entries(ROLE_TOOLS) as [InstalledAgentId, readonly string[]][];
   it.each(roles)('offers %s exactly its role tools, despite the user config', async (agent, allowed) => {

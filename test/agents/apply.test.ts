@@ -106,6 +106,14 @@ describe('applyAgents', () => {
     });
   });
 
+  it('gives the same result when the config hook runs twice on one config', () => {
+    const cfg = { agent: { coder: { model: 'x/y', prompt: 'Rust only.' } }, permission: { bash: 'ask' } };
+    const first = structuredClone(applyAgents(cfg));
+    const second = applyAgents(cfg);
+    expect(second).toEqual(first);
+    expect(second.coder.prompt.match(/orca-agent:coder/g)).toHaveLength(1);
+  });
+
   it('refuses gate permission patterns that would match a tool', () => {
     expect(() => applyAgents({}, {}, { gatePermissions: ['orca_*'] })).toThrow(/match no tool/);
   });
