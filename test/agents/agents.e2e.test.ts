@@ -1,5 +1,7 @@
 // The role table on the real opencode 1.18 binary: which tools each agent's model is offered
-// when applyAgents' config is installed, and how a session's own ruleset behaves.
+// when applyAgents' config is installed, what happens when a model calls a tool anyway, how a
+// session's own ruleset behaves, and that orca's HITL gate permission still prompts.
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,7 +10,6 @@ import { reportOnFailure } from '../support/failure-report.js';
 import { startOpencode, waitFor, type OpencodeServer } from '../support/opencode-server.js';
 import { projectRoot } from '../support/opencode-sandbox.js';
 import { writePluginFile, type PluginFile } from '../support/plugin-file.js';
-import { existsSync } from 'node:fs';
 import { callTool, lastToolResult, startScriptedModel, text, type RecordedRequest, type ScriptedModel } from '../support/scripted-model.js';
 
 const applyUrl = pathToFileURL(join(projectRoot, 'src', 'agents', 'apply.ts')).href;

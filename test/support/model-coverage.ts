@@ -81,7 +81,7 @@ export function coverTransitions(options: CoverageOptions): CoverageResult {
   for (const [key, { transitions }] of Object.entries(adjacency)) {
     const prefix = paths.get(key);
     if (!prefix) throw new Error(`no shortest path to reachable state ${key}`);
-    for (const { event } of Object.values(transitions)) {
+    for (const { event } of Object.values(transitions) as Array<{ event: unknown }>) {
       edges += 1;
       for (const t of replay(machine, input, [...prefix, event as AnyEventObject]).taken) covered.add(t);
     }

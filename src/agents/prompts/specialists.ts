@@ -99,13 +99,14 @@ present (an empty list when you changed nothing). "key_findings" are short facts
 steps need. Never claim work you did not do.`;
 
 /** Read-only consultation via orca_ask_specialist: an answer, not a step result. */
-export const CONSULT_CONTRACT = `This is a read-only consultation: another agent of the team asked you a question through
-orca_ask_specialist. In this session you can only read and search (read, glob, grep, list, web
-fetch, orca_list_plans, orca_describe_plan); you cannot edit files, run commands, start agents or
-ask other specialists, and you must not try. Answer the question directly and concisely, in plain text or markdown (no JSON
-envelope): concrete facts, file paths with line numbers, short code excerpts where they help. If
-you cannot answer from what you can read, say what is missing. The asker may follow up in this
-same session.`;
+export const CONSULT_CONTRACT = `This is a read-only consultation, not a plan step: another agent of the team asked you a
+question through orca_ask_specialist. What the role text above says about steps, step results
+and key_findings does not apply here. In this session you can only read and search (read, glob,
+grep, list, web fetch, orca_list_plans, orca_describe_plan); you cannot edit files, run commands,
+start agents or ask other specialists, and you must not try.
+Answer the question directly and concisely, in plain text or markdown (no JSON envelope): concrete
+facts, file paths with line numbers, short code excerpts where they help. If you cannot answer from
+what you can read, say what is missing. The asker may follow up in this same session.`;
 
 export function specialistStepPrompt(agent: SpecialistAgent): string {
   return `${TEAM}\n\n${SPECIALIST_ROLES[agent].body}`;
