@@ -20,6 +20,8 @@ export interface SessionsPort {
     signal?: AbortSignal;
   }): Promise<PromptReply>;
   abort(sessionID: string): Promise<void>;
+  /** The session's parent and metadata, or null when it does not exist. */
+  get(sessionID: string): Promise<{ id: string; parentID?: string; metadata?: Record<string, unknown> } | null>;
 }
 
 export interface PermissionRule {
@@ -96,6 +98,11 @@ export function sessionsFromClient(client: Client, directory: string): SessionsP
     },
     async abort(sessionID) {
       await session.abort({ path: { id: sessionID }, query: { directory } });
+    },
+    async get(sessionID) {
+      const res = await call(session.get, session)({ path: { id: sessionID }, query: { directory } });
+      const data = res.data as { id?: string; parentID?: string; metadata?: Record<string, unknown> } | undefined;
+      return data?.id ? { id: data.id, ...(data.parentID ? { parentID: data.parentID } : {}), ...(data.metadata ? { metadata: data.metadata } : {}) } : null;
     },
   };
 }

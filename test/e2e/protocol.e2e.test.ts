@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reportOnFailure } from '../support/failure-report.js';
 import { startOpencode, type OpencodeServer } from '../support/opencode-server.js';
-import { lastToolResult, startScriptedModel, type RecordedRequest, type ScriptedModel, type ScriptedReply } from '../support/scripted-model.js';
+import { lastToolResult, startScriptedModel, toolResults, type RecordedRequest, type ScriptedModel, type ScriptedReply } from '../support/scripted-model.js';
 import { agentOf, builtPluginUrl, structured } from './team.js';
 
 /**
@@ -42,11 +42,17 @@ function respond(req: RecordedRequest): ScriptedReply {
         const first = JSON.parse(result!.content);
         return { toolCalls: [{ name: 'orca_ask_specialist', arguments: { agent_id: 'researcher', question: 'Q2: and then?', session_id: first.session_id } }] };
       }
-      return structured({ type: 'answer', content: `researcher said: ${JSON.parse(result!.content).answer}` });
+      if (toolTurns(req) === 2) {
+        // A session this tool did not create for this agent must not be continued.
+        const asked = JSON.parse(result!.content).session_id as string;
+        return { toolCalls: [{ name: 'orca_ask_specialist', arguments: { agent_id: 'architect', question: 'Q3', session_id: asked } }] };
+      }
+      const second = toolResults(req).at(-2)!;
+      return structured({ type: 'answer', content: `researcher said: ${JSON.parse(second.content).answer} | third: ${result!.content}` });
     }
     if (scenario === 'denied_tool') return structured(PLAN);
   }
-  if (agent === 'researcher') {
+  if (agent === 'researcher.readonly') {
     // A read-only session: the attempt to write is refused, and the researcher reports what happened.
     if (req.lastUser.startsWith('Q1') && !result) return { toolCalls: [{ name: 'write', arguments: { filePath: 'notes.txt', content: 'overwritten' } }] };
     if (req.lastUser.startsWith('Q1')) return { text: `write result: ${result!.content.slice(0, 120)}` };
@@ -111,12 +117,14 @@ describe('output protocol and orca_ask_specialist end to end', () => {
     const result = await ask('ask_specialist');
     expect(result.status).toBe('answer');
     expect(readFileSync(join(server.projectDir, 'notes.txt'), 'utf8')).toBe('original');
-    const researcher = model.chatRequests().filter((r) => agentOf(r) === 'researcher');
+    const researcher = model.chatRequests().filter((r) => agentOf(r) === 'researcher.readonly');
     expect(researcher.every((r) => !r.tools.includes('write') && !r.tools.includes('edit') && !r.tools.includes('bash'))).toBe(true);
     const second = researcher.find((r) => r.lastUser.startsWith('Q2'))!;
     // Same session: the second question's request carries the first exchange.
     expect(JSON.stringify(second.messages)).toContain('Q1: write notes.txt please');
     expect(result.content).toContain('second answer, turns=2');
+    expect(result.content, result.content).toMatch(/is not a read-only orca_ask_specialist session with architect/);
+    expect(researcher.some((r) => r.lastUser === 'Q3')).toBe(false);
   }, 60_000);
 
   it("should have OpenCode refuse a specialist's call to a tool it is denied", async () => {

@@ -27,6 +27,9 @@ function fakeSessions(reply: (agent: string, text: string, n: number) => unknown
       return typeof out === 'string' ? { text: out } : { structured: out, text: '' };
     },
     async abort() {},
+    async get() {
+      return null;
+    },
   };
   return { port, prompts, created };
 }
