@@ -3,12 +3,12 @@
 // is installed where OpenCode 1.18 keeps npm plugins ($XDG_CACHE_HOME/opencode/packages/NAME@latest,
 // see pack-install.ts), and every npm request OpenCode might make goes to a local registry that
 // knows no package and records what it was asked.
-import { existsSync, lstatSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reportOnFailure } from '../support/failure-report.js';
 import { startOpencode, waitFor, type OpencodeServer } from '../support/opencode-server.js';
-import { createSandbox, pluginPackageVersion, type Sandbox } from '../support/opencode-sandbox.js';
+import { createSandbox, pluginPackageVersion, projectRoot, type Sandbox } from '../support/opencode-sandbox.js';
 import {
   installIntoConfigDir,
   installIntoOpencodeCache,
@@ -79,6 +79,10 @@ describe('the packed plugin loaded by package name', () => {
     // OpenCode 1.18 takes an npm plugin's entry from exports["./server"], else from "main".
     expect(manifest.main).toBe('./dist/index.js');
     expect(packed.files).toEqual(expect.arrayContaining(['package.json', 'dist/index.js', 'dist/index.d.ts', 'dist/plugin.js']));
+    const built = readdirSync(join(projectRoot, 'dist'), { recursive: true, withFileTypes: true })
+      .filter((entry) => entry.isFile())
+      .map((entry) => join(entry.parentPath, entry.name).slice(projectRoot.length).replace(/^\//, ''));
+    expect(packed.files).toEqual(expect.arrayContaining(built));
     expect(packed.files.filter((f) => f.startsWith('statecharts/')).length).toBeGreaterThan(0);
     expect(packed.files.filter((f) => /^(src|test|scripts|node_modules)\//.test(f))).toEqual([]);
     expect(install.linkedDependencies).toEqual(expect.arrayContaining(['@opencode-ai/plugin', 'xstate', 'zod']));
