@@ -82,6 +82,7 @@ describe('the packed plugin loaded by package name', () => {
     const built = readdirSync(join(projectRoot, 'dist'), { recursive: true, withFileTypes: true })
       .filter((entry) => entry.isFile())
       .map((entry) => join(entry.parentPath, entry.name).slice(projectRoot.length).replace(/^\//, ''));
+    expect(built).toContain('dist/index.js');
     expect(packed.files).toEqual(expect.arrayContaining(built));
     expect(packed.files.filter((f) => f.startsWith('statecharts/')).length).toBeGreaterThan(0);
     expect(packed.files.filter((f) => /^(src|test|scripts|node_modules)\//.test(f))).toEqual([]);

@@ -1,0 +1,97 @@
+import { describe, expect, it } from 'vitest';
+import { readySteps, threadContext } from '../../src/machines/threading.js';
+import type { StepRecord } from '../../src/machines/types.js';
+import { replay } from '../support/model-coverage.js';
+import { by, done, idlePlanMachine } from './fixtures.js';
+
+const step = (id: string, extra: Partial<StepRecord> = {}): StepRecord => ({
+  id,
+  agent: 'coder',
+  description: `do ${id}`,
+  depends_on: [],
+  status: 'pending',
+  attempts: 0,
+  failures: [],
+  ...extra,
+});
+const out = (summary: string, artifacts: string[] = []) => ({ summary, artifacts, key_findings: [`${summary}!`] });
+
+describe('readySteps', () => {
+  it('should start every ready step up to the concurrency', () => {
+    const steps = [step('a'), step('b'), step('c'), step('d', { depends_on: ['a'] })];
+    expect(readySteps(steps, 1).map((s) => s.id)).toEqual(['a']);
+    expect(readySteps(steps, 2).map((s) => s.id)).toEqual(['a', 'b']);
+    expect(readySteps(steps, 8).map((s) => s.id)).toEqual(['a', 'b', 'c']);
+  });
+
+  it('should count running and waiting steps against the concurrency', () => {
+    const steps = [step('a', { status: 'running' }), step('b', { status: 'awaiting_decision' }), step('c')];
+    expect(readySteps(steps, 2)).toEqual([]);
+    expect(readySteps(steps, 3).map((s) => s.id)).toEqual(['c']);
+  });
+
+  it('should wait for every dependency to complete', () => {
+    const steps = [step('a', { status: 'completed' }), step('b', { status: 'running' }), step('c', { depends_on: ['a', 'b'] })];
+    expect(readySteps(steps, 4)).toEqual([]);
+  });
+
+  it('should never run two steps whose declared files overlap', () => {
+    const steps = [step('a', { files: ['x.ts'] }), step('b', { files: ['y.ts', 'x.ts'] }), step('c', { files: ['z.ts'] })];
+    expect(readySteps(steps, 4).map((s) => s.id)).toEqual(['a', 'c']);
+    expect(readySteps([{ ...steps[0]!, status: 'running' }, steps[1]!], 4)).toEqual([]);
+  });
+});
+
+describe('threadContext', () => {
+  const plan = {
+    plan_id: 'plan_X',
+    goal: 'ship',
+    relevant_files: ['package.json'],
+    steps: [
+      step('a', { status: 'completed', output: out('made a.ts', ['a.ts']) }),
+      step('b', { status: 'completed', output: out('made b.ts', ['b.ts']) }),
+      step('c', { depends_on: ['a'], files: ['c.ts'], failures: [{ attempt: 1, error: 'red', guidance: 'use vitest' }] }),
+    ],
+  };
+
+  it("should give a step its dependencies' outputs and nothing from other steps", () => {
+    const thread = threadContext(plan, 'c');
+    expect(thread.dependencies).toEqual([{ id: 'a', agent: 'coder', output: out('made a.ts', ['a.ts']) }]);
+    expect(JSON.stringify(thread)).not.toContain('made b.ts');
+  });
+
+  it("should accumulate the plan's files, the step's files and its dependencies' artifacts", () => {
+    expect(threadContext(plan, 'c').relevant_files).toEqual(['package.json', 'c.ts', 'a.ts']);
+  });
+
+  it('should carry the failed attempts with the human guidance', () => {
+    expect(threadContext(plan, 'c').previous_attempts).toEqual([{ attempt: 1, error: 'red', guidance: 'use vitest' }]);
+  });
+
+  it('should refuse an unknown step', () => {
+    expect(() => threadContext(plan, 'zz')).toThrow(/Unknown step "zz"/);
+  });
+});
+
+describe('plan machine concurrency', () => {
+  it('should spawn two step actors at once when concurrency is 2', () => {
+    const plan = {
+      type: 'plan',
+      goal: 'g',
+      steps: [
+        { id: 'a', agent: 'coder', description: 'a' },
+        { id: 'b', agent: 'tester', description: 'b' },
+        { id: 'c', agent: 'coder', description: 'c', depends_on: ['a', 'b'] },
+      ],
+      assumptions: [],
+      risks: [],
+      verification: [],
+    };
+    const { snapshot } = replay(idlePlanMachine, { planId: 'plan_X', message: 'm', concurrency: 2 }, [
+      done('openPlannerSession', { sessionId: 'ses_p' }),
+      done('consultPlanner', plan),
+      { type: 'approval.approve', ...by },
+    ]);
+    expect(snapshot.context.steps.map((s) => s.status)).toEqual(['running', 'running', 'pending']);
+  });
+});
