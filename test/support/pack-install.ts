@@ -6,8 +6,9 @@
 //   resolvePluginTarget("NAME") → Npm.add("NAME@latest") → dir = $XDG_CACHE_HOME/opencode/packages/NAME@latest;
 //   if dir/node_modules/NAME exists it is used as is (no registry request); otherwise @npmcli/arborist
 //   installs NAME@latest from the npm registry into dir. The entry comes from that package.json's
-//   `exports["./server"]`, else `main`. Config dirs' node_modules (<project>/.opencode, ~/.config/opencode)
-//   are NOT consulted for npm-named plugins.
+//   `exports["./server"]`, else `main` (`exports["."]` is ignored; without either the plugin is skipped
+//   silently). Config dirs' node_modules (<project>/.opencode, ~/.config/opencode) are NOT consulted
+//   for npm-named plugins.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage } from 'node:http';
