@@ -92,6 +92,6 @@ describe('plan machine concurrency', () => {
       done('consultPlanner', plan),
       { type: 'approval.approve', ...by },
     ]);
-    expect(snapshot.context.steps.map((s) => s.status)).toEqual(['running', 'running', 'pending']);
+    expect(snapshot.context.steps.map((s: { status: string }) => s.status)).toEqual(['running', 'running', 'pending']);
   });
 });
