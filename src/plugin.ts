@@ -2,6 +2,7 @@ import type { Hooks, Plugin } from '@opencode-ai/plugin';
 import { applyAgents } from './agents/apply.js';
 import { parseOptions } from './config/options.js';
 import { createOrca } from './orca.js';
+import { waitingSummaries } from './persistence/plan-index.js';
 import { askPlannerTool } from './tools/ask-planner.js';
 import { askSpecialistTool } from './tools/ask-specialist.js';
 import { describePlanTool } from './tools/describe-plan.js';
@@ -24,6 +25,13 @@ export const OrcaPlugin: Plugin = async (input, rawOptions) => {
       orca_list_plans: listPlansTool(orca),
       orca_describe_plan: describePlanTool(orca),
       orca_ask_specialist: askSpecialistTool(orca),
+    },
+    // A plan waiting on a human must not be pushed on by an automatic "continue" after compaction.
+    'experimental.compaction.autocontinue': async (input, output) => {
+      const waiting = waitingSummaries(orca.host.index).filter((p) => p.caller_session_id === input.sessionID);
+      if (waiting.length === 0) return;
+      output.enabled = false;
+      orca.log('info', `auto-continue after compaction suppressed: ${waiting.map((p) => `${p.plan_id} waits for ${p.waiting_for}`).join(', ')}`);
     },
     dispose: async () => orca.host.dispose(),
   } satisfies Hooks;

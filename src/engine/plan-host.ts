@@ -1,6 +1,7 @@
 import { createActor, waitFor, type Actor, type SnapshotFrom } from 'xstate';
 import type { PlanEvent, PlanInput } from '../machines/plan.machine.js';
 import { QuarantinedPlanError } from '../persistence/errors.js';
+import { openGates } from '../hitl/gates.js';
 import { toPlanFile } from '../persistence/plan-envelope.js';
 import { createPlanIndex, summarize, type PlanIndex } from '../persistence/plan-index.js';
 import { newPlanId, parsePlanId } from '../persistence/plan-id.js';
@@ -130,10 +131,12 @@ export class PlanHost {
     live.flushQueued = false;
     const snapshot = live.actor.getSnapshot();
     if (snapshot.status === 'error') return;
-    const file = toPlanFile(snapshot, live.actor.getPersistedSnapshot(), {
-      created_at: live.createdAt,
-      updated_at: this.now(),
-    });
+    const file = toPlanFile(
+      snapshot,
+      live.actor.getPersistedSnapshot(),
+      { created_at: live.createdAt, updated_at: this.now() },
+      openGates(snapshot)[0]?.kind ?? null,
+    );
     this.options.store.save(file);
     this.index.trigger.upsert({ summary: summarize(file) });
   }

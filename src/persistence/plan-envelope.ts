@@ -17,6 +17,7 @@ export function toPlanFile(
   snapshot: SnapshotFrom<PlanMachine>,
   persisted: unknown,
   times: { created_at: string; updated_at: string },
+  waitingFor: PlanFile['waiting_for'] = null,
 ): PlanFile {
   const c = snapshot.context;
   return {
@@ -33,6 +34,7 @@ export function toPlanFile(
     verification: c.proposal?.verification ?? [],
     relevant_files: c.proposal?.relevant_files ?? [],
     decisions: c.decisions,
+    waiting_for: waitingFor,
     snapshot: persisted as PlanFile['snapshot'],
   };
 }

@@ -60,6 +60,8 @@ export const planFile = z.object({
   verification: z.array(z.string()),
   relevant_files: z.array(z.string()),
   decisions: z.array(decision),
+  /** The human decision the plan waits for, if any (approval, a planner question, a failed step). */
+  waiting_for: z.enum(['approval', 'question', 'deviation']).nullable(),
   snapshot: persistedSnapshot,
 });
 

@@ -9,6 +9,9 @@ export interface PlanSummary {
   status: PlanStatus;
   state: string;
   step_progress: { completed: number; total: number };
+  waiting_for: PlanFile['waiting_for'];
+  /** The session that last drove the plan (Orca's), whose children run its steps. */
+  caller_session_id: string | null;
   updated_at: string;
 }
 
@@ -18,6 +21,8 @@ export const summarize = (file: PlanFile): PlanSummary => ({
   status: file.status,
   state: file.state,
   step_progress: { completed: file.steps.filter((s) => s.status === 'completed').length, total: file.steps.length },
+  waiting_for: file.waiting_for,
+  caller_session_id: (file.snapshot.context as { caller_session_id?: string | null }).caller_session_id ?? null,
   updated_at: file.updated_at,
 });
 
@@ -44,3 +49,9 @@ export type PlanIndex = ReturnType<typeof createPlanIndex>;
 /** Newest first. */
 export const listSummaries = (index: PlanIndex) =>
   Object.values(index.getSnapshot().context.plans).sort((a, b) => (a.plan_id < b.plan_id ? 1 : -1));
+
+/** Plans that wait for a human decision, oldest first. */
+export const waitingSummaries = (index: PlanIndex) =>
+  Object.values(index.getSnapshot().context.plans)
+    .filter((p) => p.waiting_for !== null)
+    .sort((a, b) => (a.plan_id < b.plan_id ? -1 : 1));

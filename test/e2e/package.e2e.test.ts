@@ -28,7 +28,9 @@ const SPECIALISTS = ['coder', 'tester', 'reviewer', 'researcher', 'document-writ
 let packed: PackedProject;
 
 beforeAll(() => {
+  const started = Date.now();
   packed = packProject();
+  console.info(`[package] npm pack in ${Date.now() - started} ms: ${packed.files.length} files`);
 }, 30_000);
 
 afterAll(() => packed?.remove());
@@ -49,6 +51,7 @@ describe('the packed plugin loaded by package name', () => {
         throw new Error(`only Orca should be asked; system starts: ${req.system.slice(0, 120)}`);
       },
     });
+    const started = Date.now();
     sandbox = createSandbox({});
     install = installIntoOpencodeCache(packed, sandbox.homeDir);
     server = await startOpencode({
@@ -64,6 +67,7 @@ describe('the packed plugin loaded by package name', () => {
       agent: 'orca',
       parts: [{ type: 'text', text: 'Which tools do you have?' }],
     });
+    console.info(`[package] installed, served by name and prompted in ${Date.now() - started} ms`);
   }, 60_000);
 
   afterAll(async () => {

@@ -9,6 +9,7 @@ import { autoChoice } from '../../src/hitl/auto-policy.js';
 import { decisionEvent } from '../../src/hitl/gates.js';
 import type { SessionsPort } from '../../src/opencode/sessions.js';
 import { PlanStore } from '../../src/persistence/plan-store.js';
+import { waitingSummaries } from '../../src/persistence/plan-index.js';
 import type { AutoPolicy } from '../../src/config/options.js';
 
 /** A fake of our own sessions port: scripted replies per agent, every prompt recorded. */
@@ -102,6 +103,9 @@ describe('drivePlan with the OpenCode ports', () => {
     expect(result.kind).toBe('waiting');
     expect(result.kind === 'waiting' && result.gates[0]!.kind).toBe('approval');
     expect(t.prompts.some((p) => p.agent !== 'planner')).toBe(false);
+    t.host.flush(planId);
+    expect(waitingSummaries(t.host.index)).toMatchObject([{ plan_id: planId, waiting_for: 'approval', status: 'pending_approval' }]);
+    expect(JSON.parse(readFileSync(t.store.pathOf(planId), 'utf8')).waiting_for).toBe('approval');
   });
 
   it('should send a correction prompt for malformed planner output, then fail clearly after two', async () => {
