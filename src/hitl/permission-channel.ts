@@ -1,0 +1,49 @@
+import type { ToolContext } from '@opencode-ai/plugin';
+import type { Gate } from './gates.js';
+
+/**
+ * Channel 2: OpenCode's permission prompt (ToolContext.ask), used when the native question
+ * dialog is unavailable. Allow once = Approve / Retry (Replan once Retry is no longer offered);
+ * Reject = Reject / Stop; Reject with a message (API only: the TUI has no text box) =
+ * Request Changes / Replan with that message as guidance. Planner questions cannot be asked here.
+ * Each ask uses a pattern unique to the decision, so "Allow always" never answers a later gate.
+ */
+export async function askPermission(ctx: Pick<ToolContext, 'ask'>, gate: Gate): Promise<{ option: string; text?: string } | null> {
+  if (gate.kind === 'question') return null;
+  const ask =
+    gate.kind === 'approval'
+      ? {
+          permission: 'orca_plan_approval',
+          patterns: [gate.planId],
+          metadata: { plan_id: gate.planId, goal: gate.proposal.goal, steps: gate.proposal.steps.map((s) => `${s.id} (${s.agent})`) },
+        }
+      : {
+          permission: 'orca_step_deviation',
+          patterns: [`${gate.planId}:${gate.stepId}:${gate.failures}`],
+          metadata: { plan_id: gate.planId, step_id: gate.stepId, error: gate.error, options: gate.options },
+        };
+  try {
+    await ctx.ask({ ...ask, always: [] });
+  } catch (error) {
+    const feedback = feedbackOf(error);
+    if (feedback === undefined) throw error;
+    if (gate.kind === 'approval') return feedback ? { option: 'Request Changes', text: feedback } : { option: 'Reject' };
+    return feedback ? { option: 'Replan', text: feedback } : { option: 'Stop' };
+  }
+  if (gate.kind === 'approval') return { option: 'Approve' };
+  return { option: gate.options.includes('Retry') ? 'Retry' : 'Replan' };
+}
+
+/** '' for a plain rejection, the human's text for a rejection with feedback, undefined for other errors. */
+function feedbackOf(error: unknown): string | undefined {
+  const e = error as { _tag?: string; name?: string; feedback?: unknown; message?: string };
+  const tag = e?._tag ?? e?.name ?? '';
+  if (tag.includes('PermissionCorrectedError') || typeof e?.feedback === 'string') {
+    return typeof e.feedback === 'string' ? e.feedback : (/following feedback: ([\s\S]*)$/.exec(e.message ?? '')?.[1] ?? '');
+  }
+  if (tag.includes('PermissionRejectedError') || /rejected permission/.test(e?.message ?? '')) {
+    const fb = /following feedback: ([\s\S]*)$/.exec(e?.message ?? '')?.[1];
+    return fb ?? '';
+  }
+  return undefined;
+}
