@@ -4,6 +4,7 @@ import { opencodePorts } from './engine/opencode-ports.js';
 import { PlanHost } from './engine/plan-host.js';
 import { PlanStore } from './persistence/plan-store.js';
 import { sessionsFromClient, type SessionsPort } from './opencode/sessions.js';
+import { createQuestionAsker, type QuestionAsker } from './hitl/native-question/index.js';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
@@ -14,6 +15,7 @@ export interface Orca {
   host: PlanHost;
   store: PlanStore;
   sessions: SessionsPort;
+  asker: QuestionAsker;
   log(level: LogLevel, message: string, extra?: Record<string, unknown>): void;
 }
 
@@ -32,5 +34,6 @@ export function createOrca(input: Pick<PluginInput, 'client' | 'directory'>, opt
     log,
   });
   for (const problem of host.loadIndex()) log('warn', problem.message);
-  return { directory, options, host, store, sessions, log };
+  const asker = createQuestionAsker({ client, directory, log: (level, message) => log(level, message) });
+  return { directory, options, host, store, sessions, asker, log };
 }

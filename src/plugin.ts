@@ -2,6 +2,7 @@ import type { Hooks, Plugin } from '@opencode-ai/plugin';
 import { applyAgents } from './agents/apply.js';
 import { parseOptions } from './config/options.js';
 import { createOrca } from './orca.js';
+import { registerQuestionChannel } from './hitl/native-question/index.js';
 import { waitingSummaries } from './persistence/plan-index.js';
 import { askPlannerTool } from './tools/ask-planner.js';
 import { askSpecialistTool } from './tools/ask-specialist.js';
@@ -19,6 +20,7 @@ export const OrcaPlugin: Plugin = async (input, rawOptions) => {
   return {
     config: async (config) => {
       applyAgents(config);
+      registerQuestionChannel(config);
     },
     tool: {
       orca_ask_planner: askPlannerTool(orca),

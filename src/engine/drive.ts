@@ -8,12 +8,15 @@ export type OutcomeTag = (typeof OUTCOME_TAGS)[number];
 
 export const outcomeOf = (s: PlanSnapshot): OutcomeTag | null => OUTCOME_TAGS.find((t) => s.hasTag(t)) ?? null;
 
-/** Asks whoever can answer a gate; resolves to the event to send, or null when nobody can answer now. */
-export type GateResolver = (gate: Gate, signal: AbortSignal) => Promise<PlanEvent | null>;
+/** A gate's answer: the event to send, or why the plan keeps waiting (dismissed, no channel). */
+export type GateAnswer = { event: PlanEvent } | { waiting: string };
+
+/** Asks whoever can answer a gate. */
+export type GateResolver = (gate: Gate, signal: AbortSignal) => Promise<GateAnswer>;
 
 export type DriveResult =
   | { kind: 'outcome'; tag: OutcomeTag; snapshot: PlanSnapshot }
-  | { kind: 'waiting'; gates: Gate[]; snapshot: PlanSnapshot };
+  | { kind: 'waiting'; gates: Gate[]; reason: string; snapshot: PlanSnapshot };
 
 /**
  * Follow a plan until it reaches an outcome, answering each gate it stops at through `resolve`.
@@ -27,8 +30,9 @@ export async function drivePlan(host: PlanHost, planId: string, resolve: GateRes
     if (tag) return { kind: 'outcome', tag, snapshot };
     const gates = openGates(snapshot);
     const gate = gates[0]!;
-    const event = await resolve(gate, signal);
-    if (!event) return { kind: 'waiting', gates, snapshot };
+    const answer = await resolve(gate, signal);
+    if ('waiting' in answer) return { kind: 'waiting', gates, reason: answer.waiting, snapshot };
+    const { event } = answer;
     const before = snapshot;
     const after = host.send(planId, event);
     if (after === before && openGates(after).length === gates.length) {

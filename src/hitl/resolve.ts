@@ -1,18 +1,45 @@
 import type { ToolContext } from '@opencode-ai/plugin';
-import type { PlanEvent } from '../machines/plan.machine.js';
+import type { GateAnswer } from '../engine/drive.js';
 import type { Orca } from '../orca.js';
 import { autoChoice } from './auto-policy.js';
+import { choiceFromAnswers, gateQuestions } from './gate-questions.js';
 import { decisionEvent, type Gate } from './gates.js';
+import { askPermission } from './permission-channel.js';
+
+const titleOf = (gate: Gate) =>
+  gate.kind === 'approval' ? `Orca: approve plan ${gate.planId}?` : gate.kind === 'deviation' ? `Orca: step ${gate.stepId} failed` : `Orca: the planner asks`;
 
 /**
- * Turn an open gate into an event through the first channel that can answer it. Today: the
- * explicit auto policy (off by default). No channel → null: the plan waits, persisted.
+ * Turn an open gate into an event through the first channel that can answer it:
+ * 4. the explicit auto policy (only when configured);
+ * 1. the native question dialog, raised from a direct child of the user's root session;
+ * 2. the permission prompt, when the dialog is unavailable (logged).
+ * A dismissed dialog, or no channel at all, leaves the plan waiting at its gate, persisted.
  */
-export async function resolveGate(orca: Orca, gate: Gate, _ctx: ToolContext, _signal: AbortSignal): Promise<PlanEvent | null> {
+export async function resolveGate(
+  orca: Orca,
+  gate: Gate,
+  ctx: Pick<ToolContext, 'sessionID' | 'ask'>,
+  signal: AbortSignal,
+): Promise<GateAnswer> {
+  const now = () => new Date().toISOString();
   const auto = autoChoice(gate, orca.options.hitl?.auto);
   if (auto) {
     orca.log('info', `plan ${gate.planId}: ${gate.kind} gate answered "${auto.option}" by ${auto.text}`);
-    return decisionEvent(gate, auto, { channel: 'auto', at: new Date().toISOString() });
+    return { event: decisionEvent(gate, auto, { channel: 'auto', at: now() }) };
   }
-  return null;
+
+  const asked = await orca.asker.ask({ callerSessionId: ctx.sessionID, questions: gateQuestions(gate), title: titleOf(gate), signal });
+  if (asked.kind === 'answered') {
+    return { event: decisionEvent(gate, choiceFromAnswers(gate, asked.answers), { channel: 'question', at: now() }) };
+  }
+  if (asked.kind === 'dismissed') {
+    orca.log('info', `plan ${gate.planId}: the ${gate.kind} question was dismissed; the plan waits at its gate`);
+    return { waiting: `The human dismissed the ${gate.kind} question. The plan is saved and waits at this gate.` };
+  }
+
+  orca.log('warn', `plan ${gate.planId}: question dialog unavailable (${asked.reason}); using the permission prompt`);
+  const permitted = await askPermission(ctx, gate);
+  if (permitted) return { event: decisionEvent(gate, permitted, { channel: 'permission', at: now() }) };
+  return { waiting: `No channel could ask the human (${asked.reason}). The plan is saved and waits at this gate.` };
 }

@@ -5,7 +5,7 @@ import type { Gate } from '../hitl/gates.js';
 /** What orca_ask_planner returns (seed 000): answer | completed | stopped | rejected | failure, or waiting. */
 export function renderDrive(result: DriveResult): Record<string, unknown> {
   const c = result.snapshot.context;
-  if (result.kind === 'waiting') return renderWaiting(result.snapshot, result.gates);
+  if (result.kind === 'waiting') return renderWaiting(result.snapshot, result.gates, result.reason);
   switch (result.tag) {
     case 'outcome.answer':
       return { status: 'answer', plan_id: c.plan_id, content: c.answer };
@@ -20,12 +20,16 @@ export function renderDrive(result: DriveResult): Record<string, unknown> {
   }
 }
 
-function renderWaiting(snapshot: PlanSnapshot, gates: Gate[]): Record<string, unknown> {
+function renderWaiting(snapshot: PlanSnapshot, gates: Gate[], reason: string): Record<string, unknown> {
   const gate = gates[0]!;
-  const how =
-    'No channel could ask the human now. The plan is saved and waits at this gate; ' +
-    'calling orca_ask_planner with this plan_id asks again.';
-  return { status: 'waiting', plan_id: snapshot.context.plan_id, waiting_for: gate.kind, gate, note: how };
+  return {
+    status: 'waiting',
+    plan_id: snapshot.context.plan_id,
+    waiting_for: gate.kind,
+    reason,
+    resume: 'Call orca_ask_planner with this plan_id to be asked again, or answer with a slash command.',
+    gate,
+  };
 }
 
 function stepResults(snapshot: PlanSnapshot) {

@@ -58,7 +58,7 @@ function setup(reply: Parameters<typeof fakeSessions>[0], policy: AutoPolicy | u
   const host = new PlanHost({ store, ports: opencodePorts(fake.port) });
   const resolve = async (gate: any) => {
     const choice = autoChoice(gate, policy);
-    return choice ? decisionEvent(gate, choice, { channel: 'auto', at: '2026-01-01T00:00:00.000Z' }) : null;
+    return choice ? { event: decisionEvent(gate, choice, { channel: 'auto', at: '2026-01-01T00:00:00.000Z' }) } : { waiting: 'no channel' };
   };
   return { ...fake, host, store, resolve };
 }

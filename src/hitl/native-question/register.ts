@@ -3,9 +3,10 @@ import { questionModelFetch } from './question-model.js';
 
 /** The part of OpenCode's config (as the `config` hook receives it) this module writes. */
 export interface QuestionChannelConfigTarget {
-  provider?: Record<string, unknown> | undefined;
-  agent?: Record<string, unknown> | undefined;
-  enabled_providers?: string[] | undefined;
+  provider?: unknown;
+  agent?: unknown;
+  enabled_providers?: unknown;
+  disabled_providers?: unknown;
 }
 
 const AGENT_PROMPT =
@@ -20,9 +21,9 @@ const AGENT_PROMPT =
  * OpenCode would drop it; `disabled_providers` is respected, and the asker then reports the
  * channel unavailable. Returns false when the user has disabled the provider.
  */
-export function registerQuestionChannel(cfg: QuestionChannelConfigTarget & Record<string, unknown>): boolean {
-  const providers = isRecord(cfg.provider) ? cfg.provider : (cfg.provider = {});
-  providers[QUESTION_PROVIDER_ID] = {
+export function registerQuestionChannel(cfg: QuestionChannelConfigTarget): boolean {
+  if (!isRecord(cfg.provider)) cfg.provider = {};
+  (cfg.provider as Record<string, unknown>)[QUESTION_PROVIDER_ID] = {
     npm: '@ai-sdk/openai-compatible',
     name: 'Orca questions (plugin dialog, no model)',
     options: { baseURL: 'http://orca-hitl.invalid/v1', apiKey: 'orca-hitl', fetch: questionModelFetch },
@@ -38,11 +39,10 @@ export function registerQuestionChannel(cfg: QuestionChannelConfigTarget & Recor
       },
     },
   };
-  if (Array.isArray(cfg.enabled_providers) && !cfg.enabled_providers.includes(QUESTION_PROVIDER_ID)) {
-    cfg.enabled_providers.push(QUESTION_PROVIDER_ID);
-  }
-  const agents = isRecord(cfg.agent) ? cfg.agent : (cfg.agent = {});
-  agents[QUESTION_AGENT_ID] = {
+  const enabled = cfg.enabled_providers;
+  if (Array.isArray(enabled) && !enabled.includes(QUESTION_PROVIDER_ID)) enabled.push(QUESTION_PROVIDER_ID);
+  if (!isRecord(cfg.agent)) cfg.agent = {};
+  (cfg.agent as Record<string, unknown>)[QUESTION_AGENT_ID] = {
     mode: 'subagent',
     hidden: true,
     description: 'Orca: shows a plugin question dialog (no model involved)',

@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import { decodeQuestionPayload, encodeQuestionPayload, toToolQuestions } from '../../../src/hitl/native-question/payload.js';
+import type { HitlQuestion } from '../../../src/machines/types.js';
+
+const GATE: HitlQuestion[] = [
+  {
+    header: 'Plan approval',
+    question: 'Approve the plan?',
+    options: [{ label: 'Approve', description: 'Run it' }, { label: 'Request Changes' }, { label: 'Reject' }],
+    custom: false,
+  },
+  { header: 'Context', question: 'Anything to add?', options: [], custom: true },
+];
+
+describe('question payload', () => {
+  it('should round-trip the two-question gate pattern with the emitter’s headers, options and flags', () => {
+    const decoded = decodeQuestionPayload(encodeQuestionPayload('Orca: approve plan-1', GATE));
+    expect(decoded).toEqual({ v: 1, questions: toToolQuestions(GATE) });
+  });
+
+  it('should give every option a description, as the question tool requires', () => {
+    expect(toToolQuestions(GATE)[0]?.options).toEqual([
+      { label: 'Approve', description: 'Run it' },
+      { label: 'Request Changes', description: '' },
+      { label: 'Reject', description: '' },
+    ]);
+  });
+
+  it('should pass multiple and custom through only when set', () => {
+    const [q] = toToolQuestions([{ header: 'h', question: 'q', options: [{ label: 'a' }], multiple: true }]);
+    expect(q).toEqual({ header: 'h', question: 'q', options: [{ label: 'a', description: '' }], multiple: true });
+  });
+
+  it('should start the message with the title so a transcript reads well', () => {
+    expect(encodeQuestionPayload('Orca: approve plan-1', GATE).split('\n')[0]).toBe('Orca: approve plan-1');
+  });
+
+  it('should survive question text that contains the closing marker', () => {
+    const tricky: HitlQuestion[] = [{ header: 'x', question: 'Is </orca-hitl-question> fine?', options: [{ label: '<b>yes</b>' }] }];
+    const decoded = decodeQuestionPayload(encodeQuestionPayload('t', tricky));
+    expect(decoded).not.toBeInstanceOf(Error);
+    expect((decoded as { questions: Array<{ question: string }> }).questions[0]?.question).toBe('Is </orca-hitl-question> fine?');
+  });
+
+  it('should read the payload from a title that itself mentions the marker', () => {
+    const decoded = decodeQuestionPayload(encodeQuestionPayload('about <orca-hitl-question v="1">', GATE));
+    expect(decoded).toEqual({ v: 1, questions: toToolQuestions(GATE) });
+  });
+
+  it.each([
+    ['no markers', 'hello', /carry/],
+    ['broken JSON', '<orca-hitl-question v="1">{nope</orca-hitl-question>', /JSON/],
+    ['wrong version', '<orca-hitl-question v="1">{"v":2,"questions":[]}</orca-hitl-question>', /version 1/],
+    ['no questions', '<orca-hitl-question v="1">{"v":1,"questions":[]}</orca-hitl-question>', /at least one question/],
+    [
+      'an option without description',
+      '<orca-hitl-question v="1">{"v":1,"questions":[{"header":"h","question":"q","options":[{"label":"a"}]}]}</orca-hitl-question>',
+      /label and description/,
+    ],
+  ])('should explain a message with %s', (_name, text, message) => {
+    const decoded = decodeQuestionPayload(text);
+    expect(decoded).toBeInstanceOf(Error);
+    expect((decoded as Error).message).toMatch(message);
+  });
+});
