@@ -3,8 +3,18 @@ import type { GateAnswer } from '../engine/drive.js';
 import type { Orca } from '../orca.js';
 import { autoChoice } from './auto-policy.js';
 import { choiceFromAnswers, gateQuestions } from './gate-questions.js';
-import { decisionEvent, type Gate } from './gates.js';
+import { APPROVAL_OPTIONS, decisionEvent, type Gate } from './gates.js';
+import type { HitlQuestion } from '../machines/types.js';
 import { askPermission } from './permission-channel.js';
+
+const MAX_REASKS = 2;
+
+/** The labels a plugin gate accepts; planner questions accept any answer. */
+const validOptions = (gate: Gate): string[] | null =>
+  gate.kind === 'approval' ? [...APPROVAL_OPTIONS] : gate.kind === 'deviation' ? [...gate.options] : null;
+
+const withNote = (questions: HitlQuestion[], note: string): HitlQuestion[] =>
+  questions.map((q, i) => (i === 0 ? { ...q, question: `${note}\n\n${q.question.replace(/^"[^\n]*" is not one of the options[^\n]*\n\n/, '')}` } : q));
 
 const titleOf = (gate: Gate) =>
   gate.kind === 'approval' ? `Orca: approve plan ${gate.planId}?` : gate.kind === 'deviation' ? `Orca: step ${gate.stepId} failed` : `Orca: the planner asks`;
@@ -29,9 +39,24 @@ export async function resolveGate(
     return { event: decisionEvent(gate, auto, { channel: 'auto', at: now() }) };
   }
 
-  const asked = await orca.asker.ask({ callerSessionId: ctx.sessionID, questions: gateQuestions(gate), title: titleOf(gate), signal });
+  let questions = gateQuestions(gate);
+  let asked = await orca.asker.ask({ callerSessionId: ctx.sessionID, questions, title: titleOf(gate), signal });
+  // OpenCode 1.18 drops `custom: false`, so the dialog lets the human type an answer that is no option.
+  for (let again = 0; asked.kind === 'answered' && again < MAX_REASKS; again++) {
+    const choice = choiceFromAnswers(gate, asked.answers);
+    const offered = validOptions(gate);
+    if (!offered || offered.includes(choice.option)) break;
+    orca.log('info', `plan ${gate.planId}: "${choice.option}" is not an option at the ${gate.kind} gate; asking again`);
+    questions = withNote(questions, `"${choice.option}" is not one of the options: choose ${offered.join(', ')}.`);
+    asked = await orca.asker.ask({ callerSessionId: ctx.sessionID, questions, title: titleOf(gate), signal });
+  }
   if (asked.kind === 'answered') {
-    return { event: decisionEvent(gate, choiceFromAnswers(gate, asked.answers), { channel: 'question', at: now() }) };
+    const choice = choiceFromAnswers(gate, asked.answers);
+    const offered = validOptions(gate);
+    if (offered && !offered.includes(choice.option)) {
+      return { waiting: `The human answered "${choice.option}", which is not an option (${offered.join(', ')}). The plan waits at this gate.` };
+    }
+    return { event: decisionEvent(gate, choice, { channel: 'question', at: now() }) };
   }
   if (asked.kind === 'dismissed') {
     orca.log('info', `plan ${gate.planId}: the ${gate.kind} question was dismissed; the plan waits at its gate`);

@@ -12,7 +12,6 @@ import { callTool, lastToolResult, startScriptedModel, text, type ScriptedModel 
 const channelUrl = pathToFileURL(join(projectRoot, 'src', 'hitl', 'native-question', 'index.ts')).href;
 
 // `hitl_ask` asks the gate's two-question pattern and returns what the asker said (or threw).
-// ORCA_TEST_SKIP_REGISTER starts a server whose config hook does not install the channel.
 const PLUGIN = `
 import { tool } from '@opencode-ai/plugin';
 import { createQuestionAsker, registerQuestionChannel } from ${JSON.stringify(channelUrl)};
@@ -21,7 +20,7 @@ export const NativeQuestionUnderTest = async ({ client, directory }) => {
   const asker = createQuestionAsker({ client, directory, startTimeoutMs: 8000 });
   return {
     config: async (cfg) => {
-      if (!process.env.ORCA_TEST_SKIP_REGISTER) registerQuestionChannel(cfg);
+      registerQuestionChannel(cfg);
     },
     tool: {
       hitl_ask: tool({
@@ -214,7 +213,7 @@ describe('native question dialog on the real opencode binary', () => {
   });
 });
 
-describe('native question dialog when the channel is not installed', () => {
+describe('native question dialog when opencode.json sets no model', () => {
   let model: ScriptedModel;
   let server: OpencodeServer;
   let plugin: PluginFile;
@@ -223,7 +222,8 @@ describe('native question dialog when the channel is not installed', () => {
   beforeAll(async () => {
     model = await scriptedUserModel();
     plugin = writePluginFile(PLUGIN, 'native-question-plugin.ts');
-    server = await startOpencode({ modelUrl: model.url, plugins: [plugin.url], env: { ORCA_TEST_SKIP_REGISTER: '1' } });
+    // No "model": registering would let OpenCode pick the question model as the default, so it stays out.
+    server = await startOpencode({ modelUrl: model.url, plugins: [plugin.url], config: { model: undefined } });
   }, 60_000);
 
   afterAll(async () => {
@@ -232,7 +232,7 @@ describe('native question dialog when the channel is not installed', () => {
     plugin?.remove();
   });
 
-  it('returns unavailable with a reason instead of hanging', async () => {
+  it("keeps the user's default model and returns unavailable with a reason instead of hanging", async () => {
     const root = (await server.client.session.create({ title: 'root' }, { throwOnError: true })).data.id;
     const t0 = Date.now();
     await server.client.session.prompt({ sessionID: root, parts: [{ type: 'text', text: 'ask n4' }] }, { throwOnError: true });
@@ -240,6 +240,7 @@ describe('native question dialog when the channel is not installed', () => {
     const part = messages.flatMap((m) => m.parts).find((p) => p.type === 'tool' && p.tool === 'hitl_ask');
     const report = JSON.parse(part?.type === 'tool' && part.state.status === 'completed' ? part.state.output : '{}') as ToolReport;
     timings.push(`unavailable case: tool result after ${since(t0)}: ${report.outcome?.reason}`);
+    expect(messages[0]?.info).toMatchObject({ role: 'user', model: { providerID: 'fake', modelID: 'fake-model' } });
     expect(report.outcome?.kind).toBe('unavailable');
     expect(report.outcome?.reason).toMatch(/^native question dialog unavailable: .*registerQuestionChannel/);
     // Detected before any session was opened for it.

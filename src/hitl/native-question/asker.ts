@@ -131,8 +131,8 @@ async function lastRunError(sessions: QuestionSessions, sessionId: string): Prom
 }
 
 const NOT_REGISTERED =
-  `OpenCode does not list the model ${QUESTION_MODEL.providerID}/${QUESTION_MODEL.modelID}: call registerQuestionChannel(cfg) ` +
-  `in the plugin's config hook, and keep "${QUESTION_MODEL.providerID}" out of disabled_providers`;
+  `OpenCode does not list the model ${QUESTION_MODEL.providerID}/${QUESTION_MODEL.modelID}: registerQuestionChannel(cfg) ` +
+  `was not called in the plugin's config hook or installed nothing (no "model" in opencode.json, or "${QUESTION_MODEL.providerID}" in disabled_providers)`;
 
 function unavailable(reason: string): AskOutcome {
   return { kind: 'unavailable', reason: `native question dialog unavailable: ${reason}` };

@@ -3,6 +3,7 @@ import { questionModelFetch } from './question-model.js';
 
 /** The part of OpenCode's config (as the `config` hook receives it) this module writes. */
 export interface QuestionChannelConfigTarget {
+  model?: unknown;
   provider?: unknown;
   agent?: unknown;
   enabled_providers?: unknown;
@@ -13,15 +14,35 @@ const AGENT_PROMPT =
   'You relay questions from the Orca plugin to the human with the question tool. ' +
   'This agent is driven by an in-process script, not by a language model.';
 
+export type QuestionChannelRegistration = { registered: true } | { registered: false; reason: string };
+
 /**
  * Installs the native question channel (call it from the plugin's `config` hook; calling it again
  * changes nothing): an openai-compatible provider whose `fetch` answers in process with a
  * `question` tool call, and a hidden agent allowed to use only the question tool (custom agents
  * get `question: "deny"` by default). An `enabled_providers` list gets the provider added, or
- * OpenCode would drop it; `disabled_providers` is respected, and the asker then reports the
- * channel unavailable. Returns false when the user has disabled the provider.
+ * OpenCode would drop it.
+ *
+ * It installs nothing when the user disabled the provider, or when the config sets no `model`:
+ * OpenCode 1.18 then picks its default model among the providers named in `cfg.provider`
+ * (all of them when there are none), so a config without a `provider` section would make this
+ * fake model everybody's default, the planner's included. `allowWithoutModel` skips that guard.
+ * The asker reports the channel unavailable when nothing was installed.
  */
-export function registerQuestionChannel(cfg: QuestionChannelConfigTarget): boolean {
+export function registerQuestionChannel(
+  cfg: QuestionChannelConfigTarget,
+  { allowWithoutModel = false }: { allowWithoutModel?: boolean } = {},
+): QuestionChannelRegistration {
+  const disabled = cfg.disabled_providers;
+  if (Array.isArray(disabled) && disabled.includes(QUESTION_PROVIDER_ID)) {
+    return { registered: false, reason: `"${QUESTION_PROVIDER_ID}" is in disabled_providers` };
+  }
+  if (!allowWithoutModel && !(typeof cfg.model === 'string' && cfg.model.includes('/'))) {
+    return {
+      registered: false,
+      reason: 'opencode.json sets no "model", and without one OpenCode could pick the question model as its default model',
+    };
+  }
   if (!isRecord(cfg.provider)) cfg.provider = {};
   (cfg.provider as Record<string, unknown>)[QUESTION_PROVIDER_ID] = {
     npm: '@ai-sdk/openai-compatible',
@@ -50,8 +71,7 @@ export function registerQuestionChannel(cfg: QuestionChannelConfigTarget): boole
     prompt: AGENT_PROMPT,
     permission: { '*': 'deny', question: 'allow' },
   };
-  const disabled = cfg.disabled_providers;
-  return !(Array.isArray(disabled) && disabled.includes(QUESTION_PROVIDER_ID));
+  return { registered: true };
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
