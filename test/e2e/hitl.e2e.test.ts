@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reportOnFailure } from '../support/failure-report.js';
 import { restartOpencode, startOpencode, type OpencodeServer } from '../support/opencode-server.js';
 import { lastToolResult, startScriptedModel, type RecordedRequest, type ScriptedModel, type ScriptedReply } from '../support/scripted-model.js';
-import { labels, nextQuestion, reply } from './hitl-answers.js';
+import { dismiss, labels, nextQuestion, reply } from './hitl-answers.js';
 import { agentOf, builtPluginUrl, structured } from './team.js';
 
 const scenarioOf = (req: RecordedRequest) => /SCENARIO:(\w+)/.exec(JSON.stringify(req.messages))?.[1] ?? 'none';
@@ -197,6 +197,17 @@ describe('human-in-the-loop through the native question dialog', () => {
     const result = toolResult('question');
     expect(result.status).toBe('answer');
     expect(result.content).toContain('A: Casual');
+  }, 60_000);
+
+  it('A dismissed dialog returns waiting with the reason; the plan stays at its gate', async () => {
+    const { done } = await start('SCENARIO:dismiss');
+    await dismiss(server, await nextQuestion(server, /SCENARIO:dismiss goal/));
+    await done;
+    const result = toolResult('dismiss');
+    expect(result).toMatchObject({ status: 'waiting', waiting_for: 'approval' });
+    expect(result.reason).toMatch(/dismissed the approval question/);
+    expect(planFile(result.plan_id)).toMatchObject({ status: 'pending_approval', waiting_for: 'approval', decisions: [] });
+    expect(count('coder', 'dismiss')).toBe(0);
   }, 60_000);
 
   it('No agent is offered a tool that could approve a plan or pick a deviation option', async () => {

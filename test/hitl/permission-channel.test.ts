@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest';
+import { askPermission } from '../../src/hitl/permission-channel.js';
+import type { Gate } from '../../src/hitl/gates.js';
+
+const approval: Gate = {
+  kind: 'approval',
+  planId: 'plan_X',
+  proposal: { goal: 'g', steps: [{ id: 's1', agent: 'coder', description: 'd' }], assumptions: [], risks: [], verification: [] },
+};
+const deviation = (options: Array<'Retry' | 'Replan' | 'Stop'>): Gate => ({
+  kind: 'deviation',
+  planId: 'plan_X',
+  stepId: 's1',
+  agent: 'coder',
+  error: 'red',
+  failures: 3,
+  options,
+});
+
+/** The errors OpenCode 1.18 throws from ctx.ask (names and messages as in the binary). */
+const rejected = Object.assign(new Error('The user rejected permission to use this specific tool call.'), { _tag: 'PermissionRejectedError' });
+const corrected = (feedback: string) =>
+  Object.assign(new Error(`The user rejected permission to use this specific tool call with the following feedback: ${feedback}`), {
+    _tag: 'PermissionCorrectedError',
+    feedback,
+  });
+
+const ctx = (outcome: 'allow' | Error) => {
+  const asks: unknown[] = [];
+  return {
+    asks,
+    ask: async (input: unknown) => {
+      asks.push(input);
+      if (outcome !== 'allow') throw outcome;
+    },
+  };
+};
+
+describe('permission channel', () => {
+  it('should map Allow to Approve and ask with a pattern unique to the plan', async () => {
+    const c = ctx('allow');
+    expect(await askPermission(c, approval)).toEqual({ option: 'Approve' });
+    expect(c.asks).toMatchObject([{ permission: 'orca_plan_approval', patterns: ['plan_X'], always: [] }]);
+  });
+
+  it('should map Reject to Reject, and Reject with feedback to Request Changes with the text', async () => {
+    expect(await askPermission(ctx(rejected), approval)).toEqual({ option: 'Reject' });
+    expect(await askPermission(ctx(corrected('smaller steps')), approval)).toEqual({ option: 'Request Changes', text: 'smaller steps' });
+  });
+
+  it('should map Allow to Retry while offered, and to Replan once Retry is gone', async () => {
+    const c = ctx('allow');
+    expect(await askPermission(c, deviation(['Retry', 'Replan', 'Stop']))).toEqual({ option: 'Retry' });
+    expect(c.asks).toMatchObject([{ permission: 'orca_step_deviation', patterns: ['plan_X:s1:3'] }]);
+    expect(await askPermission(ctx('allow'), deviation(['Replan', 'Stop']))).toEqual({ option: 'Replan' });
+  });
+
+  it('should map Reject to Stop and Reject with feedback to Replan with guidance', async () => {
+    expect(await askPermission(ctx(rejected), deviation(['Retry', 'Replan', 'Stop']))).toEqual({ option: 'Stop' });
+    expect(await askPermission(ctx(corrected('split it')), deviation(['Retry', 'Replan', 'Stop']))).toEqual({ option: 'Replan', text: 'split it' });
+  });
+
+  it('should not answer planner questions and should pass other errors through', async () => {
+    expect(await askPermission(ctx('allow'), { kind: 'question', planId: 'plan_X', questions: [] })).toBeNull();
+    await expect(askPermission(ctx(new Error('socket closed')), approval)).rejects.toThrow('socket closed');
+  });
+});
