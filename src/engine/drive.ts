@@ -30,13 +30,42 @@ export async function drivePlan(host: PlanHost, planId: string, resolve: GateRes
     if (tag) return { kind: 'outcome', tag, snapshot };
     const gates = openGates(snapshot);
     const gate = gates[0]!;
-    const answer = await resolve(gate, signal);
+    const answer = await askWhileOpen(host, planId, gate, resolve, signal);
+    // Answered elsewhere meanwhile (a slash command, another call): follow the plan from there.
+    if (answer === 'closed') continue;
     if ('waiting' in answer) return { kind: 'waiting', gates, reason: answer.waiting, snapshot };
     const { event } = answer;
-    const before = snapshot;
     const after = host.send(planId, event);
-    if (after === before && openGates(after).length === gates.length) {
+    if (after === snapshot || openGates(after).some((g) => gateKey(g) === gateKey(gate))) {
       throw new Error(`The plan did not accept ${event.type} at its ${gate.kind} gate; it stays in ${JSON.stringify(after.value)}.`);
     }
+  }
+}
+
+/** Identifies one decision: the same gate asked again after a restart has the same key. */
+export const gateKey = (gate: Gate) =>
+  gate.kind === 'deviation' ? `${gate.planId}:deviation:${gate.stepId}:${gate.failures}` : `${gate.planId}:${gate.kind}`;
+
+/** Ask through `resolve`, but stop asking (and return 'closed') as soon as the gate is answered by another channel. */
+async function askWhileOpen(host: PlanHost, planId: string, gate: Gate, resolve: GateResolver, signal: AbortSignal): Promise<GateAnswer | 'closed'> {
+  const key = gateKey(gate);
+  const isOpen = (s: PlanSnapshot) => openGates(s).some((g) => gateKey(g) === key);
+  const asking = new AbortController();
+  const closed = new Error(`gate ${key} was answered elsewhere`);
+  const forward = () => asking.abort(signal.reason);
+  signal.addEventListener('abort', forward, { once: true });
+  const actor = host.open(planId);
+  const watch = actor.subscribe((s) => {
+    if (!isOpen(s)) asking.abort(closed);
+  });
+  try {
+    const answer = await resolve(gate, asking.signal);
+    return isOpen(actor.getSnapshot()) ? answer : 'closed';
+  } catch (error) {
+    if (asking.signal.reason === closed && !signal.aborted) return 'closed';
+    throw error;
+  } finally {
+    watch.unsubscribe();
+    signal.removeEventListener('abort', forward);
   }
 }
