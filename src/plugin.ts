@@ -2,7 +2,8 @@ import type { Hooks, Plugin } from '@opencode-ai/plugin';
 import { applyAgents } from './agents/apply.js';
 import { parseOptions } from './config/options.js';
 import { createOrca } from './orca.js';
-import { registerQuestionChannel } from './hitl/native-question/index.js';
+import { NOTE_PREFIX, registerQuestionChannel } from './hitl/native-question/index.js';
+import { isGateCommand, registerGateCommands, runGateCommand } from './hitl/commands.js';
 import { waitingSummaries } from './persistence/plan-index.js';
 import { askPlannerTool } from './tools/ask-planner.js';
 import { askSpecialistTool } from './tools/ask-specialist.js';
@@ -20,7 +21,21 @@ export const OrcaPlugin: Plugin = async (input, rawOptions) => {
   return {
     config: async (config) => {
       applyAgents(config);
-      registerQuestionChannel(config);
+      const channel = registerQuestionChannel(config);
+      if (channel.registered) registerGateCommands(config);
+      else orca.log('warn', `question dialog and slash commands unavailable: ${channel.reason}`);
+    },
+    'command.execute.before': async (input, output) => {
+      if (!isGateCommand(input.command)) return;
+      let note: string;
+      try {
+        note = runGateCommand(orca, input.command, input.arguments, input.sessionID);
+      } catch (error) {
+        note = `Orca: /${input.command} did nothing. ${(error as Error).message}`;
+      }
+      // The command's turn goes to the in-process orca-hitl model, which says the note back: no model request.
+      const first = output.parts[0];
+      output.parts.splice(0, output.parts.length, { ...(first ?? {}), type: 'text', text: `${NOTE_PREFIX} ${note}` } as (typeof output.parts)[number]);
     },
     tool: {
       orca_ask_planner: askPlannerTool(orca),

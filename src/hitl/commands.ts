@@ -2,6 +2,7 @@ import type { Orca } from '../orca.js';
 import { waitingSummaries } from '../persistence/plan-index.js';
 import { isPlanId } from '../persistence/plan-id.js';
 import { decisionEvent, openGates, type Gate } from './gates.js';
+import { NOTE_PREFIX, QUESTION_AGENT_ID, QUESTION_MODEL_ID, QUESTION_PROVIDER_ID } from './native-question/index.js';
 
 /**
  * Channel 3: slash commands, handled in `command.execute.before` with no model turn. Each takes
@@ -64,4 +65,24 @@ function defaultPlan(orca: Orca, gate: 'approval' | 'deviation', sessionID: stri
   if (candidates.length === 1) return candidates[0]!.plan_id;
   if (candidates.length === 0) throw new CommandError(`No plan is waiting for ${gate === 'approval' ? 'approval' : 'a decision on a failed step'}.`);
   throw new CommandError(`Several plans wait for this decision: ${candidates.map((p) => p.plan_id).join(', ')}. Use /${name} <plan_id>.`);
+}
+
+/**
+ * Install the commands (config hook). Their turn runs on the in-process orca-hitl model, which
+ * only says back the note command.execute.before puts in the message. Ours replace same-named
+ * commands of the user's config: the names belong to this plugin.
+ */
+export function registerGateCommands(cfg: { command?: Record<string, unknown> | undefined }): void {
+  cfg.command ??= {};
+  for (const [name, spec] of Object.entries(GATE_COMMANDS)) {
+    cfg.command[name] = {
+      description: `Orca: ${spec.description}`,
+      template: `${NOTE_PREFIX} $ARGUMENTS`,
+      agent: QUESTION_AGENT_ID,
+      model: `${QUESTION_PROVIDER_ID}/${QUESTION_MODEL_ID}`,
+      // The agent is a hidden subagent: without this OpenCode would run the command as a subtask
+      // on the session's default agent and model, i.e. a real model request.
+      subtask: false,
+    };
+  }
 }

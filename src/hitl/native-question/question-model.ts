@@ -1,6 +1,9 @@
 import { decodeQuestionPayload } from './payload.js';
 import { sseBody, type ModelTurn } from './sse.js';
 
+/** A user message that starts with this is a note the in-process model repeats as its reply. */
+export const NOTE_PREFIX = 'orca-hitl note:';
+
 /** The text turn that ends the child session's run once the question tool has its result. */
 export const DONE_TEXT = 'Answer recorded.';
 
@@ -16,7 +19,10 @@ export function nextTurn(body: unknown, callId: string): ModelTurn {
   const last = messages.at(-1);
   if (last?.role === 'tool') return { kind: 'text', text: DONE_TEXT };
   const user = [...messages].reverse().find((m) => m.role === 'user');
-  const payload = decodeQuestionPayload(user ? textOf(user.content) : '');
+  const userText = user ? textOf(user.content) : '';
+  // A slash command's confirmation (see hitl/commands.ts): said back verbatim, no question.
+  if (userText.startsWith(NOTE_PREFIX)) return { kind: 'text', text: userText.slice(NOTE_PREFIX.length).trim() };
+  const payload = decodeQuestionPayload(userText);
   if (payload instanceof Error) return { kind: 'text', text: `orca-hitl: no question asked. ${payload.message}` };
   return { kind: 'tool_call', callId, name: 'question', arguments: { questions: payload.questions } };
 }

@@ -1,0 +1,134 @@
+// Channel 3: slash commands move a waiting plan with no model request, on the real opencode binary.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { reportOnFailure } from '../support/failure-report.js';
+import { startOpencode, waitFor, type OpencodeServer } from '../support/opencode-server.js';
+import { lastToolResult, startScriptedModel, type RecordedRequest, type ScriptedModel, type ScriptedReply } from '../support/scripted-model.js';
+import { dismiss, nextQuestion, reply } from './hitl-answers.js';
+import { agentOf, builtPluginUrl, structured } from './team.js';
+
+const scenarioOf = (req: RecordedRequest) => /SCENARIO:(\w+)/.exec(JSON.stringify(req.messages))?.[1] ?? 'none';
+let model: ScriptedModel;
+const count = (agent: string, scenario: string) => model.chatRequests().filter((r) => agentOf(r) === agent && scenarioOf(r) === scenario).length;
+
+function respond(req: RecordedRequest): ScriptedReply {
+  const agent = agentOf(req);
+  const scenario = scenarioOf(req);
+  if (agent === 'orca') return lastToolResult(req) ? { text: 'relayed' } : { toolCalls: [{ name: 'orca_ask_planner', arguments: { message: req.lastUser } }] };
+  if (agent === 'planner') {
+    return structured({ type: 'plan', goal: `SCENARIO:${scenario} goal`, steps: [{ id: 's1', agent: 'coder', description: 'do s1' }], assumptions: [], risks: [], verification: [] });
+  }
+  if (agent === 'coder') {
+    const fails = scenario.startsWith('dev_') && !(scenario === 'dev_retry' && count('coder', scenario) > 1);
+    return structured(fails ? { type: 'failure', error: `broken ${scenario}` } : { type: 'success', summary: `coder did ${scenario}`, artifacts: [] });
+  }
+  throw new Error(`unscripted ${agent}`);
+}
+
+describe('slash commands on a waiting plan', () => {
+  let server: OpencodeServer;
+  reportOnFailure(() => ({ server, model }));
+
+  beforeAll(async () => {
+    model = await startScriptedModel({ respond });
+    server = await startOpencode({ modelUrl: model.url, plugins: [builtPluginUrl], requestTimeoutMs: 60_000 });
+  }, 60_000);
+  afterAll(async () => {
+    await server?.stop();
+    await model?.close();
+  });
+
+  const planFile = (planId: string) => JSON.parse(readFileSync(join(server.projectDir, '.opencode', 'plans', `${planId}.json`), 'utf8'));
+
+  /** Bring a plan to a gate nobody is asking about any more: dismiss the dialog(s) until the tool returns waiting. */
+  async function waitingPlan(scenario: string, gate: 'approval' | 'deviation') {
+    const session = (await server.client.session.create({ title: scenario })).data!;
+    const done = server.client.session.prompt({ sessionID: session.id, agent: 'orca', parts: [{ type: 'text', text: `SCENARIO:${scenario}` }] });
+    const approval = await nextQuestion(server, new RegExp(`SCENARIO:${scenario} goal`));
+    if (gate === 'approval') await dismiss(server, approval);
+    else {
+      await reply(server, approval, [['Approve'], ['No guidance']]);
+      await dismiss(server, await nextQuestion(server, new RegExp(`broken ${scenario}`)));
+    }
+    await done;
+    const last = model.chatRequests().filter((r) => agentOf(r) === 'orca' && scenarioOf(r) === scenario).at(-1)!;
+    const result = JSON.parse(lastToolResult(last)!.content);
+    expect(result).toMatchObject({ status: 'waiting', waiting_for: gate });
+    return { session, planId: result.plan_id as string };
+  }
+
+  /** Run a slash command as the TUI does and return the reply text and how many model requests it caused. */
+  async function command(sessionID: string, name: string, args = '') {
+    const before = model.requests.length;
+    const res = await server.fetch(`/session/${sessionID}/command`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ command: name, arguments: args }),
+      timeoutMs: 20_000,
+    });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { info: { providerID: string }; parts: Array<{ type: string; text?: string }> };
+    return { text: body.parts.filter((p) => p.type === 'text').map((p) => p.text).join(''), provider: body.info.providerID, before };
+  }
+
+  it('/orca-approve approves the waiting plan and it runs to completed', async () => {
+    const { session, planId } = await waitingPlan('approve', 'approval');
+    const out = await command(session.id, 'orca-approve');
+    expect(out.text).toBe(`Orca: Approve recorded for plan ${planId}.`);
+    expect(out.provider).toBe('orca-hitl');
+    await waitFor(() => planFile(planId).status === 'completed', { timeoutMs: 20_000, description: 'the plan completes' });
+    expect(planFile(planId).decisions.at(-1)).toMatchObject({ gate: 'approval', option: 'Approve', channel: 'command' });
+    expect(model.requests.slice(out.before).every((r) => agentOf(r) === 'coder')).toBe(true);
+  }, 60_000);
+
+  it('/orca-changes sends the guidance to the planner and the plan comes back for approval', async () => {
+    const { session, planId } = await waitingPlan('changes', 'approval');
+    const out = await command(session.id, 'orca-changes', `${planId} fewer steps please`);
+    expect(out.text).toContain('Request Changes recorded');
+    await waitFor(() => count('planner', 'changes') === 2 && planFile(planId).waiting_for === 'approval', { timeoutMs: 20_000, description: 'the revised plan' });
+    const revision = model.chatRequests().filter((r) => agentOf(r) === 'planner' && scenarioOf(r) === 'changes').at(-1)!;
+    expect(revision.lastUser).toContain('fewer steps please');
+  }, 60_000);
+
+  it('/orca-reject with an explicit plan_id rejects it, with no model request', async () => {
+    const { session, planId } = await waitingPlan('reject', 'approval');
+    const out = await command(session.id, 'orca-reject', planId);
+    expect(out.text).toBe(`Orca: Reject recorded for plan ${planId}.`);
+    expect(model.requests.length).toBe(out.before);
+    expect(planFile(planId).status).toBe('rejected');
+  }, 60_000);
+
+  it('/orca-retry retries the failed step and the plan completes', async () => {
+    const { session, planId } = await waitingPlan('dev_retry', 'deviation');
+    const out = await command(session.id, 'orca-retry', 'try the other API');
+    expect(out.text).toBe(`Orca: Retry for step s1 recorded for plan ${planId} with "try the other API".`);
+    await waitFor(() => planFile(planId).status === 'completed', { timeoutMs: 20_000, description: 'the plan completes' });
+    const second = model.chatRequests().filter((r) => agentOf(r) === 'coder' && scenarioOf(r) === 'dev_retry')[1]!;
+    expect(second.lastUser).toContain('try the other API');
+  }, 60_000);
+
+  it('/orca-replan sends the plan back to the planner', async () => {
+    const { session, planId } = await waitingPlan('dev_replan', 'deviation');
+    const out = await command(session.id, 'orca-replan', 'use a smaller step');
+    expect(out.text).toContain('Replan for step s1 recorded');
+    await waitFor(() => count('planner', 'dev_replan') === 2 && planFile(planId).waiting_for === 'approval', { timeoutMs: 20_000, description: 'the replanned plan' });
+    const replan = model.chatRequests().filter((r) => agentOf(r) === 'planner' && scenarioOf(r) === 'dev_replan').at(-1)!;
+    expect(replan.lastUser).toContain('use a smaller step');
+  }, 60_000);
+
+  it('/orca-stop stops the plan as failed, with no model request', async () => {
+    const { session, planId } = await waitingPlan('dev_stop', 'deviation');
+    const out = await command(session.id, 'orca-stop');
+    expect(out.text).toBe(`Orca: Stop for step s1 recorded for plan ${planId}.`);
+    expect(model.requests.length).toBe(out.before);
+    expect(planFile(planId).status).toBe('failed');
+  }, 60_000);
+
+  it('a command with nothing to decide says so and changes nothing', async () => {
+    const session = (await server.client.session.create({ title: 'idle' })).data!;
+    const out = await command(session.id, 'orca-retry', 'plan_../../etc');
+    expect(out.text).toMatch(/^Orca: \/orca-retry did nothing\. "plan_\.\.\/\.\.\/etc" is not a plan_id/);
+    expect(model.requests.length).toBe(out.before);
+  }, 30_000);
+});
