@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { startOpencode } from '../test/support/opencode-server.js';
 import { lastToolResult, startScriptedModel } from '../test/support/scripted-model.js';
 import { agentOf, builtPluginUrl, orcaRelay, structured, team } from '../test/e2e/team.js';
+import { labels, nextQuestion, reply } from '../test/e2e/hitl-answers.js';
 
 const REQUEST = 'Add a greet(name) function to the project, document it and test it.';
 const PLAN = {
@@ -32,30 +33,33 @@ const model = await startScriptedModel({
       done(`test/greet.test.ts checks greet("Ada"); it was told: ${/Summary: ([^\n]+)/.exec(req.lastUser)?.[1] ?? '?'}`, ['test/greet.test.ts']),
   }),
 });
-// The approval comes from an explicit, logged auto policy until the interactive channels land.
-const server = await startOpencode({
-  modelUrl: model.url,
-  config: { plugin: [[builtPluginUrl, { hitl: { auto: { approval: 'approve' } } }]] },
-  requestTimeoutMs: 120_000,
-});
+// No auto policy: the plan waits for a human, and the demo answers OpenCode's question dialog
+// through the HTTP API exactly as a person would in the TUI.
+const server = await startOpencode({ modelUrl: model.url, plugins: [builtPluginUrl], requestTimeoutMs: 120_000 });
 try {
   say(`OpenCode ${server.url} (real binary), scripted model ${model.url}`);
   say(`\nUser → Orca: ${REQUEST}`);
   const session = (await server.client.session.create({ title: 'Orca demo' })).data!;
-  await server.client.session.prompt({ sessionID: session.id, agent: 'orca', parts: [{ type: 'text', text: REQUEST }] });
+  const turn = server.client.session.prompt({ sessionID: session.id, agent: 'orca', parts: [{ type: 'text', text: REQUEST }] });
+  const dialog = await nextQuestion(server, /Approve this plan\?/);
+  say(`\nThe question dialog asks the human:\n  ${dialog.questions[0]!.question.replace(/\n/g, '\n  ')}`);
+  say(`  options: ${labels(dialog).join(' / ')}`);
+  say('Human → Approve');
+  await reply(server, dialog, [['Approve'], ['No guidance']]);
+  await turn;
   const orcaLast = model.chatRequests().filter((r) => agentOf(r) === 'orca').at(-1)!;
   const result = JSON.parse(lastToolResult(orcaLast)!.content);
   const plansDir = join(server.projectDir, '.opencode', 'plans');
   const file = JSON.parse(readFileSync(join(plansDir, `${result.plan_id}.json`), 'utf8'));
 
-  say(`\nPlanner → plan ${file.plan_id}: ${file.goal}`);
-  for (const s of file.steps) say(`  ${s.id} (${s.agent})${s.depends_on.length ? ` after ${s.depends_on.join(', ')}` : ''}: ${s.description}`);
+  say(`\nDependencies: ${file.steps.map((s: { id: string; depends_on: string[] }) => `${s.id} ← ${s.depends_on.join(', ') || '(none)'}`).join('; ')}`);
   for (const d of file.decisions) say(`\nDecision at the ${d.gate} gate: ${d.option} (channel: ${d.channel}${d.text ? `, ${d.text}` : ''})`);
   say('\nSteps:');
   for (const s of file.steps) say(`  ${s.id}: ${s.status} after ${s.attempts} attempt(s) — ${s.output?.summary}`);
   say(`\norca_ask_planner returned: ${result.status}`);
-  say(`Statechart path: drafting → pending_approval → approved → in_progress → ${file.status}`);
-  say(`Plan file: ${join(plansDir, `${file.plan_id}.json`)} (state "${file.state}")`);
+  const gates = file.decisions.map((d: { gate: string; option: string }) => `${d.gate}: ${d.option}`).join(', ');
+  say(`Path through the plan statechart: drafting → pending_approval → (${gates}) → in_progress → ${file.status}`);
+  say(`Plan file: ${join(plansDir, `${file.plan_id}.json`)} (state "${file.state}"; a temporary project, removed when the demo exits)`);
   say(`Model requests: ${model.chatRequests().length} (${[...new Set(model.chatRequests().map(agentOf))].join(', ')})`);
   if (result.status !== 'completed') throw new Error(`the demo plan ended ${result.status}`);
 } finally {
