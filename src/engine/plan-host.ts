@@ -1,8 +1,11 @@
+import { mkdirSync } from 'node:fs';
 import { createActor, waitFor, type Actor, type SnapshotFrom } from 'xstate';
+import { appendJournal, sourceOf, type JournalEntry } from '../persistence/journal.js';
+import { acquireLease, type Release } from '../persistence/plan-lease.js';
 import type { PlanEvent, PlanInput } from '../machines/plan.machine.js';
 import { QuarantinedPlanError } from '../persistence/errors.js';
 import { openGates } from '../hitl/gates.js';
-import { toPlanFile } from '../persistence/plan-envelope.js';
+import { statePath, toPlanFile } from '../persistence/plan-envelope.js';
 import { createPlanIndex, summarize, type PlanIndex } from '../persistence/plan-index.js';
 import { newPlanId, parsePlanId } from '../persistence/plan-id.js';
 import type { PlanStore } from '../persistence/plan-store.js';
@@ -17,12 +20,17 @@ export interface PlanHostOptions {
   concurrency?: number;
   maxAttempts?: number;
   now?: () => Date;
+  /** How long an unrefreshed lease on a plan lasts before another process may take it over. */
+  leaseStaleMs?: number;
   log?: (level: 'info' | 'warn' | 'error', message: string) => void;
 }
 
 interface LivePlan {
   actor: PlanActor;
   createdAt: string;
+  releaseLease: Release;
+  /** Last state journaled per actor ("plan", "step:s1", …). */
+  states: Map<string, string>;
   /** Set before a deliberate stop so the stopped snapshot is never written over the good one. */
   releasing: boolean;
   flushQueued: boolean;
@@ -118,6 +126,11 @@ export class PlanHost {
     live.releasing = true;
     this.live.delete(planId);
     live.actor.stop();
+    try {
+      live.releaseLease();
+    } catch (error) {
+      this.options.log?.('warn', `plan ${planId}: releasing its lease failed: ${(error as Error).message}`);
+    }
   }
 
   dispose() {
@@ -141,19 +154,51 @@ export class PlanHost {
     this.index.trigger.upsert({ summary: summarize(file) });
   }
 
+  /** Journal the state an actor of the plan is in after a macrostep, when it changed. */
+  private journalState(planId: string, live: LivePlan, actor: string, value: unknown) {
+    const state = statePath(value);
+    if (live.states.get(actor) === state) return;
+    live.states.set(actor, state);
+    appendJournal(this.options.store.journalPathOf(planId), [{ at: this.now(), kind: 'state', actor, state }]);
+  }
+
+  private journalEvent(planId: string, event: { type: string; [key: string]: unknown }) {
+    const { error, ...rest } = event;
+    const plain = error === undefined ? rest : { ...rest, error: error instanceof Error ? error.message : String(error) };
+    appendJournal(this.options.store.journalPathOf(planId), [
+      { at: this.now(), kind: 'event', source: sourceOf(event), event: plain as JournalEntry & { type: string } },
+    ]);
+  }
+
   private start(
     planId: string,
     createdAt: string,
     init: { input: PlanInput } | { snapshot: never },
     onError?: (error: unknown) => void,
   ): PlanActor {
-    const entry: LivePlan = { actor: undefined as never, createdAt, releasing: false, flushQueued: false };
+    // One writer per plan: throws PlanLeaseError when another process runs it.
+    mkdirSync(this.options.store.dir, { recursive: true });
+    const releaseLease = acquireLease(this.options.store.pathOf(planId), planId, (error) => {
+      this.options.log?.('error', `plan ${planId}: its lease was lost (${error.message}); stopping it here`);
+      this.release(planId);
+    }, this.options.leaseStaleMs);
+    const entry: LivePlan = { actor: undefined as never, createdAt, releaseLease, states: new Map(), releasing: false, flushQueued: false };
     this.live.set(planId, entry);
     const actor = createActor(this.machine, {
       ...('input' in init ? { input: init.input } : { snapshot: init.snapshot, input: undefined as never }),
       // Runs for every actor of the plan's system, so child-only transitions are saved too.
       inspect: (event) => {
-        if (event.type !== '@xstate.snapshot' || entry.flushQueued) return;
+        if (event.type === '@xstate.event' && event.actorRef.sessionId === event.rootId) {
+          this.journalEvent(planId, event.event as { type: string });
+          return;
+        }
+        if (event.type !== '@xstate.snapshot') return;
+        const value = (event.snapshot as { value?: unknown }).value;
+        if (value !== undefined) {
+          const isRoot = event.actorRef.sessionId === event.rootId;
+          this.journalState(planId, entry, isRoot ? 'plan' : (event.actorRef as { id?: string }).id ?? event.actorRef.sessionId, value);
+        }
+        if (entry.flushQueued) return;
         entry.flushQueued = true;
         // One write per synchronous cascade (child transition → parent reaction), after it settles.
         queueMicrotask(() => this.flush(planId));

@@ -24,6 +24,10 @@ export class PlanStore {
     return join(this.dir, `${parsePlanId(planId)}.json`);
   }
 
+  journalPathOf(planId: string) {
+    return join(this.dir, `${parsePlanId(planId)}.journal.jsonl`);
+  }
+
   save(file: PlanFile): void {
     mkdirSync(this.dir, { recursive: true });
     writeFileAtomic(this.pathOf(file.plan_id), `${JSON.stringify(file, null, 2)}\n`);

@@ -1,0 +1,43 @@
+import { appendFileSync, existsSync, readFileSync } from 'node:fs';
+
+/**
+ * An append-only JSONL record per plan, `.opencode/plans/{plan_id}.journal.jsonl`: every event
+ * the plan received (with where it came from) and every state its actors entered. It is for
+ * audit and replay (the inspector); the snapshot, not the journal, is what a plan resumes from.
+ */
+export type JournalEntry =
+  | { at: string; kind: 'event'; source: EventSource; event: { type: string; [key: string]: unknown } }
+  | { at: string; kind: 'state'; actor: string; state: string };
+
+export type EventSource = 'tool' | 'question' | 'permission' | 'command' | 'cli' | 'auto' | 'child' | 'invoke' | 'init';
+
+export const journalPath = (plansDir: string, planId: string) => `${plansDir}/${planId}.journal.jsonl`;
+
+export function appendJournal(path: string, entries: JournalEntry[]): void {
+  if (entries.length === 0) return;
+  appendFileSync(path, entries.map((e) => JSON.stringify(e)).join('\n') + '\n');
+}
+
+/** Entries in order; a torn last line (a crash mid-append) is skipped. */
+export function readJournal(path: string): JournalEntry[] {
+  if (!existsSync(path)) return [];
+  const entries: JournalEntry[] = [];
+  for (const line of readFileSync(path, 'utf8').split('\n')) {
+    if (!line.trim()) continue;
+    try {
+      entries.push(JSON.parse(line) as JournalEntry);
+    } catch {
+      // only the last line can be torn: appends are whole lines
+    }
+  }
+  return entries;
+}
+
+/** Where an event came from: the decision channel it carries, else what kind of event it is. */
+export function sourceOf(event: { type: string; channel?: unknown }): EventSource {
+  if (typeof event.channel === 'string') return event.channel as EventSource;
+  if (event.type === 'xstate.init') return 'init';
+  if (event.type.startsWith('xstate.done.actor.') || event.type.startsWith('xstate.error.actor.')) return 'invoke';
+  if (event.type.startsWith('step.')) return 'child';
+  return 'tool';
+}
