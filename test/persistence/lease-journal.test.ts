@@ -8,6 +8,7 @@ import { readJournal } from '../../src/persistence/journal.js';
 import { PlanLeaseError } from '../../src/persistence/plan-lease.js';
 import { PlanStore } from '../../src/persistence/plan-store.js';
 import { projectRoot } from '../support/opencode-sandbox.js';
+import { waitFor } from '../support/wait-for.js';
 
 const never = () => new Promise<never>(() => {});
 const ports = { openPlannerSession: never, consultPlanner: never, openSpecialistSession: never, runSpecialist: never };
@@ -53,8 +54,20 @@ describe('plan lease', () => {
     const contender = new PlanHost({ store, ports, leaseStaleMs: 2_000 });
     expect(() => contender.open(planId)).toThrow(PlanLeaseError);
     holder.kill('SIGKILL');
-    await new Promise((r) => setTimeout(r, 2_600));
-    expect(contender.open(planId).getSnapshot().context.plan_id).toBe(planId);
+    const killedAt = Date.now();
+    const taken = await waitFor(
+      () => {
+        try {
+          return contender.open(planId);
+        } catch (error) {
+          if (error instanceof PlanLeaseError) return undefined;
+          throw error;
+        }
+      },
+      { timeoutMs: 8_000, intervalMs: 200, description: 'the stale lease to be taken over' },
+    );
+    expect(taken.getSnapshot().context.plan_id).toBe(planId);
+    expect(Date.now() - killedAt).toBeGreaterThan(1_500); // not before the lease went stale
     contender.dispose();
   }, 15_000);
 });
