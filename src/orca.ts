@@ -3,6 +3,7 @@ import type { OrcaOptions } from './config/options.js';
 import { opencodePorts } from './engine/opencode-ports.js';
 import { PlanHost } from './engine/plan-host.js';
 import { PlanStore } from './persistence/plan-store.js';
+import { appendJournal } from './persistence/journal.js';
 import { sessionsFromClient, type SessionsPort } from './opencode/sessions.js';
 import { createQuestionAsker, type QuestionAsker } from './hitl/native-question/index.js';
 
@@ -28,7 +29,12 @@ export function createOrca(input: Pick<PluginInput, 'client' | 'directory'>, opt
   const store = PlanStore.forProject(directory);
   const host = new PlanHost({
     store,
-    ports: opencodePorts(sessions),
+    ports: opencodePorts(sessions, {
+      onReconcile: ({ plan_id, ...record }) => {
+        log('info', `plan ${plan_id}: ${record.role} session ${record.session_id}: ${record.decision}${record.detail ? ` (${record.detail})` : ''}`);
+        appendJournal(store.journalPathOf(plan_id), [{ at: new Date().toISOString(), kind: 'reconcile', ...record }]);
+      },
+    }),
     ...(options.concurrency ? { concurrency: options.concurrency } : {}),
     ...(options.max_attempts ? { maxAttempts: options.max_attempts } : {}),
     log,

@@ -5,9 +5,33 @@ import { PlannerOutputSchema, plannerOutputJsonSchema } from '../protocol/planne
 import { SpecialistOutputSchema, specialistOutputJsonSchema } from '../protocol/specialist-output.js';
 import type { SessionsPort } from '../opencode/sessions.js';
 import type { PlanPorts } from './wire.js';
+import { reconcileSession } from './reconcile.js';
+import type { z } from 'zod';
+
+/** What reconciliation decided for a restarted side effect, for the plan's journal. */
+export interface ReconcileRecord {
+  plan_id: string;
+  role: 'planner' | 'specialist';
+  session_id: string;
+  idempotency_key?: string;
+  decision: 'reused' | 'waited' | 'redispatch' | 'reused_session';
+  detail?: string;
+}
 
 /** The machines' side effects, done in OpenCode child sessions of the calling session. */
-export function opencodePorts(sessions: SessionsPort): PlanPorts {
+export function opencodePorts(sessions: SessionsPort, { onReconcile }: { onReconcile?: (record: ReconcileRecord) => void } = {}): PlanPorts {
+  /** Take a restarted turn's earlier result, or say why it runs again. */
+  async function settled<T>(record: Omit<ReconcileRecord, 'decision'>, prompt: string, schema: z.ZodType<T>, signal: AbortSignal) {
+    const r = await reconcileSession(sessions, record.session_id, prompt, schema, signal);
+    if (r.decision === 'fresh') return undefined;
+    if (r.decision === 'reused') {
+      onReconcile?.({ ...record, decision: r.waited ? 'waited' : 'reused' });
+      return { value: r.value };
+    }
+    onReconcile?.({ ...record, decision: 'redispatch', detail: r.reason });
+    return undefined;
+  }
+
   const turnPort = (sessionID: string, agent: string): TurnPort => ({
     prompt: (text, { jsonSchema, signal }) =>
       sessions.prompt({ sessionID, agent, text, jsonSchema, ...(signal ? { signal } : {}) }),
@@ -18,6 +42,8 @@ export function opencodePorts(sessions: SessionsPort): PlanPorts {
       return { sessionId: (await sessions.create({ parentID: callerSessionId, title: `Orca planner · ${planId}`, metadata: { orca: { plan_id: planId, role: 'planner' } } })).id };
     },
 
+    // A planner turn restarted after a crash is simply asked again: it changes nothing outside the
+    // plan, and OpenCode 1.18 cannot list the messages of a structured-output session to reuse it.
     async consultPlanner({ sessionId, message }, signal) {
       const { value } = await runStructuredTurn(turnPort(sessionId, 'planner'), {
         schema: PlannerOutputSchema,
@@ -30,6 +56,16 @@ export function opencodePorts(sessions: SessionsPort): PlanPorts {
     },
 
     async openSpecialistSession({ planId, stepId, agent, attempt, idempotencyKey, parentSessionId }) {
+      // Restarted after a crash between creating the session and recording it: reuse that session.
+      if (parentSessionId) {
+        const existing = (await sessions.children(parentSessionId)).find(
+          (c) => (c.metadata as { orca?: { idempotency_key?: string } } | undefined)?.orca?.idempotency_key === idempotencyKey,
+        );
+        if (existing) {
+          onReconcile?.({ plan_id: planId, role: 'specialist', session_id: existing.id, idempotency_key: idempotencyKey, decision: 'reused_session' });
+          return { sessionId: existing.id };
+        }
+      }
       const session = await sessions.create({
         parentID: parentSessionId,
         title: `Orca ${agent} · ${stepId} attempt ${attempt}`,
@@ -38,11 +74,15 @@ export function opencodePorts(sessions: SessionsPort): PlanPorts {
       return { sessionId: session.id };
     },
 
-    async runSpecialist({ sessionId, agent, thread }, signal) {
+    async runSpecialist({ sessionId, agent, thread, idempotencyKey }, signal) {
+      const prompt = stepPrompt(thread);
+      const record = { plan_id: thread.plan_id, role: 'specialist' as const, session_id: sessionId, idempotency_key: idempotencyKey };
+      const earlier = await settled(record, prompt, SpecialistOutputSchema, signal);
+      if (earlier) return earlier.value as SpecialistResult;
       const { value } = await runStructuredTurn(turnPort(sessionId, agent), {
         schema: SpecialistOutputSchema,
         jsonSchema: specialistOutputJsonSchema(),
-        prompt: stepPrompt(thread),
+        prompt,
         signal,
         label: `${agent} output`,
       });

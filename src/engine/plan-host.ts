@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { createActor, waitFor, type Actor, type SnapshotFrom } from 'xstate';
 import { appendJournal, sourceOf, type JournalEntry } from '../persistence/journal.js';
-import { acquireLease, type Release } from '../persistence/plan-lease.js';
+import { acquireLease, LEASE_STALE_MS, PlanLeaseError, type Release } from '../persistence/plan-lease.js';
 import type { PlanEvent, PlanInput } from '../machines/plan.machine.js';
 import { QuarantinedPlanError } from '../persistence/errors.js';
 import { openGates } from '../hitl/gates.js';
@@ -101,6 +101,23 @@ export class PlanHost {
       throw this.options.store.quarantine(planId, reason);
     }
     return actor;
+  }
+
+  /**
+   * Like open, but when another process holds the plan's lease, wait until it is released or goes
+   * stale (its holder died, e.g. the server was killed) before giving up with PlanLeaseError.
+   */
+  async openWhenFree(planId: string, signal?: AbortSignal): Promise<PlanActor> {
+    const deadline = Date.now() + (this.options.leaseStaleMs ?? LEASE_STALE_MS) + 3_000;
+    for (;;) {
+      try {
+        return this.open(planId);
+      } catch (error) {
+        if (!(error instanceof PlanLeaseError) || Date.now() > deadline) throw error;
+      }
+      signal?.throwIfAborted();
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
   }
 
   isLive(planId: string) {

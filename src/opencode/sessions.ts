@@ -20,8 +20,21 @@ export interface SessionsPort {
     signal?: AbortSignal;
   }): Promise<PromptReply>;
   abort(sessionID: string): Promise<void>;
+  /** The session's messages, oldest first, reduced to what reconciliation needs. */
+  messages(sessionID: string): Promise<SessionMessage[]>;
+  /** Whether OpenCode is running a turn in the session right now (busy or retrying). */
+  busy(sessionID: string): Promise<boolean>;
+  /** Direct children of a session with their metadata. */
+  children(parentID: string): Promise<Array<{ id: string; metadata?: Record<string, unknown> }>>;
   /** The session's parent and metadata, or null when it does not exist. */
   get(sessionID: string): Promise<{ id: string; parentID?: string; metadata?: Record<string, unknown> } | null>;
+}
+
+export interface SessionMessage {
+  role: 'user' | 'assistant';
+  text: string;
+  structured?: unknown;
+  error?: string;
 }
 
 export interface PermissionRule {
@@ -98,6 +111,27 @@ export function sessionsFromClient(client: Client, directory: string): SessionsP
     },
     async abort(sessionID) {
       await session.abort({ path: { id: sessionID }, query: { directory } });
+    },
+    async messages(sessionID) {
+      const res = await call(session.messages, session)({ path: { id: sessionID }, query: { directory } });
+      const data = res.data as Array<{ info: { role: string; structured?: unknown; error?: unknown }; parts: Array<{ type: string; text?: string; synthetic?: boolean }> }> | undefined;
+      if (!data) throw new Error(`OpenCode did not list the messages of session ${sessionID}: ${describeError(res.error)}`);
+      return data.map((m) => ({
+        role: m.info.role === 'user' ? 'user' : 'assistant',
+        text: m.parts.filter((p) => p.type === 'text' && !p.synthetic).map((p) => p.text ?? '').join('\n'),
+        ...(m.info.structured !== undefined ? { structured: m.info.structured } : {}),
+        ...(m.info.error ? { error: describeError(m.info.error) } : {}),
+      }));
+    },
+    async busy(sessionID) {
+      const res = await call(session.status, session)({ query: { directory } });
+      const status = (res.data as Record<string, { type: string }> | undefined)?.[sessionID];
+      return status !== undefined && status.type !== 'idle';
+    },
+    async children(parentID) {
+      const res = await call(session.children, session)({ path: { id: parentID }, query: { directory } });
+      const data = res.data as Array<{ id: string; metadata?: Record<string, unknown> }> | undefined;
+      return (data ?? []).map((c) => ({ id: c.id, ...(c.metadata ? { metadata: c.metadata } : {}) }));
     },
     async get(sessionID) {
       const res = await call(session.get, session)({ path: { id: sessionID }, query: { directory } });

@@ -7,7 +7,9 @@ import { appendFileSync, existsSync, readFileSync } from 'node:fs';
  */
 export type JournalEntry =
   | { at: string; kind: 'event'; source: EventSource; event: { type: string; [key: string]: unknown } }
-  | { at: string; kind: 'state'; actor: string; state: string };
+  | { at: string; kind: 'state'; actor: string; state: string }
+  /** After a restore: what was done about a side effect that was in flight (see engine/reconcile.ts). */
+  | { at: string; kind: 'reconcile'; role: string; session_id: string; idempotency_key?: string; decision: string; detail?: string };
 
 export type EventSource = 'tool' | 'question' | 'permission' | 'command' | 'cli' | 'auto' | 'child' | 'invoke' | 'init';
 

@@ -15,7 +15,7 @@ export class PlanLeaseError extends Error {
   }
 }
 
-export const LEASE_STALE_MS = 10_000;
+export const LEASE_STALE_MS = 5_000;
 
 export type Release = () => void;
 

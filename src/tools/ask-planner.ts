@@ -27,7 +27,8 @@ export function askPlannerTool(orca: Orca) {
           planId = parsePlanId(args.plan_id);
           const event = { type: 'plan.message' as const, message: args.message, callerSessionId: ctx.sessionID };
           // Only states that wait for the user's next message take it; a running plan is just followed.
-          if (orca.host.open(planId).getSnapshot().can(event)) orca.host.send(planId, event);
+          // A plan whose last server was killed is still leased for a few seconds: wait for it.
+          if ((await orca.host.openWhenFree(planId, ctx.abort)).getSnapshot().can(event)) orca.host.send(planId, event);
         }
         ctx.metadata({ title: `plan ${planId}`, metadata: { plan_id: planId } });
       } catch (error) {

@@ -31,6 +31,15 @@ function fakeSessions(reply: (agent: string, text: string, n: number) => unknown
     async get() {
       return null;
     },
+    async messages() {
+      return [];
+    },
+    async busy() {
+      return false;
+    },
+    async children() {
+      return [];
+    },
   };
   return { port, prompts, created };
 }

@@ -1,0 +1,63 @@
+import type { z } from 'zod';
+import { parseModelOutput, validateOutput } from '../dispatch/parse-output.js';
+import type { SessionsPort } from '../opencode/sessions.js';
+
+/**
+ * A restored plan restarts the side effect it was waiting for with the same input (same session,
+ * same idempotency key). Before prompting again, look at what that session already did:
+ * - a finished turn with a valid result → `reused`, no new dispatch;
+ * - a turn still running (another process, or OpenCode survived us) → wait for it, then decide;
+ * - nothing usable → `redispatch` the same attempt in the same session.
+ * A session that never received this prompt: `fresh`.
+ */
+export type Reconciled<T> =
+  | { decision: 'fresh' }
+  | { decision: 'reused'; value: T; waited: boolean }
+  | { decision: 'redispatch'; reason: string; waited: boolean };
+
+export async function reconcileSession<T>(
+  sessions: SessionsPort,
+  sessionID: string,
+  prompt: string,
+  schema: z.ZodType<T>,
+  signal: AbortSignal,
+  pollMs = 500,
+): Promise<Reconciled<T>> {
+  // Only what happened since this very prompt counts: a session's earlier turns answered other prompts.
+  const since = (all: Awaited<ReturnType<SessionsPort['messages']>>) => {
+    const at = all.findLastIndex((m) => m.role === 'user' && m.text.trim() === prompt.trim());
+    return at < 0 ? null : all.slice(at);
+  };
+  const waitWhileBusy = async () => {
+    let waited = false;
+    while (await sessions.busy(sessionID)) {
+      waited = true;
+      await new Promise((resolve, reject) => {
+        const timer = setTimeout(resolve, pollMs);
+        signal.addEventListener('abort', () => (clearTimeout(timer), reject(signal.reason)), { once: true });
+      });
+    }
+    return waited;
+  };
+  let listed;
+  try {
+    listed = await sessions.messages(sessionID);
+  } catch (error) {
+    // OpenCode 1.18.33 cannot list the messages of a session prompted with a json_schema format
+    // ("Expected OutputFormatJsonSchema"): such a session was prompted before, so this is a restart
+    // whose result cannot be read. Let a running turn finish, then run the same attempt again.
+    const waited = await waitWhileBusy();
+    return { decision: 'redispatch', reason: `its messages cannot be read (${(error as Error).message.slice(0, 120)})`, waited };
+  }
+  let messages = since(listed);
+  if (!messages) return { decision: 'fresh' };
+  const waited = await waitWhileBusy();
+  if (waited) messages = since(await sessions.messages(sessionID)) ?? messages;
+  const last = messages.at(-1);
+  if (last?.role === 'assistant') {
+    const parsed = last.structured !== undefined ? validateOutput(last.structured, schema) : parseModelOutput(last.text, schema);
+    if (parsed.ok) return { decision: 'reused', value: parsed.value, waited };
+    return { decision: 'redispatch', reason: `its last reply is not a valid result (${parsed.reason})`, waited };
+  }
+  return { decision: 'redispatch', reason: last?.error ? `its turn ended with ${last.error}` : 'its turn never finished', waited };
+}
