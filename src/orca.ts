@@ -18,6 +18,7 @@ export interface Orca {
   sessions: SessionsPort;
   asker: QuestionAsker;
   log(level: LogLevel, message: string, extra?: Record<string, unknown>): void;
+  dispose(): void;
 }
 
 export function createOrca(input: Pick<PluginInput, 'client' | 'directory'>, options: OrcaOptions): Orca {
@@ -40,6 +41,20 @@ export function createOrca(input: Pick<PluginInput, 'client' | 'directory'>, opt
     log,
   });
   for (const problem of host.loadIndex()) log('warn', problem.message);
+  // Decisions from the CLI or another terminal reach plans running here within a second.
+  const stopPolling = host.pollInboxes();
   const asker = createQuestionAsker({ client, directory, log: (level, message) => log(level, message) });
-  return { directory, options, host, store, sessions, asker, log };
+  return {
+    directory,
+    options,
+    host,
+    store,
+    sessions,
+    asker,
+    log,
+    dispose() {
+      stopPolling();
+      host.dispose();
+    },
+  };
 }

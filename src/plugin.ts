@@ -50,6 +50,6 @@ export const OrcaPlugin: Plugin = async (input, rawOptions) => {
       output.enabled = false;
       orca.log('info', `auto-continue after compaction suppressed: ${waiting.map((p) => `${p.plan_id} waits for ${p.waiting_for}`).join(', ')}`);
     },
-    dispose: async () => orca.host.dispose(),
+    dispose: async () => orca.dispose(),
   } satisfies Hooks;
 };

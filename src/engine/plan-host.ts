@@ -6,6 +6,7 @@ import type { PlanEvent, PlanInput } from '../machines/plan.machine.js';
 import { QuarantinedPlanError } from '../persistence/errors.js';
 import { openGates } from '../hitl/gates.js';
 import { statePath, toPlanFile } from '../persistence/plan-envelope.js';
+import { takeDecisions } from '../persistence/inbox.js';
 import { createPlanIndex, summarize, type PlanIndex } from '../persistence/plan-index.js';
 import { newPlanId, parsePlanId } from '../persistence/plan-id.js';
 import type { PlanStore } from '../persistence/plan-store.js';
@@ -100,6 +101,7 @@ export class PlanHost {
       this.index.trigger.remove({ planId });
       throw this.options.store.quarantine(planId, reason);
     }
+    this.applyInbox(planId);
     return actor;
   }
 
@@ -118,6 +120,30 @@ export class PlanHost {
       signal?.throwIfAborted();
       await new Promise((resolve) => setTimeout(resolve, 500));
     }
+  }
+
+  /** Send the decisions other processes left for a live plan (see persistence/inbox.ts). */
+  applyInbox(planId: string) {
+    const live = this.live.get(planId);
+    if (!live) return;
+    for (const { event } of takeDecisions(this.options.store.dir, planId, (file, reason) =>
+      this.options.log?.('warn', `plan ${planId}: ignored unreadable decision ${file}: ${reason}`),
+    )) {
+      const before = live.actor.getSnapshot();
+      live.actor.send(event as PlanEvent);
+      if (live.actor.getSnapshot() === before) {
+        this.options.log?.('warn', `plan ${planId}: decision ${event.type} from the inbox no longer applies; dropped`);
+      } else this.options.log?.('info', `plan ${planId}: applied ${event.type} from the inbox`);
+    }
+  }
+
+  /** Poll the inboxes of the live plans; returns the function that stops polling. */
+  pollInboxes(intervalMs = 1_000): () => void {
+    const timer = setInterval(() => {
+      for (const planId of this.live.keys()) this.applyInbox(planId);
+    }, intervalMs);
+    timer.unref?.();
+    return () => clearInterval(timer);
   }
 
   isLive(planId: string) {

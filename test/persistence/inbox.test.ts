@@ -1,0 +1,63 @@
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { PlanHost } from '../../src/engine/plan-host.js';
+import { inboxDir, postDecision } from '../../src/persistence/inbox.js';
+import { PlanStore } from '../../src/persistence/plan-store.js';
+
+const never = () => new Promise<never>(() => {});
+const ports = { openPlannerSession: never, consultPlanner: never, openSpecialistSession: never, runSpecialist: never };
+const plan = { type: 'plan', goal: 'g', steps: [{ id: 's1', agent: 'coder', description: 'd' }], assumptions: [], risks: [], verification: [] };
+
+let dir: string;
+let store: PlanStore;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'orca-inbox-'));
+  store = new PlanStore(join(dir, 'plans'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+function waitingPlan(host: PlanHost) {
+  const planId = host.create({ message: 'hello' }).getSnapshot().context.plan_id;
+  host.send(planId, { type: 'xstate.done.actor.openPlannerSession', output: { sessionId: 'ses_p' } } as never);
+  host.send(planId, { type: 'xstate.done.actor.consultPlanner', output: plan } as never);
+  return planId;
+}
+const approve = { type: 'approval.approve', channel: 'cli', at: '2026-01-01T00:00:00.000Z' };
+
+describe('decision inbox', () => {
+  it('should deliver a decision to a plan live in this process and empty the inbox', () => {
+    const host = new PlanHost({ store, ports });
+    const planId = waitingPlan(host);
+    postDecision(store.dir, planId, approve);
+    host.applyInbox(planId);
+    expect(host.open(planId).getSnapshot().value).toBe('in_progress');
+    expect(host.open(planId).getSnapshot().context.decisions).toMatchObject([{ option: 'Approve', channel: 'cli' }]);
+    expect(readdirSync(inboxDir(store.dir, planId))).toEqual([]);
+    host.dispose();
+  });
+
+  it('should apply decisions left while no process ran the plan when it is restored', async () => {
+    const first = new PlanHost({ store, ports });
+    const planId = waitingPlan(first);
+    await Promise.resolve();
+    first.dispose();
+    postDecision(store.dir, planId, approve);
+    const second = new PlanHost({ store, ports });
+    expect(second.open(planId).getSnapshot().value).toBe('in_progress');
+    second.dispose();
+  });
+
+  it('should drop, with a log line, a decision that no longer applies', () => {
+    const lines: string[] = [];
+    const host = new PlanHost({ store, ports, log: (_l, m) => lines.push(m) });
+    const planId = waitingPlan(host);
+    postDecision(store.dir, planId, { type: 'deviation.retry', stepId: 's1', channel: 'cli', at: 'x' });
+    host.applyInbox(planId);
+    expect(host.open(planId).getSnapshot().value).toBe('pending_approval');
+    expect(lines.some((l) => /deviation.retry from the inbox no longer applies/.test(l))).toBe(true);
+    expect(existsSync(inboxDir(store.dir, planId))).toBe(true);
+    host.dispose();
+  });
+});
