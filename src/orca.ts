@@ -4,6 +4,8 @@ import { opencodePorts } from './engine/opencode-ports.js';
 import { PlanHost } from './engine/plan-host.js';
 import { PlanStore } from './persistence/plan-store.js';
 import { appendJournal } from './persistence/journal.js';
+import { watchForToasts } from './opencode/toasts.js';
+import { interruptedPlans, listSummaries } from './persistence/plan-index.js';
 import { sessionsFromClient, type SessionsPort } from './opencode/sessions.js';
 import { createQuestionAsker, type QuestionAsker } from './hitl/native-question/index.js';
 
@@ -41,8 +43,18 @@ export function createOrca(input: Pick<PluginInput, 'client' | 'directory'>, opt
     log,
   });
   for (const problem of host.loadIndex()) log('warn', problem.message);
+  // Interrupted plans are listed, never re-run silently: resuming is an explicit orca_ask_planner call.
+  const interrupted = interruptedPlans(listSummaries(host.index));
+  if (interrupted.length > 0) {
+    const message = `${interrupted.length} interrupted plan(s): ${interrupted.map((p) => `${p.plan_id} (${p.waiting_for ? `waits for ${p.waiting_for}` : p.status})`).join(', ')}. Resume one with orca_ask_planner and its plan_id, or a slash command.`;
+    log('info', message);
+    void client.tui.showToast({ body: { title: 'Orca', message, variant: 'info' }, query: { directory } }).catch(() => {});
+  }
   // Decisions from the CLI or another terminal reach plans running here within a second.
   const stopPolling = host.pollInboxes();
+  const stopToasts = watchForToasts(host.index, (toast) => {
+    void client.tui.showToast({ body: toast, query: { directory } }).catch(() => {});
+  });
   const asker = createQuestionAsker({ client, directory, log: (level, message) => log(level, message) });
   return {
     directory,
@@ -54,6 +66,7 @@ export function createOrca(input: Pick<PluginInput, 'client' | 'directory'>, opt
     log,
     dispose() {
       stopPolling();
+      stopToasts();
       host.dispose();
     },
   };

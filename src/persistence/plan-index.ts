@@ -55,3 +55,7 @@ export const waitingSummaries = (index: PlanIndex) =>
   Object.values(index.getSnapshot().context.plans)
     .filter((p) => p.waiting_for !== null)
     .sort((a, b) => (a.plan_id < b.plan_id ? -1 : 1));
+
+/** Plans a previous process left running or waiting on a human. */
+export const interruptedPlans = (summaries: PlanSummary[]) =>
+  summaries.filter((p) => p.waiting_for !== null || p.status === 'in_progress' || p.status === 'changes_requested' || p.state === 'drafting.consulting' || p.state === 'drafting.opening_session');

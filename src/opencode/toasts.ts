@@ -1,0 +1,37 @@
+import type { PlanIndex, PlanSummary } from '../persistence/plan-index.js';
+
+export interface Toast {
+  title: string;
+  message: string;
+  variant: 'info' | 'success' | 'warning' | 'error';
+}
+
+/** The toast for a plan's change, if it is one a human should notice. Pure: tested without OpenCode. */
+export function toastFor(before: PlanSummary | undefined, after: PlanSummary): Toast | null {
+  const goal = after.goal.length > 60 ? `${after.goal.slice(0, 57)}…` : after.goal;
+  if (after.waiting_for !== before?.waiting_for) {
+    if (after.waiting_for === 'approval') return { title: 'Orca: plan waits for approval', message: `${after.plan_id}: ${goal}`, variant: 'info' };
+    if (after.waiting_for === 'deviation') return { title: 'Orca: a step failed', message: `${after.plan_id} waits for Retry / Replan / Stop`, variant: 'warning' };
+    if (after.waiting_for === 'question') return { title: 'Orca: the planner asks', message: `${after.plan_id}: ${goal}`, variant: 'info' };
+  }
+  if (after.status !== before?.status) {
+    if (after.status === 'completed') return { title: 'Orca: plan completed', message: `${after.plan_id}: ${goal}`, variant: 'success' };
+    if (after.status === 'failed') return { title: 'Orca: plan stopped', message: `${after.plan_id}: ${goal}`, variant: 'error' };
+  }
+  return null;
+}
+
+/** Show a toast whenever a plan in the index changes in a way toastFor cares about. */
+export function watchForToasts(index: PlanIndex, show: (toast: Toast) => void): () => void {
+  let previous = index.getSnapshot().context.plans;
+  const subscription = index.subscribe((snapshot) => {
+    const current = snapshot.context.plans;
+    for (const [id, summary] of Object.entries(current)) {
+      if (summary === previous[id]) continue;
+      const toast = toastFor(previous[id], summary);
+      if (toast) show(toast);
+    }
+    previous = current;
+  });
+  return () => subscription.unsubscribe();
+}

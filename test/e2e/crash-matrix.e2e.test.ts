@@ -1,0 +1,263 @@
+// The crash matrix of "Resume interrupted plans": a 4-step chain s1 → s2 → s3 → s4 is killed
+// with SIGKILL at every point of its life (drafting, the approval dialog, each step in flight, each
+// step just completed), the server is restarted on the same project and home, the plan is resumed
+// with `RESUME plan_…`, and it must finish without running a completed step again and with an
+// in-flight step run at most once more, in the same session and under the same idempotency key.
+// One scripted model serves the whole file; one project holds one plan per point.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { reportOnFailure } from '../support/failure-report.js';
+import { restartOpencode, startOpencode, waitFor, type OpencodeServer } from '../support/opencode-server.js';
+import { lastToolResult, startScriptedModel, type RecordedRequest, type ScriptedModel, type ScriptedReply } from '../support/scripted-model.js';
+import { nextQuestion, openQuestions, reply } from './hitl-answers.js';
+import { agentOf, builtPluginUrl, structured } from './team.js';
+
+const STEPS = [
+  { id: 's1', agent: 'coder' },
+  { id: 's2', agent: 'tester', depends_on: ['s1'] },
+  { id: 's3', agent: 'coder', depends_on: ['s2'] },
+  { id: 's4', agent: 'tester', depends_on: ['s3'] },
+] as const;
+
+type Point = { name: string; kind: 'drafting' | 'pending_approval' | 'dispatched' | 'completed'; k?: number };
+const POINTS: Point[] = [
+  { name: 'drafting', kind: 'drafting' },
+  { name: 'pending_approval', kind: 'pending_approval' },
+  ...[1, 2, 3, 4].map((k) => ({ name: `dispatched:s${k}`, kind: 'dispatched' as const, k })),
+  ...[1, 2, 3, 4].map((k) => ({ name: `completed:s${k}`, kind: 'completed' as const, k })),
+];
+
+/** The scenario tag travels in every prompt of a plan (the user's message, then the goal). */
+const tagOf = (point: Point) => point.name.replace(':', '_');
+const scenarioOf = (req: RecordedRequest) => /SCENARIO:(\w+)/.exec(JSON.stringify(req.messages))?.[1] ?? 'none';
+const stepOf = (req: RecordedRequest) => /# Your step: (s\d)\b/.exec(req.lastUser)?.[1];
+/** A request that starts a turn (its last message is the user's), not one answering a tool result. */
+const startsTurn = (req: RecordedRequest) => req.messages.at(-1)?.role === 'user';
+
+// Held requests: a key is armed before its request arrives; the request then waits for release.
+const armed = new Set<string>();
+const held = new Map<string, () => void>();
+const holdKey = (scenario: string, what: string) => `${scenario}:${what}`;
+function releaseAll() {
+  for (const [key, release] of held) {
+    held.delete(key);
+    release();
+  }
+}
+
+const ok = (summary: string) => structured({ type: 'success', summary, artifacts: [], key_findings: [] });
+
+function script(req: RecordedRequest): ScriptedReply {
+  const agent = agentOf(req);
+  const scenario = scenarioOf(req);
+  if (agent === 'orca') {
+    if (lastToolResult(req)) return { text: 'relayed' };
+    const planId = /RESUME (plan_\w+)/.exec(req.lastUser)?.[1];
+    return { toolCalls: [{ name: 'orca_ask_planner', arguments: { message: req.lastUser, ...(planId ? { plan_id: planId } : {}) } }] };
+  }
+  if (agent === 'planner') {
+    return structured({
+      type: 'plan',
+      goal: `SCENARIO:${scenario} goal`,
+      steps: STEPS.map((s) => ({ description: `do ${s.id}`, ...s })),
+      assumptions: [],
+      risks: [],
+      verification: [],
+    });
+  }
+  if (agent === 'coder' || agent === 'tester') return ok(`${agent} did ${stepOf(req)} of ${scenario}`);
+  throw new Error(`unscripted ${agent} in ${scenario}`);
+}
+
+function respond(req: RecordedRequest): ScriptedReply | Promise<ScriptedReply> {
+  const reply = script(req);
+  const agent = agentOf(req);
+  const what = agent === 'planner' ? 'planner' : agent === 'coder' || agent === 'tester' ? stepOf(req) : undefined;
+  const key = what && holdKey(scenarioOf(req), what);
+  if (!key || !armed.has(key) || !startsTurn(req)) return reply;
+  armed.delete(key);
+  return new Promise((resolve) => held.set(key, () => resolve(reply)));
+}
+
+type Row = { point: string; resumed: boolean; redispatches: number; seconds: number };
+const rows: Row[] = [];
+
+describe('crash matrix: kill -9 at every point of a 4-step plan, restart, resume, finish', () => {
+  let model: ScriptedModel;
+  let server: OpencodeServer;
+  reportOnFailure(() => ({ server, model }));
+  const fileStarted = Date.now();
+
+  beforeAll(async () => {
+    model = await startScriptedModel({ respond });
+    server = await startOpencode({ modelUrl: model.url, plugins: [builtPluginUrl], requestTimeoutMs: 60_000 });
+  }, 60_000);
+
+  afterAll(async () => {
+    releaseAll();
+    await server?.stop();
+    await model?.close();
+    const line = (cells: string[]) => `| ${cells.join(' | ')} |`;
+    console.log(
+      [
+        line(['point', 'resumed?', 're-dispatches', 'seconds']),
+        line(['---', '---', '---', '---']),
+        ...rows.map((r) => line([r.point, r.resumed ? 'yes' : 'NO', String(r.redispatches), r.seconds.toFixed(1)])),
+        `total (file, incl. first start): ${((Date.now() - fileStarted) / 1000).toFixed(1)} s`,
+      ].join('\n'),
+    );
+  }, 30_000);
+
+  const plansDir = () => join(server.projectDir, '.opencode', 'plans');
+  const planFile = (planId: string) => JSON.parse(readFileSync(join(plansDir(), `${planId}.json`), 'utf8'));
+  const journal = (planId: string) =>
+    readFileSync(join(plansDir(), `${planId}.journal.jsonl`), 'utf8')
+      .split('\n')
+      .filter((l) => l.trim())
+      .map((l) => JSON.parse(l) as { at: string; kind: string; [k: string]: unknown });
+  /** The plan whose first request carried the scenario tag (its file exists from the first flush). */
+  const planOfScenario = (tag: string) =>
+    readdirSync(plansDir())
+      .filter((f) => /^plan_\w+\.json$/.test(f))
+      .map((f) => f.slice(0, -'.json'.length))
+      .find((id) => {
+        try {
+          return JSON.stringify(planFile(id).goal).includes(`SCENARIO:${tag}`);
+        } catch {
+          return false;
+        }
+      });
+
+  const chat = (tag: string) => model.chatRequests().filter((r) => scenarioOf(r) === tag);
+  const dispatchesOf = (tag: string, stepId: string) => chat(tag).filter((r) => startsTurn(r) && stepOf(r) === stepId && ['coder', 'tester'].includes(agentOf(r)));
+  const plannerTurns = (tag: string) => chat(tag).filter((r) => startsTurn(r) && agentOf(r) === 'planner');
+
+  /** Start an Orca turn without waiting for it (it blocks while the plan runs or waits on the human). */
+  async function startTurn(text: string) {
+    const session = (await server.client.session.create({ title: text })).data!;
+    const done = server.client.session.prompt({ sessionID: session.id, agent: 'orca', parts: [{ type: 'text', text }] });
+    void done.catch(() => {}); // a killed server fails this request
+    return { session, done };
+  }
+
+  /** Answer the scenario's approval dialog (Approve) whenever it is open; returns whether it did. */
+  async function approveIfAsked(tag: string): Promise<boolean> {
+    const q = (await openQuestions(server)).find((x) => x.questions[0]?.question.includes(`SCENARIO:${tag} goal`));
+    if (!q) return false;
+    await reply(server, q, [['Approve'], ['No guidance']]);
+    return true;
+  }
+
+  for (const point of POINTS) {
+    it(`${point.name}: killed, restarted, resumed and completed`, async () => {
+      const started = Date.now();
+      const tag = tagOf(point);
+      const k = point.k ?? 0;
+      if (point.kind === 'drafting') armed.add(holdKey(tag, 'planner'));
+      if (point.kind === 'dispatched') armed.add(holdKey(tag, `s${k}`));
+      if (point.kind === 'completed' && k < 4) armed.add(holdKey(tag, `s${k + 1}`));
+
+      // 1. Run the plan up to the kill point (approving it on the way, except at that gate).
+      await startTurn(`SCENARIO:${tag}`);
+      let planId: string;
+      if (point.kind === 'pending_approval') {
+        const q = await nextQuestion(server, new RegExp(`SCENARIO:${tag} goal`), 20_000);
+        planId = /plan_\w{26}/.exec(q.questions[0]!.question)![0];
+      } else {
+        planId = await waitFor(
+          async () => {
+            if (point.kind !== 'drafting') await approveIfAsked(tag);
+            const id = planOfScenario(tag);
+            if (!id) return undefined;
+            if (point.kind === 'drafting' || point.kind === 'dispatched') {
+              return held.has(holdKey(tag, point.kind === 'drafting' ? 'planner' : `s${k}`)) ? id : undefined;
+            }
+            const file = planFile(id);
+            return file.steps[k - 1]?.status === 'completed' ? id : undefined;
+          },
+          { timeoutMs: 30_000, intervalMs: 20, description: `the kill point ${point.name}` },
+        );
+      }
+      const atKill = planFile(planId);
+      const completedAtKill = new Set<string>(atKill.steps.filter((s: { status: string }) => s.status === 'completed').map((s: { id: string }) => s.id));
+      const sessionAtKill = new Map<string, string>(atKill.steps.filter((s: { session_id?: string }) => s.session_id).map((s: { id: string; session_id: string }) => [s.id, s.session_id]));
+      const inFlight = new Set<string>(STEPS.filter((s) => dispatchesOf(tag, s.id).length > 0 && !completedAtKill.has(s.id)).map((s) => s.id));
+      const plannerAtKill = plannerTurns(tag).length;
+
+      // 2. kill -9, let the held request go (its connection is gone), restart on the same project and home.
+      await server.kill9();
+      const killedAt = Date.now();
+      releaseAll();
+      server = await restartOpencode(server);
+
+      // 3. Resume with a new Orca turn, approve when asked, until the plan file says completed.
+      const resumed = await startTurn(`SCENARIO:${tag} RESUME ${planId}`);
+      await waitFor(
+        async () => {
+          await approveIfAsked(tag);
+          return planFile(planId).status === 'completed';
+        },
+        { timeoutMs: 45_000, intervalMs: 100, description: `plan ${planId} (${point.name}) to complete after resume` },
+      );
+      const turn = await Promise.race([
+        resumed.done,
+        new Promise<never>((_, reject) => setTimeout(() => reject(new Error('the resumed Orca turn did not end within 20 s')), 20_000)),
+      ]);
+      expect(turn.error).toBeUndefined();
+      const lastOrca = chat(tag).filter((r) => agentOf(r) === 'orca' && /RESUME/.test(r.lastUser) && lastToolResult(r)).at(-1);
+      const result = lastOrca ? JSON.parse(lastToolResult(lastOrca)!.content) : undefined;
+
+      // 4. Assertions.
+      const file = planFile(planId);
+      expect(file.status).toBe('completed');
+      expect(result).toMatchObject({ status: 'completed', plan_id: planId });
+      const counts = Object.fromEntries(STEPS.map((s) => [s.id, dispatchesOf(tag, s.id).length]));
+      for (const s of STEPS) {
+        const count = counts[s.id]!;
+        if (completedAtKill.has(s.id)) expect(count, `${s.id} was completed at the kill: never dispatched again`).toBe(1);
+        else if (inFlight.has(s.id)) expect(count, `${s.id} was in flight at the kill: at most once more`).toBeLessThanOrEqual(2);
+        else expect(count, `${s.id} had not started at the kill`).toBe(1);
+        const step = file.steps.find((x: { id: string }) => x.id === s.id);
+        // Same idempotency key: still attempt 1, in the session titled for attempt 1.
+        expect(step).toMatchObject({ status: 'completed', attempts: 1 });
+        if (sessionAtKill.has(s.id)) expect(step.session_id).toBe(sessionAtKill.get(s.id));
+        const session = (await server.client.session.get({ sessionID: step.session_id })).data!;
+        expect(session.title).toBe(`Orca ${s.agent} · ${s.id} attempt 1`);
+        if (count === 2) {
+          // The second dispatch went to the same session: its conversation holds the first prompt too.
+          const [first, second] = dispatchesOf(tag, s.id);
+          expect(second!.messages.filter((m) => m.role === 'user' && JSON.stringify(m.content).includes(`# Your step: ${s.id}`))).toHaveLength(2);
+          expect(first!.aborted).toBe(true);
+          expect(journal(planId)).toContainEqual(
+            expect.objectContaining({ kind: 'reconcile', role: 'specialist', decision: 'redispatch', idempotency_key: `${planId}:${s.id}:1`, session_id: step.session_id }),
+          );
+        }
+      }
+      // Exactly one specialist session per step (no second attempt session was ever opened).
+      const sessions = ((await server.client.session.list()).data ?? []) as Array<{ title: string; metadata?: { orca?: { plan_id?: string } } }>;
+      const ofPlan = sessions.filter((x) => x.metadata?.orca?.plan_id === planId && /· s\d attempt/.test(x.title));
+      if (ofPlan.length > 0) expect(ofPlan.map((x) => x.title).sort()).toEqual(STEPS.map((s) => `Orca ${s.agent} · ${s.id} attempt 1`).sort());
+
+      // The planner is asked again only when it was the side effect in flight.
+      expect(plannerTurns(tag).length).toBe(point.kind === 'drafting' ? Math.min(2, plannerAtKill + 1) : 1);
+      if (point.kind === 'dispatched') expect(counts[`s${k}`]).toBe(2);
+      if (point.kind === 'completed' && k === 4) expect(Object.values(counts)).toEqual([1, 1, 1, 1]);
+
+      // The journal shows the kill and the resume: state entries continue after the restart.
+      const after = journal(planId).filter((e) => Date.parse(e.at) > killedAt);
+      expect(after.some((e) => e.kind === 'state'), 'state entries after the restart').toBe(true);
+      if (point.kind !== 'completed' || k < 4) {
+        expect(after).toContainEqual(expect.objectContaining({ kind: 'state', actor: 'plan', state: 'completed' }));
+      }
+      expect(model.errors()).toEqual([]);
+
+      rows.push({
+        point: point.name,
+        resumed: result?.status === 'completed',
+        redispatches: Object.values(counts).reduce((sum, c) => sum + Math.max(0, c - 1), 0),
+        seconds: (Date.now() - started) / 1000,
+      });
+    }, 90_000);
+  }
+});

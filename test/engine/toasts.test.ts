@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import { toastFor, watchForToasts, type Toast } from '../../src/opencode/toasts.js';
+import { createPlanIndex, type PlanSummary } from '../../src/persistence/plan-index.js';
+
+const summary = (patch: Partial<PlanSummary>): PlanSummary => ({
+  plan_id: 'plan_X',
+  goal: 'Add greet',
+  status: 'drafting',
+  state: 'drafting.consulting',
+  step_progress: { completed: 0, total: 0 },
+  waiting_for: null,
+  caller_session_id: null,
+  updated_at: 't',
+  ...patch,
+});
+
+describe('toasts', () => {
+  it('should toast when a plan starts waiting for approval or a deviation, and when it ends', () => {
+    expect(toastFor(undefined, summary({ status: 'pending_approval', waiting_for: 'approval' }))?.title).toBe('Orca: plan waits for approval');
+    expect(toastFor(summary({ status: 'in_progress' }), summary({ status: 'in_progress', waiting_for: 'deviation' }))?.variant).toBe('warning');
+    expect(toastFor(summary({ status: 'in_progress' }), summary({ status: 'completed' }))?.variant).toBe('success');
+    expect(toastFor(summary({ status: 'in_progress', waiting_for: 'deviation' }), summary({ status: 'failed' }))?.variant).toBe('error');
+  });
+
+  it('should stay quiet for changes a human need not notice', () => {
+    expect(toastFor(summary({}), summary({ state: 'drafting.answered' }))).toBeNull();
+    expect(toastFor(summary({ status: 'in_progress' }), summary({ status: 'in_progress', step_progress: { completed: 1, total: 3 } }))).toBeNull();
+  });
+
+  it('should show one toast per change seen in the index', () => {
+    const index = createPlanIndex();
+    const shown: Toast[] = [];
+    const stop = watchForToasts(index, (t) => shown.push(t));
+    index.trigger.upsert({ summary: summary({ status: 'pending_approval', waiting_for: 'approval' }) });
+    index.trigger.upsert({ summary: summary({ status: 'pending_approval', waiting_for: 'approval', updated_at: 't2' }) });
+    index.trigger.upsert({ summary: summary({ status: 'completed' }) });
+    stop();
+    index.trigger.upsert({ summary: summary({ status: 'failed' }) });
+    expect(shown.map((t) => t.title)).toEqual(['Orca: plan waits for approval', 'Orca: plan completed']);
+  });
+});
