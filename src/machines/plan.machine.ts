@@ -167,6 +167,7 @@ export const planMachine = setup({
       context.steps.some(
         (s) => s.id === params.stepId && s.status === 'awaiting_decision' && s.failures.length < context.max_attempts,
       ),
+    allStepsCompleted: ({ context }) => allStepsCompleted(context.steps),
     completesPlan: ({ context }, params: { stepId: string }) =>
       allStepsCompleted(updateStep(context.steps, params.stepId, { status: 'completed' })),
   },
@@ -253,6 +254,10 @@ export const planMachine = setup({
             ? { ...s, failures: s.failures.map((f, i) => (i === s.failures.length - 1 ? { ...f, guidance: p.text } : f)) }
             : s,
         ),
+    }),
+    /** The step leaves the deviation gate now, so no second decision is taken for it. */
+    markRetrying: assign({
+      steps: ({ context }, p: { stepId: string }) => updateStep(context.steps, p.stepId, { status: 'running' }),
     }),
     markCompleted: assign({
       steps: ({ context }, p: { stepId: string; output: StepRecord['output'] }) =>
@@ -395,7 +400,11 @@ export const planMachine = setup({
       },
     },
     approved: {
-      always: { target: 'in_progress' },
+      always: [
+        // A revised plan made only of steps completed before the replan has nothing left to run.
+        { guard: 'allStepsCompleted', target: 'completed', actions: { type: 'setOutcome', params: { outcome: 'completed' } } },
+        { target: 'in_progress' },
+      ],
     },
     in_progress: {
       entry: 'startReadySteps',
@@ -415,6 +424,7 @@ export const planMachine = setup({
           actions: [
             { type: 'recordDecision', params: ({ event }) => decision('deviation', 'Retry', event) },
             { type: 'addGuidance', params: ({ event }) => event },
+            { type: 'markRetrying', params: ({ event }) => event },
             {
               type: 'forwardToStep',
               params: ({ event }) => ({

@@ -2,6 +2,9 @@ import { statePath } from '../../src/persistence/plan-envelope.js';
 import { answer, by, done, fail, question, stepKey, twoStepPlan } from './fixtures.js';
 
 export const input = { planId: 'plan_X', message: 'Add a greeting', callerSessionId: 'root', maxAttempts: 2 };
+/** A revision that keeps only the first step: after a replan that completed it, nothing is left to run. */
+const onlyFirstStep = twoStepPlan.type === 'plan' ? { ...twoStepPlan, steps: [twoStepPlan.steps[0]!] } : twoStepPlan;
+
 export const output = { summary: 'done', artifacts: ['hello.ts'], key_findings: [] };
 
 /** The events a real run can deliver in each state: invoke outcomes, human decisions, step reports. */
@@ -11,7 +14,9 @@ export function planEvents(s: any): any[] {
     case 'drafting.opening_session':
       return [done('openPlannerSession', { sessionId: 'ses_planner' }), fail('openPlannerSession')];
     case 'drafting.consulting':
-      return [twoStepPlan, question, answer].map((o): any => done('consultPlanner', o)).concat(fail('consultPlanner'));
+      return [twoStepPlan, question, answer, ...(s.context.steps.length ? [onlyFirstStep] : [])]
+        .map((o): any => done('consultPlanner', o))
+        .concat(fail('consultPlanner'));
     case 'changes_requested':
       return [twoStepPlan, question, answer].map((o): any => done('revisePlan', o)).concat(fail('revisePlan'));
     case 'drafting.answered':

@@ -387,11 +387,8 @@ function runSequence(index: number, profile: Profile, stats: Stats, trace?: (lin
       if (!terminal && n >= MAX_EVENTS) break;
       const options = terminal ? strayEvents(before, r, clock) : deliverable(before, r, clock);
       if (options.length === 0) {
-        // The one dead end known so far (see the `fails` test below): every step already completed.
-        check(
-          statePath(before.value) === 'in_progress' && before.context.steps.every((st: any) => st.status === 'completed'),
-          () => `dead end: ${statePath(before.value)} offers no event`,
-        );
+        // No non-final state may be a dead end (an all-completed revised plan used to be one).
+        check(false, () => `dead end: ${statePath(before.value)} offers no event`);
         stats.deadEnds += 1;
         deadEnd = true;
         stats.deadEndExample ??= `${statePath(before.value)} with steps ${before.context.steps.map((s: any) => `${s.id}:${s.status}`).join(',')}; ${which()}`;
@@ -618,12 +615,10 @@ describe(`plan machine properties (seed ${SEED})`, () => {
   );
 
   /**
-   * Found by this property test. A Replan whose revised plan keeps only steps that already
-   * completed (a reused id keeps its output) is approved into in_progress, where nothing is ready,
-   * no child runs and `completesPlan` is only checked on step.completed: the plan never finishes
-   * and drivePlan waits forever. `fails` until the chart routes such a plan to completed.
+   * Found by this property test: a Replan whose revised plan keeps only steps that already
+   * completed used to be approved into in_progress with nothing to run, and stalled there.
    */
-  it.fails('KNOWN DEFECT: a revised plan of only completed steps should complete, not stall in in_progress', () => {
+  it('should complete a revised plan made only of completed steps when it is approved', () => {
     const plan: PlannerOutput = {
       type: 'plan',
       goal: 'g',
