@@ -1,0 +1,61 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { PlanHost } from '../../src/engine/plan-host.js';
+import { PlanStore } from '../../src/persistence/plan-store.js';
+import { projectRoot } from '../support/opencode-sandbox.js';
+
+const never = () => new Promise<never>(() => {});
+const ports = { openPlannerSession: never, consultPlanner: never, openSpecialistSession: never, runSpecialist: never };
+
+let dir: string;
+let store: PlanStore;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'orca-write-'));
+  store = new PlanStore(join(dir, 'plans'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+async function goodPlan() {
+  const host = new PlanHost({ store, ports });
+  const planId = host.create({ message: 'the good state' }).getSnapshot().context.plan_id;
+  await Promise.resolve();
+  host.dispose();
+  return planId;
+}
+
+describe('a plan file write interrupted half way', () => {
+  it('should load the previous good state when the temp file was truncated and never renamed', async () => {
+    const planId = await goodPlan();
+    const good = store.load(planId);
+    writeFileSync(`${store.pathOf(planId)}.4242.tmp`, JSON.stringify({ ...good, goal: 'half written' }).slice(0, 200));
+    expect(store.load(planId)).toEqual(good);
+    expect(store.listIds()).toEqual([planId]);
+  });
+
+  it('should always load a whole state when a writer is killed at random moments', async () => {
+    const planId = await goodPlan();
+    const path = store.pathOf(planId);
+    const good = store.load(planId);
+    // A child rewrites the plan file with writeFileAtomic as fast as it can; SIGKILL lands anywhere.
+    const script = `
+      import { writeFileAtomic } from ${JSON.stringify(join(projectRoot, 'dist', 'persistence', 'atomic-write.js'))};
+      const base = ${JSON.stringify(JSON.stringify(good))};
+      const file = JSON.parse(base);
+      console.log('writing');
+      for (let i = 0; ; i++) writeFileAtomic(${JSON.stringify(path)}, JSON.stringify({ ...file, goal: 'write ' + i, padding: 'x'.repeat(200000) }, null, 2));
+    `;
+    for (let round = 0; round < 5; round++) {
+      const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+      await new Promise<void>((resolve) => child.stdout!.once('data', () => resolve()));
+      await new Promise((r) => setTimeout(r, 20 + round * 17));
+      child.kill('SIGKILL');
+      await new Promise((r) => child.once('exit', r));
+      const loaded = store.load(planId); // throws (and quarantines) if the file were torn
+      expect(loaded.goal).toMatch(/^(the good state|write \d+)$/);
+    }
+    expect(readdirSync(store.dir).filter((f) => f.endsWith('.json'))).toEqual([`${planId}.json`]);
+  }, 20_000);
+});
