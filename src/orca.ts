@@ -1,7 +1,7 @@
 import type { PluginInput } from '@opencode-ai/plugin';
 import type { OrcaOptions } from './config/options.js';
 import { opencodePorts } from './engine/opencode-ports.js';
-import { PlanHost } from './engine/plan-host.js';
+import { PlanHost, type PlanHostOptions } from './engine/plan-host.js';
 import { PlanStore } from './persistence/plan-store.js';
 import { appendJournal } from './persistence/journal.js';
 import { watchForToasts } from './opencode/toasts.js';
@@ -23,7 +23,11 @@ export interface Orca {
   dispose(): void;
 }
 
-export function createOrca(input: Pick<PluginInput, 'client' | 'directory'>, options: OrcaOptions): Orca {
+export function createOrca(
+  input: Pick<PluginInput, 'client' | 'directory'>,
+  options: OrcaOptions,
+  hooks: Pick<PlanHostOptions, 'inspect'> = {},
+): Orca {
   const { client, directory } = input;
   const log: Orca['log'] = (level, message, extra) => {
     void client.app.log({ body: { service: 'orca', level, message, ...(extra ? { extra } : {}) } }).catch(() => {});
@@ -40,6 +44,7 @@ export function createOrca(input: Pick<PluginInput, 'client' | 'directory'>, opt
     }),
     ...(options.concurrency ? { concurrency: options.concurrency } : {}),
     ...(options.max_attempts ? { maxAttempts: options.max_attempts } : {}),
+    ...(hooks.inspect ? { inspect: hooks.inspect } : {}),
     log,
   });
   for (const problem of host.loadIndex()) log('warn', problem.message);

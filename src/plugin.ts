@@ -2,6 +2,7 @@ import type { Hooks, Plugin } from '@opencode-ai/plugin';
 import { applyAgents } from './agents/apply.js';
 import { parseOptions } from './config/options.js';
 import { createOrca } from './orca.js';
+import { startConfiguredInspector, type OrcaInspector } from './inspect/inspector.js';
 import { NOTE_PREFIX, registerQuestionChannel } from './hitl/native-question/index.js';
 import { isGateCommand, registerGateCommands, runGateCommand } from './hitl/commands.js';
 import { waitingSummaries } from './persistence/plan-index.js';
@@ -16,8 +17,10 @@ import { listPlansTool } from './tools/list-plans.js';
  */
 export const OrcaPlugin: Plugin = async (input, rawOptions) => {
   const options = parseOptions(rawOptions);
-  const orca = createOrca(input, options);
+  let inspector: OrcaInspector | null = null; // actors are only created after this function returns
+  const orca = createOrca(input, options, { inspect: (event) => inspector?.inspect(event) });
   orca.log('info', `orca loaded for ${input.directory}`);
+  inspector = await startConfiguredInspector(options.inspect, orca.log);
   return {
     config: async (config) => {
       applyAgents(config);
@@ -50,6 +53,9 @@ export const OrcaPlugin: Plugin = async (input, rawOptions) => {
       output.enabled = false;
       orca.log('info', `auto-continue after compaction suppressed: ${waiting.map((p) => `${p.plan_id} waits for ${p.waiting_for}`).join(', ')}`);
     },
-    dispose: async () => orca.dispose(),
+    dispose: async () => {
+      orca.dispose();
+      await inspector?.stop();
+    },
   } satisfies Hooks;
 };

@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** This package's root (src/cli/ and dist/cli/ are both two levels below it) and manifest. */
-export const packageRoot = fileURLToPath(new URL('../../', import.meta.url));
+export const packageRoot = resolve(fileURLToPath(new URL('../../', import.meta.url)));
 
 export interface PackageInfo {
   name: string;

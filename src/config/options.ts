@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { formatIssues } from '../persistence/plan-file.js';
+import { inspectOption } from '../inspect/settings.js';
 
 /**
  * Plugin options, from opencode.json: `"plugin": [["opencode-orca-statecharts", { ... }]]`.
@@ -8,6 +9,8 @@ import { formatIssues } from '../persistence/plan-file.js';
 export const orcaOptions = z.strictObject({
   concurrency: z.number().int().min(1).max(16).optional(),
   max_attempts: z.number().int().min(1).max(100).optional(),
+  /** The Stately inspector on 127.0.0.1 (also ORCA_INSPECT=1, ORCA_INSPECT_PORT). Off by default. */
+  inspect: inspectOption.optional(),
   hitl: z
     .strictObject({
       /** Decisions taken without a human, for headless runs (opencode run, CI). Each is logged in the plan. */

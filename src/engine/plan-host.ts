@@ -1,5 +1,5 @@
 import { mkdirSync } from 'node:fs';
-import { createActor, waitFor, type Actor, type SnapshotFrom } from 'xstate';
+import { createActor, waitFor, type Actor, type InspectionEvent, type SnapshotFrom } from 'xstate';
 import { appendJournal, sourceOf, type JournalEntry } from '../persistence/journal.js';
 import { acquireLease, LEASE_STALE_MS, PlanLeaseError, type Release } from '../persistence/plan-lease.js';
 import type { PlanEvent, PlanInput } from '../machines/plan.machine.js';
@@ -21,6 +21,8 @@ export interface PlanHostOptions {
   concurrency?: number;
   maxAttempts?: number;
   now?: () => Date;
+  /** Receives every inspection event of every plan actor (the Stately inspector, when opted in). */
+  inspect?: (event: InspectionEvent) => void;
   /** How long an unrefreshed lease on a plan lasts before another process may take it over. */
   leaseStaleMs?: number;
   log?: (level: 'info' | 'warn' | 'error', message: string) => void;
@@ -231,6 +233,7 @@ export class PlanHost {
       ...('input' in init ? { input: init.input } : { snapshot: init.snapshot, input: undefined as never }),
       // Runs for every actor of the plan's system, so child-only transitions are saved too.
       inspect: (event) => {
+        this.options.inspect?.(event);
         if (event.type === '@xstate.event' && event.actorRef.sessionId === event.rootId) {
           this.journalEvent(planId, event.event as { type: string });
           return;

@@ -1,0 +1,13 @@
+import type { CliIo } from './io.js';
+
+/** What main.ts hands every command after parsing the command line. */
+export interface CommandContext {
+  io: CliIo;
+  /** Absolute path of the project (`--dir`, else the current directory). */
+  project: string;
+  /** Positional arguments after the command name. */
+  args: string[];
+  options: { message?: string; step?: string; port?: number; once?: boolean };
+}
+
+export type Command = (context: CommandContext) => number | Promise<number>;

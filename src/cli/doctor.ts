@@ -1,0 +1,100 @@
+import { join, relative, sep } from 'node:path';
+import { parseOptions } from '../config/options.js';
+import type { CommandContext } from './command.js';
+import { println } from './io.js';
+import { configFilesOf, pluginEntries, readConfigFile, type PluginEntry } from './opencode-config.js';
+import { findOpencode, opencodeVersion, pluginLocation } from './opencode-install.js';
+import { PACKAGE_NAME, packageInfo, packageRoot } from './package-info.js';
+import { listQuarantine, loadAllPlans, storeOf } from './project.js';
+import { WAITING_WORDS } from './format.js';
+
+type Level = 'ok' | 'warn' | 'fail';
+type Say = (level: Level, text: string, ...details: string[]) => void;
+const MARK: Record<Level, string> = { ok: '✓', warn: '!', fail: '✗' };
+
+/** `orca doctor`: what OpenCode, the plugin, its config and the plans of this project look like. */
+export function doctorCommand({ io, project }: CommandContext): number {
+  const lines: string[] = [`orca doctor: ${project}`];
+  let problems = 0;
+  const say: Say = (level, text, ...details) => {
+    if (level === 'fail') problems += 1;
+    lines.push(`  ${MARK[level]} ${text}`, ...details.map((d) => `      ${d}`));
+  };
+  const show = (path: string) => (path.startsWith(project + sep) ? relative(project, path) : path);
+  const self = packageInfo();
+
+  lines.push('', 'OpenCode');
+  const opencode = findOpencode(project, io.env);
+  if (!opencode) say('warn', 'opencode not found (neither node_modules/.bin/opencode in the project nor on PATH)');
+  else {
+    try {
+      const version = opencodeVersion(opencode.path, io.env);
+      const expected = self.opencodePluginVersion;
+      say(expected && version !== expected ? 'warn' : 'ok', `OpenCode ${version} (${opencode.where})`, ...(expected && version !== expected ? [`the plugin is built against OpenCode ${expected}`] : []));
+    } catch (error) {
+      say('fail', `${opencode.path} --version failed: ${firstLine(error)}`);
+    }
+  }
+
+  lines.push('', 'Plugin');
+  say('ok', `this CLI is ${PACKAGE_NAME} ${self.version} (${packageRoot})`);
+  const entries: PluginEntry[] = [];
+  for (const path of configFilesOf(project, io.env)) {
+    const file = readConfigFile(path)!;
+    if (file.errors.length > 0) {
+      say('fail', `${show(path)}: not valid JSONC: ${file.errors.join('; ')}`);
+      continue;
+    }
+    const found = pluginEntries(file.value);
+    say('ok', `${show(path)}: valid${found.length ? '' : `, does not load ${PACKAGE_NAME}`}`);
+    for (const entry of found) {
+      entries.push(entry);
+      checkEntry(entry, say, io.env, self.version);
+    }
+  }
+  if (entries.length === 0) say('fail', `no OpenCode config loads ${PACKAGE_NAME}: run orca init`);
+  checkStarter(join(project, '.opencode', 'orca.jsonc'), say, show);
+
+  lines.push('', 'Plans');
+  const store = storeOf(project);
+  const plans = loadAllPlans(store, () => {}); // what could not load is now in the quarantine, listed below
+  say('ok', `${plans.length} plan(s) in ${show(store.dir)}`);
+  for (const q of listQuarantine(store)) say('warn', `quarantined: ${show(store.quarantineDir)}/${q.name}`, q.reason);
+  for (const plan of plans.filter((p) => p.waiting_for !== null)) {
+    const how = plan.waiting_for === 'question' ? 'answer in OpenCode' : `orca decide ${plan.plan_id} ${plan.waiting_for === 'approval' ? 'approve|reject|changes' : 'retry|replan|stop'}`;
+    say('warn', `${plan.plan_id} waits for ${WAITING_WORDS[plan.waiting_for!]}: ${how}`, plan.goal);
+  }
+
+  lines.push('', problems === 0 ? 'No problems found.' : `${problems} problem(s) found.`);
+  println(io.stdout, ...lines);
+  return problems === 0 ? 0 : 1;
+}
+
+function checkEntry(entry: PluginEntry, say: Say, env: Record<string, string | undefined>, version: string) {
+  const where = pluginLocation(entry, env);
+  const details = [`loads from ${where.path} (${where.note})`];
+  if (where.version) details.push(`version there: ${where.version}${where.version === version ? '' : ` (this CLI is ${version})`}`);
+  try {
+    parseOptions(entry.options);
+    say('ok', `plugin entry "${entry.spec}"${entry.options === undefined ? ' (no options)' : ' with valid options'}`, ...details);
+  } catch (error) {
+    say('fail', `plugin entry "${entry.spec}": ${firstLine(error)}`, ...details);
+  }
+}
+
+/** .opencode/orca.jsonc is not read by the plugin yet; its options are still checked so they are ready. */
+function checkStarter(path: string, say: Say, show: (path: string) => string) {
+  const file = readConfigFile(path);
+  if (!file) return;
+  const note = 'not read by the plugin yet: options take effect only in the opencode.json plugin entry';
+  if (file.errors.length > 0) return say('fail', `${show(path)}: not valid JSONC: ${file.errors.join('; ')}`, note);
+  const { $schema: _schema, ...options } = file.value as Record<string, unknown>;
+  try {
+    parseOptions(options);
+    say('ok', `${show(path)}: valid options`, note);
+  } catch (error) {
+    say('fail', `${show(path)}: ${firstLine(error)}`, note);
+  }
+}
+
+const firstLine = (error: unknown) => String((error as Error)?.message ?? error).split('\n')[0];

@@ -1,0 +1,107 @@
+#!/usr/bin/env node
+import { realpathSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import type { Command, CommandContext } from './command.js';
+import { decideCommand } from './decide.js';
+import { doctorCommand } from './doctor.js';
+import { RefusedError, UsageError } from './errors.js';
+import { initCommand } from './init.js';
+import { inspectCommand } from './inspect.js';
+import { processIo, println, type CliIo } from './io.js';
+import { packageInfo } from './package-info.js';
+import { plansCommand } from './plans.js';
+import { projectDir } from './project.js';
+import { showCommand } from './show.js';
+import { USAGE } from './usage.js';
+
+type OptionName = keyof CommandContext['options'];
+
+/** Each command, how many positionals it takes, and which options besides --dir. */
+export const COMMANDS: Record<string, { run: Command; args: [min: number, max: number]; options: OptionName[] }> = {
+  plans: { run: plansCommand, args: [0, 0], options: [] },
+  show: { run: showCommand, args: [1, 1], options: [] },
+  decide: { run: decideCommand, args: [1, 2], options: ['message', 'step'] },
+  init: { run: initCommand, args: [0, 0], options: [] },
+  doctor: { run: doctorCommand, args: [0, 0], options: [] },
+  inspect: { run: inspectCommand, args: [1, 1], options: ['port', 'once'] },
+};
+
+const OPTIONS = {
+  dir: { type: 'string' },
+  message: { type: 'string', short: 'm' },
+  step: { type: 'string' },
+  port: { type: 'string' },
+  once: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean', short: 'v' },
+} as const;
+
+/** Run one command line; returns the exit code. Errors become one line on stderr. */
+export async function main(argv: string[], io: CliIo = processIo()): Promise<number> {
+  try {
+    const { values, positionals } = parseCommandLine(argv);
+    const [name, ...args] = positionals;
+    if (values.version) {
+      println(io.stdout, packageInfo().version);
+      return 0;
+    }
+    if (values.help || name === undefined || name === 'help') {
+      io.stdout(USAGE);
+      return 0;
+    }
+    const command = COMMANDS[name];
+    if (!command) throw new UsageError(`Unknown command "${name}": expected one of ${Object.keys(COMMANDS).join(', ')} (orca --help).`);
+    const [min, max] = command.args;
+    if (args.length > max) throw new UsageError(`orca ${name} takes at most ${max} argument(s), got ${args.length}: ${args.join(' ')} (orca --help).`);
+    if (args.length < min) throw new UsageError(`orca ${name} needs ${min} argument(s) (orca --help).`);
+    const options: CommandContext['options'] = {};
+    for (const key of ['message', 'step'] as const) {
+      const value = values[key];
+      if (value === undefined) continue;
+      if (!command.options.includes(key)) throw new UsageError(`orca ${name} does not take --${key} (orca --help).`);
+      options[key] = value;
+    }
+    if (values.port !== undefined || values.once !== undefined) {
+      if (!command.options.includes('port')) throw new UsageError(`orca ${name} does not take --port or --once (orca --help).`);
+      if (values.port !== undefined) {
+        const port = Number(values.port);
+        if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a port number from 0 to 65535, got "${values.port}".`);
+        options.port = port;
+      }
+      if (values.once) options.once = true;
+    }
+    return await command.run({ io, project: projectDir(values.dir), args, options });
+  } catch (error) {
+    if (error instanceof UsageError || error instanceof RefusedError) {
+      println(io.stderr, `orca: ${error.message}`);
+      return error.exitCode;
+    }
+    // A bug, not a user error: one line, the stack only when asked for.
+    const detail = io.env.ORCA_DEBUG ? (error as Error)?.stack : (error as Error)?.message;
+    println(io.stderr, `orca: unexpected error: ${detail ?? String(error)} (ORCA_DEBUG=1 shows the stack)`);
+    return 1;
+  }
+}
+
+function parseCommandLine(argv: string[]) {
+  try {
+    return parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+  } catch (error) {
+    // parseArgs says e.g. "Unknown option '--x'. To specify a positional argument starting with a '-' …"
+    throw new UsageError(`${(error as Error).message.split('. ')[0]} (orca --help).`);
+  }
+}
+
+/** True when this file is the process's entry (bin symlink, npx, `node dist/cli/main.js`), not an import. */
+function isEntry(): boolean {
+  const script = process.argv[1];
+  if (!script) return false;
+  try {
+    return realpathSync(script) === fileURLToPath(import.meta.url);
+  } catch {
+    return false;
+  }
+}
+
+if (isEntry()) process.exitCode = await main(process.argv.slice(2));

@@ -1,0 +1,41 @@
+import { z } from 'zod';
+import { orcaOptions } from '../config/options.js';
+
+/** What each option means, shown by editors from the schema. A test fails when an option has none. */
+const DESCRIPTIONS: Record<string, string> = {
+  '': 'Options of the Orca plugin (opencode-orca-statecharts): the second element of its entry in opencode.json\'s "plugin", or .opencode/orca.jsonc.',
+  concurrency: 'How many ready steps run at once (default 1). Steps whose `files` overlap never run together.',
+  max_attempts: 'Failed attempts of a step after which Retry is no longer offered (default 10); Replan and Stop stay available.',
+  inspect: 'The Stately inspector on 127.0.0.1: true, or { "port": N } (default port 4749). Also ORCA_INSPECT=1 and ORCA_INSPECT_PORT. Off by default.',
+  'inspect.port': 'The local port of the inspector relay (0 picks a free one).',
+  hitl: 'Human in the loop.',
+  'hitl.auto': 'Decisions taken without a human, for headless runs (opencode run, CI). Each is off unless set; every automatic decision is recorded in the plan with channel "auto".',
+  'hitl.auto.approval': 'At the approval gate: approve or reject every proposed plan.',
+  'hitl.auto.deviation': 'When a step fails: retry, replan or stop. retry stops once Retry is no longer offered.',
+  'hitl.auto.questions': 'Planner questions: first_option answers each with its first option.',
+};
+
+interface SchemaNode {
+  description?: string;
+  properties?: Record<string, SchemaNode>;
+  [key: string]: unknown;
+}
+
+/** The JSON schema of the plugin options (schema/orca.schema.json), generated from the zod schema. */
+export function optionsJsonSchema(): SchemaNode {
+  const schema = z.toJSONSchema(orcaOptions) as SchemaNode;
+  describe(schema, '');
+  // Editors flag "$schema" in a file whose schema forbids unknown keys unless it is declared.
+  schema.properties = { $schema: { type: 'string', description: 'The JSON schema of this file.' }, ...schema.properties };
+  const { $schema, ...rest } = schema;
+  return { $schema, title: 'Orca plugin options', ...rest };
+}
+
+function describe(node: SchemaNode, path: string) {
+  const description = DESCRIPTIONS[path];
+  if (description === undefined) throw new Error(`Expected a description for the option "${path}" in src/cli/options-schema.ts.`);
+  node.description = description;
+  for (const [key, child] of Object.entries(node.properties ?? {})) describe(child, path ? `${path}.${key}` : key);
+}
+
+export const renderOptionsSchema = () => `${JSON.stringify(optionsJsonSchema(), null, 2)}\n`;

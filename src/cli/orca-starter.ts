@@ -1,0 +1,41 @@
+import { PACKAGE_NAME } from './package-info.js';
+
+/** Where editors fetch the options schema: the copy shipped in the published package. */
+export const schemaUrl = (version: string) => `https://unpkg.com/${PACKAGE_NAME}@${version}/schema/orca.schema.json`;
+
+/** `.opencode/orca.jsonc` as `orca init` writes it: every option, commented out at its default. */
+export function orcaStarter(version: string): string {
+  return `// Options of the Orca plugin (${PACKAGE_NAME}).
+//
+// NOTE: the plugin does not read this file yet. Until it does, give the same options as the
+// second element of the plugin entry in opencode.json, for example:
+//   "plugin": [["${PACKAGE_NAME}", { "max_attempts": 5, "hitl": { "auto": { "approval": "approve" } } }]]
+// Keys and values are the same in both places; an unknown key or a wrong value stops the
+// plugin from loading, with a message that names the key. \`orca doctor\` checks them.
+{
+  "$schema": "${schemaUrl(version)}",
+
+  // How many ready steps run at once (1 to 16). Steps whose \`files\` overlap never run together.
+  // "concurrency": 1,
+
+  // Failed attempts of a step after which Retry is no longer offered (1 to 100); Replan and
+  // Stop stay available.
+  // "max_attempts": 10,
+
+  "hitl": {
+    // Decisions taken without a human, for headless runs (opencode run, CI). Each is off unless
+    // set here, and each automatic decision is recorded in the plan's decisions with channel "auto".
+    "auto": {
+      // At the approval gate: "approve" or "reject" every proposed plan.
+      // "approval": "approve",
+
+      // When a step fails: "retry", "replan" or "stop". "retry" stops once Retry is no longer offered.
+      // "deviation": "stop",
+
+      // Planner questions: "first_option" answers each with its first option.
+      // "questions": "first_option"
+    }
+  }
+}
+`;
+}

@@ -1,0 +1,27 @@
+import { summarize } from '../persistence/plan-index.js';
+import type { CommandContext } from './command.js';
+import { shortTime, table, truncate } from './format.js';
+import { println } from './io.js';
+import { loadAllPlans, storeOf } from './project.js';
+
+/** `orca plans`: the project's plans, newest first, read from their files. */
+export function plansCommand({ io, project }: CommandContext): number {
+  const store = storeOf(project);
+  const plans = loadAllPlans(store, (message) => println(io.stderr, `orca: quarantined: ${message}`))
+    .map(summarize)
+    .sort((a, b) => (a.plan_id < b.plan_id ? 1 : -1)); // ULIDs sort by creation time
+  if (plans.length === 0) {
+    println(io.stdout, `No plans in ${store.dir}.`);
+    return 0;
+  }
+  const rows = plans.map((p) => [
+    p.plan_id,
+    p.status,
+    p.waiting_for ?? '-',
+    truncate(p.goal, 48),
+    `${p.step_progress.completed}/${p.step_progress.total}`,
+    shortTime(p.updated_at),
+  ]);
+  println(io.stdout, ...table(['PLAN', 'STATUS', 'WAITING FOR', 'GOAL', 'DONE', 'UPDATED'], rows));
+  return 0;
+}

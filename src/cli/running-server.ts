@@ -1,0 +1,74 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import lockfile from 'proper-lockfile';
+import { inboxDir } from '../persistence/inbox.js';
+import { LEASE_STALE_MS } from '../persistence/plan-lease.js';
+import type { PlanFile } from '../persistence/plan-file.js';
+import { parsePlanFileText, type PlanStore } from '../persistence/plan-store.js';
+
+/** The decisions in a plan's inbox that no process has taken yet, as "type (posted_at)". */
+export function queuedDecisions(plansDir: string, planId: string): string[] {
+  const dir = inboxDir(plansDir, planId);
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir)
+    .filter((n) => n.endsWith('.json'))
+    .sort()
+    .map((name) => {
+      try {
+        const { event, posted_at } = JSON.parse(readFileSync(join(dir, name), 'utf8')) as { event: { type: string }; posted_at: string };
+        return `${event.type} posted ${posted_at}`;
+      } catch {
+        return name;
+      }
+    });
+}
+
+/** Whether a live process holds the plan's lease (a fresh lock dir beside its file). */
+export function leaseHeld(planFile: string): boolean {
+  try {
+    return lockfile.checkSync(planFile, { realpath: false, stale: LEASE_STALE_MS });
+  } catch {
+    return false;
+  }
+}
+
+export type ServerOutcome = 'applied' | 'dropped' | 'pending' | 'not-running';
+
+/**
+ * After posting a decision: if a process holds the plan, wait (up to `waitMs`) until its plan
+ * file records the decision. The holder polls the inbox every second and saves after each step.
+ */
+export async function waitForRunningServer(
+  store: PlanStore,
+  plan: PlanFile,
+  event: { type: string; at?: unknown },
+  posted: string,
+  waitMs: number,
+): Promise<ServerOutcome> {
+  const path = store.pathOf(plan.plan_id);
+  if (!leaseHeld(path)) return 'not-running';
+  const deadline = Date.now() + waitMs;
+  let takenSeen = false;
+  for (;;) {
+    if (recorded(path, plan.plan_id, event.at)) return 'applied';
+    // The holder takes the inbox file and saves in the same tick: one more look, then it was dropped.
+    if (!existsSync(posted)) {
+      if (takenSeen) return 'dropped';
+      takenSeen = true;
+    }
+    if (Date.now() >= deadline) return 'pending';
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+function recorded(path: string, planId: string, at: unknown): boolean {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch {
+    return false;
+  }
+  // Read-only: a file that does not validate now is the plugin's to quarantine, not ours.
+  const result = parsePlanFileText(text, planId);
+  return result.ok && result.file.decisions.some((d) => d.channel === 'cli' && d.at === at);
+}

@@ -1,0 +1,69 @@
+import type { PlanFile, PlanFileStep } from '../persistence/plan-file.js';
+import type { CommandContext } from './command.js';
+import { shortTime, WAITING_WORDS } from './format.js';
+import { historyLines } from './history.js';
+import { println } from './io.js';
+import { loadPlan, planIdArgument, storeOf } from './project.js';
+
+/** `orca show <plan_id>`: everything in the plan file except the raw snapshot, plus its journal. */
+export function showCommand({ io, project, args }: CommandContext): number {
+  const planId = planIdArgument(args[0], 'show');
+  const store = storeOf(project);
+  const plan = loadPlan(store, planId);
+  println(io.stdout, ...planLines(plan), '', ...historyLines(store.journalPathOf(planId)));
+  return 0;
+}
+
+export function planLines(plan: PlanFile): string[] {
+  const done = plan.steps.filter((s) => s.status === 'completed').length;
+  return [
+    `Plan ${plan.plan_id}`,
+    `  goal     ${plan.goal}`,
+    `  status   ${plan.status}${plan.state === plan.status ? '' : ` (state ${plan.state})`}`,
+    `  waiting  ${plan.waiting_for ? `for ${WAITING_WORDS[plan.waiting_for]}: ${nextStep(plan)}` : 'for nothing'}`,
+    `  created  ${shortTime(plan.created_at)}, updated ${shortTime(plan.updated_at)}`,
+    '',
+    `Steps (${done}/${plan.steps.length} completed)`,
+    ...(plan.steps.length === 0 ? ['  (none yet: the planner has not proposed a plan)'] : plan.steps.flatMap(stepLines)),
+    ...section('Assumptions', plan.assumptions),
+    ...section('Risks', plan.risks),
+    ...section('Verification', plan.verification),
+    ...section('Relevant files', plan.relevant_files),
+    '',
+    'Decisions',
+    ...(plan.decisions.length === 0
+      ? ['  (none)']
+      : plan.decisions.map(
+          (d) =>
+            `  ${shortTime(d.at)}  ${d.gate}${d.step_id ? ` (step ${d.step_id})` : ''}: ${d.option} via ${d.channel}${d.text ? ` — "${d.text}"` : ''}`,
+        )),
+  ];
+}
+
+function nextStep(plan: PlanFile): string {
+  const id = plan.plan_id;
+  if (plan.waiting_for === 'approval') return `orca decide ${id} approve | reject | changes --message "…"`;
+  if (plan.waiting_for === 'deviation') return `orca decide ${id} retry | replan | stop [--message "…"]`;
+  return `answer in OpenCode (orca_ask_planner with plan_id ${id})`;
+}
+
+function stepLines(step: PlanFileStep): string[] {
+  const lines = [
+    `  ${step.id}  [${step.agent}]  ${step.status}, ${step.attempts} attempt(s)${step.depends_on.length ? `, after ${step.depends_on.join(', ')}` : ''}`,
+    `      ${step.description}`,
+  ];
+  if (step.files?.length) lines.push(`      files: ${step.files.join(', ')}`);
+  if (step.success) lines.push(`      success: ${step.success}`);
+  if (step.session_id) lines.push(`      session: ${step.session_id}`);
+  for (const f of step.failures) lines.push(`      failed attempt ${f.attempt}: ${f.error}${f.guidance ? ` (guidance: ${f.guidance})` : ''}`);
+  if (step.output) {
+    lines.push(`      summary: ${step.output.summary}`);
+    if (step.output.artifacts.length) lines.push(`      artifacts: ${step.output.artifacts.join(', ')}`);
+    for (const k of step.output.key_findings) lines.push(`      finding: ${k}`);
+  }
+  return lines;
+}
+
+function section(title: string, items: string[]): string[] {
+  return items.length === 0 ? [] : ['', title, ...items.map((i) => `  - ${i}`)];
+}

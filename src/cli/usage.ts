@@ -1,0 +1,31 @@
+/** `orca --help`. Kept beside main.ts's command table; a test checks every command is listed. */
+export const USAGE = `orca: plans of the opencode-orca-statecharts plugin, from the command line
+
+Usage: orca <command> [arguments] [--dir <project>]
+
+Commands:
+  plans                           list the plans, newest first
+  show <plan_id>                  goal, steps, outputs, decisions and history of a plan
+  decide <plan_id> <decision> [--message <text>] [--step <step_id>]
+                                  answer a waiting plan; <decision> is
+                                    approve | reject | changes   (plan waiting for approval;
+                                                                  changes needs --message)
+                                    retry | replan | stop        (a failed step; --step picks
+                                                                  the step when several wait)
+                                  A server running the plan applies it within a second;
+                                  otherwise it applies when the plan is resumed.
+  init                            add the plugin to opencode.json(c), write .opencode/orca.jsonc
+  doctor                          check OpenCode, the plugin, its config and the plans
+  inspect <plan_id> [--port N] [--once]
+                                  replay the plan from its journal into the Stately
+                                  inspector on 127.0.0.1 (prints the URL; --once exits after)
+
+Options:
+  --dir <path>       the project (default: the current directory)
+  -m, --message <t>  guidance or a note for decide
+  -h, --help         this text
+  -v, --version      the plugin's version
+
+Exit codes: 0 done, 1 refused (no such plan, not waiting for that decision, problems found),
+2 usage error (unknown command or option, malformed plan_id).
+`;

@@ -1,0 +1,127 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { decideCommand } from '../../src/cli/decide.js';
+import { inboxDir } from '../../src/persistence/inbox.js';
+import { approvalPlan, failedStepPlan, runCli, tempProject, type Project } from './fixtures.js';
+
+let project: Project;
+beforeEach(() => {
+  project = tempProject();
+});
+afterEach(() => project.remove());
+
+const decide = (...argv: string[]) => runCli(['decide', ...argv, '--dir', project.dir]);
+const inbox = (planId: string) => {
+  const dir = inboxDir(project.store.dir, planId);
+  return existsSync(dir) ? readdirSync(dir).map((n) => JSON.parse(readFileSync(`${dir}/${n}`, 'utf8'))) : [];
+};
+/** A plan in a host that has let go of it, as after the server stopped. */
+function released(make: (host: ReturnType<Project['host']>) => string, maxAttempts?: number) {
+  const host = project.host(maxAttempts ? { maxAttempts } : {});
+  const planId = make(host);
+  host.dispose();
+  return planId;
+}
+
+describe('orca decide: refusals', () => {
+  it.each([
+    [['../x', 'approve'], 2, /^orca: Invalid plan_id "\.\.\/x": expected "plan_"/],
+    [['plan_01JDX4Z6Q5H2M3N4P5R6S7T8V9', 'approve'], 1, /^orca: Plan plan_01JDX4Z6Q5H2M3N4P5R6S7T8V9 does not exist in /],
+    [['plan_01JDX4Z6Q5H2M3N4P5R6S7T8V9'], 2, /^orca: orca decide needs a decision after the plan_id: one of approve, changes, reject, retry, replan, stop\.$/],
+    [['plan_01JDX4Z6Q5H2M3N4P5R6S7T8V9', 'yes'], 2, /^orca: orca decide needs a decision .* \(got "yes"\)\.$/],
+    [['plan_01JDX4Z6Q5H2M3N4P5R6S7T8V9', 'changes'], 2, /^orca: changes needs your guidance for the planner: orca decide plan_01JDX4Z6Q5H2M3N4P5R6S7T8V9 changes --message "<guidance>"\.$/],
+    [['plan_01JDX4Z6Q5H2M3N4P5R6S7T8V9', 'changes', '--message', '  '], 2, /^orca: changes needs your guidance/],
+    [['plan_01JDX4Z6Q5H2M3N4P5R6S7T8V9', 'approve', '--step', 's1'], 2, /^orca: --step applies to retry, replan and stop only\.$/],
+    [['plan_01JDX4Z6Q5H2M3N4P5R6S7T8V9', 'approve', 'now'], 2, /^orca: orca decide takes at most 2 argument\(s\), got 3/],
+  ])('should refuse %j with exit %i and one line', async (argv, exit, message) => {
+    const { code, stdout, stderr } = await decide(...argv);
+    expect(code).toBe(exit);
+    expect(stdout).toBe('');
+    expect(stderr.trimEnd().split('\n')).toHaveLength(1);
+    expect(stderr.trimEnd()).toMatch(message);
+  });
+
+  it('should refuse a decision the plan is not waiting for, and post nothing', async () => {
+    const approval = released(approvalPlan);
+    const deviation = released((h) => failedStepPlan(h, 1));
+    const a = await decide(approval, 'retry');
+    expect([a.code, a.stderr]).toEqual([1, `orca: Plan ${approval} is not waiting for a decision on a failed step: it is pending_approval and waits for approval.\n`]);
+    const d = await decide(deviation, 'approve');
+    expect([d.code, d.stderr]).toEqual([1, `orca: Plan ${deviation} is not waiting for approval: it is in_progress and waits for a decision on a failed step.\n`]);
+    const s = await decide(deviation, 'stop', '--step', 's1');
+    expect([s.code, s.stderr]).toEqual([1, `orca: Step s1 of plan ${deviation} is not waiting for a decision (steps waiting: s2).\n`]);
+    expect([...inbox(approval), ...inbox(deviation)]).toEqual([]);
+  });
+
+  it('should refuse Retry once the step has failed max_attempts times, and still take replan', async () => {
+    const planId = released((h) => failedStepPlan(h, 2), 2);
+    const retry = await decide(planId, 'retry');
+    expect(retry.code).toBe(1);
+    expect(retry.stderr).toBe(`orca: Plan ${planId}, step s2: Retry is no longer offered after 2 failed attempts: use replan or stop.\n`);
+    expect(inbox(planId)).toEqual([]);
+    const replan = await decide(planId, 'replan', '-m', 'split the step');
+    expect(replan.code).toBe(0);
+    expect(inbox(planId)).toMatchObject([{ event: { type: 'deviation.replan', stepId: 's2', text: 'split the step', channel: 'cli' } }]);
+  });
+
+  it('should refuse a second decision while one is queued, saying where it is', async () => {
+    const planId = released(approvalPlan);
+    expect((await decide(planId, 'approve')).code).toBe(0);
+    const again = await decide(planId, 'reject');
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(new RegExp(`^orca: Plan ${planId} already has a decision waiting to be applied \\(approval\\.approve posted .*\\); to decide differently, delete it from .*${planId}\\.inbox\\.\\n$`));
+    expect(inbox(planId)).toHaveLength(1);
+  });
+});
+
+describe('orca decide: posting', () => {
+  it('should queue the same event the slash commands send, and a host resuming the plan applies it', async () => {
+    const planId = released(approvalPlan);
+    const { code, stdout, stderr } = await decide(planId, 'changes', '--message', 'use the v2 API');
+    expect([code, stderr]).toEqual([0, '']);
+    expect(stdout).toMatch(new RegExp(`^Request Changes of plan ${planId} with "use the v2 API": posted to .*\\.json\\n`));
+    expect(stdout).toContain('queued: applies when the plan is resumed (orca_ask_planner with its plan_id)\n');
+    const [posted] = inbox(planId);
+    expect(posted.event).toEqual({ type: 'approval.request_changes', text: 'use the v2 API', channel: 'cli', at: posted.posted_at });
+
+    const resumed = project.host().open(planId).getSnapshot();
+    expect(resumed.value).toBe('changes_requested');
+    expect(resumed.context.decisions.at(-1)).toEqual({ gate: 'approval', option: 'Request Changes', channel: 'cli', at: posted.posted_at, text: 'use the v2 API' });
+    expect(inbox(planId)).toEqual([]);
+  });
+
+  it('should retry a failed step with guidance when the plan is resumed', async () => {
+    const planId = released((h) => failedStepPlan(h, 1));
+    expect((await decide(planId, 'retry', '-m', 'mock the clock')).code).toBe(0);
+    const s = project.host().open(planId).getSnapshot();
+    expect(s.context.steps.find((st) => st.id === 's2')).toMatchObject({ status: 'running', failures: [{ attempt: 1, guidance: 'mock the clock' }] });
+    expect(s.context.decisions.at(-1)).toMatchObject({ gate: 'deviation', option: 'Retry', channel: 'cli', step_id: 's2' });
+  });
+
+  it('should wait for a server holding the plan to apply it, and say so', async () => {
+    const host = project.host();
+    const planId = approvalPlan(host);
+    const stopPolling = host.pollInboxes(200);
+    try {
+      const { code, stdout } = await decide(planId, 'approve', '-m', 'ship it');
+      expect(code).toBe(0);
+      expect(stdout).toContain('applied by the running server\n');
+      expect(host.open(planId).getSnapshot().value).toBe('in_progress');
+      expect(project.store.load(planId).decisions).toMatchObject([{ option: 'Approve', channel: 'cli', text: 'ship it' }]);
+    } finally {
+      stopPolling();
+    }
+  });
+
+  it('should leave the decision queued when the process holding the plan does not take it in time', async () => {
+    const host = project.host(); // holds the lease, never polls
+    const planId = approvalPlan(host);
+    let stdout = '';
+    const io = { stdout: (t: string) => void (stdout += t), stderr: () => {}, env: {}, now: () => new Date() };
+    const code = await decideCommand({ io, project: project.dir, args: [planId, 'approve'], options: {} }, 300);
+    expect(code).toBe(0);
+    expect(stdout).toContain('queued: the process running the plan has not taken it within 0.3 s; it applies when it does, or when the plan is resumed\n');
+    host.applyInbox(planId);
+    expect(host.open(planId).getSnapshot().value).toBe('in_progress');
+  });
+});

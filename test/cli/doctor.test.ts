@@ -1,0 +1,103 @@
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { packageInfo, packageRoot } from '../../src/cli/package-info.js';
+import { approvalPlan, runCli, tempProject, type Project } from './fixtures.js';
+
+let project: Project;
+let home: string;
+let env: Record<string, string>;
+beforeEach(() => {
+  project = tempProject();
+  // A home of its own: the developer's real OpenCode config and cache are never read.
+  home = mkdtempSync(join(tmpdir(), 'orca-cli-home-'));
+  env = { HOME: home, XDG_CONFIG_HOME: join(home, 'config'), XDG_CACHE_HOME: join(home, 'cache'), PATH: '/usr/bin:/bin' };
+});
+afterEach(() => {
+  project.remove();
+  rmSync(home, { recursive: true, force: true });
+});
+
+const doctor = () => runCli(['doctor', '--dir', project.dir], env);
+const write = (path: string, text: string) => {
+  mkdirSync(join(path, '..'), { recursive: true });
+  writeFileSync(path, text);
+};
+function fakeOpencode(dir: string, version: string) {
+  write(join(dir, 'opencode'), `#!/bin/sh\necho "${version}"\n`);
+  chmodSync(join(dir, 'opencode'), 0o755);
+}
+const { version } = packageInfo();
+
+describe('orca doctor', () => {
+  it('should report OpenCode, the plugin entry and its cache copy, quarantined files and waiting plans', async () => {
+    fakeOpencode(join(project.dir, 'node_modules', '.bin'), '1.18.33');
+    write(join(project.dir, 'opencode.jsonc'), '{\n  // mine\n  "plugin": [["opencode-orca-statecharts", { "max_attempts": 3 }]],\n}\n');
+    const cached = join(env.XDG_CACHE_HOME!, 'opencode', 'packages', 'opencode-orca-statecharts@latest', 'node_modules', 'opencode-orca-statecharts');
+    write(join(cached, 'package.json'), '{ "name": "opencode-orca-statecharts", "version": "0.0.9" }');
+    const host = project.host();
+    const waiting = approvalPlan(host);
+    host.dispose();
+    const bad = 'plan_01JDX4Z6Q5H2M3N4P5R6S7T8V9';
+    write(join(project.store.dir, `${bad}.json`), '{ "schema_version": 1 }');
+
+    const { code, stdout, stderr } = await doctor();
+    if (process.env.ORCA_PRINT) console.log(stdout);
+    expect(stderr).toBe('');
+    expect(stdout).toContain("  ✓ OpenCode 1.18.33 (the project's node_modules/.bin/opencode)\n");
+    expect(stdout).toContain(`  ✓ this CLI is opencode-orca-statecharts ${version} (${packageRoot})\n`);
+    expect(stdout).toContain('  ✓ opencode.jsonc: valid\n');
+    expect(stdout).toContain(`  ✓ plugin entry "opencode-orca-statecharts" with valid options\n      loads from ${cached} (OpenCode's package cache)\n      version there: 0.0.9 (this CLI is ${version})\n`);
+    expect(stdout).toContain('  ✓ 1 plan(s) in .opencode/plans\n');
+    expect(stdout).toMatch(new RegExp(`  ! quarantined: \\.opencode/plans/\\.quarantine/${bad}\\.json\\.[-\\dTZ]+\\n      not an Orca plan file \\(no schema_version or snapshot\\)\\n`));
+    expect(stdout).toContain(`  ! ${waiting} waits for approval: orca decide ${waiting} approve|reject|changes\n      Add a greeting to the home page\n`);
+    expect(stdout).toMatch(/No problems found\.\n$/);
+    expect(code).toBe(0);
+  });
+
+  it('should fail on invalid JSONC, invalid plugin options, and a config that does not load the plugin', async () => {
+    fakeOpencode(join(project.dir, 'bin'), '1.17.0');
+    env.PATH = `${join(project.dir, 'bin')}:${env.PATH}`;
+    write(join(project.dir, 'opencode.json'), '{ "plugin": [["opencode-orca-statecharts@0.1.0", { "max_attempts": 0, "colour": "red" }]] }');
+    write(join(project.dir, '.opencode', 'opencode.jsonc'), '{ "model": ');
+    const { code, stdout } = await doctor();
+    expect(stdout).toContain(`  ! OpenCode 1.17.0 (opencode on PATH, ${join(project.dir, 'bin', 'opencode')})\n      the plugin is built against OpenCode ${packageInfo().opencodePluginVersion}\n`);
+    expect(stdout).toMatch(/ {2}✗ plugin entry "opencode-orca-statecharts@0\.1\.0": Invalid opencode-orca-statecharts plugin options: (\(root\): Unrecognized key: "colour"; max_attempts: .*|max_attempts: .*)\n/);
+    expect(stdout).toContain(`opencode-orca-statecharts@0.1.0/node_modules/opencode-orca-statecharts (not in OpenCode's package cache yet: OpenCode installs opencode-orca-statecharts@0.1.0 from npm when it starts)`);
+    expect(stdout).toContain('  ✗ .opencode/opencode.jsonc: not valid JSONC: ValueExpected at line 1, column 12');
+    expect(stdout).toMatch(/2 problem\(s\) found\.\n$/);
+    expect(code).toBe(1);
+
+    write(join(project.dir, 'opencode.json'), '{ "model": "x/y" }');
+    write(join(project.dir, '.opencode', 'opencode.jsonc'), '{}');
+    const none = await doctor();
+    expect(none.stdout).toContain('  ✓ opencode.json: valid, does not load opencode-orca-statecharts\n');
+    expect(none.stdout).toContain('  ✗ no OpenCode config loads opencode-orca-statecharts: run orca init\n');
+    expect(none.code).toBe(1);
+  });
+
+  it('should follow a file:// entry to the package it points into, and say when opencode is missing', async () => {
+    const entry = pathToFileURL(join(packageRoot, 'dist', 'index.js')).href;
+    write(join(env.XDG_CONFIG_HOME!, 'opencode', 'opencode.json'), JSON.stringify({ plugin: [entry] }));
+    env.PATH = '';
+    const { code, stdout } = await doctor();
+    expect(stdout).toContain('  ! opencode not found (neither node_modules/.bin/opencode in the project nor on PATH)\n');
+    expect(stdout).toContain(`  ✓ ${join(env.XDG_CONFIG_HOME!, 'opencode', 'opencode.json')}: valid\n`);
+    expect(stdout).toContain(`  ✓ plugin entry "${entry}" (no options)\n      loads from ${entry} (package at ${packageRoot})\n      version there: ${version}\n`);
+    expect(stdout).toContain('  ✓ 0 plan(s) in .opencode/plans\n');
+    expect(code).toBe(0);
+  });
+
+  it('should check the options of .opencode/orca.jsonc and say the plugin does not read it yet', async () => {
+    expect((await runCli(['init', '--dir', project.dir], env)).code).toBe(0);
+    const fine = await doctor();
+    expect(fine.stdout).toContain('  ✓ .opencode/orca.jsonc: valid options\n      not read by the plugin yet: options take effect only in the opencode.json plugin entry\n');
+    expect(fine.code).toBe(0);
+    write(join(project.dir, '.opencode', 'orca.jsonc'), '{ "$schema": "x", "max_attempts": "ten" }');
+    const bad = await doctor();
+    expect(bad.stdout).toMatch(/ {2}✗ \.opencode\/orca\.jsonc: Invalid opencode-orca-statecharts plugin options: max_attempts: .*\n/);
+    expect(bad.code).toBe(1);
+  });
+});

@@ -1,0 +1,94 @@
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { AnyActorRef } from 'xstate';
+import { PlanHost } from '../../src/engine/plan-host.js';
+import type { CliIo } from '../../src/cli/io.js';
+import { main } from '../../src/cli/main.js';
+import { PlanStore } from '../../src/persistence/plan-store.js';
+
+/** Invoked actors that never settle: the tests deliver invoke outcomes as events. */
+const never = () => new Promise<never>(() => {});
+export const ports = { openPlannerSession: never, consultPlanner: never, openSpecialistSession: never, runSpecialist: never };
+const done = (id: string, output: unknown) => ({ type: `xstate.done.actor.${id}`, output }) as never;
+const by = { channel: 'command' as const, at: '2026-01-01T00:00:00.000Z' };
+
+export const twoStepPlan = {
+  type: 'plan',
+  goal: 'Add a greeting to the home page',
+  steps: [
+    { id: 's1', agent: 'coder', description: 'write hello.ts', files: ['hello.ts'] },
+    { id: 's2', agent: 'tester', description: 'test hello.ts', depends_on: ['s1'] },
+  ],
+  assumptions: ['node 20'],
+  risks: ['flaky snapshot'],
+  verification: ['npm test passes'],
+};
+
+export interface Project {
+  dir: string;
+  store: PlanStore;
+  host(options?: { maxAttempts?: number }): PlanHost;
+  remove(): void;
+}
+
+export function tempProject(): Project {
+  const dir = mkdtempSync(join(tmpdir(), 'orca-cli-'));
+  const store = PlanStore.forProject(dir);
+  mkdirSync(store.dir, { recursive: true });
+  const hosts: PlanHost[] = [];
+  return {
+    dir,
+    store,
+    host: (options = {}) => {
+      const host = new PlanHost({ store, ports, ...options });
+      hosts.push(host);
+      return host;
+    },
+    remove: () => {
+      hosts.forEach((h) => h.dispose());
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A plan waiting for approval, its host still holding it (dispose the host to release it). */
+export function approvalPlan(host: PlanHost, message = 'say hello'): string {
+  const planId = host.create({ message }).getSnapshot().context.plan_id;
+  host.send(planId, done('openPlannerSession', { sessionId: 'ses_planner' }));
+  host.send(planId, done('consultPlanner', twoStepPlan));
+  host.flush(planId);
+  return planId;
+}
+
+const child = (host: PlanHost, planId: string, stepId: string) =>
+  host.open(planId).getSnapshot().children[`step:${stepId}`] as AnyActorRef;
+
+/**
+ * A plan whose s1 completed (with output) and whose s2 has failed `failures` times and waits at
+ * the deviation gate; each failure but the last was answered with Retry and guidance.
+ */
+export function failedStepPlan(host: PlanHost, failures: number): string {
+  const planId = approvalPlan(host);
+  host.send(planId, { type: 'approval.approve', text: 'looks good', ...by });
+  child(host, planId, 's1').send(done('openSpecialistSession', { sessionId: 'ses_s1' }));
+  child(host, planId, 's1').send(
+    done('runSpecialist', { type: 'success', summary: 'wrote hello.ts', artifacts: ['hello.ts'], key_findings: ['no router needed'] }),
+  );
+  for (let i = 1; i <= failures; i++) {
+    child(host, planId, 's2').send(done('openSpecialistSession', { sessionId: `ses_s2_${i}` }));
+    child(host, planId, 's2').send(done('runSpecialist', { type: 'failure', error: `test ${i} is red` }));
+    if (i < failures) host.send(planId, { type: 'deviation.retry', stepId: 's2', text: `try fix ${i}`, ...by });
+  }
+  host.flush(planId);
+  return planId;
+}
+
+/** Run the CLI in-process; returns its exit code and output. */
+export async function runCli(argv: string[], env: CliIo['env'] = {}) {
+  let stdout = '';
+  let stderr = '';
+  const io: CliIo = { stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t), env, now: () => new Date() };
+  const code = await main(argv, io);
+  return { code, stdout, stderr };
+}

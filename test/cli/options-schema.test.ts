@@ -1,0 +1,21 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { optionsJsonSchema, renderOptionsSchema } from '../../src/cli/options-schema.js';
+
+const file = join(import.meta.dirname, '..', '..', 'schema', 'orca.schema.json');
+
+describe('schema/orca.schema.json', () => {
+  it('should match the zod plugin options (run `npx tsx scripts/orca-schema.ts`)', () => {
+    expect(readFileSync(file, 'utf8')).toBe(renderOptionsSchema());
+  });
+
+  it('should describe every option and forbid unknown keys, as the plugin does', () => {
+    const schema = optionsJsonSchema() as any;
+    expect(Object.keys(schema.properties)).toEqual(['$schema', 'concurrency', 'max_attempts', 'inspect', 'hitl']);
+    expect(schema.additionalProperties).toBe(false);
+    const auto = schema.properties.hitl.properties.auto;
+    expect(auto.additionalProperties).toBe(false);
+    expect(auto.properties.deviation).toMatchObject({ enum: ['retry', 'replan', 'stop'], description: expect.stringMatching(/step fails/) });
+  });
+});
