@@ -197,6 +197,8 @@ export class PlanHost {
     );
     this.options.store.save(file);
     this.index.trigger.upsert({ summary: summarize(file) });
+    // A finished plan needs no actor and no lease: another process may read or resume it at once.
+    if (snapshot.status === 'done') this.release(planId);
   }
 
   /** Journal the state an actor of the plan is in after a macrostep, when it changed. */

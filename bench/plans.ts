@@ -1,0 +1,69 @@
+// Plan fixtures shared by the benchmarks: what the scripted planner proposes.
+import type { SpecialistId } from '../src/machines/types.js';
+
+const AGENTS: SpecialistId[] = ['coder', 'tester', 'reviewer', 'researcher'];
+
+export interface BenchStep {
+  id: string;
+  agent: SpecialistId;
+  description: string;
+  depends_on: string[];
+}
+
+export interface BenchPlan {
+  type: 'plan';
+  goal: string;
+  steps: BenchStep[];
+  assumptions: string[];
+  risks: string[];
+  verification: string[];
+}
+
+const plan = (goal: string, steps: BenchStep[]): BenchPlan => ({
+  type: 'plan',
+  goal,
+  steps,
+  assumptions: ['benchmark fixture'],
+  risks: ['none'],
+  verification: ['every step reports success'],
+});
+
+/**
+ * `layers` layers of `width` steps; every step of layer k depends on all steps of layer k-1.
+ * The critical path is `layers` steps long.
+ */
+export function layeredDag(layers: number, width: number): BenchPlan {
+  const steps: BenchStep[] = [];
+  for (let l = 0; l < layers; l++) {
+    for (let w = 0; w < width; w++) {
+      steps.push({
+        id: `l${l + 1}w${w + 1}`,
+        agent: AGENTS[w % AGENTS.length]!,
+        description: `Layer ${l + 1} task ${w + 1}: change module m${w + 1} as the earlier layer decided.`,
+        depends_on: l === 0 ? [] : Array.from({ length: width }, (_, i) => `l${l}w${i + 1}`),
+      });
+    }
+  }
+  return plan(`Benchmark DAG: ${layers} layers of ${width} steps`, steps);
+}
+
+/** `n` steps, each depending on the previous one. */
+export function chain(n: number): BenchPlan {
+  const steps: BenchStep[] = Array.from({ length: n }, (_, i) => ({
+    id: `s${i + 1}`,
+    agent: AGENTS[i % AGENTS.length]!,
+    description: `Chain step ${i + 1}: extend the work of the previous step.`,
+    depends_on: i === 0 ? [] : [`s${i}`],
+  }));
+  return plan(`Benchmark chain of ${n} steps`, steps);
+}
+
+/** The same size of result for every step, so prompt growth can only come from the orchestration. */
+export function stepResult(stepId: string) {
+  return {
+    type: 'success' as const,
+    summary: `Step ${stepId} done: the module now handles the new case and its callers were updated.`,
+    artifacts: [`src/${stepId}.ts`],
+    key_findings: [`${stepId}: the public API is unchanged`],
+  };
+}

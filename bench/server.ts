@@ -1,0 +1,190 @@
+// Plans run end to end on the real `opencode serve` (node_modules' 1.18.33 binary) with the built
+// plugin and the scripted model, exactly as test/e2e/orca.e2e.test.ts does, plus timing.
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { startOpencode, type OpencodeServer } from '../test/support/opencode-server.js';
+import { startScriptedModel, type RecordedRequest, type ScriptedModel, type ScriptedModelOptions, type ScriptedReply } from '../test/support/scripted-model.js';
+import { agentOf, builtPluginUrl, orcaRelay, structured, team, type AgentScript } from '../test/e2e/team.js';
+import { readJournal, type JournalEntry } from '../src/persistence/journal.js';
+import { specialistOutputJsonSchema } from '../src/protocol/specialist-output.js';
+import { stepResult, type BenchPlan } from './plans.js';
+
+export const SPECIALIST_AGENTS = ['coder', 'tester', 'reviewer', 'researcher', 'document-writer', 'architect'];
+
+/** The step a specialist request is for: its prompt starts with "# Your step: <id> (agent)". */
+export function stepIdOf(req: RecordedRequest): string | undefined {
+  for (const m of req.messages) {
+    if (m.role !== 'user') continue;
+    const text = typeof m.content === 'string' ? m.content : JSON.stringify(m.content);
+    const match = /# Your step: ([A-Za-z0-9_.-]+) \(/.exec(text);
+    if (match) return match[1];
+  }
+  return undefined;
+}
+
+export interface BenchServer {
+  server: OpencodeServer;
+  model: ScriptedModel;
+  /** Changes the scripted model's latency for the requests that arrive from now on. */
+  setLatency(ms: number): void;
+  setScript(script: (req: RecordedRequest) => ScriptedReply): void;
+  stop(): Promise<void>;
+  startMs: number;
+}
+
+export async function startBenchServer(concurrency: number, latencyMs: number): Promise<BenchServer> {
+  let script: (req: RecordedRequest) => ScriptedReply = () => {
+    throw new Error('no script set');
+  };
+  // scripted-model reads `latencyMs` from this object on every request, so it can be changed between runs.
+  const modelOptions: ScriptedModelOptions = { respond: (req) => script(req), latencyMs };
+  const model = await startScriptedModel(modelOptions);
+  const t0 = performance.now();
+  const server = await startOpencode({
+    modelUrl: model.url,
+    config: { plugin: [[builtPluginUrl, { hitl: { auto: { approval: 'approve' } }, concurrency }]] },
+    requestTimeoutMs: 180_000,
+  });
+  const startMs = performance.now() - t0;
+  return {
+    server,
+    model,
+    startMs,
+    setLatency: (ms) => {
+      modelOptions.latencyMs = ms;
+    },
+    setScript: (s) => {
+      script = s;
+    },
+    async stop() {
+      await server.stop();
+      await model.close();
+    },
+  };
+}
+
+const specialistScript: AgentScript = (req) => structured(stepResult(stepIdOf(req) ?? 'unknown'));
+
+export interface StepTiming {
+  id: string;
+  /** ms from approval: step actor entered opening_session / running / completed (journal). */
+  opening: number;
+  running: number;
+  completed: number;
+  /** ms from approval: the specialist's model request(s) arrived at the scripted model. */
+  requests: number[];
+}
+
+export interface PlanRun {
+  planId: string;
+  status: string;
+  /** The orca session.prompt call, request to reply (planner and orca turns included). */
+  totalWallMs: number;
+  /** Journal: the approval.approve event → the plan entering `completed`. */
+  approvalToCompletedMs: number;
+  /** Model calls (chat requests) by agent during the run, and per specialist step. */
+  callsByAgent: Record<string, number>;
+  callsPerStep: Record<string, number>;
+  titleRequests: number;
+  steps: StepTiming[];
+  /** The prompt text (last user message) each specialist step's first request carried. */
+  prompts: Record<string, { userText: string; requestBodyBytes: number; messagesBytes: number }>;
+}
+
+const ms = (iso: string) => Date.parse(iso);
+
+export async function runPlan(bench: BenchServer, plan: BenchPlan, request: string): Promise<PlanRun> {
+  const { server, model } = bench;
+  const scripts: Record<string, AgentScript> = { orca: orcaRelay(request), planner: () => structured(plan) };
+  for (const a of SPECIALIST_AGENTS) scripts[a] = specialistScript;
+  bench.setScript(team(scripts));
+  const plansDir = join(server.projectDir, '.opencode', 'plans');
+  const before = new Set(existsSync(plansDir) ? readdirSync(plansDir) : []);
+  const firstRequest = model.requests.length;
+
+  const session = (await server.client.session.create({ title: `bench ${plan.goal}` })).data!;
+  const t0 = performance.now();
+  await server.client.session.prompt({ sessionID: session.id, agent: 'orca', parts: [{ type: 'text', text: request }] });
+  const totalWallMs = performance.now() - t0;
+
+  const file = readdirSync(plansDir).find((f) => f.endsWith('.json') && !before.has(f));
+  if (!file) throw new Error(`no new plan file in ${plansDir}`);
+  const planId = file.slice(0, -'.json'.length);
+  const journal = readJournal(join(plansDir, `${planId}.journal.jsonl`));
+  const approval = journal.find((e) => e.kind === 'event' && e.event.type === 'approval.approve');
+  const done = journal.find((e) => e.kind === 'state' && e.actor === 'plan' && (e.state === 'completed' || e.state === 'failed'));
+  if (!approval || !done) throw new Error(`plan ${planId} has no approval or no end in its journal`);
+  const tA = ms(approval.at);
+
+  const reqs = model.requests.slice(firstRequest);
+  const chat = reqs.filter((r) => r.kind === 'chat');
+  const callsByAgent: Record<string, number> = {};
+  const callsPerStep: Record<string, number> = {};
+  const prompts: PlanRun['prompts'] = {};
+  const requestsOf = new Map<string, number[]>();
+  for (const r of chat) {
+    const agent = agentOf(r);
+    callsByAgent[agent] = (callsByAgent[agent] ?? 0) + 1;
+    if (!SPECIALIST_AGENTS.includes(agent)) continue;
+    const id = stepIdOf(r) ?? 'unknown';
+    callsPerStep[id] = (callsPerStep[id] ?? 0) + 1;
+    requestsOf.set(id, [...(requestsOf.get(id) ?? []), r.at - tA]);
+    if (!prompts[id]) {
+      prompts[id] = {
+        userText: r.lastUser,
+        requestBodyBytes: Buffer.byteLength(JSON.stringify(r.body)),
+        messagesBytes: Buffer.byteLength(JSON.stringify(r.messages)),
+      };
+    }
+  }
+  const stateAt = (actor: string, state: string) => {
+    const e = journal.find((j): j is Extract<JournalEntry, { kind: 'state' }> => j.kind === 'state' && j.actor === actor && j.state === state);
+    return e ? ms(e.at) - tA : NaN;
+  };
+  const steps = plan.steps.map((s) => ({
+    id: s.id,
+    opening: stateAt(`step:${s.id}`, 'opening_session'),
+    running: stateAt(`step:${s.id}`, 'running'),
+    completed: stateAt(`step:${s.id}`, 'completed'),
+    requests: requestsOf.get(s.id) ?? [],
+  }));
+  return {
+    planId,
+    status: done.state,
+    totalWallMs,
+    approvalToCompletedMs: ms(done.at) - tA,
+    callsByAgent,
+    callsPerStep,
+    titleRequests: reqs.length - chat.length,
+    steps,
+    prompts,
+  };
+}
+
+/**
+ * A bare round trip: one session.prompt (from this process, over HTTP) in a fresh session of a
+ * specialist agent with the specialist json_schema format, answered by one StructuredOutput call.
+ * Returns [create ms, prompt ms] per repetition.
+ */
+export async function barePrompts(bench: BenchServer, promptText: string, repetitions: number) {
+  const { server } = bench;
+  bench.setScript(() => structured(stepResult('bare')));
+  const out: Array<{ createMs: number; promptMs: number }> = [];
+  for (let i = 0; i < repetitions; i++) {
+    const c0 = performance.now();
+    const session = (await server.client.session.create({ title: `bare ${i}` })).data!;
+    const c1 = performance.now();
+    const res = await server.client.session.prompt({
+      sessionID: session.id,
+      agent: 'coder',
+      parts: [{ type: 'text', text: promptText }],
+      format: { type: 'json_schema', schema: specialistOutputJsonSchema() } as never,
+      tools: { StructuredOutput: true },
+    });
+    const c2 = performance.now();
+    const info = (res.data as { info?: { structured?: unknown } } | undefined)?.info;
+    if (!info?.structured) throw new Error(`bare prompt returned no structured output: ${JSON.stringify(res.error ?? res.data).slice(0, 300)}`);
+    out.push({ createMs: c1 - c0, promptMs: c2 - c1 });
+  }
+  return out;
+}
