@@ -1,6 +1,6 @@
 // Plans run end to end on the real `opencode serve` (node_modules' 1.18.33 binary) with the built
 // plugin and the scripted model, exactly as test/e2e/orca.e2e.test.ts does, plus timing.
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { startOpencode, type OpencodeServer } from '../test/support/opencode-server.js';
 import { startScriptedModel, type RecordedRequest, type ScriptedModel, type ScriptedModelOptions, type ScriptedReply } from '../test/support/scripted-model.js';
@@ -32,7 +32,7 @@ export interface BenchServer {
   startMs: number;
 }
 
-export async function startBenchServer(concurrency: number, latencyMs: number): Promise<BenchServer> {
+export async function startBenchServer(concurrency: number, latencyMs: number, env: Record<string, string> = {}): Promise<BenchServer> {
   let script: (req: RecordedRequest) => ScriptedReply = () => {
     throw new Error('no script set');
   };
@@ -44,6 +44,7 @@ export async function startBenchServer(concurrency: number, latencyMs: number): 
     modelUrl: model.url,
     config: { plugin: [[builtPluginUrl, { hitl: { auto: { approval: 'approve' } }, concurrency }]] },
     requestTimeoutMs: 180_000,
+    env,
   });
   const startMs = performance.now() - t0;
   return {
@@ -187,4 +188,20 @@ export async function barePrompts(bench: BenchServer, promptText: string, repeti
     out.push({ createMs: c1 - c0, promptMs: c2 - c1 });
   }
   return out;
+}
+
+/** CPU ms (user+system, reaped children included) used so far by the opencode server's processes (those whose cwd is the project). */
+export function serverCpuMs(projectDir: string): number {
+  const tick = 100; // USER_HZ on Linux
+  let total = 0;
+  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    try {
+      if (readlinkSync(`/proc/${pid}/cwd`) !== projectDir) continue;
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
+      total += ((Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) * 1000) / tick;
+    } catch {
+      // gone, or not ours to read
+    }
+  }
+  return total;
 }

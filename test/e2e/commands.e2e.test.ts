@@ -1,8 +1,10 @@
 // Channel 3: slash commands move a waiting plan with no model request, on the real opencode binary.
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reportOnFailure } from '../support/failure-report.js';
+import { projectRoot } from '../support/opencode-sandbox.js';
 import { startOpencode, waitFor, type OpencodeServer } from '../support/opencode-server.js';
 import { lastToolResult, startScriptedModel, type RecordedRequest, type ScriptedModel, type ScriptedReply } from '../support/scripted-model.js';
 import { dismiss, nextQuestion, reply } from './hitl-answers.js';
@@ -123,6 +125,20 @@ describe('slash commands on a waiting plan', () => {
     expect(out.text).toBe(`Orca: Stop for step s1 recorded for plan ${planId}.`);
     expect(model.requests.length).toBe(out.before);
     expect(planFile(planId).status).toBe('failed');
+  }, 60_000);
+
+  it('orca decide from another terminal is picked up by the running server and the plan moves', async () => {
+    const { planId } = await waitingPlan('cli', 'approval');
+    const before = model.requests.length;
+    const cli = spawnSync(process.execPath, [join(projectRoot, 'dist', 'cli', 'main.js'), 'decide', planId, 'approve', '--dir', server.projectDir], {
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
+    expect([cli.status, cli.stderr]).toEqual([0, '']);
+    expect(cli.stdout).toContain('applied by the running server');
+    await waitFor(() => planFile(planId).status === 'completed', { timeoutMs: 20_000, description: 'the plan completes' });
+    expect(planFile(planId).decisions.at(-1)).toMatchObject({ gate: 'approval', option: 'Approve', channel: 'cli' });
+    expect(model.requests.slice(before).every((r) => agentOf(r) === 'coder')).toBe(true);
   }, 60_000);
 
   it('a command with nothing to decide says so and changes nothing', async () => {

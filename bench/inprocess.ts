@@ -1,0 +1,84 @@
+// P2 (in process) and P3 (in process): a plan run through PlanHost with ports that answer at once,
+// so every millisecond measured is orchestration: machine transitions, inspection, journal,
+// plan-file persistence (atomic write + fsync), index updates, context threading, prompt building.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PlanHost } from '../src/engine/plan-host.js';
+import { drivePlan } from '../src/engine/drive.js';
+import type { PlanPorts } from '../src/engine/wire.js';
+import { PlanStore } from '../src/persistence/plan-store.js';
+import { stepPrompt } from '../src/dispatch/step-prompt.js';
+import { watchForToasts } from '../src/opencode/toasts.js';
+import type { PlannerOutput, SpecialistResult } from '../src/machines/types.js';
+import { stepResult, type BenchPlan } from './plans.js';
+
+export interface InProcessRun {
+  /** ms per step: approval → first dispatch, then dispatch of step i → dispatch of step i+1. */
+  perStepMs: number[];
+  /** Last dispatch → the plan completed (and its file written). */
+  tailMs: number;
+  wallMs: number;
+  /** The prompt text each step's specialist was given (stepPrompt of its threaded context). */
+  prompts: Map<string, string>;
+  planFileBytes: number;
+  planId: string;
+}
+
+export interface InProcessOptions {
+  concurrency?: number;
+  /** A project dir to use (e.g. one holding thousands of plans); default a fresh temp dir. */
+  projectDir?: string;
+  /** Load the index from disk first and watch it for toasts, as the plugin does. */
+  likePlugin?: boolean;
+}
+
+export async function runInProcess(plan: BenchPlan, options: InProcessOptions = {}): Promise<InProcessRun> {
+  const projectDir = options.projectDir ?? mkdtempSync(join(tmpdir(), 'orca-bench-inproc-'));
+  const store = PlanStore.forProject(projectDir);
+  const dispatches: number[] = [];
+  const prompts = new Map<string, string>();
+  const ports: PlanPorts = {
+    openPlannerSession: async () => ({ sessionId: 'ses_bench_planner' }),
+    consultPlanner: async () => plan as PlannerOutput,
+    openSpecialistSession: async ({ stepId, attempt }) => ({ sessionId: `ses_bench_${stepId}_${attempt}` }),
+    // What opencodePorts.runSpecialist does before it reaches OpenCode: build the prompt.
+    runSpecialist: async ({ thread }): Promise<SpecialistResult> => {
+      dispatches.push(performance.now());
+      prompts.set(thread.step.id, stepPrompt(thread));
+      return stepResult(thread.step.id);
+    },
+  };
+  const host = new PlanHost({ store, ports, ...(options.concurrency ? { concurrency: options.concurrency } : {}) });
+  let stopToasts = () => {};
+  if (options.likePlugin) {
+    host.loadIndex();
+    stopToasts = watchForToasts(host.index, () => {});
+  }
+  try {
+    const planId = host.create({ message: 'benchmark request', callerSessionId: 'ses_bench_caller' }).getSnapshot().context.plan_id;
+    let approvedAt = 0;
+    const controller = new AbortController();
+    const result = await drivePlan(
+      host,
+      planId,
+      async (gate) => {
+        if (gate.kind !== 'approval') return { waiting: `unexpected gate ${gate.kind}` };
+        approvedAt = performance.now();
+        return { event: { type: 'approval.approve', channel: 'auto', at: new Date().toISOString() } };
+      },
+      controller.signal,
+    );
+    // drivePlan resolves on the snapshot; the file is written in the microtask after it.
+    await new Promise((resolve) => setImmediate(resolve));
+    const end = performance.now();
+    if (result.kind !== 'outcome' || result.tag !== 'outcome.completed') throw new Error(`in-process plan ended ${JSON.stringify(result.kind === 'outcome' ? result.tag : result.reason)}`);
+    const perStepMs = dispatches.map((t, i) => t - (i === 0 ? approvedAt : dispatches[i - 1]!));
+    const planFileBytes = Buffer.byteLength(JSON.stringify(store.load(planId), null, 2));
+    return { perStepMs, tailMs: end - dispatches.at(-1)!, wallMs: end - approvedAt, prompts, planFileBytes, planId };
+  } finally {
+    stopToasts();
+    host.dispose();
+    if (!options.projectDir) rmSync(projectDir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,11 @@
+import { PlanStore } from '../src/persistence/plan-store.js';
+import * as journal from '../src/persistence/journal.js';
+import { runInProcess } from './inprocess.js';
+import { chain } from './plans.js';
+const orig = PlanStore.prototype.save;
+let saves = 0, bytes = 0, saveMs = 0;
+PlanStore.prototype.save = function (file) { saves++; const t = performance.now(); bytes += JSON.stringify(file, null, 2).length; const t1 = performance.now(); orig.call(this, file); saveMs += performance.now() - t1; };
+await runInProcess(chain(10));
+saves = 0; bytes = 0; saveMs = 0;
+const r = await runInProcess(chain(50));
+console.log({ saves, perStep: saves / 50, avgBytes: bytes / saves, saveMsPerStep: saveMs / 50, wallPerStep: r.wallMs / 50 });

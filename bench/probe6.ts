@@ -1,0 +1,15 @@
+import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runInProcess } from './inprocess.js';
+import { chain } from './plans.js';
+const dir = mkdtempSync(join(tmpdir(), 'p6-'));
+const r = await runInProcess(chain(50), { projectDir: dir });
+const f = JSON.parse(readFileSync(join(dir, '.opencode/plans', r.planId + '.json'), 'utf8'));
+const sz = (x: unknown) => JSON.stringify(x, null, 2).length;
+console.log('total', sz(f), 'steps', sz(f.steps), 'snapshot', sz(f.snapshot));
+console.log('snapshot keys', Object.keys(f.snapshot), 'ctx', sz(f.snapshot.context), 'children', sz(f.snapshot.children), Object.keys(f.snapshot.children ?? {}).length);
+for (const [k, v] of Object.entries(f.snapshot.context)) console.log('  ctx.', k, sz(v));
+console.log('compact total', JSON.stringify(f).length);
+console.log(readdirSync(join(dir, '.opencode/plans')));
+console.log('journal lines', readFileSync(join(dir, '.opencode/plans', r.planId + '.journal.jsonl'), 'utf8').split('\n').length);
