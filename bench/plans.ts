@@ -67,3 +67,19 @@ export function stepResult(stepId: string) {
     key_findings: [`${stepId}: the public API is unchanged`],
   };
 }
+
+/** The 3-step plan of test/e2e/orca.e2e.test.ts (two independent steps, then one that needs both). */
+export function orcaE2ePlan(): BenchPlan {
+  return {
+    type: 'plan',
+    goal: 'Add a greet() function with docs and a test',
+    steps: [
+      { id: 'impl', agent: 'coder', description: 'Create src/greet.ts exporting greet(name)', depends_on: [] },
+      { id: 'docs', agent: 'document-writer', description: 'Document greet() in README.md', depends_on: [] },
+      { id: 'test', agent: 'tester', description: 'Test greet() against its docs', depends_on: ['impl', 'docs'] },
+    ],
+    assumptions: ['TypeScript project'],
+    risks: ['none'],
+    verification: ['npm test passes'],
+  };
+}

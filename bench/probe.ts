@@ -1,6 +1,6 @@
 import { startBenchServer, runPlan, barePrompts } from './server.js';
 import { layeredDag, chain } from './plans.js';
-const b = await startBenchServer(4, 300);
+const b = await startBenchServer({ concurrency: 4, latencyMs: 300 });
 console.log('start', b.startMs);
 try {
   const r = await runPlan(b, layeredDag(3, 4), 'Run the benchmark DAG');

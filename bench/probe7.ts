@@ -1,7 +1,7 @@
 import { startBenchServer, runPlan, barePrompts, serverCpuMs } from './server.js';
 import { layeredDag, chain } from './plans.js';
 const prof = process.argv[2];
-const b = await startBenchServer(1, 300, prof ? { BUN_OPTIONS: `--cpu-prof --cpu-prof-dir=${prof}` } : {});
+const b = await startBenchServer({ concurrency: 1, latencyMs: 300 });
 console.log('start', b.startMs);
 try {
   const c0 = serverCpuMs(b.server.projectDir);

@@ -32,7 +32,17 @@ export interface BenchServer {
   startMs: number;
 }
 
-export async function startBenchServer(concurrency: number, latencyMs: number, env: Record<string, string> = {}): Promise<BenchServer> {
+export interface BenchServerOptions {
+  concurrency: number;
+  latencyMs: number;
+  env?: Record<string, string>;
+  /** The plugin to load; default the built dist/index.js. */
+  pluginUrl?: string;
+  /** Deep-merged into the opencode config. */
+  config?: Record<string, unknown>;
+}
+
+export async function startBenchServer({ concurrency, latencyMs, env = {}, pluginUrl = builtPluginUrl, config = {} }: BenchServerOptions): Promise<BenchServer> {
   let script: (req: RecordedRequest) => ScriptedReply = () => {
     throw new Error('no script set');
   };
@@ -42,7 +52,7 @@ export async function startBenchServer(concurrency: number, latencyMs: number, e
   const t0 = performance.now();
   const server = await startOpencode({
     modelUrl: model.url,
-    config: { plugin: [[builtPluginUrl, { hitl: { auto: { approval: 'approve' } }, concurrency }]] },
+    config: { ...config, plugin: [[pluginUrl, { hitl: { auto: { approval: 'approve' } }, concurrency }]] },
     requestTimeoutMs: 180_000,
     env,
   });

@@ -1,6 +1,6 @@
 import type { Hooks, Plugin } from '@opencode-ai/plugin';
 import { applyAgents } from './agents/apply.js';
-import { parseOptions } from './config/options.js';
+import { loadOrcaConfig } from './config/load.js';
 import { createOrca } from './orca.js';
 import { startConfiguredInspector, type OrcaInspector } from './inspect/inspector.js';
 import { NOTE_PREFIX, registerQuestionChannel } from './hitl/native-question/index.js';
@@ -16,14 +16,14 @@ import { listPlansTool } from './tools/list-plans.js';
  * Invalid plugin options refuse loudly (the plugin does not load) rather than run with guesses.
  */
 export const OrcaPlugin: Plugin = async (input, rawOptions) => {
-  const options = parseOptions(rawOptions);
+  const options = loadOrcaConfig(input.directory, rawOptions);
   let inspector: OrcaInspector | null = null; // actors are only created after this function returns
   const orca = createOrca(input, options, { inspect: (event) => inspector?.inspect(event) });
   orca.log('info', `orca loaded for ${input.directory}`);
   inspector = await startConfiguredInspector(options.inspect, orca.log);
   return {
     config: async (config) => {
-      applyAgents(config);
+      applyAgents(config, options.agents ?? {});
       const channel = registerQuestionChannel(config);
       if (channel.registered) registerGateCommands(config);
       else orca.log('warn', `question dialog and slash commands unavailable: ${channel.reason}`);

@@ -82,11 +82,11 @@ function checkEntry(entry: PluginEntry, say: Say, env: Record<string, string | u
   }
 }
 
-/** .opencode/orca.jsonc is not read by the plugin yet; its options are still checked so they are ready. */
+/** .opencode/orca.jsonc: read by the plugin at start, over the global file and the plugin entry (src/config/load.ts). */
 function checkStarter(path: string, say: Say, show: (path: string) => string) {
   const file = readConfigFile(path);
   if (!file) return;
-  const note = 'not read by the plugin yet: options take effect only in the opencode.json plugin entry';
+  const note = 'read at start, over ~/.config/opencode/orca.jsonc and the opencode.json plugin entry';
   if (file.errors.length > 0) return say('fail', `${show(path)}: not valid JSONC: ${file.errors.join('; ')}`, note);
   const { $schema: _schema, ...options } = file.value as Record<string, unknown>;
   try {

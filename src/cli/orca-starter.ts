@@ -7,13 +7,16 @@ export const schemaUrl = (version: string) => `https://unpkg.com/${PACKAGE_NAME}
 export function orcaStarter(version: string): string {
   return `// Options of the Orca plugin (${PACKAGE_NAME}).
 //
-// NOTE: the plugin does not read this file yet. Until it does, give the same options as the
-// second element of the plugin entry in opencode.json, for example:
-//   "plugin": [["${PACKAGE_NAME}", { "max_attempts": 5, "hitl": { "auto": { "approval": "approve" } } }]]
-// Keys and values are the same in both places; an unknown key or a wrong value stops the
-// plugin from loading, with a message that names the key. \`orca doctor\` checks them.
+// Read when OpenCode starts, over ~/.config/opencode/orca.jsonc and over the options of the
+// plugin entry in opencode.json (objects merge key by key, other values replace). An unknown
+// key or a wrong value stops the plugin from loading, with a message that names the file and
+// the key. \`orca doctor\` checks them.
 {
   "$schema": "${schemaUrl(version)}",
+
+  // Per agent: "model" ("provider/model"), "temperature", "prompt" (replaces the role text;
+  // the output protocol is kept), "disable". Role permissions always apply on top.
+  // "agents": { "coder": { "model": "anthropic/claude-sonnet-4-5", "temperature": 0.2 } },
 
   // How many ready steps run at once (1 to 16). Steps whose \`files\` overlap never run together.
   // "concurrency": 1,

@@ -1,12 +1,22 @@
 import { z } from 'zod';
 import { formatIssues } from '../persistence/plan-file.js';
 import { inspectOption } from '../inspect/settings.js';
+import { AGENT_IDS } from '../agents/roles.js';
 
 /**
  * Plugin options, from opencode.json: `"plugin": [["opencode-orca-statecharts", { ... }]]`.
  * Everything is optional; HITL auto decisions are off unless configured here.
  */
+/** Per-agent settings (orca, planner, the specialists); the role's permissions are always enforced on top. */
+const agentSettings = z.strictObject({
+  model: z.string().regex(/^[^/\s]+\/\S+$/, 'expected "provider/model"').optional(),
+  temperature: z.number().min(0).max(2).optional(),
+  prompt: z.string().min(1).optional(),
+  disable: z.boolean().optional(),
+});
+
 export const orcaOptions = z.strictObject({
+  agents: z.partialRecord(z.enum(AGENT_IDS), agentSettings).optional(),
   concurrency: z.number().int().min(1).max(16).optional(),
   max_attempts: z.number().int().min(1).max(100).optional(),
   /** The Stately inspector on 127.0.0.1 (also ORCA_INSPECT=1, ORCA_INSPECT_PORT). Off by default. */

@@ -90,10 +90,10 @@ describe('orca doctor', () => {
     expect(code).toBe(0);
   });
 
-  it('should check the options of .opencode/orca.jsonc and say the plugin does not read it yet', async () => {
+  it('should check the options of .opencode/orca.jsonc and say how it is read', async () => {
     expect((await runCli(['init', '--dir', project.dir], env)).code).toBe(0);
     const fine = await doctor();
-    expect(fine.stdout).toContain('  ✓ .opencode/orca.jsonc: valid options\n      not read by the plugin yet: options take effect only in the opencode.json plugin entry\n');
+    expect(fine.stdout).toContain('  ✓ .opencode/orca.jsonc: valid options\n      read at start, over ~/.config/opencode/orca.jsonc and the opencode.json plugin entry\n');
     expect(fine.code).toBe(0);
     write(join(project.dir, '.opencode', 'orca.jsonc'), '{ "$schema": "x", "max_attempts": "ten" }');
     const bad = await doctor();

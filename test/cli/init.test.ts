@@ -84,12 +84,11 @@ describe('orca init', () => {
     expect(read('opencode.json')).toBe('{ "plugin": [ }');
   });
 
-  it('should write a starter .opencode/orca.jsonc that says it is not read yet, with valid options and a schema', async () => {
+  it('should write a starter .opencode/orca.jsonc that says how it is read, with valid options and a schema', async () => {
     await init();
     const starter = read('.opencode/orca.jsonc');
-    expect(starter).toMatch(/NOTE: the plugin does not read this file yet/);
-    expect(starter).toContain('"plugin": [["opencode-orca-statecharts", {');
-    for (const key of ['concurrency', 'max_attempts', 'approval', 'deviation', 'questions']) expect(starter).toContain(`// "${key}":`);
+    expect(starter).toMatch(/Read when OpenCode starts, over ~\/\.config\/opencode\/orca\.jsonc/);
+    for (const key of ['agents', 'concurrency', 'max_attempts', 'approval', 'deviation', 'questions']) expect(starter).toContain(`// "${key}":`);
     const errors: unknown[] = [];
     const { $schema, ...options } = parse(starter, errors as never);
     expect(errors).toEqual([]);
@@ -98,6 +97,6 @@ describe('orca init', () => {
     // Uncommenting every example gives options the plugin accepts.
     const uncommented = starter.replace(/^(\s*)\/\/ ("\w+": [^\n]*?)(,?)\s*(\/\/.*)?$/gm, '$1$2$3');
     const { $schema: _s, ...all } = parse(uncommented, [], { allowTrailingComma: true });
-    expect(parseOptions(all)).toEqual({ concurrency: 1, max_attempts: 10, hitl: { auto: { approval: 'approve', deviation: 'stop', questions: 'first_option' } } });
+    expect(parseOptions(all)).toEqual({ agents: { coder: { model: 'anthropic/claude-sonnet-4-5', temperature: 0.2 } }, concurrency: 1, max_attempts: 10, hitl: { auto: { approval: 'approve', deviation: 'stop', questions: 'first_option' } } });
   });
 });
