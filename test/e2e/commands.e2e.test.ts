@@ -8,9 +8,8 @@ import { projectRoot } from '../support/opencode-sandbox.js';
 import { startOpencode, waitFor, type OpencodeServer } from '../support/opencode-server.js';
 import { lastToolResult, startScriptedModel, type RecordedRequest, type ScriptedModel, type ScriptedReply } from '../support/scripted-model.js';
 import { dismiss, nextQuestion, reply } from './hitl-answers.js';
-import { agentOf, builtPluginUrl, structured } from './team.js';
+import { agentOf, builtPluginUrl, structured, scenarioOf } from './team.js';
 
-const scenarioOf = (req: RecordedRequest) => /SCENARIO:(\w+)/.exec(JSON.stringify(req.messages))?.[1] ?? 'none';
 let model: ScriptedModel;
 const count = (agent: string, scenario: string) => model.chatRequests().filter((r) => agentOf(r) === agent && scenarioOf(r) === scenario).length;
 

@@ -14,7 +14,7 @@ import { restartOpencode, startOpencode, waitFor, type OpencodeServer } from '..
 import { lastToolResult, startScriptedModel, type RecordedRequest, type ScriptedModel, type ScriptedReply } from '../support/scripted-model.js';
 import { nextQuestion, openQuestions, reply } from './hitl-answers.js';
 import { projectRoot } from '../support/opencode-sandbox.js';
-import { agentOf, structured } from './team.js';
+import { agentOf, structured, scenarioOf, orcaResumeRelay } from './team.js';
 
 const STEPS = [
   { id: 's1', agent: 'coder' },
@@ -33,7 +33,6 @@ const POINTS: Point[] = [
 
 /** The scenario tag travels in every prompt of a plan (the user's message, then the goal). */
 const tagOf = (point: Point) => point.name.replace(':', '_');
-const scenarioOf = (req: RecordedRequest) => /SCENARIO:(\w+)/.exec(JSON.stringify(req.messages))?.[1] ?? 'none';
 const stepOf = (req: RecordedRequest) => /# Your step: (s\d)\b/.exec(req.lastUser)?.[1];
 /** A request that starts a turn (its last message is the user's), not one answering a tool result. */
 const startsTurn = (req: RecordedRequest) => req.messages.at(-1)?.role === 'user';
@@ -54,11 +53,7 @@ const ok = (summary: string) => structured({ type: 'success', summary, artifacts
 function script(req: RecordedRequest): ScriptedReply {
   const agent = agentOf(req);
   const scenario = scenarioOf(req);
-  if (agent === 'orca') {
-    if (lastToolResult(req)) return { text: 'relayed' };
-    const planId = /RESUME (plan_\w+)/.exec(req.lastUser)?.[1];
-    return { toolCalls: [{ name: 'orca_ask_planner', arguments: { message: req.lastUser, ...(planId ? { plan_id: planId } : {}) } }] };
-  }
+  if (agent === 'orca') return orcaResumeRelay(req);
   if (agent === 'planner') {
     return structured({
       type: 'plan',

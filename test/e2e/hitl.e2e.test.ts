@@ -7,10 +7,8 @@ import { reportOnFailure } from '../support/failure-report.js';
 import { restartOpencode, startOpencode, type OpencodeServer } from '../support/opencode-server.js';
 import { lastToolResult, startScriptedModel, type RecordedRequest, type ScriptedModel, type ScriptedReply } from '../support/scripted-model.js';
 import { dismiss, labels, nextQuestion, reply } from './hitl-answers.js';
-import { agentOf, builtPluginUrl, structured } from './team.js';
+import { agentOf, builtPluginUrl, structured, scenarioOf, userTurns, orcaResumeRelay } from './team.js';
 
-const scenarioOf = (req: RecordedRequest) => /SCENARIO:(\w+)/.exec(JSON.stringify(req.messages))?.[1] ?? 'none';
-const userTurns = (req: RecordedRequest) => req.messages.filter((m) => m.role === 'user').length;
 const ok = (summary: string) => structured({ type: 'success', summary, artifacts: [], key_findings: [] });
 const failed = (error: string) => structured({ type: 'failure', error });
 
@@ -31,11 +29,7 @@ const count = (agent: string, scenario: string) => model.chatRequests().filter((
 function respond(req: RecordedRequest): ScriptedReply {
   const agent = agentOf(req);
   const scenario = scenarioOf(req);
-  if (agent === 'orca') {
-    if (lastToolResult(req)) return { text: 'relayed' };
-    const planId = /RESUME (plan_\w+)/.exec(req.lastUser)?.[1];
-    return { toolCalls: [{ name: 'orca_ask_planner', arguments: { message: req.lastUser, ...(planId ? { plan_id: planId } : {}) } }] };
-  }
+  if (agent === 'orca') return orcaResumeRelay(req);
   if (agent === 'planner') {
     const turn = userTurns(req);
     switch (scenario) {

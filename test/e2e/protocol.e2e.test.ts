@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reportOnFailure } from '../support/failure-report.js';
 import { startOpencode, type OpencodeServer } from '../support/opencode-server.js';
 import { lastToolResult, startScriptedModel, toolResults, type RecordedRequest, type ScriptedModel, type ScriptedReply } from '../support/scripted-model.js';
-import { agentOf, builtPluginUrl, structured } from './team.js';
+import { agentOf, builtPluginUrl, structured, scenarioOf, userTurns } from './team.js';
 
 /**
  * One server, several conversations. Each Orca session's first message names a scenario; every
@@ -20,8 +20,6 @@ const PLAN = {
   verification: [],
 };
 
-const scenarioOf = (req: RecordedRequest) => /SCENARIO:(\w+)/.exec(JSON.stringify(req.messages))?.[1] ?? 'none';
-const userTurns = (req: RecordedRequest) => req.messages.filter((m) => m.role === 'user').length;
 const toolTurns = (req: RecordedRequest) => req.messages.filter((m) => m.role === 'tool').length;
 
 function respond(req: RecordedRequest): ScriptedReply {

@@ -44,3 +44,16 @@ export function orcaRelay(message: string, planId?: string): AgentScript {
     return { toolCalls: [{ name: 'orca_ask_planner', arguments: { message, ...(planId ? { plan_id: planId } : {}) } }] };
   };
 }
+
+/** Tests that share one scripted model tell their conversations apart by a `SCENARIO:name` tag. */
+export const scenarioOf = (req: RecordedRequest) => /SCENARIO:(\w+)/.exec(JSON.stringify(req.messages))?.[1] ?? 'none';
+
+/** How many user turns a request's conversation has (1 = the first prompt of its session). */
+export const userTurns = (req: RecordedRequest) => req.messages.filter((m) => m.role === 'user').length;
+
+/** Orca relays the user's message once (with `plan_id` when it says `RESUME plan_…`), then reports. */
+export function orcaResumeRelay(req: RecordedRequest): ScriptedReply {
+  if (lastToolResult(req)) return { text: 'relayed' };
+  const planId = /RESUME (plan_\w+)/.exec(req.lastUser)?.[1];
+  return { toolCalls: [{ name: 'orca_ask_planner', arguments: { message: req.lastUser, ...(planId ? { plan_id: planId } : {}) } }] };
+}
