@@ -23,6 +23,8 @@ export interface InProcessRun {
   prompts: Map<string, string>;
   planFileBytes: number;
   planId: string;
+  /** Plan-file writes from approval to the end. */
+  saves: number;
 }
 
 export interface InProcessOptions {
@@ -31,6 +33,12 @@ export interface InProcessOptions {
   projectDir?: string;
   /** Load the index from disk first and watch it for toasts, as the plugin does. */
   likePlugin?: boolean;
+  /**
+   * Let each port answer after one macrotask (setImmediate) instead of at once, as real I/O does:
+   * the plan then persists each state it passes through (session opened, dispatched, completed)
+   * instead of one coalesced write per step.
+   */
+  yieldIo?: boolean;
 }
 
 export async function runInProcess(plan: BenchPlan, options: InProcessOptions = {}): Promise<InProcessRun> {
@@ -38,16 +46,29 @@ export async function runInProcess(plan: BenchPlan, options: InProcessOptions = 
   const store = PlanStore.forProject(projectDir);
   const dispatches: number[] = [];
   const prompts = new Map<string, string>();
+  const macrotask = () => new Promise<void>((resolve) => setImmediate(resolve));
   const ports: PlanPorts = {
     openPlannerSession: async () => ({ sessionId: 'ses_bench_planner' }),
     consultPlanner: async () => plan as PlannerOutput,
-    openSpecialistSession: async ({ stepId, attempt }) => ({ sessionId: `ses_bench_${stepId}_${attempt}` }),
+    openSpecialistSession: options.yieldIo
+      ? async ({ stepId, attempt }) => {
+          await macrotask();
+          return { sessionId: `ses_bench_${stepId}_${attempt}` };
+        }
+      : async ({ stepId, attempt }) => ({ sessionId: `ses_bench_${stepId}_${attempt}` }),
     // What opencodePorts.runSpecialist does before it reaches OpenCode: build the prompt.
     runSpecialist: async ({ thread }): Promise<SpecialistResult> => {
       dispatches.push(performance.now());
       prompts.set(thread.step.id, stepPrompt(thread));
+      if (options.yieldIo) await macrotask();
       return stepResult(thread.step.id);
     },
+  };
+  let saves = 0;
+  const save = store.save.bind(store);
+  store.save = (file) => {
+    saves++;
+    save(file);
   };
   const host = new PlanHost({ store, ports, ...(options.concurrency ? { concurrency: options.concurrency } : {}) });
   let stopToasts = () => {};
@@ -65,6 +86,7 @@ export async function runInProcess(plan: BenchPlan, options: InProcessOptions = 
       async (gate) => {
         if (gate.kind !== 'approval') return { waiting: `unexpected gate ${gate.kind}` };
         approvedAt = performance.now();
+        saves = 0;
         return { event: { type: 'approval.approve', channel: 'auto', at: new Date().toISOString() } };
       },
       controller.signal,
@@ -75,7 +97,7 @@ export async function runInProcess(plan: BenchPlan, options: InProcessOptions = 
     if (result.kind !== 'outcome' || result.tag !== 'outcome.completed') throw new Error(`in-process plan ended ${JSON.stringify(result.kind === 'outcome' ? result.tag : result.reason)}`);
     const perStepMs = dispatches.map((t, i) => t - (i === 0 ? approvedAt : dispatches[i - 1]!));
     const planFileBytes = Buffer.byteLength(JSON.stringify(store.load(planId), null, 2));
-    return { perStepMs, tailMs: end - dispatches.at(-1)!, wallMs: end - approvedAt, prompts, planFileBytes, planId };
+    return { perStepMs, tailMs: end - dispatches.at(-1)!, wallMs: end - approvedAt, prompts, planFileBytes, planId, saves };
   } finally {
     stopToasts();
     host.dispose();

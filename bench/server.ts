@@ -27,6 +27,8 @@ export interface BenchServer {
   model: ScriptedModel;
   /** Changes the scripted model's latency for the requests that arrive from now on. */
   setLatency(ms: number): void;
+  /** The scripted model's current latency. */
+  latency: number;
   setScript(script: (req: RecordedRequest) => ScriptedReply): void;
   stop(): Promise<void>;
   startMs: number;
@@ -57,12 +59,14 @@ export async function startBenchServer({ concurrency, latencyMs, env = {}, plugi
     env,
   });
   const startMs = performance.now() - t0;
-  return {
+  const bench: BenchServer = {
     server,
     model,
     startMs,
-    setLatency: (ms) => {
+    latency: latencyMs,
+    setLatency(ms) {
       modelOptions.latencyMs = ms;
+      bench.latency = ms;
     },
     setScript: (s) => {
       script = s;
@@ -72,6 +76,7 @@ export async function startBenchServer({ concurrency, latencyMs, env = {}, plugi
       await model.close();
     },
   };
+  return bench;
 }
 
 const specialistScript: AgentScript = (req) => structured(stepResult(stepIdOf(req) ?? 'unknown'));
@@ -123,7 +128,9 @@ export async function runPlan(bench: BenchServer, plan: BenchPlan, request: stri
   const planId = file.slice(0, -'.json'.length);
   const journal = readJournal(join(plansDir, `${planId}.journal.jsonl`));
   const approval = journal.find((e) => e.kind === 'event' && e.event.type === 'approval.approve');
-  const done = journal.find((e) => e.kind === 'state' && e.actor === 'plan' && (e.state === 'completed' || e.state === 'failed'));
+  const done = journal.find(
+    (e): e is Extract<JournalEntry, { kind: 'state' }> => e.kind === 'state' && e.actor === 'plan' && (e.state === 'completed' || e.state === 'failed'),
+  );
   if (!approval || !done) throw new Error(`plan ${planId} has no approval or no end in its journal`);
   const tA = ms(approval.at);
 
@@ -175,16 +182,19 @@ export async function runPlan(bench: BenchServer, plan: BenchPlan, request: stri
 /**
  * A bare round trip: one session.prompt (from this process, over HTTP) in a fresh session of a
  * specialist agent with the specialist json_schema format, answered by one StructuredOutput call.
- * Returns [create ms, prompt ms] per repetition.
+ * The session is created first and its creation timed apart.
  */
 export async function barePrompts(bench: BenchServer, promptText: string, repetitions: number) {
-  const { server } = bench;
+  const { server, model } = bench;
   bench.setScript(() => structured(stepResult('bare')));
-  const out: Array<{ createMs: number; promptMs: number }> = [];
+  const latency = () => bench.latency;
+  const out: Array<{ createMs: number; promptMs: number; preModelMs: number; postModelMs: number; calls: number }> = [];
   for (let i = 0; i < repetitions; i++) {
     const c0 = performance.now();
     const session = (await server.client.session.create({ title: `bare ${i}` })).data!;
     const c1 = performance.now();
+    const sentAt = Date.now();
+    const before = model.requests.length;
     const res = await server.client.session.prompt({
       sessionID: session.id,
       agent: 'coder',
@@ -193,9 +203,17 @@ export async function barePrompts(bench: BenchServer, promptText: string, repeti
       tools: { StructuredOutput: true },
     });
     const c2 = performance.now();
+    const doneAt = Date.now();
     const info = (res.data as { info?: { structured?: unknown } } | undefined)?.info;
     if (!info?.structured) throw new Error(`bare prompt returned no structured output: ${JSON.stringify(res.error ?? res.data).slice(0, 300)}`);
-    out.push({ createMs: c1 - c0, promptMs: c2 - c1 });
+    const reqs = model.requests.slice(before);
+    out.push({
+      createMs: c1 - c0,
+      promptMs: c2 - c1,
+      preModelMs: reqs[0]!.at - sentAt,
+      postModelMs: doneAt - (reqs.at(-1)!.at + latency()),
+      calls: reqs.length,
+    });
   }
   return out;
 }
@@ -214,4 +232,46 @@ export function serverCpuMs(projectDir: string): number {
     }
   }
   return total;
+}
+
+/**
+ * Where each step's time went, from the plan's journal and the model's request log (ms):
+ * - schedule: the step's last dependency completed (or the approval) → the step actor started;
+ * - open: opening_session → running (the plugin's session look-up and session.create);
+ * - preModel: running → the first model request arrived (reconciliation look-up, OpenCode's prompt set-up);
+ * - model: the scripted latency of its model calls;
+ * - postModel: the last model reply was sent → the step completed (OpenCode finishing the turn, the plugin's reaction).
+ */
+export function stepPhases(run: PlanRun, plan: BenchPlan, latencyMs: number) {
+  const byId = new Map(run.steps.map((s) => [s.id, s]));
+  return plan.steps.map((spec) => {
+    const s = byId.get(spec.id)!;
+    const ready = spec.depends_on.length === 0 ? 0 : Math.max(...spec.depends_on.map((d) => byId.get(d)!.completed));
+    const first = s.requests[0] ?? NaN;
+    const last = s.requests.at(-1) ?? NaN;
+    return {
+      id: spec.id,
+      schedule: s.opening - ready,
+      open: s.running - s.opening,
+      preModel: first - s.running,
+      model: s.requests.length * latencyMs,
+      postModel: s.completed - (last + latencyMs),
+    };
+  });
+}
+
+/** The longest dependency path, weighting each step by its measured model calls. */
+export function criticalPathCalls(plan: BenchPlan, callsPerStep: Record<string, number>) {
+  const memo = new Map<string, { calls: number; steps: number }>();
+  const byId = new Map(plan.steps.map((s) => [s.id, s]));
+  const longest = (id: string): { calls: number; steps: number } => {
+    const hit = memo.get(id);
+    if (hit) return hit;
+    const step = byId.get(id)!;
+    const before = step.depends_on.map(longest).reduce((a, b) => (b.calls > a.calls ? b : a), { calls: 0, steps: 0 });
+    const value = { calls: before.calls + (callsPerStep[id] ?? 0), steps: before.steps + 1 };
+    memo.set(id, value);
+    return value;
+  };
+  return plan.steps.map((s) => longest(s.id)).reduce((a, b) => (b.calls > a.calls ? b : a));
 }

@@ -1,33 +1,44 @@
-// Runs a chain on the real server with an instrumented copy of the plugin (ORCA_TRACE) to see
-// where a step's time goes: the plugin's calls into OpenCode, its file writes, event-loop lag.
+// A plan on the real server with a traced copy of the plugin (see experiment-copy.ts): how long
+// each call the plugin makes into OpenCode takes, the plan-file saves, and event-loop stalls.
+// Usage: tsx bench/probes/trace-chain.ts [dag]   env: STEPS (chain length, default 12), LAT (ms, default 300),
+// NOSNAP=1 (opencode "snapshot": false)
 import { readFileSync, rmSync } from 'node:fs';
-import { pathToFileURL } from 'node:url';
+import { join } from 'node:path';
+import { distCopy } from './experiment-copy.js';
 import { startBenchServer, runPlan, serverCpuMs } from '../server.js';
 import { chain, layeredDag } from '../plans.js';
 import { median } from '../stats.js';
-const trace = '/tmp/orca-exp/trace.jsonl';
+
+const copy = distCopy();
+const trace = join(copy.dir, 'trace.jsonl');
 rmSync(trace, { force: true });
 const dag = process.argv[2] === 'dag';
-const b = await startBenchServer({ concurrency: dag ? 4 : 1, latencyMs: 300, env: { ORCA_TRACE: trace }, pluginUrl: pathToFileURL('/tmp/orca-exp/dist/index.js').href, config: process.env.NOSNAP ? { snapshot: false } : {} });
+const latencyMs = Number(process.env.LAT ?? 300);
+const plan = dag ? layeredDag(3, 4) : chain(Number(process.env.STEPS ?? 12));
+const b = await startBenchServer({
+  concurrency: dag ? 4 : 1,
+  latencyMs,
+  env: { ORCA_TRACE: trace },
+  pluginUrl: copy.pluginUrl,
+  config: process.env.NOSNAP ? { snapshot: false } : {},
+});
 try {
   const c0 = serverCpuMs(b.server.projectDir);
-  const r = await runPlan(b, dag ? layeredDag(3, 4) : chain(12), 'Run it');
+  const r = await runPlan(b, plan, 'Run it');
   const c1 = serverCpuMs(b.server.projectDir);
   const n = r.steps.length;
-  console.log('approval→completed', r.approvalToCompletedMs, 'per step', (r.approvalToCompletedMs / n).toFixed(0), 'server CPU per step', ((c1 - c0) / n).toFixed(0));
-  const rows = readFileSync(trace, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
-  const by = (op: string) => rows.filter((r) => r.op === op).map((r) => r.t1 - r.t0);
-  for (const op of ['create', 'messages', 'prompt', 'save', 'children', 'busy']) {
-    const d = by(op);
-    if (d.length) console.log(op.padEnd(9), 'n', d.length, 'median', median(d).toFixed(0), 'max', Math.max(...d), 'sum', d.reduce((a, b) => a + b, 0));
+  console.log(`approval→completed ${r.approvalToCompletedMs} ms, ${(r.approvalToCompletedMs / n).toFixed(0)} ms/step, opencode CPU ${((c1 - c0) / n).toFixed(0)} ms/step`);
+  const rows = readFileSync(trace, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { op: string; t0: number; t1: number; lag?: number });
+  const inRun = rows.filter((r) => r.op !== 'lag');
+  for (const op of ['children', 'create', 'messages', 'prompt', 'save']) {
+    const d = inRun.filter((r) => r.op === op).map((r) => r.t1 - r.t0);
+    if (!d.length) continue;
+    const q = Math.max(1, Math.floor(d.length / 5));
+    const fifths = [0, 1, 2, 3, 4].map((i) => median(d.slice(i * q, (i + 1) * q)).toFixed(0)).join(' ');
+    console.log(`${op.padEnd(9)} n ${String(d.length).padStart(3)}  median ${median(d).toFixed(0).padStart(4)} ms  max ${String(Math.max(...d)).padStart(4)}  sum ${String(d.reduce((a, b) => a + b, 0)).padStart(6)}  (median by fifth of the run: ${fifths})`);
   }
   const lags = rows.filter((r) => r.op === 'lag');
-  console.log('event-loop stalls >15ms:', lags.length, 'total', lags.reduce((a, r) => a + r.lag, 0), 'ms, max', Math.max(0, ...lags.map((r) => r.lag)));
-  const tA = Date.parse('1970-01-01'); void tA;
-  // per step: prompt call as seen by the plugin vs model request arrival
-  const prompts = rows.filter((r) => r.op === 'prompt');
-  const reqs = b.model.chatRequests().filter((q) => q.lastUser.includes('# Your step'));
-  const pre = prompts.map((p) => { const q = reqs.find((q) => q.at >= p.t0 && q.at <= p.t1); return q ? q.at - p.t0 : NaN; });
-  const post = prompts.map((p) => { const q = reqs.filter((q) => q.at >= p.t0 && q.at <= p.t1).at(-1); return q ? p.t1 - q.at - 300 : NaN; });
-  console.log('plugin prompt: pre-model median', median(pre.filter(Number.isFinite)).toFixed(0), 'post-model median', median(post.filter(Number.isFinite)).toFixed(0));
-} finally { await b.stop(); }
+  console.log(`event-loop stalls > 15 ms in the opencode process (whole life): ${lags.length}, ${lags.reduce((a, r) => a + (r.lag ?? 0), 0)} ms in all, max ${Math.max(0, ...lags.map((r) => r.lag ?? 0))} ms`);
+} finally {
+  await b.stop();
+}
