@@ -269,6 +269,7 @@ export const planMachine = setup({
       (_, p: { stepId: string; event: { type: 'step.retry' | 'step.replan' | 'step.stop' } & DecisionSource & { guidance?: string } }) =>
         p.event,
     ),
+    stopStep: stopChild((_, p: { stepId: string }) => stepActorId(p.stepId)),
     stopSteps: enqueueActions(({ context, enqueue }) => {
       for (const s of context.steps) {
         if (s.status === 'running' || s.status === 'awaiting_decision') enqueue.stopChild(stepActorId(s.id));
@@ -417,7 +418,14 @@ export const planMachine = setup({
             target: 'completed',
             actions: [{ type: 'markCompleted', params: ({ event }) => event }, { type: 'setOutcome', params: { outcome: 'completed' } }],
           },
-          { actions: [{ type: 'markCompleted', params: ({ event }) => event }, 'startReadySteps'] },
+          {
+            actions: [
+              { type: 'markCompleted', params: ({ event }) => event },
+              // Its output is in context.steps: a finished step's actor would only grow every save.
+              { type: 'stopStep', params: ({ event }) => event },
+              'startReadySteps',
+            ],
+          },
         ],
         'deviation.retry': {
           guard: { type: 'canRetryStep', params: ({ event }) => event },
