@@ -120,6 +120,16 @@ const decision = (gate: DecisionRecord['gate'], option: string, e: Decision): De
   ...(e.text ? { text: e.text } : {}),
 });
 
+type DeviationEvent = Extract<PlanEvent, { type: 'deviation.retry' | 'deviation.replan' | 'deviation.stop' }>;
+
+/** The step machine's event for a human's deviation decision, with its text as guidance. */
+const forwardAs =
+  (type: 'step.retry' | 'step.replan' | 'step.stop') =>
+  ({ event }: { event: DeviationEvent }) => ({
+    stepId: event.stepId,
+    event: { type, channel: event.channel, at: event.at, ...(event.text ? { guidance: event.text } : {}) },
+  });
+
 /** Where a planner turn leads; shared by drafting and changes_requested. */
 const plannerDone = [
   {
@@ -433,13 +443,7 @@ export const planMachine = setup({
             { type: 'recordDecision', params: ({ event }) => decision('deviation', 'Retry', event) },
             { type: 'addGuidance', params: ({ event }) => event },
             { type: 'markRetrying', params: ({ event }) => event },
-            {
-              type: 'forwardToStep',
-              params: ({ event }) => ({
-                stepId: event.stepId,
-                event: { type: 'step.retry', channel: event.channel, at: event.at, ...(event.text ? { guidance: event.text } : {}) },
-              }),
-            },
+            { type: 'forwardToStep', params: forwardAs('step.retry') },
           ],
         },
         'deviation.replan': {
@@ -447,26 +451,14 @@ export const planMachine = setup({
           actions: [
             { type: 'recordDecision', params: ({ event }) => decision('deviation', 'Replan', event) },
             { type: 'addGuidance', params: ({ event }) => event },
-            {
-              type: 'forwardToStep',
-              params: ({ event }) => ({
-                stepId: event.stepId,
-                event: { type: 'step.replan', channel: event.channel, at: event.at, ...(event.text ? { guidance: event.text } : {}) },
-              }),
-            },
+            { type: 'forwardToStep', params: forwardAs('step.replan') },
           ],
         },
         'deviation.stop': {
           guard: { type: 'stepAwaitingDecision', params: ({ event }) => event },
           actions: [
             { type: 'recordDecision', params: ({ event }) => decision('deviation', 'Stop', event) },
-            {
-              type: 'forwardToStep',
-              params: ({ event }) => ({
-                stepId: event.stepId,
-                event: { type: 'step.stop', channel: event.channel, at: event.at, ...(event.text ? { guidance: event.text } : {}) },
-              }),
-            },
+            { type: 'forwardToStep', params: forwardAs('step.stop') },
           ],
         },
         'step.replan_chosen': {

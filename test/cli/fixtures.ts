@@ -6,10 +6,10 @@ import { PlanHost } from '../../src/engine/plan-host.js';
 import type { CliIo } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
 import { PlanStore } from '../../src/persistence/plan-store.js';
+import { idlePorts } from '../support/idle-ports.js';
 
 /** Invoked actors that never settle: the tests deliver invoke outcomes as events. */
-const never = () => new Promise<never>(() => {});
-export const ports = { openPlannerSession: never, consultPlanner: never, openSpecialistSession: never, runSpecialist: never };
+export const ports = idlePorts;
 const done = (id: string, output: unknown) => ({ type: `xstate.done.actor.${id}`, output }) as never;
 const by = { channel: 'command' as const, at: '2026-01-01T00:00:00.000Z' };
 

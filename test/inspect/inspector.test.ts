@@ -10,9 +10,9 @@ import { PlanStore } from '../../src/persistence/plan-store.js';
 import { idlePlanMachine } from '../machines/fixtures.js';
 import { freshPort } from '../support/fresh-port.js';
 import { connectPage, definitionOf } from './page-client.js';
+import { idlePorts } from '../support/idle-ports.js';
 
-const never = () => new Promise<never>(() => {});
-const ports = { openPlannerSession: never, consultPlanner: never, openSpecialistSession: never, runSpecialist: never };
+const ports = idlePorts;
 
 let dir: string;
 let inspector: OrcaInspector | undefined;

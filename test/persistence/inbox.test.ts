@@ -5,9 +5,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PlanHost } from '../../src/engine/plan-host.js';
 import { inboxDir, postDecision } from '../../src/persistence/inbox.js';
 import { PlanStore } from '../../src/persistence/plan-store.js';
+import { idlePorts } from '../support/idle-ports.js';
 
-const never = () => new Promise<never>(() => {});
-const ports = { openPlannerSession: never, consultPlanner: never, openSpecialistSession: never, runSpecialist: never };
+const ports = idlePorts;
 const plan = { type: 'plan', goal: 'g', steps: [{ id: 's1', agent: 'coder', description: 'd' }], assumptions: [], risks: [], verification: [] };
 
 let dir: string;

@@ -6,9 +6,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PlanHost } from '../../src/engine/plan-host.js';
 import { PlanStore } from '../../src/persistence/plan-store.js';
 import { projectRoot } from '../support/opencode-sandbox.js';
+import { idlePorts } from '../support/idle-ports.js';
 
-const never = () => new Promise<never>(() => {});
-const ports = { openPlannerSession: never, consultPlanner: never, openSpecialistSession: never, runSpecialist: never };
+const ports = idlePorts;
 
 let dir: string;
 let store: PlanStore;

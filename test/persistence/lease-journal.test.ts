@@ -9,9 +9,9 @@ import { PlanLeaseError } from '../../src/persistence/plan-lease.js';
 import { PlanStore } from '../../src/persistence/plan-store.js';
 import { projectRoot } from '../support/opencode-sandbox.js';
 import { waitFor } from '../support/wait-for.js';
+import { idlePorts } from '../support/idle-ports.js';
 
-const never = () => new Promise<never>(() => {});
-const ports = { openPlannerSession: never, consultPlanner: never, openSpecialistSession: never, runSpecialist: never };
+const ports = idlePorts;
 const at = { channel: 'tool' as const, at: '2026-01-01T00:00:00.000Z' };
 
 let dir: string;

@@ -6,9 +6,9 @@ import { PlanHost } from '../../src/engine/plan-host.js';
 import { InvalidPlanIdError, PlanNotFoundError, QuarantinedPlanError } from '../../src/persistence/errors.js';
 import { newPlanId, parsePlanId } from '../../src/persistence/plan-id.js';
 import { PlanStore } from '../../src/persistence/plan-store.js';
+import { idlePorts } from '../support/idle-ports.js';
 
-const never = () => new Promise<never>(() => {});
-const ports = { openPlannerSession: never, consultPlanner: never, openSpecialistSession: never, runSpecialist: never };
+const ports = idlePorts;
 
 let dir: string;
 let store: PlanStore;

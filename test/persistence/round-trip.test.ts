@@ -4,20 +4,13 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { getShortestPaths } from 'xstate/graph';
 import { PlanHost } from '../../src/engine/plan-host.js';
-import type { PlanPorts } from '../../src/engine/wire.js';
+import { idlePorts } from '../support/idle-ports.js';
 import { PlanStore } from '../../src/persistence/plan-store.js';
 import { statePath } from '../../src/persistence/plan-envelope.js';
 import { by, done, idlePlanMachine } from '../machines/fixtures.js';
 import { planEvents, serializePlan } from '../machines/plan-events.js';
 import { twoStepPlan } from '../machines/fixtures.js';
 
-/** Ports that never settle: the test delivers every invoke outcome as an event. */
-const pendingPorts: PlanPorts = {
-  openPlannerSession: () => new Promise(() => {}),
-  consultPlanner: () => new Promise(() => {}),
-  openSpecialistSession: () => new Promise(() => {}),
-  runSpecialist: () => new Promise(() => {}),
-};
 const output = { summary: 'done', artifacts: ['hello.ts'], key_findings: [] };
 
 /** A deterministic way to the end from any state, using only plan-level events. */
@@ -71,7 +64,7 @@ describe('persistence round trip', () => {
     async (_key, path) => {
       const prefix = path.steps.map((s) => s.event as { type: string }).filter((e) => e.type !== 'xstate.init');
       const store = newStore();
-      const options = { store, ports: pendingPorts, maxAttempts: 2, now: () => new Date('2026-01-01T00:00:00Z') };
+      const options = { store, ports: idlePorts, maxAttempts: 2, now: () => new Date('2026-01-01T00:00:00Z') };
 
       const straight = new PlanHost(options);
       const a = straight.create({ message: 'Add a greeting', callerSessionId: 'root' });
