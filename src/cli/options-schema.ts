@@ -10,10 +10,31 @@ const DESCRIPTIONS: Record<string, string> = {
   max_attempts: 'Failed attempts of a step after which Retry is no longer offered (default 10); Replan and Stop stay available.',
   inspect: 'The Stately inspector on 127.0.0.1: true, or { "port": N } (default port 4749). Also ORCA_INSPECT=1 and ORCA_INSPECT_PORT. Off by default.',
   'inspect.port': 'The local port of the inspector relay (0 picks a free one).',
+  review:
+    'The reviewer gate (seed 003): after a step of a code-writing agent, the reviewer checks the work against the step\'s success criteria; FAIL sends its error reports to a fixer pass (the same agent) and back to review.',
+  'review.enabled': 'Run the reviewer gate (default true).',
+  'review.agents': 'Specialists whose steps are reviewed (default ["coder"]).',
+  'review.max_rounds': 'Reviewer rounds before the step fails into the deviation gate (default 3).',
+  breakers: 'Circuit breakers that stop loops and hand the plan to the human.',
+  'breakers.same_error':
+    'The same error signature this many times in a row on one step stops automatic retrying: the deviation gate then waits for a human (default 3).',
+  'breakers.max_dispatches':
+    'Specialist, reviewer and fixer turns a plan may start before it pauses for the human, who chooses Continue (another as many) or Stop (default 100).',
+  'breakers.tool_failures': 'Identical tool failures (same tool, input and error) in one specialist session.',
+  'breakers.tool_failures.redirect_at': 'At this many, the model is told to try a different approach (default 3).',
+  'breakers.tool_failures.abort_at': 'At this many, the session is aborted and the step fails (default 4).',
+  timeouts: 'Time limits.',
+  'timeouts.step_idle_seconds': 'A specialist (or reviewer) session idle this long is aborted and its step fails with TIMEOUT (default 600).',
+  'timeouts.hook_seconds': 'Each step hook is killed after this long (default 30).',
+  hooks:
+    'Shell commands run in the project directory before and after each step, with ORCA_PLAN_ID, ORCA_STEP_ID, ORCA_AGENT, ORCA_ATTEMPT and ORCA_HOOK (pre_step or post_step) set.',
+  'hooks.pre_step': 'Run before each attempt of a step; a non-zero exit (or the timeout) blocks the step with the hook\'s output as its error.',
+  'hooks.post_step': 'Run after a step completes; never blocks: a failure is logged and recorded on the step.',
   hitl: 'Human in the loop.',
   'hitl.auto': 'Decisions taken without a human, for headless runs (opencode run, CI). Each is off unless set; every automatic decision is recorded in the plan with channel "auto".',
   'hitl.auto.approval': 'At the approval gate: approve or reject every proposed plan.',
   'hitl.auto.deviation': 'When a step fails: retry, replan or stop. retry stops once Retry is no longer offered.',
+  'hitl.auto.budget': 'At the dispatch cap (breakers.max_dispatches): continue (another as many dispatches) or stop.',
   'hitl.auto.questions': 'Planner questions: first_option answers each with its first option.',
 };
 

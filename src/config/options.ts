@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { formatIssues } from '../persistence/plan-file.js';
 import { inspectOption } from '../inspect/settings.js';
 import { AGENT_IDS } from '../agents/roles.js';
+import { SPECIALISTS } from '../machines/types.js';
 
 /**
  * Plugin options, from opencode.json: `"plugin": [["opencode-orca-statecharts", { ... }]]`.
@@ -19,6 +20,49 @@ export const orcaOptions = z.strictObject({
   agents: z.partialRecord(z.enum(AGENT_IDS), agentSettings).optional(),
   concurrency: z.number().int().min(1).max(16).optional(),
   max_attempts: z.number().int().min(1).max(100).optional(),
+  /** Seed 003's quality gate: a reviewer checks the work of code-writing steps; FAIL goes to a fixer pass. */
+  review: z
+    .strictObject({
+      enabled: z.boolean().optional(),
+      /** Specialists whose steps are reviewed (default ["coder"]). */
+      agents: z.array(z.enum(SPECIALISTS)).optional(),
+      /** Reviewer rounds before the step fails into the deviation gate (default 3). */
+      max_rounds: z.number().int().min(1).max(10).optional(),
+    })
+    .optional(),
+  /** Circuit breakers (seeds 001 and 003). */
+  breakers: z
+    .strictObject({
+      /** The same error signature this many times in a row on one step stops automatic retrying (default 3). */
+      same_error: z.number().int().min(2).max(20).optional(),
+      /** Dispatches (specialist, reviewer and fixer turns) a plan may make before it pauses for the human (default 100). */
+      max_dispatches: z.number().int().min(1).max(10000).optional(),
+      /** Identical tool failures in one specialist session: a redirect message at `redirect_at`, abort at `abort_at` (defaults 3 and 4). */
+      tool_failures: z
+        .strictObject({
+          redirect_at: z.number().int().min(1).max(50).optional(),
+          abort_at: z.number().int().min(2).max(50).optional(),
+        })
+        .optional(),
+    })
+    .optional(),
+  timeouts: z
+    .strictObject({
+      /** A specialist idle this long is aborted and its step fails with TIMEOUT (default 600). */
+      step_idle_seconds: z.number().int().min(1).max(86400).optional(),
+      /** Each pre/post step hook is killed after this long (default 30). */
+      hook_seconds: z.number().int().min(1).max(3600).optional(),
+    })
+    .optional(),
+  /** Shell commands run before and after each step with ORCA_PLAN_ID, ORCA_STEP_ID, ORCA_AGENT, ORCA_ATTEMPT set. */
+  hooks: z
+    .strictObject({
+      /** A failing pre-step hook blocks the step; its output is the step's error. */
+      pre_step: z.array(z.string().min(1)).optional(),
+      /** Post-step hooks never block: a failure is logged and recorded on the step. */
+      post_step: z.array(z.string().min(1)).optional(),
+    })
+    .optional(),
   /** The Stately inspector on 127.0.0.1 (also ORCA_INSPECT=1, ORCA_INSPECT_PORT). Off by default. */
   inspect: inspectOption.optional(),
   hitl: z
@@ -28,6 +72,8 @@ export const orcaOptions = z.strictObject({
         .strictObject({
           approval: z.enum(['approve', 'reject']).optional(),
           deviation: z.enum(['retry', 'replan', 'stop']).optional(),
+          /** At the dispatch cap (breakers.max_dispatches). */
+          budget: z.enum(['continue', 'stop']).optional(),
           questions: z.enum(['first_option']).optional(),
         })
         .optional(),
@@ -36,6 +82,15 @@ export const orcaOptions = z.strictObject({
 });
 
 export type OrcaOptions = z.infer<typeof orcaOptions>;
+
+export const DEFAULT_REVIEW_AGENTS = ['coder'] as const;
+export const DEFAULT_REVIEW_ROUNDS = 3;
+export const DEFAULT_SAME_ERROR_LIMIT = 3;
+export const DEFAULT_MAX_DISPATCHES = 100;
+export const DEFAULT_TOOL_REDIRECT_AT = 3;
+export const DEFAULT_TOOL_ABORT_AT = 4;
+export const DEFAULT_STEP_IDLE_SECONDS = 600;
+export const DEFAULT_HOOK_SECONDS = 30;
 export type AutoPolicy = NonNullable<NonNullable<OrcaOptions['hitl']>['auto']>;
 
 export class OrcaConfigError extends Error {
