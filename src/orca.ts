@@ -1,6 +1,9 @@
 import type { PluginInput } from '@opencode-ai/plugin';
 import type { OrcaOptions } from './config/options.js';
 import { opencodePorts } from './engine/opencode-ports.js';
+import { qualityPorts } from './engine/quality-ports.js';
+import { planPolicy } from './config/policy.js';
+import type { SessionMonitor } from './opencode/session-monitor.js';
 import { PlanHost, type PlanHostOptions } from './engine/plan-host.js';
 import { PlanStore } from './persistence/plan-store.js';
 import { appendJournal } from './persistence/journal.js';
@@ -26,7 +29,7 @@ export interface Orca {
 export function createOrca(
   input: Pick<PluginInput, 'client' | 'directory'>,
   options: OrcaOptions,
-  hooks: Pick<PlanHostOptions, 'inspect'> = {},
+  hooks: Pick<PlanHostOptions, 'inspect'> & { monitor: SessionMonitor },
 ): Orca {
   const { client, directory } = input;
   const log: Orca['log'] = (level, message, extra) => {
@@ -34,14 +37,30 @@ export function createOrca(
   };
   const sessions = sessionsFromClient(client, directory);
   const store = PlanStore.forProject(directory);
-  const host = new PlanHost({
+  const { monitor } = hooks;
+  const quality = qualityPorts(sessions, {
+    directory,
+    hookTimeoutMs: planPolicy(options).hook_timeout_ms,
+    idle: monitor,
+    guard: (id) => monitor.guard(id),
+    abortReason: (id) => monitor.abortReason(id),
+    log: (level, message) => log(level, message),
+  });
+  const host: PlanHost = new PlanHost({
     store,
-    ports: opencodePorts(sessions, {
+    policy: planPolicy(options).plan,
+    ports: {
+      ...quality,
+      ...opencodePorts(sessions, {
+        monitor,
+      // Only side effects in flight in a plan restored from disk look for what an earlier process left.
+      isRecovering: (idempotencyKey) => host.isRecovering(idempotencyKey),
       onReconcile: ({ plan_id, ...record }) => {
         log('info', `plan ${plan_id}: ${record.role} session ${record.session_id}: ${record.decision}${record.detail ? ` (${record.detail})` : ''}`);
         appendJournal(store.journalPathOf(plan_id), [{ at: new Date().toISOString(), kind: 'reconcile', ...record }]);
       },
-    }),
+      }),
+    },
     ...(options.concurrency ? { concurrency: options.concurrency } : {}),
     ...(options.max_attempts ? { maxAttempts: options.max_attempts } : {}),
     ...(hooks.inspect ? { inspect: hooks.inspect } : {}),

@@ -2,6 +2,7 @@ import type { Hooks, Plugin } from '@opencode-ai/plugin';
 import { applyAgents } from './agents/apply.js';
 import { loadOrcaConfig } from './config/load.js';
 import { createOrca } from './orca.js';
+import { createSessionMonitor, toolFailureLimits } from './opencode/session-monitor.js';
 import { startConfiguredInspector, type OrcaInspector } from './inspect/inspector.js';
 import { NOTE_PREFIX, registerQuestionChannel } from './hitl/native-question/index.js';
 import { isGateCommand, registerGateCommands, runGateCommand } from './hitl/commands.js';
@@ -18,7 +19,13 @@ import { listPlansTool } from './tools/list-plans.js';
 export const OrcaPlugin: Plugin = async (input, rawOptions) => {
   const options = loadOrcaConfig(input.directory, rawOptions);
   let inspector: OrcaInspector | null = null; // actors are only created after this function returns
-  const orca = createOrca(input, options, { inspect: (event) => inspector?.inspect(event) });
+  // The monitor aborts and logs through orca, which needs the monitor for its ports: bind lazily.
+  const monitor = createSessionMonitor({
+    abort: (sessionId) => orca.sessions.abort(sessionId),
+    log: (level, message) => orca.log(level, message),
+    ...toolFailureLimits(options),
+  });
+  const orca = createOrca(input, options, { inspect: (event) => inspector?.inspect(event), monitor });
   orca.log('info', `orca loaded for ${input.directory}`);
   inspector = await startConfiguredInspector(options.inspect, orca.log);
   return {
@@ -40,6 +47,9 @@ export const OrcaPlugin: Plugin = async (input, rawOptions) => {
       const first = output.parts[0];
       output.parts.splice(0, output.parts.length, { ...(first ?? {}), type: 'text', text: `${NOTE_PREFIX} ${note}` } as (typeof output.parts)[number]);
     },
+    event: async ({ event }) => monitor.observe(event),
+    // Runs before every model request with the session's transcript: where the tool-loop breaker acts.
+    'experimental.chat.messages.transform': async (_input, output) => monitor.beforeModelRequest(output.messages),
     tool: {
       orca_ask_planner: askPlannerTool(orca),
       orca_list_plans: listPlansTool(orca),

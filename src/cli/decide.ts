@@ -1,4 +1,4 @@
-import { GATE_COMMANDS, type GateCommand } from '../hitl/commands.js';
+import { GATE_COMMANDS, waitingWords, type CommandGate, type GateCommand } from '../hitl/commands.js';
 import { decisionEvent } from '../hitl/gates.js';
 import { inboxDir, postDecision, type InboxDecision } from '../persistence/inbox.js';
 import type { CommandContext } from './command.js';
@@ -26,12 +26,13 @@ export async function decideCommand({ io, project, args, options }: CommandConte
   if (spec.option === 'Request Changes' && !text) {
     throw new UsageError(`changes needs your guidance for the planner: orca decide ${planId} changes --message "<guidance>".`);
   }
-  if (options.step !== undefined && spec.gate !== 'deviation') throw new UsageError(`--step applies to retry, replan and stop only.`);
+  const gates: readonly CommandGate[] = spec.gates;
+  if (options.step !== undefined && !gates.includes('deviation')) throw new UsageError(`--step applies to retry, replan and stop only.`);
 
   const store = storeOf(project);
   const plan = loadPlan(store, planId);
-  const gate = gateOfFile(plan, spec.gate, options.step);
-  if (gate.kind === 'deviation' && !gate.options.includes(spec.option as 'Retry')) {
+  const gate = gateOfFile(plan, gates, options.step);
+  if (gate.kind === 'deviation' && !(gate.options as readonly string[]).includes(spec.option)) {
     throw new RefusedError(`Plan ${planId}, step ${gate.stepId}: Retry is no longer offered after ${gate.failures} failed attempts: use replan or stop.`);
   }
   const queued = queuedDecisions(store.dir, planId);
@@ -43,8 +44,10 @@ export async function decideCommand({ io, project, args, options }: CommandConte
   const now = io.now();
   const event = decisionEvent(gate, { option: spec.option, ...(text ? { text } : {}) }, { channel: 'cli', at: now.toISOString() });
   const posted = postDecision(store.dir, planId, event as InboxDecision['event'], now);
-  const step = gate.kind === 'deviation' ? ` for step ${gate.stepId}` : '';
-  println(io.stdout, `${spec.option}${step} of plan ${planId}${text ? ` with "${text}"` : ''}: posted to ${posted}`);
+  const where = gate.kind === 'deviation' ? ` for step ${gate.stepId}` : gate.kind === 'budget' ? ` at the dispatch cap (${gate.dispatches} of ${gate.cap})` : '';
+  println(io.stdout, `${spec.option}${where} of plan ${planId}${text ? ` with "${text}"` : ''}: posted to ${posted}`);
+  // A human may retry past the breaker (the auto policy may not); say what they are overriding.
+  if (gate.kind === 'deviation' && gate.breaker && spec.option === 'Retry') println(io.stdout, `note: ${gate.breaker}`);
 
   const outcome = await waitForRunningServer(store, plan, event, posted, waitMs);
   switch (outcome) {
@@ -61,3 +64,4 @@ export async function decideCommand({ io, project, args, options }: CommandConte
       throw new RefusedError(`The running server dropped the decision: plan ${planId} no longer waits for it (orca show ${planId}).`);
   }
 }
+

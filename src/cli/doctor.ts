@@ -60,9 +60,10 @@ export function doctorCommand({ io, project }: CommandContext): number {
   const plans = loadAllPlans(store, () => {}); // what could not load is now in the quarantine, listed below
   say('ok', `${plans.length} plan(s) in ${show(store.dir)}`);
   for (const q of listQuarantine(store)) say('warn', `quarantined: ${show(store.quarantineDir)}/${q.name}`, q.reason);
-  for (const plan of plans.filter((p) => p.waiting_for !== null)) {
-    const how = plan.waiting_for === 'question' ? 'answer in OpenCode' : `orca decide ${plan.plan_id} ${plan.waiting_for === 'approval' ? 'approve|reject|changes' : 'retry|replan|stop'}`;
-    say('warn', `${plan.plan_id} waits for ${WAITING_WORDS[plan.waiting_for!]}: ${how}`, plan.goal);
+  for (const plan of plans) {
+    if (plan.waiting_for === null) continue;
+    const how = plan.waiting_for === 'question' ? 'answer in OpenCode' : `orca decide ${plan.plan_id} ${DECISIONS[plan.waiting_for]}`;
+    say('warn', `${plan.plan_id} waits for ${WAITING_WORDS[plan.waiting_for]}: ${how}`, plan.goal);
   }
 
   lines.push('', problems === 0 ? 'No problems found.' : `${problems} problem(s) found.`);
@@ -96,5 +97,7 @@ function checkStarter(path: string, say: Say, show: (path: string) => string) {
     say('fail', `${show(path)}: ${firstLine(error)}`, note);
   }
 }
+
+const DECISIONS = { approval: 'approve|reject|changes', deviation: 'retry|replan|stop', budget: 'continue|stop' } as const;
 
 const firstLine = (error: unknown) => String((error as Error)?.message ?? error).split('\n')[0];

@@ -24,9 +24,5 @@ export function table(header: string[], rows: string[][]): string[] {
   );
 }
 
-/** Human words for what a plan waits for. */
-export const WAITING_WORDS = {
-  approval: 'approval',
-  question: 'answers to the planner\'s questions',
-  deviation: 'a decision on a failed step',
-} as const;
+/** Human words for what a plan waits for (shared with the slash commands). */
+export { WAITING_WORDS } from '../hitl/gates.js';

@@ -33,7 +33,8 @@ const DESCRIPTIONS: Record<string, string> = {
   hitl: 'Human in the loop.',
   'hitl.auto': 'Decisions taken without a human, for headless runs (opencode run, CI). Each is off unless set; every automatic decision is recorded in the plan with channel "auto".',
   'hitl.auto.approval': 'At the approval gate: approve or reject every proposed plan.',
-  'hitl.auto.deviation': 'When a step fails: retry, replan or stop. retry stops once Retry is no longer offered.',
+  'hitl.auto.deviation':
+    'When a step fails: retry, replan or stop. retry stops once Retry is no longer offered. Never past a circuit breaker (breakers.same_error): there the gate waits for a human.',
   'hitl.auto.budget': 'At the dispatch cap (breakers.max_dispatches): continue (another as many dispatches) or stop.',
   'hitl.auto.questions': 'Planner questions: first_option answers each with its first option.',
 };

@@ -33,7 +33,12 @@ export function orcaStarter(version: string): string {
       // "approval": "approve",
 
       // When a step fails: "retry", "replan" or "stop". "retry" stops once Retry is no longer offered.
+      // At a circuit breaker (the same error again and again) none applies: a human decides.
       // "deviation": "stop",
+
+      // At the dispatch cap (100 specialist, reviewer and fixer turns per plan): "continue" for
+      // as many again, or "stop".
+      // "budget": "stop",
 
       // Planner questions: "first_option" answers each with its first option.
       // "questions": "first_option"

@@ -44,6 +44,10 @@ function nextStep(plan: PlanFile): string {
   const id = plan.plan_id;
   if (plan.waiting_for === 'approval') return `orca decide ${id} approve | reject | changes --message "…"`;
   if (plan.waiting_for === 'deviation') return `orca decide ${id} retry | replan | stop [--message "…"]`;
+  if (plan.waiting_for === 'budget') {
+    const c = plan.snapshot.context as { dispatches?: unknown; dispatch_cap?: unknown };
+    return `${c.dispatches} of ${c.dispatch_cap} dispatches used; orca decide ${id} continue | stop [--message "…"]`;
+  }
   return `answer in OpenCode (orca_ask_planner with plan_id ${id})`;
 }
 
@@ -56,6 +60,7 @@ function stepLines(step: PlanFileStep): string[] {
   if (step.success) lines.push(`      success: ${step.success}`);
   if (step.session_id) lines.push(`      session: ${step.session_id}`);
   for (const f of step.failures) lines.push(`      failed attempt ${f.attempt}: ${f.error}${f.guidance ? ` (guidance: ${f.guidance})` : ''}`);
+  if (step.breaker) lines.push(`      ${step.breaker}`);
   if (step.output) {
     lines.push(`      summary: ${step.output.summary}`);
     if (step.output.artifacts.length) lines.push(`      artifacts: ${step.output.artifacts.join(', ')}`);

@@ -12,6 +12,8 @@ Commands:
                                                                   changes needs --message)
                                     retry | replan | stop        (a failed step; --step picks
                                                                   the step when several wait)
+                                    continue | stop              (a plan paused at its dispatch
+                                                                  cap: another as many, or end it)
                                   A server running the plan applies it within a second;
                                   otherwise it applies when the plan is resumed.
   init                            add the plugin to opencode.json(c), write .opencode/orca.jsonc

@@ -44,7 +44,11 @@ export async function drivePlan(host: PlanHost, planId: string, resolve: GateRes
 
 /** Identifies one decision: the same gate asked again after a restart has the same key. */
 export const gateKey = (gate: Gate) =>
-  gate.kind === 'deviation' ? `${gate.planId}:deviation:${gate.stepId}:${gate.failures}` : `${gate.planId}:${gate.kind}`;
+  gate.kind === 'deviation'
+    ? `${gate.planId}:deviation:${gate.stepId}:${gate.failures}`
+    : gate.kind === 'budget'
+      ? `${gate.planId}:budget:${gate.cap}`
+      : `${gate.planId}:${gate.kind}`;
 
 /** Ask through `resolve`, but stop asking (and return 'closed') as soon as the gate is answered by another channel. */
 async function askWhileOpen(host: PlanHost, planId: string, gate: Gate, resolve: GateResolver, signal: AbortSignal): Promise<GateAnswer | 'closed'> {

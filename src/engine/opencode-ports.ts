@@ -4,7 +4,8 @@ import { stepPrompt } from '../dispatch/step-prompt.js';
 import { PlannerOutputSchema, plannerOutputJsonSchema } from '../protocol/planner-output.js';
 import { SpecialistOutputSchema, specialistOutputJsonSchema } from '../protocol/specialist-output.js';
 import type { SessionsPort } from '../opencode/sessions.js';
-import type { PlanPorts } from './wire.js';
+import type { SessionMonitor } from '../opencode/session-monitor.js';
+import type { SessionPorts } from './wire.js';
 import { reconcileSession } from './reconcile.js';
 import type { z } from 'zod';
 
@@ -19,9 +20,20 @@ export interface ReconcileRecord {
 }
 
 /** The machines' side effects, done in OpenCode child sessions of the calling session. */
-export function opencodePorts(sessions: SessionsPort, { onReconcile }: { onReconcile?: (record: ReconcileRecord) => void } = {}): PlanPorts {
+export function opencodePorts(sessions: SessionsPort, { onReconcile, monitor, isRecovering = () => true }: {
+    onReconcile?: (record: ReconcileRecord) => void;
+    /**
+     * Whether the side effect with this idempotency key may have started before (PlanHost.isRecovering:
+     * it was in flight in a restored snapshot). Only then are OpenCode's sessions searched for what
+     * it left; a fresh dispatch skips those calls. Default: always search.
+     */
+    isRecovering?: (idempotencyKey: string) => boolean;
+    /** Guards specialist sessions against tool loops; its abort reason becomes the step's error. */
+    monitor?: SessionMonitor;
+  } = {}): SessionPorts {
   /** Take a restarted turn's earlier result, or say why it runs again. */
   async function settled<T>(record: Omit<ReconcileRecord, 'decision'>, prompt: string, schema: z.ZodType<T>, signal: AbortSignal) {
+    if (record.idempotency_key !== undefined && !isRecovering(record.idempotency_key)) return undefined;
     const r = await reconcileSession(sessions, record.session_id, prompt, schema, signal);
     if (r.decision === 'fresh') return undefined;
     if (r.decision === 'reused') {
@@ -57,7 +69,7 @@ export function opencodePorts(sessions: SessionsPort, { onReconcile }: { onRecon
 
     async openSpecialistSession({ planId, stepId, agent, attempt, idempotencyKey, parentSessionId }) {
       // Restarted after a crash between creating the session and recording it: reuse that session.
-      if (parentSessionId) {
+      if (parentSessionId && isRecovering(idempotencyKey)) {
         const existing = (await sessions.children(parentSessionId)).find(
           (c) => (c.metadata as { orca?: { idempotency_key?: string } } | undefined)?.orca?.idempotency_key === idempotencyKey,
         );
@@ -77,16 +89,36 @@ export function opencodePorts(sessions: SessionsPort, { onReconcile }: { onRecon
     async runSpecialist({ sessionId, agent, thread, idempotencyKey }, signal) {
       const prompt = stepPrompt(thread);
       const record = { plan_id: thread.plan_id, role: 'specialist' as const, session_id: sessionId, idempotency_key: idempotencyKey };
-      const earlier = await settled(record, prompt, SpecialistOutputSchema, signal);
-      if (earlier) return earlier.value as SpecialistResult;
-      const { value } = await runStructuredTurn(turnPort(sessionId, agent), {
-        schema: SpecialistOutputSchema,
-        jsonSchema: specialistOutputJsonSchema(),
-        prompt,
-        signal,
-        label: `${agent} output`,
-      });
-      return value as SpecialistResult;
+      const unguard = monitor?.guard(sessionId);
+      const brokenLoop = () => monitor?.abortReason(sessionId);
+      // A session the breaker aborted gets no correction prompt: its turn ends here.
+      const port = turnPort(sessionId, agent);
+      const guardedPort: TurnPort = {
+        async prompt(text, options) {
+          const reply = await port.prompt(text, options);
+          const reason = brokenLoop();
+          if (reason) throw new Error(reason);
+          return reply;
+        },
+      };
+      try {
+        const earlier = await settled(record, prompt, SpecialistOutputSchema, signal);
+        if (earlier) return earlier.value as SpecialistResult;
+        const { value } = await runStructuredTurn(guardedPort, {
+          schema: SpecialistOutputSchema,
+          jsonSchema: specialistOutputJsonSchema(),
+          prompt,
+          signal,
+          label: `${agent} output`,
+        });
+        return value as SpecialistResult;
+      } catch (error) {
+        const reason = brokenLoop();
+        if (reason) return { type: 'failure', error: reason };
+        throw error;
+      } finally {
+        unguard?.();
+      }
     },
   };
 }

@@ -3,13 +3,16 @@ import { createActor, waitFor, type Actor, type InspectionEvent, type SnapshotFr
 import { appendJournal, sourceOf, type JournalEntry } from '../persistence/journal.js';
 import { acquireLease, LEASE_STALE_MS, PlanLeaseError, type Release } from '../persistence/plan-lease.js';
 import type { PlanEvent, PlanInput } from '../machines/plan.machine.js';
+import type { PlanPolicy } from '../machines/types.js';
 import { QuarantinedPlanError } from '../persistence/errors.js';
 import { openGates } from '../hitl/gates.js';
 import { statePath, toPlanFile } from '../persistence/plan-envelope.js';
 import { takeDecisions } from '../persistence/inbox.js';
+import { inFlightKeys } from '../persistence/in-flight.js';
 import { createPlanIndex, summarize, type PlanIndex } from '../persistence/plan-index.js';
 import { newPlanId, parsePlanId } from '../persistence/plan-id.js';
 import type { PlanStore } from '../persistence/plan-store.js';
+import { loadSummaries } from '../persistence/summary-cache.js';
 import { wirePlanMachine, type PlanPorts, type WiredPlanMachine } from './wire.js';
 
 export type PlanActor = Actor<WiredPlanMachine>;
@@ -20,6 +23,8 @@ export interface PlanHostOptions {
   ports: PlanPorts;
   concurrency?: number;
   maxAttempts?: number;
+  /** The quality gate and limits for plans created here (fixed in each plan when it is created). */
+  policy?: Partial<PlanPolicy>;
   now?: () => Date;
   /** Receives every inspection event of every plan actor (the Stately inspector, when opted in). */
   inspect?: (event: InspectionEvent) => void;
@@ -48,6 +53,8 @@ export class PlanHost {
   readonly index: PlanIndex = createPlanIndex();
   private readonly machine: WiredPlanMachine;
   private readonly live = new Map<string, LivePlan>();
+  /** Idempotency keys of the side effects in flight in the snapshots this host restored. */
+  private readonly restoredInFlight = new Set<string>();
 
   constructor(private readonly options: PlanHostOptions) {
     this.machine = wirePlanMachine(options.ports);
@@ -59,23 +66,13 @@ export class PlanHost {
 
   /** Rebuild the index from disk. Files that do not validate are quarantined and reported. */
   loadIndex(): QuarantinedPlanError[] {
-    const problems: QuarantinedPlanError[] = [];
-    const summaries = [];
-    for (const id of this.options.store.listIds()) {
-      try {
-        summaries.push(summarize(this.options.store.load(id)));
-      } catch (error) {
-        if (error instanceof QuarantinedPlanError) {
-          problems.push(error);
-          this.options.log?.('warn', error.message);
-        } else throw error;
-      }
-    }
+    const { summaries, problems } = loadSummaries(this.options.store, (level, message) => this.options.log?.(level, message));
+    for (const problem of problems) this.options.log?.('warn', problem.message);
     this.index.trigger.reset({ summaries });
     return problems;
   }
 
-  create(input: Omit<PlanInput, 'planId' | 'concurrency' | 'maxAttempts'>): PlanActor {
+  create(input: Omit<PlanInput, 'planId' | 'concurrency' | 'maxAttempts' | 'policy'>): PlanActor {
     const planId = newPlanId();
     return this.start(planId, this.now(), {
       input: {
@@ -83,6 +80,7 @@ export class PlanHost {
         planId,
         ...(this.options.concurrency ? { concurrency: this.options.concurrency } : {}),
         ...(this.options.maxAttempts ? { maxAttempts: this.options.maxAttempts } : {}),
+        ...(this.options.policy ? { policy: this.options.policy } : {}),
       },
     });
   }
@@ -93,6 +91,8 @@ export class PlanHost {
     const live = this.live.get(planId);
     if (live) return live.actor;
     const file = this.options.store.load(planId);
+    // Before start: the restored invokes call their ports at once.
+    for (const key of inFlightKeys(file.snapshot)) this.restoredInFlight.add(key);
     let failure: unknown;
     const actor = this.start(planId, file.created_at, { snapshot: file.snapshot as never }, (error) => {
       failure = error;
@@ -105,6 +105,16 @@ export class PlanHost {
     }
     this.applyInbox(planId);
     return actor;
+  }
+
+  /**
+   * Whether the side effect with this idempotency key was in flight in a snapshot this host
+   * restored from disk: only then can it have started before (in a process that crashed, or an
+   * actor stopped by Esc), and only then do the ports look in OpenCode for what it left. A plan
+   * created in this process never pays for those lookups.
+   */
+  isRecovering(idempotencyKey: string): boolean {
+    return this.restoredInFlight.has(idempotencyKey);
   }
 
   /**

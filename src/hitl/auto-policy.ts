@@ -3,7 +3,8 @@ import type { Gate } from './gates.js';
 
 /**
  * The explicit auto policy (channel 4): only what the user configured, and every choice carries
- * a text that says it was automatic, so the plan's decision log shows it.
+ * a text that says it was automatic, so the plan's decision log shows it. At an open circuit
+ * breaker it decides nothing: the gate waits for a human (see autoPause).
  */
 export function autoChoice(gate: Gate, policy: AutoPolicy | undefined): { option: string; text: string; answers?: string[][] } | null {
   if (!policy) return null;
@@ -19,7 +20,7 @@ export function autoChoice(gate: Gate, policy: AutoPolicy | undefined): { option
         text: 'auto policy hitl.auto.questions=first_option',
       };
     case 'deviation': {
-      if (!policy.deviation) return null;
+      if (!policy.deviation || gate.breaker) return null;
       const wanted = ({ retry: 'Retry', replan: 'Replan', stop: 'Stop' } as const)[policy.deviation];
       if (gate.options.includes(wanted)) return { option: wanted, text: `auto policy hitl.auto.deviation=${policy.deviation}` };
       return {
@@ -27,5 +28,17 @@ export function autoChoice(gate: Gate, policy: AutoPolicy | undefined): { option
         text: `auto policy hitl.auto.deviation=${policy.deviation}: ${wanted} is no longer offered after ${gate.failures} failed attempts, so the plan stops`,
       };
     }
+    case 'budget':
+      if (!policy.budget) return null;
+      return { option: policy.budget === 'continue' ? 'Continue' : 'Stop', text: `auto policy hitl.auto.budget=${policy.budget}` };
   }
+}
+
+/**
+ * Why a configured auto policy does not answer this gate, or null: at an open breaker a human
+ * decides (an LLM or a policy never retries past it). The caller logs it and asks a human.
+ */
+export function autoPause(gate: Gate, policy: AutoPolicy | undefined): string | null {
+  if (gate.kind !== 'deviation' || !gate.breaker || !policy?.deviation) return null;
+  return `hitl.auto.deviation=${policy.deviation} not applied to step ${gate.stepId} (${gate.breaker})`;
 }

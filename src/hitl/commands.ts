@@ -1,22 +1,40 @@
 import type { Orca } from '../orca.js';
 import { waitingSummaries } from '../persistence/plan-index.js';
 import { isPlanId } from '../persistence/plan-id.js';
-import { decisionEvent, openGates, type Gate } from './gates.js';
+import { decisionEvent, openGates, WAITING_WORDS, type Gate } from './gates.js';
 import { NOTE_PREFIX, QUESTION_AGENT_ID, QUESTION_MODEL_ID, QUESTION_PROVIDER_ID } from './native-question/index.js';
 
 /**
  * Channel 3: slash commands, handled in `command.execute.before` with no model turn. Each takes
  * an optional plan_id (default: the plan waiting for that decision, this session's first) and
  * optional text: guidance for /orca-changes, /orca-retry and /orca-replan, a note otherwise.
+ * `gates` lists where a command applies, in the order the gates are asked: /orca-stop answers
+ * the dispatch cap when the plan waits there, else the failed step.
  */
 export const GATE_COMMANDS = {
-  'orca-approve': { gate: 'approval', option: 'Approve', description: 'Approve the plan waiting for approval' },
-  'orca-changes': { gate: 'approval', option: 'Request Changes', description: 'Request changes to the waiting plan: /orca-changes [plan_id] <guidance>' },
-  'orca-reject': { gate: 'approval', option: 'Reject', description: 'Reject the plan waiting for approval' },
-  'orca-retry': { gate: 'deviation', option: 'Retry', description: 'Retry the failed step: /orca-retry [plan_id] [guidance]' },
-  'orca-replan': { gate: 'deviation', option: 'Replan', description: 'Replan after the failed step: /orca-replan [plan_id] [guidance]' },
-  'orca-stop': { gate: 'deviation', option: 'Stop', description: 'Stop the plan whose step failed' },
-} as const;
+  'orca-approve': { gates: ['approval'], option: 'Approve', description: 'Approve the plan waiting for approval' },
+  'orca-changes': { gates: ['approval'], option: 'Request Changes', description: 'Request changes to the waiting plan: /orca-changes [plan_id] <guidance>' },
+  'orca-reject': { gates: ['approval'], option: 'Reject', description: 'Reject the plan waiting for approval' },
+  'orca-retry': { gates: ['deviation'], option: 'Retry', description: 'Retry the failed step: /orca-retry [plan_id] [guidance]' },
+  'orca-replan': { gates: ['deviation'], option: 'Replan', description: 'Replan after the failed step: /orca-replan [plan_id] [guidance]' },
+  'orca-continue': {
+    gates: ['budget'],
+    option: 'Continue',
+    description: 'Continue the plan paused at its dispatch cap, allowing as many dispatches again: /orca-continue [plan_id] [note]',
+  },
+  'orca-stop': {
+    gates: ['budget', 'deviation'],
+    option: 'Stop',
+    description: 'Stop the plan waiting at a failed step or at its dispatch cap: /orca-stop [plan_id] [note]',
+  },
+} as const satisfies Record<string, { gates: readonly CommandGate[]; option: string; description: string }>;
+
+/** The gates a human answers with a command (planner questions are answered in the dialog). */
+export type CommandGate = 'approval' | 'deviation' | 'budget';
+
+/** What a plan waiting at these gates waits for, in words. */
+export const waitingWords = (gates: readonly CommandGate[]) => gates.map((g) => WAITING_WORDS[g]).join(' or ');
+const answers = (gates: readonly CommandGate[], kind: string | null): kind is CommandGate => (gates as readonly string[]).includes(kind ?? '');
 
 export type GateCommand = keyof typeof GATE_COMMANDS;
 export const isGateCommand = (name: string): name is GateCommand => name in GATE_COMMANDS;
@@ -40,30 +58,32 @@ export function parseCommandArguments(raw: string): { planId?: string; text?: st
 /** Apply a gate command; returns the line to show the human. Throws CommandError with what to do. */
 export function runGateCommand(orca: Orca, name: GateCommand, rawArguments: string, sessionID: string): string {
   const spec = GATE_COMMANDS[name];
+  const gates: readonly CommandGate[] = spec.gates;
   const { planId: given, text } = parseCommandArguments(rawArguments);
-  const planId = given ?? defaultPlan(orca, spec.gate, sessionID, name);
+  const planId = given ?? defaultPlan(orca, gates, sessionID, name);
   const snapshot = orca.host.open(planId).getSnapshot();
-  const gate = openGates(snapshot).find((g): g is Gate => g.kind === spec.gate);
+  // openGates lists the dispatch cap before any failed step: the order the dialog asks them in.
+  const gate = openGates(snapshot).find((g): g is Gate & { kind: CommandGate } => answers(gates, g.kind));
   if (!gate) {
-    throw new CommandError(`Plan ${planId} is not waiting for ${spec.gate === 'approval' ? 'approval' : 'a decision on a failed step'} (it is ${snapshot.value && JSON.stringify(snapshot.value)}).`);
+    throw new CommandError(`Plan ${planId} is not waiting for ${waitingWords(gates)} (it is ${snapshot.value && JSON.stringify(snapshot.value)}).`);
   }
-  if (gate.kind === 'deviation' && !gate.options.includes(spec.option as 'Retry')) {
+  if (gate.kind === 'deviation' && !(gate.options as readonly string[]).includes(spec.option)) {
     throw new CommandError(`${spec.option} is no longer offered for step ${gate.stepId} after ${gate.failures} failed attempts: use /orca-replan or /orca-stop.`);
   }
   if (spec.option === 'Request Changes' && !text) throw new CommandError('/orca-changes needs your guidance for the planner: /orca-changes [plan_id] <guidance>.');
   const event = decisionEvent(gate, { option: spec.option, ...(text ? { text } : {}) }, { channel: 'command', at: new Date().toISOString() });
   orca.host.send(planId, event);
   orca.log('info', `plan ${planId}: /${name} → ${spec.option}${text ? ` (${text})` : ''}`);
-  const step = gate.kind === 'deviation' ? ` for step ${gate.stepId}` : '';
-  return `Orca: ${spec.option}${step} recorded for plan ${planId}${text ? ` with "${text}"` : ''}.`;
+  const where = gate.kind === 'deviation' ? ` for step ${gate.stepId}` : gate.kind === 'budget' ? ` at the dispatch cap (${gate.dispatches} of ${gate.cap})` : '';
+  return `Orca: ${spec.option}${where} recorded for plan ${planId}${text ? ` with "${text}"` : ''}.`;
 }
 
-function defaultPlan(orca: Orca, gate: 'approval' | 'deviation', sessionID: string, name: string): string {
-  const waiting = waitingSummaries(orca.host.index).filter((p) => p.waiting_for === gate);
+function defaultPlan(orca: Orca, gates: readonly CommandGate[], sessionID: string, name: string): string {
+  const waiting = waitingSummaries(orca.host.index).filter((p) => answers(gates, p.waiting_for));
   const mine = waiting.filter((p) => p.caller_session_id === sessionID);
   const candidates = mine.length > 0 ? mine : waiting;
   if (candidates.length === 1) return candidates[0]!.plan_id;
-  if (candidates.length === 0) throw new CommandError(`No plan is waiting for ${gate === 'approval' ? 'approval' : 'a decision on a failed step'}.`);
+  if (candidates.length === 0) throw new CommandError(`No plan is waiting for ${waitingWords(gates)}.`);
   throw new CommandError(`Several plans wait for this decision: ${candidates.map((p) => p.plan_id).join(', ')}. Use /${name} <plan_id>.`);
 }
 

@@ -22,25 +22,49 @@ export function gateQuestions(gate: Gate): HitlQuestion[] {
         guidanceQuestion('Guidance for the planner (used with Request Changes), or a note for the record. Optional.'),
       ];
     }
-    case 'deviation':
+    case 'deviation': {
+      const attempts = `${gate.failures} failed attempt${gate.failures === 1 ? '' : 's'}`;
+      // At an open breaker the auto policy stands aside: say why this question reached a human.
+      const breaker = gate.breaker ? `${capitalize(gate.breaker)}.\n` : '';
       return [
         {
-          header: `Step ${gate.stepId} failed`.slice(0, 30),
+          header: (gate.breaker ? `Breaker: step ${gate.stepId}` : `Step ${gate.stepId} failed`).slice(0, 30),
           question:
-            `Step ${gate.stepId} (${gate.agent}) failed (${gate.failures} failed attempt${gate.failures === 1 ? '' : 's'}): ${gate.error}\n` +
+            `Step ${gate.stepId} (${gate.agent}) failed (${attempts}): ${gate.error}\n${breaker}` +
             (gate.options.includes('Retry') ? 'What now?' : 'Retry is no longer offered after this many failures. What now?'),
-          options: gate.options.map((label) => ({ label, description: DEVIATION_HELP[label] })),
+          options: gate.options.map((label) => ({
+            label,
+            description: label === 'Retry' && gate.breaker ? BREAKER_RETRY_HELP : DEVIATION_HELP[label],
+          })),
           custom: false,
         },
         guidanceQuestion('Guidance for the retry or the replan, or a note for the record. Optional.'),
       ];
+    }
+    case 'budget': {
+      const steps = `${gate.completed} of ${gate.total} step${gate.total === 1 ? '' : 's'} completed`;
+      return [
+        {
+          header: 'Dispatch budget spent',
+          question:
+            `Plan ${gate.planId} has used its dispatch budget: ${gate.dispatches} dispatches of the cap ${gate.cap} ` +
+            `(specialist, reviewer and fixer turns); ${steps}. No new dispatch starts until you decide.\n` +
+            `Continue allows ${gate.increment} more dispatches; Stop ends the plan as failed, keeping what is done.`,
+          options: gate.options.map((label) => ({ label, description: BUDGET_HELP[label] })),
+          custom: false,
+        },
+        guidanceQuestion('A note for the record. Optional.'),
+      ];
+    }
   }
 }
+
+const capitalize = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
 
 const guidanceQuestion = (question: string): HitlQuestion => ({
   header: 'Guidance',
   question,
-  options: [{ label: 'No guidance', description: 'Continue without a note' }],
+  options: [{ label: 'No guidance', description: 'Go on without a note' }],
   custom: true,
 });
 
@@ -53,6 +77,11 @@ const DEVIATION_HELP: Record<string, string> = {
   Retry: 'Run this step again (with your guidance, if any)',
   Replan: 'Ask the planner for a revised plan; completed steps are kept',
   Stop: 'End the plan as failed',
+};
+const BREAKER_RETRY_HELP = 'Run this step again anyway: the same error keeps coming back, so guidance helps';
+const BUDGET_HELP: Record<string, string> = {
+  Continue: 'Raise the cap and go on with the plan',
+  Stop: 'End the plan as failed; completed steps keep their outputs',
 };
 
 /** The human's answers to gateQuestions(gate), as a choice for decisionEvent. */

@@ -3,35 +3,64 @@ import type { Gate } from './gates.js';
 
 /**
  * Channel 2: OpenCode's permission prompt (ToolContext.ask), used when the native question
- * dialog is unavailable. Allow once = Approve / Retry (Replan once Retry is no longer offered);
- * Reject = Reject / Stop; Reject with a message (API only: the TUI has no text box) =
- * Request Changes / Replan with that message as guidance. Planner questions cannot be asked here.
+ * dialog is unavailable. Allow once = Approve / Retry (Replan once Retry is no longer offered) /
+ * Continue at the dispatch cap; Reject = Reject / Stop; Reject with a message (API only: the TUI
+ * has no text box) = Request Changes / Replan with that message as guidance, or Stop with it as a
+ * note at the dispatch cap. Planner questions cannot be asked here.
  * Each ask uses a pattern unique to the decision, so "Allow always" never answers a later gate.
  */
 export async function askPermission(ctx: Pick<ToolContext, 'ask'>, gate: Gate): Promise<{ option: string; text?: string } | null> {
   if (gate.kind === 'question') return null;
-  const ask =
-    gate.kind === 'approval'
-      ? {
-          permission: 'orca_plan_approval',
-          patterns: [gate.planId],
-          metadata: { plan_id: gate.planId, goal: gate.proposal.goal, steps: gate.proposal.steps.map((s) => `${s.id} (${s.agent})`) },
-        }
-      : {
-          permission: 'orca_step_deviation',
-          patterns: [`${gate.planId}:${gate.stepId}:${gate.failures}`],
-          metadata: { plan_id: gate.planId, step_id: gate.stepId, error: gate.error, options: gate.options },
-        };
   try {
-    await ctx.ask({ ...ask, always: [] });
+    await ctx.ask({ ...permissionAsk(gate), always: [] });
   } catch (error) {
     const feedback = feedbackOf(error);
     if (feedback === undefined) throw error;
     if (gate.kind === 'approval') return feedback ? { option: 'Request Changes', text: feedback } : { option: 'Reject' };
+    if (gate.kind === 'budget') return feedback ? { option: 'Stop', text: feedback } : { option: 'Stop' };
     return feedback ? { option: 'Replan', text: feedback } : { option: 'Stop' };
   }
   if (gate.kind === 'approval') return { option: 'Approve' };
+  if (gate.kind === 'budget') return { option: 'Continue' };
   return { option: gate.options.includes('Retry') ? 'Retry' : 'Replan' };
+}
+
+/** The permission, its decision-unique pattern and what the prompt shows, per gate. */
+function permissionAsk(gate: Exclude<Gate, { kind: 'question' }>) {
+  switch (gate.kind) {
+    case 'approval':
+      return {
+        permission: 'orca_plan_approval',
+        patterns: [gate.planId],
+        metadata: { plan_id: gate.planId, goal: gate.proposal.goal, steps: gate.proposal.steps.map((s) => `${s.id} (${s.agent})`) },
+      };
+    case 'deviation':
+      return {
+        permission: 'orca_step_deviation',
+        patterns: [`${gate.planId}:${gate.stepId}:${gate.failures}`],
+        metadata: {
+          plan_id: gate.planId,
+          step_id: gate.stepId,
+          error: gate.error,
+          options: gate.options,
+          ...(gate.breaker ? { breaker: gate.breaker } : {}),
+        },
+      };
+    case 'budget':
+      return {
+        permission: 'orca_dispatch_budget',
+        // The cap rises with every Continue: each pause at the cap is its own decision.
+        patterns: [`${gate.planId}:budget:${gate.cap}`],
+        metadata: {
+          plan_id: gate.planId,
+          dispatches: gate.dispatches,
+          cap: gate.cap,
+          continue_allows: gate.increment,
+          steps_completed: `${gate.completed} of ${gate.total}`,
+          options: gate.options,
+        },
+      };
+  }
 }
 
 /** '' for a plain rejection, the human's text for a rejection with feedback, undefined for other errors. */

@@ -1,7 +1,7 @@
 import type { ToolContext } from '@opencode-ai/plugin';
 import type { GateAnswer } from '../engine/drive.js';
 import type { Orca } from '../orca.js';
-import { autoChoice } from './auto-policy.js';
+import { autoChoice, autoPause } from './auto-policy.js';
 import { choiceFromAnswers, gateQuestions } from './gate-questions.js';
 import { APPROVAL_OPTIONS, decisionEvent, type Gate } from './gates.js';
 import type { HitlQuestion } from '../machines/types.js';
@@ -10,14 +10,26 @@ import { askPermission } from './permission-channel.js';
 const MAX_REASKS = 2;
 
 /** The labels a plugin gate accepts; planner questions accept any answer. */
-const validOptions = (gate: Gate): string[] | null =>
-  gate.kind === 'approval' ? [...APPROVAL_OPTIONS] : gate.kind === 'deviation' ? [...gate.options] : null;
+function validOptions(gate: Gate): string[] | null {
+  if (gate.kind === 'question') return null;
+  return gate.kind === 'approval' ? [...APPROVAL_OPTIONS] : [...gate.options];
+}
 
 const withNote = (questions: HitlQuestion[], note: string): HitlQuestion[] =>
   questions.map((q, i) => (i === 0 ? { ...q, question: `${note}\n\n${q.question.replace(/^"[^\n]*" is not one of the options[^\n]*\n\n/, '')}` } : q));
 
-const titleOf = (gate: Gate) =>
-  gate.kind === 'approval' ? `Orca: approve plan ${gate.planId}?` : gate.kind === 'deviation' ? `Orca: step ${gate.stepId} failed` : `Orca: the planner asks`;
+function titleOf(gate: Gate): string {
+  switch (gate.kind) {
+    case 'approval':
+      return `Orca: approve plan ${gate.planId}?`;
+    case 'deviation':
+      return gate.breaker ? `Orca: step ${gate.stepId} failed (circuit breaker)` : `Orca: step ${gate.stepId} failed`;
+    case 'budget':
+      return `Orca: plan ${gate.planId} used its dispatch budget`;
+    case 'question':
+      return 'Orca: the planner asks';
+  }
+}
 
 /**
  * Turn an open gate into an event through the first channel that can answer it:
@@ -38,6 +50,8 @@ export async function resolveGate(
     orca.log('info', `plan ${gate.planId}: ${gate.kind} gate answered "${auto.option}" by ${auto.text}`);
     return { event: decisionEvent(gate, auto, { channel: 'auto', at: now() }) };
   }
+  const paused = autoPause(gate, orca.options.hitl?.auto);
+  if (paused) orca.log('warn', `plan ${gate.planId}: auto policy paused by the circuit breaker: ${paused}; asking a human`);
 
   let questions = gateQuestions(gate);
   let asked = await orca.asker.ask({ callerSessionId: ctx.sessionID, questions, title: titleOf(gate), signal });

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { createActor, type InspectionEvent } from 'xstate';
-import { wirePlanMachine, type PlanPorts } from '../engine/wire.js';
+import { idlePlanPorts, wirePlanMachine, type PlanPorts } from '../engine/wire.js';
 import type { PlanEvent, PlanInput } from '../machines/plan.machine.js';
 import { PlanNotFoundError } from '../persistence/errors.js';
 import { readJournal, type JournalEntry } from '../persistence/journal.js';
@@ -26,8 +26,7 @@ export interface ReplayResult {
 }
 
 /** Effects that never settle: the replayed plan opens no session and calls no model. */
-const idle = () => new Promise<never>(() => {});
-const idlePorts: PlanPorts = { openPlannerSession: idle, consultPlanner: idle, openSpecialistSession: idle, runSpecialist: idle };
+const idlePorts: PlanPorts = idlePlanPorts;
 
 /**
  * Replay a plan from disk into the inspector without executing anything: a fresh actor of the plan

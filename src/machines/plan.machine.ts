@@ -1,13 +1,16 @@
 import { assign, enqueueActions, fromPromise, sendTo, setup, stopChild } from 'xstate';
 import { stepMachine, type StepParentEvent } from './step.machine.js';
 import { allStepsCompleted, readySteps, threadContext } from './threading.js';
-import type {
-  DecisionRecord,
-  DecisionSource,
-  HitlQuestion,
-  PlannerOutput,
-  PlanProposal,
-  StepRecord,
+import {
+  DEFAULT_PLAN_POLICY,
+  type DecisionRecord,
+  type DecisionSource,
+  type HitlQuestion,
+  type PlannerOutput,
+  type PlanPolicy,
+  type PlanProposal,
+  type StepPolicy,
+  type StepRecord,
 } from './types.js';
 
 /**
@@ -16,7 +19,7 @@ import type {
  * rejected. Each step of an approved plan is a spawned `step` machine (named, so it restores).
  */
 
-export const PLAN_MACHINE_VERSION = 1;
+export const PLAN_MACHINE_VERSION = 2;
 export const DEFAULT_MAX_ATTEMPTS = 10;
 export const DEFAULT_CONCURRENCY = 1;
 
@@ -26,6 +29,7 @@ export interface PlanInput {
   callerSessionId?: string | null;
   concurrency?: number;
   maxAttempts?: number;
+  policy?: Partial<PlanPolicy>;
 }
 
 export interface PlanContext {
@@ -37,6 +41,11 @@ export interface PlanContext {
   steps: StepRecord[];
   concurrency: number;
   max_attempts: number;
+  policy: PlanPolicy;
+  /** Specialist, reviewer and fixer turns started so far (plan-wide, across replans). */
+  dispatches: number;
+  /** The plan pauses for the human once `dispatches` reaches this; Continue raises it by policy.max_dispatches. */
+  dispatch_cap: number;
   planner_session_id: string | null;
   caller_session_id: string | null;
   /** The next message the planner will be sent. */
@@ -58,6 +67,8 @@ export type PlanEvent =
   | ({ type: 'deviation.retry'; stepId: string; text?: string } & DecisionSource)
   | ({ type: 'deviation.replan'; stepId: string; text?: string } & DecisionSource)
   | ({ type: 'deviation.stop'; stepId: string; text?: string } & DecisionSource)
+  | ({ type: 'budget.continue'; text?: string } & DecisionSource)
+  | ({ type: 'budget.stop'; text?: string } & DecisionSource)
   | StepParentEvent;
 
 export interface OpenPlannerSessionInput {
@@ -106,6 +117,19 @@ function stepRecords(proposal: PlanProposal, previous: StepRecord[]): StepRecord
     return { ...spec, depends_on: spec.depends_on ?? [], status: 'pending', attempts: 0, failures: [] };
   });
 }
+
+/** How one step runs under the plan's policy. */
+export const stepPolicy = (policy: PlanPolicy, step: StepRecord): StepPolicy => ({
+  review: policy.review_agents.includes(step.agent),
+  review_rounds: policy.review_rounds,
+  same_error_limit: policy.same_error_limit,
+  idle_ms: policy.idle_ms,
+  pre_hooks: policy.pre_hooks,
+  post_hooks: policy.post_hooks,
+});
+
+/** Steps to start now: ready ones, no more than the dispatch budget left. */
+const startable = (c: PlanContext) => readySteps(c.steps, c.concurrency).slice(0, Math.max(0, c.dispatch_cap - c.dispatches));
 
 const updateStep = (steps: StepRecord[], id: string, patch: Partial<StepRecord>) =>
   steps.map((s) => (s.id === id ? { ...s, ...patch } : s));
@@ -173,10 +197,22 @@ export const planMachine = setup({
     plannerAskedQuestion: (_, output: PlannerOutput) => output.type === 'question',
     stepAwaitingDecision: ({ context }, params: { stepId: string }) =>
       context.steps.some((s) => s.id === params.stepId && s.status === 'awaiting_decision'),
-    canRetryStep: ({ context }, params: { stepId: string }) =>
+    /**
+     * Retry is offered below the attempt limit. The auto policy may not retry past an open breaker
+     * or a spent dispatch budget: those wait for a human.
+     */
+    canRetryStep: ({ context }, params: { stepId: string; channel: string }) =>
       context.steps.some(
-        (s) => s.id === params.stepId && s.status === 'awaiting_decision' && s.failures.length < context.max_attempts,
+        (s) =>
+          s.id === params.stepId &&
+          s.status === 'awaiting_decision' &&
+          s.failures.length < context.max_attempts &&
+          (params.channel !== 'auto' || (!s.breaker && context.dispatches < context.dispatch_cap)),
       ),
+    /** The budget is spent and the plan wants another dispatch: a step is ready to start or waits for a decision. */
+    dispatchBudgetSpent: ({ context }) =>
+      context.dispatches >= context.dispatch_cap &&
+      (readySteps(context.steps, context.concurrency).length > 0 || context.steps.some((s) => s.status === 'awaiting_decision')),
     allStepsCompleted: ({ context }) => allStepsCompleted(context.steps),
     completesPlan: ({ context }, params: { stepId: string }) =>
       allStepsCompleted(updateStep(context.steps, params.stepId, { status: 'completed' })),
@@ -219,7 +255,7 @@ export const planMachine = setup({
       questions: null,
     }),
     startReadySteps: enqueueActions(({ context, enqueue }) => {
-      const ready = readySteps(context.steps, context.concurrency);
+      const ready = startable(context);
       for (const step of ready) {
         const thread = threadContext(
           {
@@ -232,13 +268,20 @@ export const planMachine = setup({
         );
         enqueue.spawnChild('step', {
           id: stepActorId(step.id),
-          input: { planId: context.plan_id, thread, maxAttempts: context.max_attempts, parentSessionId: context.caller_session_id },
+          input: {
+            planId: context.plan_id,
+            thread,
+            maxAttempts: context.max_attempts,
+            parentSessionId: context.caller_session_id,
+            policy: stepPolicy(context.policy, step),
+          },
         });
       }
       if (ready.length > 0) {
         const ids = new Set(ready.map((s) => s.id));
         enqueue.assign({
           steps: context.steps.map((s) => (ids.has(s.id) ? { ...s, status: 'running' as const } : s)),
+          dispatches: context.dispatches + ready.length,
         });
       }
     }),
@@ -247,16 +290,23 @@ export const planMachine = setup({
         updateStep(context.steps, p.stepId, { status: 'running', attempts: p.attempt, session_id: p.sessionId }),
     }),
     markFailed: assign({
-      steps: ({ context }, p: { stepId: string; attempt: number; error: string }) =>
+      steps: ({ context }, p: { stepId: string; attempt: number; error: string; signature: string; breaker?: string }) =>
         updateStep(context.steps, p.stepId, {
           status: 'awaiting_decision',
           attempts: p.attempt,
           failures: [
             ...(context.steps.find((s) => s.id === p.stepId)?.failures ?? []),
-            { attempt: p.attempt, error: p.error },
+            { attempt: p.attempt, error: p.error, signature: p.signature },
           ],
+          ...(p.breaker ? { breaker: p.breaker } : {}),
         }),
     }),
+    /** A reviewer or fixer turn started: it counts against the dispatch budget. */
+    markTurn: assign({
+      steps: ({ context }, p: { stepId: string; round: number }) => updateStep(context.steps, p.stepId, { review_round: p.round }),
+      dispatches: ({ context }) => context.dispatches + 1,
+    }),
+    raiseBudget: assign({ dispatch_cap: ({ context }) => context.dispatches + context.policy.max_dispatches }),
     addGuidance: assign({
       steps: ({ context }, p: { stepId: string; text?: string }) =>
         context.steps.map((s) =>
@@ -267,11 +317,22 @@ export const planMachine = setup({
     }),
     /** The step leaves the deviation gate now, so no second decision is taken for it. */
     markRetrying: assign({
-      steps: ({ context }, p: { stepId: string }) => updateStep(context.steps, p.stepId, { status: 'running' }),
+      // Keys are removed, not set to undefined: a snapshot must read the same after a JSON round trip.
+      steps: ({ context }, p: { stepId: string }) =>
+        context.steps.map((step) => {
+          if (step.id !== p.stepId) return step;
+          const { breaker: _breaker, review_round: _round, ...rest } = step;
+          return { ...rest, status: 'running' as const };
+        }),
+      dispatches: ({ context }) => context.dispatches + 1,
     }),
     markCompleted: assign({
-      steps: ({ context }, p: { stepId: string; output: StepRecord['output'] }) =>
-        updateStep(context.steps, p.stepId, { status: 'completed', output: p.output }),
+      steps: ({ context }, p: { stepId: string; output: StepRecord['output']; warnings?: string[] }) =>
+        updateStep(context.steps, p.stepId, {
+          status: 'completed',
+          output: p.output,
+          ...(p.warnings?.length ? { warnings: p.warnings } : {}),
+        }),
     }),
     forwardToStep: sendTo(
       ({ context: _c }, p: { stepId: string; event: { type: 'step.retry' | 'step.replan' | 'step.stop' } & DecisionSource & { guidance?: string } }) =>
@@ -306,6 +367,9 @@ export const planMachine = setup({
     steps: [],
     concurrency: input.concurrency ?? DEFAULT_CONCURRENCY,
     max_attempts: input.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
+    policy: { ...DEFAULT_PLAN_POLICY, ...input.policy },
+    dispatches: 0,
+    dispatch_cap: input.policy?.max_dispatches ?? DEFAULT_PLAN_POLICY.max_dispatches,
     planner_session_id: null,
     caller_session_id: input.callerSessionId ?? null,
     pending_message: input.message,
@@ -418,14 +482,42 @@ export const planMachine = setup({
       ],
     },
     in_progress: {
-      entry: 'startReadySteps',
+      initial: 'running',
+      states: {
+        running: {
+          entry: 'startReadySteps',
+          always: { guard: 'dispatchBudgetSpent', target: 'budget_exhausted' },
+        },
+        /** Seed 003's "100 iterations → stop, show progress": no new dispatch until a human says Continue. */
+        budget_exhausted: {
+          tags: ['gate.budget'],
+          on: {
+            'budget.continue': {
+              target: 'running',
+              actions: [
+                { type: 'recordDecision', params: ({ event }) => decision('budget', 'Continue', event) },
+                'raiseBudget',
+              ],
+            },
+            'budget.stop': {
+              target: '#plan.failed',
+              actions: [
+                { type: 'recordDecision', params: ({ event }) => decision('budget', 'Stop', event) },
+                'stopSteps',
+                { type: 'setOutcome', params: { outcome: 'stopped' } },
+              ],
+            },
+          },
+        },
+      },
       on: {
         'step.dispatched': { actions: { type: 'markDispatched', params: ({ event }) => event } },
+        'step.turn': { actions: { type: 'markTurn', params: ({ event }) => event } },
         'step.failed': { actions: { type: 'markFailed', params: ({ event }) => event } },
         'step.completed': [
           {
             guard: { type: 'completesPlan', params: ({ event }) => event },
-            target: 'completed',
+            target: '#plan.completed',
             actions: [{ type: 'markCompleted', params: ({ event }) => event }, { type: 'setOutcome', params: { outcome: 'completed' } }],
           },
           {
@@ -466,7 +558,7 @@ export const planMachine = setup({
           actions: [{ type: 'prepareReplan', params: ({ event }) => event }, 'stopSteps'],
         },
         'step.stop_chosen': {
-          target: 'failed',
+          target: '#plan.failed',
           actions: ['stopSteps', { type: 'setOutcome', params: { outcome: 'stopped' } }],
         },
       },

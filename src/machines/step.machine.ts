@@ -1,26 +1,45 @@
 import { assign, fromPromise, sendParent, setup } from 'xstate';
+import { errorSignature, repeatedSignature } from './error-signature.js';
 import type {
   DecisionSource,
   FailedAttempt,
+  ReviewError,
+  ReviewResult,
   SpecialistId,
   SpecialistResult,
   StepOutput,
+  StepPolicy,
   ThreadedContext,
 } from './types.js';
 
 /**
- * One step of an approved plan: open a child session for the specialist, run it, and on failure
- * wait in the deviation gate for the human's Retry / Replan / Stop. Retry is refused by the
- * `retriesRemain` guard once `maxAttempts` attempts have failed.
+ * One step of an approved plan (seeds 000, 001, 003): pre-step hooks, a child session for the
+ * specialist, its run (watched for idleness), the reviewer gate with its fixer loop for
+ * code-writing agents, post-step hooks, and on failure the deviation gate where the human
+ * chooses Retry / Replan / Stop. `retriesRemain` refuses Retry after `maxAttempts` failures; the
+ * same error signature `same_error_limit` times in a row opens the breaker, where only a human
+ * (never the auto policy) may retry.
  */
 
-export const STEP_MACHINE_VERSION = 1;
+export const STEP_MACHINE_VERSION = 2;
 
 export interface StepInput {
   planId: string;
   thread: ThreadedContext;
   maxAttempts: number;
   parentSessionId: string | null;
+  policy: StepPolicy;
+}
+
+export interface ReviewState {
+  /** The reviewer's session for this attempt. */
+  session_id: string | null;
+  /** The review round in progress (1-based). */
+  round: number;
+  /** The errors of the last FAIL, given to the fixer. */
+  errors: ReviewError[];
+  /** One signature per FAIL, for the breaker. */
+  signatures: string[];
 }
 
 export interface StepContext {
@@ -30,11 +49,17 @@ export interface StepContext {
   thread: ThreadedContext;
   maxAttempts: number;
   parentSessionId: string | null;
+  policy: StepPolicy;
   /** The attempt in flight (1-based). */
   attempt: number;
   failures: FailedAttempt[];
   sessionId: string | null;
   output: StepOutput | null;
+  review: ReviewState;
+  /** Set when the breaker opened: why automatic retrying stopped. */
+  breaker: string | null;
+  /** Post-step hook failures (never blocking). */
+  warnings: string[];
 }
 
 export type StepEvent =
@@ -45,8 +70,9 @@ export type StepEvent =
 /** Events a step sends to its plan. */
 export type StepParentEvent =
   | { type: 'step.dispatched'; stepId: string; attempt: number; sessionId: string }
-  | { type: 'step.failed'; stepId: string; attempt: number; error: string }
-  | { type: 'step.completed'; stepId: string; output: StepOutput }
+  | { type: 'step.turn'; stepId: string; kind: 'review' | 'fix'; round: number }
+  | { type: 'step.failed'; stepId: string; attempt: number; error: string; signature: string; breaker?: string }
+  | { type: 'step.completed'; stepId: string; output: StepOutput; warnings?: string[] }
   | { type: 'step.replan_chosen'; stepId: string; guidance?: string }
   | { type: 'step.stop_chosen'; stepId: string; guidance?: string };
 
@@ -69,12 +95,69 @@ export interface RunSpecialistInput {
   thread: ThreadedContext;
 }
 
+export interface RunReviewInput {
+  idempotencyKey: string;
+  sessionId: string;
+  thread: ThreadedContext;
+  /** What the specialist (or its last fix) reported. */
+  work: StepOutput;
+  round: number;
+  maxRounds: number;
+}
+
+export interface RunFixInput {
+  idempotencyKey: string;
+  sessionId: string;
+  agent: SpecialistId;
+  thread: ThreadedContext;
+  errors: ReviewError[];
+  round: number;
+}
+
+export interface WatchIdleInput {
+  planId: string;
+  stepId: string;
+  sessionId: string;
+  idleMs: number;
+}
+
+export interface StepHooksInput {
+  phase: 'pre_step' | 'post_step';
+  commands: string[];
+  planId: string;
+  stepId: string;
+  agent: SpecialistId;
+  attempt: number;
+}
+
 const notProvided = (name: string) =>
   fromPromise<never, unknown>(async () => {
     throw new Error(`The "${name}" actor was not provided: wire it with machine.provide().`);
   });
 
 const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+const newReview = (): ReviewState => ({ session_id: null, round: 1, errors: [], signatures: [] });
+
+/** A reviewer's FAIL as one error text (seed 003's error report format). */
+export function reviewErrorsText(errors: ReviewError[]): string {
+  return errors
+    .map(
+      (e, i) =>
+        `[${e.id ?? `ERROR-${String(i + 1).padStart(3, '0')}`}] ${e.category}\n` +
+        `├── File: ${e.file}${e.line !== undefined ? `\n├── Line: ${e.line}` : ''}\n` +
+        `├── Issue: ${e.issue}\n├── Found: ${e.found}\n├── Expected: ${e.expected}\n└── Fix: ${e.fix}`,
+    )
+    .join('\n');
+}
+
+/** The failure of the attempt in flight (`failures` holds it as the last entry). */
+const lastFailure = (context: StepContext) => context.failures.at(-1);
+
+const attemptKey = (c: StepContext) => idempotencyKey(c.planId, c.stepId, c.attempt);
+
+const timeoutError = (who: string, idleMs: number) =>
+  `TIMEOUT: the ${who} was idle for ${Math.round(idleMs / 1000)} s (timeouts.step_idle_seconds); its session was aborted`;
 
 export const stepMachine = setup({
   types: {
@@ -83,16 +166,35 @@ export const stepMachine = setup({
     events: {} as StepEvent,
   },
   actors: {
+    runStepHooks: notProvided('runStepHooks') as unknown as ReturnType<typeof fromPromise<{ failures: string[] }, StepHooksInput>>,
     openSpecialistSession: notProvided('openSpecialistSession') as unknown as ReturnType<
       typeof fromPromise<{ sessionId: string }, OpenSessionInput>
     >,
     runSpecialist: notProvided('runSpecialist') as unknown as ReturnType<
       typeof fromPromise<SpecialistResult, RunSpecialistInput>
     >,
+    runReview: notProvided('runReview') as unknown as ReturnType<typeof fromPromise<ReviewResult, RunReviewInput>>,
+    runFix: notProvided('runFix') as unknown as ReturnType<typeof fromPromise<SpecialistResult, RunFixInput>>,
+    /** Resolves when the session has been idle for `idleMs` (after aborting it). Never an `after` timer: it restores. */
+    watchIdle: notProvided('watchIdle') as unknown as ReturnType<typeof fromPromise<{ idleMs: number }, WatchIdleInput>>,
   },
   guards: {
+    hasPreHooks: ({ context }) => context.policy.pre_hooks.length > 0,
+    hasPostHooks: ({ context }) => context.policy.post_hooks.length > 0,
     specialistSucceeded: (_, result: SpecialistResult) => result.type === 'success',
+    needsReview: ({ context }) => context.policy.review,
+    reviewPassed: (_, result: ReviewResult) => result.type === 'pass',
+    /** The reviewer reported the same errors as in the previous rounds, `same_error_limit` times in a row. */
+    reviewRepeats: ({ context }, result: ReviewResult) =>
+      result.type === 'fail' &&
+      repeatedSignature([...context.review.signatures, reviewSignature(result.errors)], context.policy.same_error_limit) !== null,
+    reviewRoundsRemain: ({ context }) => context.review.round < context.policy.review_rounds,
+    sameErrorRepeated: ({ context }) =>
+      repeatedSignature(context.failures.map((f) => f.signature), context.policy.same_error_limit) !== null,
     retriesRemain: ({ context }) => context.failures.length < context.maxAttempts,
+    /** With the breaker open only a human may retry: the auto policy's Retry is refused. */
+    humanRetry: ({ context }, params: { channel: string }) =>
+      context.failures.length < context.maxAttempts && params.channel !== 'auto',
   },
   actions: {
     recordSession: assign({ sessionId: (_, params: { sessionId: string }) => params.sessionId }),
@@ -105,12 +207,37 @@ export const stepMachine = setup({
     recordFailure: assign({
       failures: ({ context }, params: { error: string }) => [
         ...context.failures,
-        { attempt: context.attempt, error: params.error },
+        { attempt: context.attempt, error: params.error, signature: errorSignature(params.error) },
       ],
+    }),
+    openBreaker: assign({
+      breaker: ({ context }) =>
+        `circuit breaker: the same error ${context.policy.same_error_limit} times in a row on step ${context.stepId}; ` +
+        'automatic retrying stopped, a human decides',
+    }),
+    recordReviewSession: assign({
+      review: ({ context }, params: { sessionId: string }) => ({ ...context.review, session_id: params.sessionId }),
+    }),
+    recordReviewFail: assign({
+      review: ({ context }, result: ReviewResult) =>
+        result.type === 'fail'
+          ? {
+              ...context.review,
+              errors: result.errors,
+              signatures: [...context.review.signatures, reviewSignature(result.errors)],
+            }
+          : context.review,
+    }),
+    nextReviewRound: assign({ review: ({ context }) => ({ ...context.review, round: context.review.round + 1 }) }),
+    recordWarnings: assign({
+      warnings: ({ context }, params: { failures: string[] }) => [...context.warnings, ...params.failures],
     }),
     startNextAttempt: assign({
       attempt: ({ context }) => context.attempt + 1,
       sessionId: null,
+      output: null,
+      review: () => newReview(),
+      breaker: null,
       failures: ({ context }, params: { guidance?: string }) =>
         context.failures.map((f, i) =>
           i === context.failures.length - 1 && params.guidance ? { ...f, guidance: params.guidance } : f,
@@ -122,16 +249,25 @@ export const stepMachine = setup({
       attempt: context.attempt,
       sessionId: context.sessionId ?? '',
     })),
+    notifyTurn: sendParent(({ context }, params: { kind: 'review' | 'fix' }) => ({
+      type: 'step.turn',
+      stepId: context.stepId,
+      kind: params.kind,
+      round: context.review.round,
+    })),
     notifyFailed: sendParent(({ context }) => ({
       type: 'step.failed',
       stepId: context.stepId,
       attempt: context.attempt,
-      error: context.failures.at(-1)?.error ?? 'unknown error',
+      error: lastFailure(context)?.error ?? 'unknown error',
+      signature: lastFailure(context)?.signature ?? '',
+      ...(context.breaker ? { breaker: context.breaker } : {}),
     })),
     notifyCompleted: sendParent(({ context }) => ({
       type: 'step.completed',
       stepId: context.stepId,
       output: context.output!,
+      ...(context.warnings.length ? { warnings: context.warnings } : {}),
     })),
     notifyReplan: sendParent(({ context }, params: { guidance?: string }) => ({
       type: 'step.replan_chosen',
@@ -153,19 +289,45 @@ export const stepMachine = setup({
     thread: input.thread,
     maxAttempts: input.maxAttempts,
     parentSessionId: input.parentSessionId,
+    policy: input.policy,
     attempt: input.thread.previous_attempts.length + 1,
     failures: input.thread.previous_attempts,
     sessionId: null,
     output: null,
+    review: newReview(),
+    breaker: null,
+    warnings: [],
   }),
-  initial: 'opening_session',
+  initial: 'preparing',
   states: {
+    preparing: {
+      always: [{ guard: 'hasPreHooks', target: 'pre_hook' }, { target: 'opening_session' }],
+    },
+    pre_hook: {
+      invoke: {
+        id: 'preStepHooks',
+        src: 'runStepHooks',
+        input: ({ context }) => ({
+          phase: 'pre_step' as const,
+          commands: context.policy.pre_hooks,
+          planId: context.planId,
+          stepId: context.stepId,
+          agent: context.agent,
+          attempt: context.attempt,
+        }),
+        onDone: { target: 'opening_session' },
+        onError: {
+          target: 'failed_attempt',
+          actions: { type: 'recordFailure', params: ({ event }) => ({ error: errorText(event.error) }) },
+        },
+      },
+    },
     opening_session: {
       invoke: {
         id: 'openSpecialistSession',
         src: 'openSpecialistSession',
         input: ({ context }) => ({
-          idempotencyKey: idempotencyKey(context.planId, context.stepId, context.attempt),
+          idempotencyKey: attemptKey(context),
           planId: context.planId,
           stepId: context.stepId,
           agent: context.agent,
@@ -177,42 +339,220 @@ export const stepMachine = setup({
           actions: [{ type: 'recordSession', params: ({ event }) => event.output }, 'notifyDispatched'],
         },
         onError: {
-          target: 'awaiting_decision',
+          target: 'failed_attempt',
           actions: { type: 'recordFailure', params: ({ event }) => ({ error: errorText(event.error) }) },
         },
       },
     },
     running: {
-      invoke: {
-        id: 'runSpecialist',
-        src: 'runSpecialist',
-        input: ({ context }) => ({
-          idempotencyKey: idempotencyKey(context.planId, context.stepId, context.attempt),
-          sessionId: context.sessionId!,
-          agent: context.agent,
-          thread: { ...context.thread, previous_attempts: context.failures },
-        }),
-        onDone: [
-          {
-            guard: { type: 'specialistSucceeded', params: ({ event }) => event.output },
-            target: 'completed',
-            actions: { type: 'recordOutput', params: ({ event }) => event.output },
+      invoke: [
+        {
+          id: 'runSpecialist',
+          src: 'runSpecialist',
+          input: ({ context }) => ({
+            idempotencyKey: attemptKey(context),
+            sessionId: context.sessionId!,
+            agent: context.agent,
+            thread: { ...context.thread, previous_attempts: context.failures },
+          }),
+          onDone: [
+            {
+              guard: { type: 'specialistSucceeded', params: ({ event }) => event.output },
+              target: 'checking',
+              actions: { type: 'recordOutput', params: ({ event }) => event.output },
+            },
+            {
+              target: 'failed_attempt',
+              actions: {
+                type: 'recordFailure',
+                params: ({ event }) => ({ error: event.output.type === 'failure' ? event.output.error : 'unexpected result' }),
+              },
+            },
+          ],
+          onError: {
+            target: 'failed_attempt',
+            actions: { type: 'recordFailure', params: ({ event }) => ({ error: errorText(event.error) }) },
           },
-          {
-            target: 'awaiting_decision',
-            actions: {
-              type: 'recordFailure',
-              params: ({ event }) => ({
-                error: event.output.type === 'failure' ? event.output.error : 'unexpected result',
-              }),
+        },
+        {
+          id: 'watchSpecialist',
+          src: 'watchIdle',
+          input: ({ context }) => ({
+            planId: context.planId,
+            stepId: context.stepId,
+            sessionId: context.sessionId!,
+            idleMs: context.policy.idle_ms,
+          }),
+          onDone: {
+            target: 'failed_attempt',
+            actions: { type: 'recordFailure', params: ({ context, event }) => ({ error: timeoutError(context.agent, event.output.idleMs) }) },
+          },
+        },
+      ],
+    },
+    checking: {
+      always: [{ guard: 'needsReview', target: 'review' }, { target: 'finishing' }],
+    },
+    review: {
+      initial: 'opening_session',
+      states: {
+        opening_session: {
+          invoke: {
+            id: 'openReviewerSession',
+            src: 'openSpecialistSession',
+            input: ({ context }) => ({
+              idempotencyKey: `${attemptKey(context)}:review`,
+              planId: context.planId,
+              stepId: context.stepId,
+              agent: 'reviewer' as const,
+              attempt: context.attempt,
+              parentSessionId: context.parentSessionId,
+            }),
+            onDone: {
+              target: 'reviewing',
+              actions: { type: 'recordReviewSession', params: ({ event }) => event.output },
+            },
+            onError: {
+              target: '#step.failed_attempt',
+              actions: { type: 'recordFailure', params: ({ event }) => ({ error: `reviewer: ${errorText(event.error)}` }) },
             },
           },
-        ],
-        onError: {
-          target: 'awaiting_decision',
-          actions: { type: 'recordFailure', params: ({ event }) => ({ error: errorText(event.error) }) },
+        },
+        reviewing: {
+          entry: { type: 'notifyTurn', params: { kind: 'review' } },
+          invoke: [
+            {
+              id: 'runReview',
+              src: 'runReview',
+              input: ({ context }) => ({
+                idempotencyKey: `${attemptKey(context)}:review:${context.review.round}`,
+                sessionId: context.review.session_id!,
+                thread: context.thread,
+                work: context.output!,
+                round: context.review.round,
+                maxRounds: context.policy.review_rounds,
+              }),
+              onDone: [
+                { guard: { type: 'reviewPassed', params: ({ event }) => event.output }, target: '#step.finishing' },
+                {
+                  guard: { type: 'reviewRepeats', params: ({ event }) => event.output },
+                  target: '#step.breaker_open',
+                  actions: [
+                    { type: 'recordReviewFail', params: ({ event }) => event.output },
+                    { type: 'recordFailure', params: ({ context, event }) => ({ error: reviewFailure(context, event.output) }) },
+                    'openBreaker',
+                  ],
+                },
+                {
+                  guard: 'reviewRoundsRemain',
+                  target: 'fixing',
+                  actions: { type: 'recordReviewFail', params: ({ event }) => event.output },
+                },
+                {
+                  target: '#step.failed_attempt',
+                  actions: [
+                    { type: 'recordReviewFail', params: ({ event }) => event.output },
+                    { type: 'recordFailure', params: ({ context, event }) => ({ error: reviewFailure(context, event.output) }) },
+                  ],
+                },
+              ],
+              onError: {
+                target: '#step.failed_attempt',
+                actions: { type: 'recordFailure', params: ({ event }) => ({ error: `reviewer: ${errorText(event.error)}` }) },
+              },
+            },
+            {
+              id: 'watchReviewer',
+              src: 'watchIdle',
+              input: ({ context }) => ({
+                planId: context.planId,
+                stepId: context.stepId,
+                sessionId: context.review.session_id!,
+                idleMs: context.policy.idle_ms,
+              }),
+              onDone: {
+                target: '#step.failed_attempt',
+                actions: { type: 'recordFailure', params: ({ event }) => ({ error: timeoutError('reviewer', event.output.idleMs) }) },
+              },
+            },
+          ],
+        },
+        fixing: {
+          entry: [{ type: 'notifyTurn', params: { kind: 'fix' } }],
+          invoke: [
+            {
+              id: 'runFix',
+              src: 'runFix',
+              input: ({ context }) => ({
+                idempotencyKey: `${attemptKey(context)}:fix:${context.review.round}`,
+                sessionId: context.sessionId!,
+                agent: context.agent,
+                thread: context.thread,
+                errors: context.review.errors,
+                round: context.review.round,
+              }),
+              onDone: [
+                {
+                  guard: { type: 'specialistSucceeded', params: ({ event }) => event.output },
+                  target: 'reviewing',
+                  actions: [{ type: 'recordOutput', params: ({ event }) => event.output }, 'nextReviewRound'],
+                },
+                {
+                  target: '#step.failed_attempt',
+                  actions: {
+                    type: 'recordFailure',
+                    params: ({ event }) => ({ error: event.output.type === 'failure' ? event.output.error : 'unexpected result' }),
+                  },
+                },
+              ],
+              onError: {
+                target: '#step.failed_attempt',
+                actions: { type: 'recordFailure', params: ({ event }) => ({ error: errorText(event.error) }) },
+              },
+            },
+            {
+              id: 'watchFixer',
+              src: 'watchIdle',
+              input: ({ context }) => ({
+                planId: context.planId,
+                stepId: context.stepId,
+                sessionId: context.sessionId!,
+                idleMs: context.policy.idle_ms,
+              }),
+              onDone: {
+                target: '#step.failed_attempt',
+                actions: { type: 'recordFailure', params: ({ context, event }) => ({ error: timeoutError(`${context.agent} (fixing)`, event.output.idleMs) }) },
+              },
+            },
+          ],
         },
       },
+    },
+    finishing: {
+      always: [{ guard: 'hasPostHooks', target: 'post_hook' }, { target: 'completed' }],
+    },
+    post_hook: {
+      invoke: {
+        id: 'postStepHooks',
+        src: 'runStepHooks',
+        input: ({ context }) => ({
+          phase: 'post_step' as const,
+          commands: context.policy.post_hooks,
+          planId: context.planId,
+          stepId: context.stepId,
+          agent: context.agent,
+          attempt: context.attempt,
+        }),
+        // Post-step hooks never block: a failure is recorded with the step's result.
+        onDone: { target: 'completed', actions: { type: 'recordWarnings', params: ({ event }) => event.output } },
+        onError: {
+          target: 'completed',
+          actions: { type: 'recordWarnings', params: ({ event }) => ({ failures: [`post_step hooks: ${errorText(event.error)}`] }) },
+        },
+      },
+    },
+    failed_attempt: {
+      always: [{ guard: 'sameErrorRepeated', target: 'breaker_open', actions: 'openBreaker' }, { target: 'awaiting_decision' }],
     },
     awaiting_decision: {
       tags: ['gate.deviation'],
@@ -220,7 +560,26 @@ export const stepMachine = setup({
       on: {
         'step.retry': {
           guard: 'retriesRemain',
-          target: 'opening_session',
+          target: 'preparing',
+          actions: { type: 'startNextAttempt', params: ({ event }) => ({ guidance: event.guidance }) },
+        },
+        'step.replan': {
+          target: 'replanned',
+          actions: { type: 'notifyReplan', params: ({ event }) => ({ guidance: event.guidance }) },
+        },
+        'step.stop': {
+          target: 'stopped',
+          actions: { type: 'notifyStop', params: ({ event }) => ({ guidance: event.guidance }) },
+        },
+      },
+    },
+    breaker_open: {
+      tags: ['gate.deviation', 'breaker.same_error'],
+      entry: 'notifyFailed',
+      on: {
+        'step.retry': {
+          guard: { type: 'humanRetry', params: ({ event }) => ({ channel: event.channel }) },
+          target: 'preparing',
           actions: { type: 'startNextAttempt', params: ({ event }) => ({ guidance: event.guidance }) },
         },
         'step.replan': {
@@ -239,3 +598,18 @@ export const stepMachine = setup({
   },
   output: ({ context }) => ({ stepId: context.stepId, output: context.output }),
 });
+
+/** One signature for a reviewer's whole FAIL: which checks failed where, not the wording of the fix. */
+function reviewSignature(errors: ReviewError[]): string {
+  return errorSignature(
+    errors
+      .map((e) => `${e.category}|${e.file}|${e.issue}`)
+      .sort()
+      .join(';'),
+  );
+}
+
+function reviewFailure(context: StepContext, result: ReviewResult): string {
+  const errors = result.type === 'fail' ? result.errors : [];
+  return `REVIEW FAILED in round ${context.review.round} of ${context.policy.review_rounds}: ${errors.length} error${errors.length === 1 ? '' : 's'}\n${reviewErrorsText(errors)}`;
+}

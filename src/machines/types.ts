@@ -47,6 +47,8 @@ export interface FailedAttempt {
   attempt: number;
   error: string;
   guidance?: string;
+  /** The error with its incidental details (numbers, ids, paths' line numbers) removed: see errorSignature. */
+  signature?: string;
 }
 
 export type StepStatus = 'pending' | 'running' | 'awaiting_decision' | 'completed' | 'stopped';
@@ -58,7 +60,64 @@ export interface StepRecord extends StepSpec {
   failures: FailedAttempt[];
   session_id?: string;
   output?: StepOutput;
+  /** Why automatic retrying of this step stopped (same error signature several times in a row). */
+  breaker?: string;
+  /** The reviewer round in progress or last run (1-based), for reviewed steps. */
+  review_round?: number;
+  /** Post-step hook failures: recorded, never blocking. */
+  warnings?: string[];
 }
+
+/** Seed 003's error report: what a reviewer found, precise enough for a fixer to act on. */
+export interface ReviewError {
+  id?: string;
+  category: string;
+  file: string;
+  line?: number;
+  issue: string;
+  found: string;
+  expected: string;
+  fix: string;
+}
+
+export type ReviewResult =
+  | { type: 'pass'; summary: string }
+  | { type: 'fail'; summary?: string; errors: ReviewError[] };
+
+/** How a step runs: what the plan's options say, fixed when the step starts (so a restore behaves the same). */
+export interface StepPolicy {
+  /** Whether a reviewer checks this step's work (its agent is one of review.agents). */
+  review: boolean;
+  review_rounds: number;
+  /** The same error signature this many times in a row opens the breaker. */
+  same_error_limit: number;
+  /** A specialist idle this long is aborted and the attempt fails with TIMEOUT. */
+  idle_ms: number;
+  pre_hooks: string[];
+  post_hooks: string[];
+}
+
+/** The plan-wide options, fixed when the plan is created. */
+export interface PlanPolicy {
+  review_agents: SpecialistId[];
+  review_rounds: number;
+  same_error_limit: number;
+  idle_ms: number;
+  pre_hooks: string[];
+  post_hooks: string[];
+  /** Dispatches per budget: the plan pauses for the human each time this many more have started. */
+  max_dispatches: number;
+}
+
+export const DEFAULT_PLAN_POLICY: PlanPolicy = {
+  review_agents: ['coder'],
+  review_rounds: 3,
+  same_error_limit: 3,
+  idle_ms: 600_000,
+  pre_hooks: [],
+  post_hooks: [],
+  max_dispatches: 100,
+};
 
 /** Where a human (or an explicit auto policy) answered a gate. */
 export type DecisionChannel = 'question' | 'permission' | 'command' | 'cli' | 'auto' | 'tool';
@@ -70,7 +129,7 @@ export interface DecisionSource {
 }
 
 export interface DecisionRecord extends DecisionSource {
-  gate: 'approval' | 'deviation' | 'question';
+  gate: 'approval' | 'deviation' | 'question' | 'budget';
   option: string;
   step_id?: string;
   text?: string;

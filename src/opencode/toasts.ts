@@ -13,6 +13,10 @@ export function toastFor(before: PlanSummary | undefined, after: PlanSummary): T
     if (after.waiting_for === 'approval') return { title: 'Orca: plan waits for approval', message: `${after.plan_id}: ${goal}`, variant: 'info' };
     if (after.waiting_for === 'deviation') return { title: 'Orca: a step failed', message: `${after.plan_id} waits for Retry / Replan / Stop`, variant: 'warning' };
     if (after.waiting_for === 'question') return { title: 'Orca: the planner asks', message: `${after.plan_id}: ${goal}`, variant: 'info' };
+    if (after.waiting_for === 'budget') {
+      const progress = `${after.step_progress.completed}/${after.step_progress.total} steps done`;
+      return { title: 'Orca: dispatch budget spent', message: `${after.plan_id} (${progress}) waits for Continue / Stop`, variant: 'warning' };
+    }
   }
   if (after.status !== before?.status) {
     if (after.status === 'completed') return { title: 'Orca: plan completed', message: `${after.plan_id}: ${goal}`, variant: 'success' };

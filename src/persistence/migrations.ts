@@ -1,14 +1,63 @@
 import { PLAN_MACHINE_VERSION } from '../machines/plan.machine.js';
+import { DEFAULT_PLAN_POLICY, type PlanPolicy, type StepPolicy } from '../machines/types.js';
 import { SCHEMA_VERSION } from './plan-file.js';
 
 /**
  * Pure upgrades of a parsed plan file, keyed by the version they upgrade FROM. Each entry gets a
- * fixture in test/fixtures and a test that loads it. Version 1 is the first: nothing to upgrade yet.
+ * fixture in test/fixtures and a test that loads it.
  */
 type Migration = (file: Record<string, unknown>) => Record<string, unknown>;
 
 const schemaMigrations: Record<number, Migration> = {};
-const machineMigrations: Record<number, Migration> = {};
+const machineMigrations: Record<number, Migration> = {
+  /**
+   * Machine 2 added the quality gate (policy, dispatch budget; steps: hooks, reviewer, breaker).
+   * A plan from machine 1 keeps how it was proposed: no reviewer, no hooks, default limits, and
+   * a fresh dispatch budget on top of what it already dispatched.
+   */
+  1: (file) => {
+    const snapshot = file.snapshot as { context: Record<string, unknown>; children?: Record<string, { snapshot?: { context?: Record<string, unknown> } }> };
+    const steps = (snapshot.context.steps ?? []) as Array<{ attempts?: number }>;
+    const policy: PlanPolicy = { ...DEFAULT_PLAN_POLICY, review_agents: [] };
+    const dispatches = steps.reduce((n, s) => n + (s.attempts ?? 0), 0);
+    const stepPolicy: StepPolicy = {
+      review: false,
+      review_rounds: policy.review_rounds,
+      same_error_limit: policy.same_error_limit,
+      idle_ms: policy.idle_ms,
+      pre_hooks: [],
+      post_hooks: [],
+    };
+    const children = Object.fromEntries(
+      Object.entries(snapshot.children ?? {}).map(([id, child]) => [
+        id,
+        child?.snapshot?.context
+          ? {
+              ...child,
+              snapshot: {
+                ...child.snapshot,
+                context: {
+                  ...child.snapshot.context,
+                  policy: stepPolicy,
+                  review: { session_id: null, round: 1, errors: [], signatures: [] },
+                  breaker: null,
+                  warnings: [],
+                },
+              },
+            }
+          : child,
+      ]),
+    );
+    return {
+      ...file,
+      snapshot: {
+        ...snapshot,
+        context: { ...snapshot.context, policy, dispatches, dispatch_cap: dispatches + policy.max_dispatches },
+        children,
+      },
+    };
+  },
+};
 
 export class UnsupportedVersionError extends Error {
   override name = 'UnsupportedVersionError';

@@ -23,13 +23,18 @@ export const planFileStep = z.object({
   success: z.string().optional(),
   status: z.enum(['pending', 'running', 'awaiting_decision', 'completed', 'stopped']),
   attempts: z.number().int().min(0),
-  failures: z.array(z.object({ attempt: z.number().int(), error: z.string(), guidance: z.string().optional() })),
+  failures: z.array(
+    z.object({ attempt: z.number().int(), error: z.string(), guidance: z.string().optional(), signature: z.string().optional() }),
+  ),
   session_id: z.string().optional(),
   output: stepOutput.optional(),
+  breaker: z.string().optional(),
+  review_round: z.number().int().optional(),
+  warnings: z.array(z.string()).optional(),
 });
 
 const decision = z.object({
-  gate: z.enum(['approval', 'deviation', 'question']),
+  gate: z.enum(['approval', 'deviation', 'question', 'budget']),
   option: z.string(),
   channel: z.enum(['question', 'permission', 'command', 'cli', 'auto', 'tool']),
   at: z.string(),
@@ -60,8 +65,8 @@ export const planFile = z.object({
   verification: z.array(z.string()),
   relevant_files: z.array(z.string()),
   decisions: z.array(decision),
-  /** The human decision the plan waits for, if any (approval, a planner question, a failed step). */
-  waiting_for: z.enum(['approval', 'question', 'deviation']).nullable(),
+  /** The human decision the plan waits for, if any (approval, a planner question, a failed step, the dispatch cap). */
+  waiting_for: z.enum(['approval', 'question', 'deviation', 'budget']).nullable(),
   snapshot: persistedSnapshot,
 });
 

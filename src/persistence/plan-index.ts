@@ -1,20 +1,24 @@
 import { createStore } from '@xstate/store';
-import type { PlanStatus } from '../machines/types.js';
-import type { PlanFile } from './plan-file.js';
+import { z } from 'zod';
+import { PLAN_STATUSES } from '../machines/types.js';
+import { planFile, type PlanFile } from './plan-file.js';
 
 /** What listing needs, kept in memory so orca_list_plans never hydrates an actor. */
-export interface PlanSummary {
-  plan_id: string;
-  goal: string;
-  status: PlanStatus;
-  state: string;
-  step_progress: { completed: number; total: number };
-  waiting_for: PlanFile['waiting_for'];
+export const planSummary = z.object({
+  plan_id: z.string(),
+  goal: z.string(),
+  status: z.enum(PLAN_STATUSES),
+  state: z.string(),
+  step_progress: z.object({ completed: z.number().int().min(0), total: z.number().int().min(0) }),
+  waiting_for: planFile.shape.waiting_for,
   /** The session that last drove the plan (Orca's), whose children run its steps. */
-  caller_session_id: string | null;
-  updated_at: string;
-}
+  caller_session_id: z.string().nullable(),
+  updated_at: z.string(),
+});
 
+export type PlanSummary = z.infer<typeof planSummary>;
+
+/** Change it and bump SUMMARY_CACHE_FORMAT (summary-cache.ts): cached summaries were made by it. */
 export const summarize = (file: PlanFile): PlanSummary => ({
   plan_id: file.plan_id,
   goal: file.goal,

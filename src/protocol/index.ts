@@ -4,3 +4,4 @@ export * from './plan-graph.js';
 export * from './planner-output.js';
 export * from './specialist-agents.js';
 export * from './specialist-output.js';
+export * from './review-output.js';

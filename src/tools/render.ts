@@ -1,6 +1,7 @@
 import type { DriveResult } from '../engine/drive.js';
 import type { PlanSnapshot } from '../engine/plan-host.js';
 import type { Gate } from '../hitl/gates.js';
+import type { PlanSummary } from '../persistence/plan-index.js';
 
 /** What orca_ask_planner returns (seed 000): answer | completed | stopped | rejected | failure, or waiting. */
 export function renderDrive(result: DriveResult): Record<string, unknown> {
@@ -40,4 +41,24 @@ function stepResults(snapshot: PlanSnapshot) {
     attempts: s.attempts,
     ...(s.output ?? {}),
   }));
+}
+
+/** What orca_list_plans returns: one page of the plans (newest first) and how to get the next. */
+export function renderPlanList(newestFirst: PlanSummary[], { offset, limit }: { offset: number; limit: number }): Record<string, unknown> {
+  const total = newestFirst.length;
+  const page = newestFirst.slice(offset, offset + limit);
+  const rest = total - offset - page.length;
+  return {
+    total,
+    showing: page.length > 0 ? `${offset + 1}-${offset + page.length} of ${total}, newest first` : `none of ${total}`,
+    ...(rest > 0 ? { more: `${rest} older plan(s): call orca_list_plans with offset ${offset + page.length} to see them.` } : {}),
+    ...(page.length === 0 && total > 0 ? { note: `offset ${offset} is past the oldest plan: use an offset below ${total}.` } : {}),
+    plans: page.map((p) => ({
+      plan_id: p.plan_id,
+      goal: p.goal,
+      status: p.status,
+      step_progress: `${p.step_progress.completed}/${p.step_progress.total}`,
+      updated_at: p.updated_at,
+    })),
+  };
 }

@@ -62,8 +62,8 @@ describe('the built orca bin', () => {
         '-e',
         `import { PlanHost } from ${JSON.stringify(pathToFileURL(join(root, 'dist', 'engine', 'plan-host.js')).href)};
          import { PlanStore } from ${JSON.stringify(pathToFileURL(join(root, 'dist', 'persistence', 'plan-store.js')).href)};
-         const never = () => new Promise(() => {});
-         const host = new PlanHost({ store: PlanStore.forProject(process.cwd()), ports: { openPlannerSession: never, consultPlanner: never, openSpecialistSession: never, runSpecialist: never } });
+         import { idlePlanPorts } from ${JSON.stringify(pathToFileURL(join(root, 'dist', 'engine', 'wire.js')).href)};
+         const host = new PlanHost({ store: PlanStore.forProject(process.cwd()), ports: idlePlanPorts });
          const id = host.create({ message: 'hello' }).getSnapshot().context.plan_id;
          host.send(id, { type: 'xstate.done.actor.openPlannerSession', output: { sessionId: 's' } });
          host.send(id, { type: 'xstate.done.actor.consultPlanner', output: ${JSON.stringify(twoStepPlan)} });

@@ -1,8 +1,8 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { decideCommand } from '../../src/cli/decide.js';
 import { inboxDir } from '../../src/persistence/inbox.js';
-import { approvalPlan, failedStepPlan, runCli, tempProject, type Project } from './fixtures.js';
+import { approvalPlan, budgetPlan, failedStepPlan, runCli, tempProject, type Project } from './fixtures.js';
 
 let project: Project;
 beforeEach(() => {
@@ -16,8 +16,8 @@ const inbox = (planId: string) => {
   return existsSync(dir) ? readdirSync(dir).map((n) => JSON.parse(readFileSync(`${dir}/${n}`, 'utf8'))) : [];
 };
 /** A plan in a host that has let go of it, as after the server stopped. */
-function released(make: (host: ReturnType<Project['host']>) => string, maxAttempts?: number) {
-  const host = project.host(maxAttempts ? { maxAttempts } : {});
+function released(make: (host: ReturnType<Project['host']>) => string, maxAttempts?: number, options: Parameters<Project['host']>[0] = {}) {
+  const host = project.host({ ...options, ...(maxAttempts ? { maxAttempts } : {}) });
   const planId = make(host);
   host.dispose();
   return planId;
@@ -27,7 +27,7 @@ describe('orca decide: refusals', () => {
   it.each([
     [['../x', 'approve'], 2, /^orca: Invalid plan_id "\.\.\/x": expected "plan_"/],
     [['plan_01JDX4Z6Q5H2M3N4P5R6S7T8V9', 'approve'], 1, /^orca: Plan plan_01JDX4Z6Q5H2M3N4P5R6S7T8V9 does not exist in /],
-    [['plan_01JDX4Z6Q5H2M3N4P5R6S7T8V9'], 2, /^orca: orca decide needs a decision after the plan_id: one of approve, changes, reject, retry, replan, stop\.$/],
+    [['plan_01JDX4Z6Q5H2M3N4P5R6S7T8V9'], 2, /^orca: orca decide needs a decision after the plan_id: one of approve, changes, reject, retry, replan, continue, stop\.$/],
     [['plan_01JDX4Z6Q5H2M3N4P5R6S7T8V9', 'yes'], 2, /^orca: orca decide needs a decision .* \(got "yes"\)\.$/],
     [['plan_01JDX4Z6Q5H2M3N4P5R6S7T8V9', 'changes'], 2, /^orca: changes needs your guidance for the planner: orca decide plan_01JDX4Z6Q5H2M3N4P5R6S7T8V9 changes --message "<guidance>"\.$/],
     [['plan_01JDX4Z6Q5H2M3N4P5R6S7T8V9', 'changes', '--message', '  '], 2, /^orca: changes needs your guidance/],
@@ -47,7 +47,7 @@ describe('orca decide: refusals', () => {
     const a = await decide(approval, 'retry');
     expect([a.code, a.stderr]).toEqual([1, `orca: Plan ${approval} is not waiting for a decision on a failed step: it is pending_approval and waits for approval.\n`]);
     const d = await decide(deviation, 'approve');
-    expect([d.code, d.stderr]).toEqual([1, `orca: Plan ${deviation} is not waiting for approval: it is in_progress and waits for a decision on a failed step.\n`]);
+    expect([d.code, d.stderr]).toEqual([1, `orca: Plan ${deviation} is not waiting for approval: it is in_progress.running and waits for a decision on a failed step.\n`]);
     const s = await decide(deviation, 'stop', '--step', 's1');
     expect([s.code, s.stderr]).toEqual([1, `orca: Step s1 of plan ${deviation} is not waiting for a decision (steps waiting: s2).\n`]);
     expect([...inbox(approval), ...inbox(deviation)]).toEqual([]);
@@ -106,7 +106,7 @@ describe('orca decide: posting', () => {
       const { code, stdout } = await decide(planId, 'approve', '-m', 'ship it');
       expect(code).toBe(0);
       expect(stdout).toContain('applied by the running server\n');
-      expect(host.open(planId).getSnapshot().value).toBe('in_progress');
+      expect(host.open(planId).getSnapshot().value).toEqual({ in_progress: 'running' });
       expect(project.store.load(planId).decisions).toMatchObject([{ option: 'Approve', channel: 'cli', text: 'ship it' }]);
     } finally {
       stopPolling();
@@ -122,6 +122,75 @@ describe('orca decide: posting', () => {
     expect(code).toBe(0);
     expect(stdout).toContain('queued: the process running the plan has not taken it within 0.3 s; it applies when it does, or when the plan is resumed\n');
     host.applyInbox(planId);
-    expect(host.open(planId).getSnapshot().value).toBe('in_progress');
+    expect(host.open(planId).getSnapshot().value).toEqual({ in_progress: 'running' });
+  });
+});
+
+describe('orca decide: the dispatch cap and the circuit breaker', () => {
+  const capped = (max_dispatches: number) => ({ policy: { max_dispatches } });
+
+  it('should continue a plan paused at its dispatch cap, raising the cap when the plan is resumed', async () => {
+    const host = project.host(capped(1));
+    const planId = budgetPlan(host);
+    host.dispose();
+    expect(project.store.load(planId).waiting_for).toBe('budget');
+    const { code, stdout, stderr } = await decide(planId, 'continue', '-m', 'one more');
+    expect([code, stderr]).toEqual([0, '']);
+    expect(stdout).toMatch(new RegExp(`^Continue at the dispatch cap \\(1 of 1\\) of plan ${planId} with "one more": posted to `));
+    expect(inbox(planId)).toMatchObject([{ event: { type: 'budget.continue', text: 'one more', channel: 'cli' } }]);
+
+    const s = project.host(capped(1)).open(planId).getSnapshot();
+    expect(s.context.decisions.at(-1)).toMatchObject({ gate: 'budget', option: 'Continue', channel: 'cli', text: 'one more' });
+    expect(s.context.steps.find((st) => st.id === 's2')!.status).toBe('running');
+    expect([s.context.dispatches, s.context.dispatch_cap]).toEqual([2, 2]);
+  });
+
+  it('should stop a plan at its dispatch cap with stop, and refuse continue where there is no cap to raise', async () => {
+    const planId = released((h) => budgetPlan(h), undefined, capped(1));
+    expect((await decide(planId, 'stop')).code).toBe(0);
+    expect(inbox(planId)).toMatchObject([{ event: { type: 'budget.stop', channel: 'cli' } }]);
+    const s = project.host().open(planId).getSnapshot();
+    expect([s.value, s.context.outcome]).toEqual(['failed', 'stopped']);
+
+    const approval = released(approvalPlan);
+    const c = await decide(approval, 'continue');
+    expect([c.code, c.stderr]).toEqual([1, `orca: Plan ${approval} is not waiting for a decision at the dispatch cap: it is pending_approval and waits for approval.\n`]);
+    const st = await decide(approval, 'stop');
+    expect(st.stderr).toBe(`orca: Plan ${approval} is not waiting for a decision at the dispatch cap or a decision on a failed step: it is pending_approval and waits for approval.\n`);
+    const named = await decide(approval, 'stop', '--step', 's1');
+    expect(named.stderr).toBe(`orca: Plan ${approval} is not waiting for a decision on a failed step: it is pending_approval and waits for approval.\n`);
+    const step = await decide(approval, 'continue', '--step', 's1');
+    expect([step.code, step.stderr]).toEqual([2, 'orca: --step applies to retry, replan and stop only.\n']);
+  });
+
+  it('should answer the dispatch cap first when a failed step waits too, and the step with --step or retry', async () => {
+    // Two dispatches: s1 completes, s2 fails, and the cap is reached with s2 waiting.
+    const planId = released((h) => failedStepPlan(h, 1), undefined, capped(2));
+    const file = project.store.load(planId);
+    expect([file.waiting_for, file.steps.map((s) => s.status)]).toEqual(['budget', ['completed', 'awaiting_decision']]);
+
+    expect((await decide(planId, 'stop')).stdout).toMatch(/^Stop at the dispatch cap \(2 of 2\) of plan /);
+    expect(inbox(planId)).toMatchObject([{ event: { type: 'budget.stop' } }]);
+    rmSync(inboxDir(project.store.dir, planId), { recursive: true });
+
+    expect((await decide(planId, 'stop', '--step', 's2')).stdout).toMatch(/^Stop for step s2 of plan /);
+    expect(inbox(planId)).toMatchObject([{ event: { type: 'deviation.stop', stepId: 's2' } }]);
+    rmSync(inboxDir(project.store.dir, planId), { recursive: true });
+
+    expect((await decide(planId, 'retry')).code).toBe(0);
+    expect(inbox(planId)).toMatchObject([{ event: { type: 'deviation.retry', stepId: 's2', channel: 'cli' } }]);
+  });
+
+  it('should still offer Retry at an open breaker (the CLI is a human) and show why automatic retrying stopped', async () => {
+    const planId = released((h) => failedStepPlan(h, 3));
+    const step = project.store.load(planId).steps.find((s) => s.id === 's2')!;
+    expect(step.breaker).toMatch(/^circuit breaker: the same error 3 times in a row on step s2; automatic retrying stopped/);
+    const { code, stdout } = await decide(planId, 'retry', '-m', 'the clock is mocked wrong');
+    expect(code).toBe(0);
+    expect(stdout).toContain(`note: ${step.breaker}\n`);
+    const s = project.host().open(planId).getSnapshot();
+    expect(s.context.decisions.at(-1)).toMatchObject({ gate: 'deviation', option: 'Retry', channel: 'cli', step_id: 's2' });
+    expect(s.context.steps.find((st) => st.id === 's2')).toMatchObject({ status: 'running' });
+    expect(s.context.steps.find((st) => st.id === 's2')!.breaker).toBeUndefined();
   });
 });

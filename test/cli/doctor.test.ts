@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { packageInfo, packageRoot } from '../../src/cli/package-info.js';
-import { approvalPlan, runCli, tempProject, type Project } from './fixtures.js';
+import { approvalPlan, budgetPlan, failedStepPlan, runCli, tempProject, type Project } from './fixtures.js';
 
 let project: Project;
 let home: string;
@@ -99,5 +99,17 @@ describe('orca doctor', () => {
     const bad = await doctor();
     expect(bad.stdout).toMatch(/ {2}✗ \.opencode\/orca\.jsonc: Invalid opencode-orca-statecharts plugin options: max_attempts: .*\n/);
     expect(bad.code).toBe(1);
+  });
+
+  it('should say how to answer each plan waiting on a human: a failed step, the dispatch cap', async () => {
+    const host = project.host({ policy: { max_dispatches: 1 } });
+    const capped = budgetPlan(host);
+    host.dispose();
+    const other = project.host();
+    const failed = failedStepPlan(other, 1);
+    other.dispose();
+    const { stdout } = await doctor();
+    expect(stdout).toContain(`  ! ${capped} waits for a decision at the dispatch cap: orca decide ${capped} continue|stop\n`);
+    expect(stdout).toContain(`  ! ${failed} waits for a decision on a failed step: orca decide ${failed} retry|replan|stop\n`);
   });
 });

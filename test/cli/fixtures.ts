@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AnyActorRef } from 'xstate';
-import { PlanHost } from '../../src/engine/plan-host.js';
+import { PlanHost, type PlanHostOptions } from '../../src/engine/plan-host.js';
 import type { CliIo } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
 import { PlanStore } from '../../src/persistence/plan-store.js';
@@ -10,6 +10,8 @@ import { idlePorts } from '../support/idle-ports.js';
 
 /** Invoked actors that never settle: the tests deliver invoke outcomes as events. */
 export const ports = idlePorts;
+/** No reviewer gate: a coder step completes on its specialist's success, as these fixtures deliver it. */
+const policy = { review_agents: [] };
 const done = (id: string, output: unknown) => ({ type: `xstate.done.actor.${id}`, output }) as never;
 const by = { channel: 'command' as const, at: '2026-01-01T00:00:00.000Z' };
 
@@ -28,7 +30,7 @@ export const twoStepPlan = {
 export interface Project {
   dir: string;
   store: PlanStore;
-  host(options?: { maxAttempts?: number }): PlanHost;
+  host(options?: Pick<PlanHostOptions, 'maxAttempts' | 'concurrency' | 'policy'>): PlanHost;
   remove(): void;
 }
 
@@ -41,7 +43,7 @@ export function tempProject(): Project {
     dir,
     store,
     host: (options = {}) => {
-      const host = new PlanHost({ store, ports, ...options });
+      const host = new PlanHost({ store, ports, ...options, policy: { ...policy, ...options.policy } });
       hosts.push(host);
       return host;
     },
@@ -80,6 +82,19 @@ export function failedStepPlan(host: PlanHost, failures: number): string {
     child(host, planId, 's2').send(done('runSpecialist', { type: 'failure', error: `test ${i} is red` }));
     if (i < failures) host.send(planId, { type: 'deviation.retry', stepId: 's2', text: `try fix ${i}`, ...by });
   }
+  host.flush(planId);
+  return planId;
+}
+
+/**
+ * A plan paused at its dispatch cap: the host must allow one dispatch (`policy.max_dispatches: 1`),
+ * so s1 runs and completes and s2, ready, waits for Continue / Stop.
+ */
+export function budgetPlan(host: PlanHost): string {
+  const planId = approvalPlan(host);
+  host.send(planId, { type: 'approval.approve', ...by });
+  child(host, planId, 's1').send(done('openSpecialistSession', { sessionId: 'ses_s1' }));
+  child(host, planId, 's1').send(done('runSpecialist', { type: 'success', summary: 'wrote hello.ts', artifacts: ['hello.ts'], key_findings: [] }));
   host.flush(planId);
   return planId;
 }

@@ -88,7 +88,7 @@ describe('orca init', () => {
     await init();
     const starter = read('.opencode/orca.jsonc');
     expect(starter).toMatch(/Read when OpenCode starts, over ~\/\.config\/opencode\/orca\.jsonc/);
-    for (const key of ['agents', 'concurrency', 'max_attempts', 'approval', 'deviation', 'questions']) expect(starter).toContain(`// "${key}":`);
+    for (const key of ['agents', 'concurrency', 'max_attempts', 'approval', 'deviation', 'budget', 'questions']) expect(starter).toContain(`// "${key}":`);
     const errors: unknown[] = [];
     const { $schema, ...options } = parse(starter, errors as never);
     expect(errors).toEqual([]);
@@ -97,6 +97,6 @@ describe('orca init', () => {
     // Uncommenting every example gives options the plugin accepts.
     const uncommented = starter.replace(/^(\s*)\/\/ ("\w+": [^\n]*?)(,?)\s*(\/\/.*)?$/gm, '$1$2$3');
     const { $schema: _s, ...all } = parse(uncommented, [], { allowTrailingComma: true });
-    expect(parseOptions(all)).toEqual({ agents: { coder: { model: 'anthropic/claude-sonnet-4-5', temperature: 0.2 } }, concurrency: 1, max_attempts: 10, hitl: { auto: { approval: 'approve', deviation: 'stop', questions: 'first_option' } } });
+    expect(parseOptions(all)).toEqual({ agents: { coder: { model: 'anthropic/claude-sonnet-4-5', temperature: 0.2 } }, concurrency: 1, max_attempts: 10, hitl: { auto: { approval: 'approve', deviation: 'stop', budget: 'stop', questions: 'first_option' } } });
   });
 });

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { approvalPlan, failedStepPlan, runCli, tempProject, type Project } from './fixtures.js';
+import { approvalPlan, budgetPlan, failedStepPlan, runCli, tempProject, type Project } from './fixtures.js';
 
 let project: Project;
 beforeEach(() => {
@@ -24,6 +24,14 @@ describe('orca plans', () => {
     expect(lines[1]).toMatch(new RegExp(`^${newer}\\s+pending_approval\\s+approval\\s+Add a greeting to the home page\\s+0/2\\s+\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\dZ$`));
     expect(lines[2]).toMatch(new RegExp(`^${older}\\s+in_progress\\s+deviation\\s+Add a greeting to the home page\\s+1/2\\s`));
     expect(lines).toHaveLength(3);
+  });
+
+  it('should list a plan paused at its dispatch cap as waiting for budget', async () => {
+    const host = project.host({ policy: { max_dispatches: 1 } });
+    const planId = budgetPlan(host);
+    host.dispose();
+    const { stdout } = await runCli(['plans', '--dir', project.dir]);
+    expect(stdout).toMatch(new RegExp(`^${planId}\\s+in_progress\\s+budget\\s+Add a greeting to the home page\\s+1/2\\s`, 'm'));
   });
 
   it('should truncate long goals to one short line', async () => {

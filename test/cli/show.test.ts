@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { approvalPlan, failedStepPlan, runCli, tempProject, type Project } from './fixtures.js';
+import { approvalPlan, budgetPlan, failedStepPlan, runCli, tempProject, type Project } from './fixtures.js';
 
 let project: Project;
 beforeEach(() => {
@@ -18,7 +18,7 @@ describe('orca show', () => {
     expect(code).toBe(0);
     expect(stdout).toContain(`Plan ${planId}\n`);
     expect(stdout).toContain('  goal     Add a greeting to the home page\n');
-    expect(stdout).toContain('  status   in_progress\n');
+    expect(stdout).toContain('  status   in_progress (state in_progress.running)\n');
     expect(stdout).toContain(`  waiting  for a decision on a failed step: orca decide ${planId} retry | replan | stop`);
     expect(stdout).toContain('Steps (1/2 completed)');
     expect(stdout).toContain('  s1  [coder]  completed, 1 attempt(s)\n      write hello.ts\n      files: hello.ts\n      session: ses_s1\n');
@@ -59,6 +59,26 @@ describe('orca show', () => {
     expect(stdout).toContain(`  2026-01-02 00:00:00Z  reconcile  coder session ses_x (${planId}:s1:1): adopted the finished reply — idle\n`);
     expect(stdout).toContain('  waiting  for approval: orca decide');
     expect(stdout).toContain('Decisions\n  (none)\n');
+  });
+
+  it('should show the dispatch cap a plan waits at, with how to answer it', async () => {
+    const host = project.host({ policy: { max_dispatches: 1 } });
+    const planId = budgetPlan(host);
+    host.dispose();
+    const { stdout } = await runCli(['show', planId, '--dir', project.dir]);
+    expect(stdout).toContain('  status   in_progress (state in_progress.budget_exhausted)\n');
+    expect(stdout).toContain(`  waiting  for a decision at the dispatch cap: 1 of 1 dispatches used; orca decide ${planId} continue | stop [--message "…"]\n`);
+  });
+
+  it("should show why a step's breaker stopped automatic retrying", async () => {
+    const host = project.host();
+    const planId = failedStepPlan(host, 3);
+    host.dispose();
+    const { stdout } = await runCli(['show', planId, '--dir', project.dir]);
+    expect(stdout).toContain(
+      '      failed attempt 3: test 3 is red\n      circuit breaker: the same error 3 times in a row on step s2; automatic retrying stopped, a human decides\n',
+    );
+    expect(stdout).toContain(`retry | replan | stop`);
   });
 
   it.each([

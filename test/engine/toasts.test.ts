@@ -22,6 +22,14 @@ describe('toasts', () => {
     expect(toastFor(summary({ status: 'in_progress', waiting_for: 'deviation' }), summary({ status: 'failed' }))?.variant).toBe('error');
   });
 
+  it('should toast when a plan starts waiting at its dispatch cap, with its progress', () => {
+    const before = summary({ status: 'in_progress', step_progress: { completed: 3, total: 5 } });
+    const after = summary({ status: 'in_progress', waiting_for: 'budget', step_progress: { completed: 3, total: 5 } });
+    expect(toastFor(before, after)).toEqual({ title: 'Orca: dispatch budget spent', message: 'plan_X (3/5 steps done) waits for Continue / Stop', variant: 'warning' });
+    // Still at the cap after another save: no second toast.
+    expect(toastFor(after, { ...after, updated_at: 't2' })).toBeNull();
+  });
+
   it('should stay quiet for changes a human need not notice', () => {
     expect(toastFor(summary({}), summary({ state: 'drafting.answered' }))).toBeNull();
     expect(toastFor(summary({ status: 'in_progress' }), summary({ status: 'in_progress', step_progress: { completed: 1, total: 3 } }))).toBeNull();

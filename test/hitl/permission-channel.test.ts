@@ -7,7 +7,7 @@ const approval: Gate = {
   planId: 'plan_X',
   proposal: { goal: 'g', steps: [{ id: 's1', agent: 'coder', description: 'd' }], assumptions: [], risks: [], verification: [] },
 };
-const deviation = (options: Array<'Retry' | 'Replan' | 'Stop'>): Gate => ({
+const deviation = (options: Array<'Retry' | 'Replan' | 'Stop'>, breaker?: string): Gate => ({
   kind: 'deviation',
   planId: 'plan_X',
   stepId: 's1',
@@ -15,7 +15,9 @@ const deviation = (options: Array<'Retry' | 'Replan' | 'Stop'>): Gate => ({
   error: 'red',
   failures: 3,
   options,
+  ...(breaker ? { breaker } : {}),
 });
+const budget = (cap: number): Gate => ({ kind: 'budget', planId: 'plan_X', dispatches: cap, cap, increment: 100, completed: 2, total: 5, options: ['Continue', 'Stop'] });
 
 /** The errors OpenCode 1.18 throws from ctx.ask (names and messages as in the binary). */
 const rejected = Object.assign(new Error('The user rejected permission to use this specific tool call.'), { _tag: 'PermissionRejectedError' });
@@ -63,5 +65,26 @@ describe('permission channel', () => {
   it('should not answer planner questions and should pass other errors through', async () => {
     expect(await askPermission(ctx('allow'), { kind: 'question', planId: 'plan_X', questions: [] })).toBeNull();
     await expect(askPermission(ctx(new Error('socket closed')), approval)).rejects.toThrow('socket closed');
+  });
+
+  it('should map Allow to Continue at the dispatch cap, with a pattern unique to each pause', async () => {
+    const c = ctx('allow');
+    expect(await askPermission(c, budget(100))).toEqual({ option: 'Continue' });
+    expect(await askPermission(c, budget(200))).toEqual({ option: 'Continue' });
+    expect(c.asks).toMatchObject([
+      { permission: 'orca_dispatch_budget', patterns: ['plan_X:budget:100'], always: [], metadata: { dispatches: 100, cap: 100, continue_allows: 100, steps_completed: '2 of 5' } },
+      { permission: 'orca_dispatch_budget', patterns: ['plan_X:budget:200'] },
+    ]);
+  });
+
+  it('should map Reject to Stop at the dispatch cap, keeping a message as the note', async () => {
+    expect(await askPermission(ctx(rejected), budget(100))).toEqual({ option: 'Stop' });
+    expect(await askPermission(ctx(corrected('enough for today')), budget(100))).toEqual({ option: 'Stop', text: 'enough for today' });
+  });
+
+  it('should offer Retry at an open breaker (a human answers the prompt) and show the breaker', async () => {
+    const c = ctx('allow');
+    expect(await askPermission(c, deviation(['Retry', 'Replan', 'Stop'], 'circuit breaker: same error'))).toEqual({ option: 'Retry' });
+    expect(c.asks).toMatchObject([{ permission: 'orca_step_deviation', metadata: { breaker: 'circuit breaker: same error' } }]);
   });
 });

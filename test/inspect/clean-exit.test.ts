@@ -5,17 +5,17 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PlanHost } from '../../src/engine/plan-host.js';
+import { idlePlanPorts } from '../../src/engine/wire.js';
 import { PlanStore } from '../../src/persistence/plan-store.js';
 import { opencodeBinary, projectRoot } from '../support/opencode-sandbox.js';
 
 const probe = fileURLToPath(new URL('./exit-probe.ts', import.meta.url));
-const never = () => new Promise<never>(() => {});
 
 let projectDir: string;
 let planId: string;
 beforeAll(async () => {
   projectDir = mkdtempSync(join(tmpdir(), 'orca-exit-'));
-  const host = new PlanHost({ store: PlanStore.forProject(projectDir), ports: { openPlannerSession: never, consultPlanner: never, openSpecialistSession: never, runSpecialist: never } });
+  const host = new PlanHost({ store: PlanStore.forProject(projectDir), ports: idlePlanPorts });
   planId = host.create({ message: 'hello' }).getSnapshot().context.plan_id;
   await Promise.resolve();
   host.dispose();

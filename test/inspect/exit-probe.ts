@@ -2,12 +2,11 @@
 // the plugin and the CLI do, stops it, and must then exit by itself. Prints "stopped" when done.
 import { createActor } from 'xstate';
 import { WebSocket } from 'ws';
-import { wirePlanMachine } from '../../src/engine/wire.js';
+import { idlePlanPorts, wirePlanMachine } from '../../src/engine/wire.js';
 import { inspectCommand } from '../../src/inspect/inspect-command.js';
 import { startInspector } from '../../src/inspect/inspector.js';
 
 const [projectDir, planId] = process.argv.slice(2);
-const idle = () => new Promise<never>(() => {});
 
 const inspector = await startInspector();
 const page = new WebSocket(inspector.url.replace('http://', 'ws://'));
@@ -17,7 +16,7 @@ await new Promise<void>((resolve, reject) => {
 });
 const received = new Promise<void>((resolve) => page.on('message', () => resolve()));
 const actor = createActor(
-  wirePlanMachine({ openPlannerSession: idle, consultPlanner: idle, openSpecialistSession: idle, runSpecialist: idle }),
+  wirePlanMachine(idlePlanPorts),
   { input: { planId: 'plan_probe', message: 'hi' }, inspect: inspector.inspect },
 );
 actor.start();

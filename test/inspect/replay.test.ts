@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PlanHost } from '../../src/engine/plan-host.js';
-import type { PlanPorts } from '../../src/engine/wire.js';
+import { idlePlanPorts, type PlanPorts } from '../../src/engine/wire.js';
 import { inspectCommand } from '../../src/inspect/inspect-command.js';
 import { startInspector } from '../../src/inspect/inspector.js';
 import { replayPlan } from '../../src/inspect/replay.js';
@@ -18,6 +18,7 @@ const by = { channel: 'command' as const, at: '2026-01-01T00:00:00.000Z' };
 function fakePorts(): PlanPorts {
   const attempts = new Map<string, number>();
   return {
+    ...idlePlanPorts,
     openPlannerSession: async () => ({ sessionId: 'ses_planner' }),
     consultPlanner: async () => ({
       type: 'plan',
@@ -48,7 +49,7 @@ let planId: string;
 beforeAll(async () => {
   projectDir = mkdtempSync(join(tmpdir(), 'orca-replay-'));
   store = PlanStore.forProject(projectDir);
-  const host = new PlanHost({ store, ports: fakePorts() });
+  const host = new PlanHost({ store, ports: fakePorts(), policy: { review_agents: [] } });
   planId = host.create({ message: 'say hello', callerSessionId: 'ses_root' }).getSnapshot().context.plan_id;
   await host.waitFor(planId, (s) => s.matches('pending_approval'));
   host.send(planId, { type: 'approval.approve', ...by });

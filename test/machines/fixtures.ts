@@ -8,12 +8,19 @@ const pending = fromPromise(() => new Promise<never>(() => {}));
 const silent = () => {};
 
 export const idleStepMachine = stepMachine.provide({
-  actors: { openSpecialistSession: pending as never, runSpecialist: pending as never },
+  actors: {
+    openSpecialistSession: pending as never,
+    runSpecialist: pending as never,
+    runReview: pending as never,
+    runFix: pending as never,
+    watchIdle: pending as never,
+    runStepHooks: pending as never,
+  },
 });
 
 /** The step machine alone: no parent to notify. */
 export const standaloneStepMachine = idleStepMachine.provide({
-  actions: { notifyDispatched: silent, notifyFailed: silent, notifyCompleted: silent, notifyReplan: silent, notifyStop: silent },
+  actions: { notifyDispatched: silent, notifyTurn: silent, notifyFailed: silent, notifyCompleted: silent, notifyReplan: silent, notifyStop: silent },
 });
 
 export const idlePlanMachine = planMachine.provide({
@@ -41,4 +48,5 @@ export const question: PlannerOutput = {
 };
 export const answer: PlannerOutput = { type: 'answer', content: 'It is 42.' };
 
-export const stepKey = (steps: StepRecord[]) => steps.map((s) => `${s.id}:${s.status}:${s.failures.length}`).join(',');
+export const stepKey = (steps: StepRecord[]) =>
+  steps.map((s) => `${s.id}:${s.status}:${s.failures.length}${s.breaker ? ':B' : ''}`).join(',');

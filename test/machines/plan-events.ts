@@ -1,7 +1,14 @@
 import { statePath } from '../../src/persistence/plan-envelope.js';
 import { answer, by, done, fail, question, stepKey, twoStepPlan } from './fixtures.js';
 
-export const input = { planId: 'plan_X', message: 'Add a greeting', callerSessionId: 'root', maxAttempts: 2 };
+/** A budget of 3 dispatches: two steps and one retry or reviewer turn reach the cap. */
+export const input = {
+  planId: 'plan_X',
+  message: 'Add a greeting',
+  callerSessionId: 'root',
+  maxAttempts: 2,
+  policy: { max_dispatches: 3, review_agents: [] },
+};
 /** A revision that keeps only the first step: after a replan that completed it, nothing is left to run. */
 const onlyFirstStep = twoStepPlan.type === 'plan' ? { ...twoStepPlan, steps: [twoStepPlan.steps[0]!] } : twoStepPlan;
 
@@ -30,18 +37,32 @@ export function planEvents(s: any): any[] {
         { type: 'approval.request_changes', text: 'smaller steps', ...by },
         { type: 'approval.reject', ...by },
       ];
-    case 'in_progress':
+    case 'in_progress.budget_exhausted':
+      return [{ type: 'budget.continue', ...by }, { type: 'budget.stop', ...by }, ...stepEvents(s)];
+    case 'in_progress.running':
+      return stepEvents(s);
+    default:
+      return [];
+  }
+}
+
+/** What running steps report and what a human decides for a failed one. */
+function stepEvents(s: any): any[] {
       return s.context.steps.flatMap((step: any) => {
         if (step.status === 'running') {
           return [
             { type: 'step.dispatched', stepId: step.id, attempt: step.failures.length + 1, sessionId: 'ses_x' },
-            { type: 'step.failed', stepId: step.id, attempt: step.failures.length + 1, error: 'red' },
+            // Reviewer turns are bounded by review rounds in a real step; here by the cap.
+            ...(s.context.dispatches <= s.context.dispatch_cap ? [{ type: 'step.turn', stepId: step.id, kind: 'review', round: 1 }] : []),
+            { type: 'step.failed', stepId: step.id, attempt: step.failures.length + 1, error: 'red', signature: 'red' },
+            { type: 'step.failed', stepId: step.id, attempt: step.failures.length + 1, error: 'red', signature: 'red', breaker: 'same error' },
             { type: 'step.completed', stepId: step.id, output },
           ];
         }
         if (step.status === 'awaiting_decision') {
           return [
             { type: 'deviation.retry', stepId: step.id, text: 'again', ...by },
+            { type: 'deviation.retry', stepId: step.id, ...by, channel: 'auto' },
             { type: 'deviation.replan', stepId: step.id, ...by },
             { type: 'deviation.stop', stepId: step.id, ...by },
             { type: 'step.replan_chosen', stepId: step.id },
@@ -50,11 +71,11 @@ export function planEvents(s: any): any[] {
         }
         return [];
       });
-    default:
-      return [];
-  }
 }
 
 export const serializePlan = (s: any) =>
-  `${statePath(s.value)}|${s.context.planner_session_id ? 'S' : '-'}|${stepKey(s.context.steps)}`;
+  `${statePath(s.value)}|${s.context.planner_session_id ? 'S' : '-'}|${stepKey(s.context.steps)}|${budgetLeft(s.context)}`;
+
+/** The guards only tell 0, 1, 2 or more dispatches left (two steps) apart, so states are compared on that. */
+const budgetLeft = (c: { dispatches: number; dispatch_cap: number }) => Math.max(-1, Math.min(2, c.dispatch_cap - c.dispatches));
 

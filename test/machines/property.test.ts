@@ -183,12 +183,62 @@ function deliverable(s: any, r: Random, clock: () => number): Option[] {
         { kind: 'approval.request_changes', make: () => toPlan({ type: 'approval.request_changes', text: 'smaller steps', ...by(clock()) }) },
         { kind: 'approval.reject', make: () => toPlan({ type: 'approval.reject', ...by(clock()) }) },
       ];
-    case 'in_progress':
+    case 'in_progress.budget_exhausted':
+      return [
+        { kind: 'budget.continue', make: () => toPlan({ type: 'budget.continue', ...by(clock()) }, 'budget.continue') },
+        { kind: 'budget.stop', make: () => toPlan({ type: 'budget.stop', ...by(clock()) }, 'budget.stop') },
+        ...stepOptions(s, r, clock),
+      ];
+    case 'in_progress.running':
+      return stepOptions(s, r, clock);
+    default:
+      return [];
+  }
+}
+
+/** What the running steps can report (invoke outcomes of each child) and the human's deviation decisions. */
+function stepOptions(s: any, r: Random, clock: () => number): Option[] {
       return s.context.steps.flatMap((step: any): Option[] => {
         const child = childRef(s, step.id)?.getSnapshot();
         if (!child || child.status !== 'active') return [];
         const attempt = child.context.attempt;
-        switch (child.value) {
+        const round = child.context.review.round;
+        switch (statePath(child.value)) {
+          case 'pre_hook':
+            return [
+              { kind: 'child.hook.done', make: () => toStep(step.id, done('preStepHooks', { failures: [] }), 'preStepHooks ✓') },
+              { kind: 'child.hook.error', make: () => toStep(step.id, fail('preStepHooks', 'pre_step hook "lint" failed (exit 1)'), 'preStepHooks ✗') },
+            ];
+          case 'post_hook':
+            return [
+              { kind: 'child.hook.done', make: () => toStep(step.id, done('postStepHooks', { failures: r.chance(0.5) ? ['notify failed'] : [] }), 'postStepHooks ✓') },
+              { kind: 'child.hook.error', make: () => toStep(step.id, fail('postStepHooks', 'killed'), 'postStepHooks ✗') },
+            ];
+          case 'review.opening_session':
+            return [
+              { kind: 'child.open.done', make: () => toStep(step.id, done('openReviewerSession', { sessionId: `ses_${step.id}_${attempt}_review` }), 'openReviewerSession ✓') },
+              { kind: 'child.open.error', make: () => toStep(step.id, fail('openReviewerSession', 'no session'), 'openReviewerSession ✗') },
+            ];
+          case 'review.reviewing':
+            return [
+              { kind: 'child.review.pass', make: () => toStep(step.id, done('runReview', { type: 'pass', summary: 'fine' }), 'runReview → pass') },
+              {
+                kind: 'child.review.fail',
+                make: () => {
+                  const issue = r.pick(['off by one', 'missing import']);
+                  const errors = [{ category: 'Logic', file: `${step.id}.ts`, issue, found: 'a', expected: 'b', fix: 'c' }];
+                  return toStep(step.id, done('runReview', { type: 'fail', errors }), `runReview → fail (${issue}, round ${round})`);
+                },
+              },
+              { kind: 'child.run.error', make: () => toStep(step.id, fail('runReview', 'transport'), 'runReview ✗') },
+              { kind: 'child.idle', make: () => toStep(step.id, done('watchReviewer', { idleMs: 1000 }), 'watchReviewer → idle') },
+            ];
+          case 'review.fixing':
+            return [
+              { kind: 'child.run.success', make: () => toStep(step.id, done('runFix', { type: 'success', summary: `fixed ${round}`, artifacts: [`${step.id}.ts`] }), 'runFix → success') },
+              { kind: 'child.run.failure', make: () => toStep(step.id, done('runFix', { type: 'failure', error: 'cannot fix' }), 'runFix → failure') },
+              { kind: 'child.idle', make: () => toStep(step.id, done('watchFixer', { idleMs: 1000 }), 'watchFixer → idle') },
+            ];
           case 'opening_session':
             return [
               { kind: 'child.open.done', make: () => toStep(step.id, done('openSpecialistSession', { sessionId: `ses_${step.id}_${attempt}` }), 'openSpecialistSession ✓') },
@@ -207,8 +257,10 @@ function deliverable(s: any, r: Random, clock: () => number): Option[] {
               },
               { kind: 'child.run.failure', make: () => toStep(step.id, done('runSpecialist', { type: 'failure', error: `red ${attempt}` }), 'runSpecialist → failure') },
               { kind: 'child.run.error', make: () => toStep(step.id, fail('runSpecialist', 'transport'), 'runSpecialist ✗') },
+              { kind: 'child.idle', make: () => toStep(step.id, done('watchSpecialist', { idleMs: 1000 }), 'watchSpecialist → idle') },
             ];
           case 'awaiting_decision':
+          case 'breaker_open':
             // Retry stays on offer at the limit: a slash command or the CLI can still send it.
             return [
               {
@@ -222,9 +274,6 @@ function deliverable(s: any, r: Random, clock: () => number): Option[] {
             return [];
         }
       });
-    default:
-      return [];
-  }
 }
 
 /** After a terminal state: late decisions from other channels, late invoke results, child events. */
@@ -359,7 +408,15 @@ function runSequence(index: number, profile: Profile, stats: Stats, trace?: (lin
   let tick = 0;
   const clock = () => ++tick;
   const concurrency = 1 + r.int(3);
-  const input = { planId: 'plan_P', message: 'Property', callerSessionId: 'ses_root', concurrency, maxAttempts: MAX_ATTEMPTS };
+  // Every quality-gate path is live: reviewed coders, hooks, and a dispatch budget a long run spends.
+  const input = {
+    planId: 'plan_P',
+    message: 'Property',
+    callerSessionId: 'ses_root',
+    concurrency,
+    maxAttempts: MAX_ATTEMPTS,
+    policy: { review_agents: ['coder' as const], pre_hooks: ['lint'], post_hooks: ['notify'], max_dispatches: 25 },
+  };
   const errors: unknown[] = [];
   const actor = createActor(idlePlanMachine, { input });
   actor.subscribe({ error: (e) => errors.push(e) });
@@ -472,14 +529,14 @@ function runSequence(index: number, profile: Profile, stats: Stats, trace?: (lin
             () => `(a) Retry after ${retryStep.failures.length} failures changed step ${retryStep.id}: ${json(retryStep)} → ${json(stepAfter)}`,
           );
           check(
-            childAfter?.value === 'awaiting_decision' && childAfter?.context.attempt === retryChildBefore?.context.attempt,
+            ['awaiting_decision', 'breaker_open'].includes(childAfter?.value) && childAfter?.context.attempt === retryChildBefore?.context.attempt,
             () => `(a) Retry after ${retryStep.failures.length} failures restarted child ${retryStep.id}: ${json(childAfter?.value)}`,
           );
           check(after.context.decisions.length === before.context.decisions.length, () => `(a) a refused Retry was recorded as a decision`);
         } else {
           stats.retriesAccepted += 1;
           check(
-            childAfter?.value === 'opening_session' && childAfter?.context.attempt === (retryChildBefore?.context.attempt ?? 0) + 1,
+            ['pre_hook', 'opening_session'].includes(childAfter?.value) && childAfter?.context.attempt === (retryChildBefore?.context.attempt ?? 0) + 1,
             () => `Retry after ${retryStep.failures.length} failures was not accepted: child ${json(childAfter?.value)}`,
           );
         }
@@ -509,13 +566,15 @@ function runSequence(index: number, profile: Profile, stats: Stats, trace?: (lin
 
       // The plan's step records agree with the children that run them. After an accepted Retry the
       // record stays awaiting_decision until the child reports step.dispatched (see the report).
-      if (after.status === 'active' && statePath(after.value) === 'in_progress') {
+      if (after.status === 'active' && statePath(after.value).startsWith('in_progress')) {
         for (const step of after.context.steps) {
           if (step.status !== 'running' && step.status !== 'awaiting_decision') continue;
           const c = childRef(after, step.id)?.getSnapshot();
-          const expected = step.status === 'running' ? ['opening_session', 'running'] : ['awaiting_decision', 'opening_session'];
+          const gate = ['awaiting_decision', 'breaker_open'];
+          const working = ['pre_hook', 'opening_session', 'running', 'review.opening_session', 'review.reviewing', 'review.fixing', 'post_hook'];
+          const expected = step.status === 'running' ? working : [...gate, ...working];
           check(
-            c?.status === 'active' && expected.includes(c.value) && c.context.failures.length === step.failures.length,
+            c?.status === 'active' && expected.includes(statePath(c.value)) && c.context.failures.length === step.failures.length,
             () => `step ${step.id} is ${step.status} with ${step.failures.length} failures, its child ${json(c?.value)} with ${c?.context.failures.length}`,
           );
         }
@@ -630,7 +689,7 @@ describe(`plan machine properties (seed ${SEED})`, () => {
       risks: [],
       verification: [],
     };
-    const actor = createActor(idlePlanMachine, { input: { planId: 'plan_X', message: 'm' } }).start();
+    const actor = createActor(idlePlanMachine, { input: { planId: 'plan_X', message: 'm', policy: { review_agents: [] } } }).start();
     const child = (id: string) => actor.getSnapshot().children[stepActorId(id)] as AnyActorRef;
     actor.send(done('openPlannerSession', { sessionId: 'ses_p' }) as never);
     actor.send(done('consultPlanner', plan) as never);

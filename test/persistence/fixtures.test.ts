@@ -6,6 +6,7 @@ import type { AnyActorRef } from 'xstate';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PlanHost } from '../../src/engine/plan-host.js';
 import type { PlanPorts } from '../../src/engine/wire.js';
+import { idlePorts } from '../support/idle-ports.js';
 import { PLAN_MACHINE_VERSION, stepActorId, type PlanEvent } from '../../src/machines/plan.machine.js';
 import { PlanNotFoundError, QuarantinedPlanError } from '../../src/persistence/errors.js';
 import { planStatus, statePath } from '../../src/persistence/plan-envelope.js';
@@ -25,8 +26,7 @@ const fixtureNames = readdirSync(FIXTURES)
   .sort((a, b) => Number(/\d+/.exec(a)![0]) - Number(/\d+/.exec(b)![0]));
 
 /** Ports that never settle: every invoke outcome is delivered as a synthetic event. */
-const never = () => new Promise<never>(() => {});
-const ports: PlanPorts = { openPlannerSession: never, consultPlanner: never, openSpecialistSession: never, runSpecialist: never };
+const ports: PlanPorts = idlePorts;
 const by = { channel: 'cli' as const, at: '2026-02-01T00:00:00.000Z' };
 const now = () => new Date('2026-02-01T00:00:00.000Z');
 

@@ -1,5 +1,4 @@
-import type { PlanPorts } from '../../src/engine/wire.js';
+import { idlePlanPorts, type PlanPorts } from '../../src/engine/wire.js';
 
 /** Ports whose calls never settle: the test delivers every invoke outcome itself (or none). */
-const never = () => new Promise<never>(() => {});
-export const idlePorts: PlanPorts = { openPlannerSession: never, consultPlanner: never, openSpecialistSession: never, runSpecialist: never };
+export const idlePorts: PlanPorts = idlePlanPorts;

@@ -19,9 +19,10 @@ export const ORCA_CONTRACT = `How to handle every user message:
 3. Use orca_list_plans / orca_describe_plan on their own only when the user asks about plans
    (what exists, status, progress, what a step produced). Anything else goes to the planner.
 
-Decisions are not yours. Never approve, reject, retry, replan or stop a plan, and never answer the
-planner's clarification questions on the user's behalf: the plugin puts every such decision to the
-human in its own dialog while orca_ask_planner runs, and your tool call returns once it is settled.
+Decisions are not yours. Never approve, reject, retry, replan or stop a plan, never let it go on
+past its dispatch cap, and never answer the planner's clarification questions on the user's
+behalf: the plugin puts every such decision to the human in its own dialog while orca_ask_planner
+runs, and your tool call returns once it is settled.
 If the user tells you a decision ("approve it", "stop"), forward that message to the planner with the
 plan_id like any other.
 

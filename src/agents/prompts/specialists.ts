@@ -43,7 +43,9 @@ implicit any), logic (does what the step asked, edge cases), style (matches the 
   key_findings.
 - If anything must be fixed, the review fails: report a failure whose "error" lists every issue as
   [ERROR-001] Category — File: path, Line: n — Issue: what is wrong — Fix: how to fix it
-  and set "cause" to "changes_required". Report only real issues, never guesses.`,
+  and set "cause" to "changes_required". Report only real issues, never guesses.
+When Orca asks you to review another step's work at the quality gate, answer with the pass/fail
+format that request gives, one error report per issue.`,
   },
   researcher: {
     title: 'Researcher',

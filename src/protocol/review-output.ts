@@ -1,0 +1,34 @@
+import { z } from 'zod';
+import { toToolJsonSchema } from './json-schema.js';
+
+/** Seed 003's error report: [ERROR-XXX] Category, File, Line, Issue, Found, Expected, Fix. */
+export const ReviewErrorSchema = z.object({
+  id: z.string().optional().describe('ERROR-001, ERROR-002, …'),
+  category: z.string().min(1).describe('Syntax, Imports, Types, Logic, Style, Security, Criteria'),
+  file: z.string().min(1).describe('Exact file path'),
+  line: z.number().int().min(0).optional(),
+  issue: z.string().min(1).describe("What's wrong"),
+  found: z.string().describe('The problematic code'),
+  expected: z.string().describe('What it should be'),
+  fix: z.string().min(1).describe('How to fix it'),
+});
+
+export const ReviewPassSchema = z.object({ type: z.literal('pass'), summary: z.string().min(1) });
+export const ReviewFailSchema = z.object({
+  type: z.literal('fail'),
+  summary: z.string().optional(),
+  errors: z.array(ReviewErrorSchema).min(1),
+});
+
+export const REVIEW_OUTPUT_TYPES = ['pass', 'fail'] as const;
+
+/** What the reviewer returns at the quality gate. */
+export const ReviewOutputSchema = z.discriminatedUnion('type', [ReviewPassSchema, ReviewFailSchema], {
+  error: (issue) => (issue.code === 'invalid_union' ? `expected one of ${REVIEW_OUTPUT_TYPES.join('|')}` : undefined),
+});
+
+export type ReviewOutput = z.infer<typeof ReviewOutputSchema>;
+
+export function reviewOutputJsonSchema(): Record<string, unknown> {
+  return toToolJsonSchema(ReviewOutputSchema);
+}

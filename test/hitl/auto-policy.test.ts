@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import { autoChoice, autoPause } from '../../src/hitl/auto-policy.js';
+import type { Gate } from '../../src/hitl/gates.js';
+
+const budget: Gate = { kind: 'budget', planId: 'plan_X', dispatches: 10, cap: 10, increment: 10, completed: 0, total: 3, options: ['Continue', 'Stop'] };
+const breaker = 'circuit breaker: the same error 3 times in a row on step s1; automatic retrying stopped, a human decides';
+const deviation = (extra: { breaker?: string } = {}): Gate => ({
+  kind: 'deviation',
+  planId: 'plan_X',
+  stepId: 's1',
+  agent: 'coder',
+  error: 'red',
+  failures: 3,
+  options: ['Retry', 'Replan', 'Stop'],
+  ...extra,
+});
+
+describe('auto policy', () => {
+  it('should answer the dispatch cap only as hitl.auto.budget says, saying so', () => {
+    expect(autoChoice(budget, { budget: 'continue' })).toEqual({ option: 'Continue', text: 'auto policy hitl.auto.budget=continue' });
+    expect(autoChoice(budget, { budget: 'stop' })).toEqual({ option: 'Stop', text: 'auto policy hitl.auto.budget=stop' });
+    expect(autoChoice(budget, { approval: 'approve', deviation: 'retry' })).toBeNull();
+    expect(autoChoice(budget, undefined)).toBeNull();
+  });
+
+  it('should never decide at an open breaker, whatever hitl.auto.deviation says, and say why', () => {
+    for (const deviationPolicy of ['retry', 'replan', 'stop'] as const) {
+      expect(autoChoice(deviation({ breaker }), { deviation: deviationPolicy })).toBeNull();
+    }
+    expect(autoPause(deviation({ breaker }), { deviation: 'retry' })).toBe(`hitl.auto.deviation=retry not applied to step s1 (${breaker})`);
+  });
+
+  it('should decide a failed step without a breaker as before, and have nothing to pause', () => {
+    expect(autoChoice(deviation(), { deviation: 'retry' })).toEqual({ option: 'Retry', text: 'auto policy hitl.auto.deviation=retry' });
+    expect(autoPause(deviation(), { deviation: 'retry' })).toBeNull();
+    // Nobody configured an automatic decision: nothing was paused.
+    expect(autoPause(deviation({ breaker }), { approval: 'approve' })).toBeNull();
+    expect(autoPause(budget, { budget: 'continue' })).toBeNull();
+  });
+});

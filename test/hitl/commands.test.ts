@@ -1,0 +1,82 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CommandError, GATE_COMMANDS, registerGateCommands, runGateCommand } from '../../src/hitl/commands.js';
+import type { Orca } from '../../src/orca.js';
+import { approvalPlan, budgetPlan, failedStepPlan, tempProject, type Project } from '../cli/fixtures.js';
+
+let project: Project;
+beforeEach(() => {
+  project = tempProject();
+});
+afterEach(() => project.remove());
+
+/** The parts of Orca the commands use: the host and the log. */
+function orcaWith(options: Parameters<Project['host']>[0] = {}) {
+  const host = project.host(options);
+  const logs: string[] = [];
+  const orca = { host, log: (_level: string, message: string) => void logs.push(message) } as unknown as Orca;
+  return { orca, host, logs };
+}
+const capped = (max_dispatches: number) => ({ policy: { max_dispatches } });
+
+describe('slash commands at the dispatch cap', () => {
+  it('should continue the plan waiting at its dispatch cap, found without a plan_id', () => {
+    const { orca, host } = orcaWith(capped(1));
+    const planId = budgetPlan(host);
+    expect(runGateCommand(orca, 'orca-continue', 'one more round', 'ses_any')).toBe(
+      `Orca: Continue at the dispatch cap (1 of 1) recorded for plan ${planId} with "one more round".`,
+    );
+    const c = host.open(planId).getSnapshot().context;
+    expect(c.decisions.at(-1)).toMatchObject({ gate: 'budget', option: 'Continue', channel: 'command', text: 'one more round' });
+    expect([c.dispatches, c.dispatch_cap]).toEqual([2, 2]);
+  });
+
+  it('should stop at the dispatch cap with /orca-stop', () => {
+    const { orca, host } = orcaWith(capped(1));
+    const planId = budgetPlan(host);
+    expect(runGateCommand(orca, 'orca-stop', planId, 'ses_any')).toBe(`Orca: Stop at the dispatch cap (1 of 1) recorded for plan ${planId}.`);
+    const s = host.open(planId).getSnapshot();
+    expect([s.value, s.context.outcome, s.context.decisions.at(-1)?.gate]).toEqual(['failed', 'stopped', 'budget']);
+  });
+
+  it('should stop at a failed step with /orca-stop, and at the dispatch cap when the plan waits at both', () => {
+    const one = orcaWith();
+    const failed = failedStepPlan(one.host, 1);
+    expect(runGateCommand(one.orca, 'orca-stop', failed, 'ses_any')).toBe(`Orca: Stop for step s2 recorded for plan ${failed}.`);
+    expect(one.host.open(failed).getSnapshot().value).toBe('failed');
+
+    const both = orcaWith(capped(2));
+    const planId = failedStepPlan(both.host, 1);
+    expect(runGateCommand(both.orca, 'orca-stop', planId, 'ses_any')).toMatch(/^Orca: Stop at the dispatch cap \(2 of 2\) recorded/);
+    expect(both.host.open(planId).getSnapshot().context.decisions.at(-1)).toMatchObject({ gate: 'budget', option: 'Stop' });
+  });
+
+  it('should say clearly when no plan waits at a dispatch cap', () => {
+    const { orca, host } = orcaWith();
+    expect(() => runGateCommand(orca, 'orca-continue', '', 'ses_any')).toThrow(new CommandError('No plan is waiting for a decision at the dispatch cap.'));
+    expect(() => runGateCommand(orca, 'orca-stop', '', 'ses_any')).toThrow(
+      'No plan is waiting for a decision at the dispatch cap or a decision on a failed step.',
+    );
+    const planId = approvalPlan(host);
+    expect(() => runGateCommand(orca, 'orca-continue', planId, 'ses_any')).toThrow(
+      `Plan ${planId} is not waiting for a decision at the dispatch cap (it is "pending_approval").`,
+    );
+  });
+
+  it('should let a human retry at an open breaker', () => {
+    const { orca, host } = orcaWith();
+    const planId = failedStepPlan(host, 3);
+    expect(host.open(planId).getSnapshot().context.steps[1]!.breaker).toMatch(/^circuit breaker/);
+    expect(runGateCommand(orca, 'orca-retry', `${planId} mock the clock`, 'ses_any')).toBe(`Orca: Retry for step s2 recorded for plan ${planId} with "mock the clock".`);
+    expect(host.open(planId).getSnapshot().context.steps[1]!.status).toBe('running');
+  });
+
+  it('should install /orca-continue beside the other gate commands, each saying what it answers', () => {
+    const cfg: { command?: Record<string, any> } = {};
+    registerGateCommands(cfg);
+    expect(Object.keys(cfg.command!)).toEqual(Object.keys(GATE_COMMANDS));
+    expect(cfg.command!['orca-continue'].description).toBe(
+      'Orca: Continue the plan paused at its dispatch cap, allowing as many dispatches again: /orca-continue [plan_id] [note]',
+    );
+    expect(cfg.command!['orca-stop'].description).toMatch(/failed step or at its dispatch cap/);
+  });
+});

@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest';
+import type { AutoPolicy } from '../../src/config/options.js';
+import type { Gate } from '../../src/hitl/gates.js';
+import type { AskInput, AskOutcome } from '../../src/hitl/native-question/asker.js';
+import { resolveGate } from '../../src/hitl/resolve.js';
+import type { Orca } from '../../src/orca.js';
+
+const breaker = 'circuit breaker: the same error 3 times in a row on step s1; automatic retrying stopped, a human decides';
+const deviation: Gate = { kind: 'deviation', planId: 'plan_X', stepId: 's1', agent: 'coder', error: 'red', failures: 3, options: ['Retry', 'Replan', 'Stop'], breaker };
+const budget: Gate = { kind: 'budget', planId: 'plan_X', dispatches: 5, cap: 5, increment: 5, completed: 1, total: 2, options: ['Continue', 'Stop'] };
+
+/** An Orca whose dialog answers from a script, and whose permission prompt is never reached unless the dialog is unavailable. */
+function fakeOrca(auto: AutoPolicy | undefined, replies: AskOutcome[]) {
+  const logs: string[] = [];
+  const asked: AskInput[] = [];
+  const orca = {
+    options: auto ? { hitl: { auto } } : {},
+    log: (level: string, message: string) => void logs.push(`${level}: ${message}`),
+    asker: {
+      ask: async (input: AskInput) => {
+        asked.push(input);
+        return replies.shift() ?? { kind: 'dismissed', sessionId: 'ses_q' };
+      },
+    },
+  } as unknown as Orca;
+  return { orca, logs, asked };
+}
+const ctx = { sessionID: 'ses_root', ask: async () => {} };
+const signal = new AbortController().signal;
+
+describe('resolveGate', () => {
+  it('should not let hitl.auto.deviation answer at an open breaker: it logs the pause and asks a human', async () => {
+    const { orca, logs, asked } = fakeOrca({ deviation: 'retry' }, [{ kind: 'answered', answers: [['Retry'], ['use fake timers']], sessionId: 'ses_q' }]);
+    const answer = await resolveGate(orca, deviation, ctx, signal);
+    expect(logs[0]).toBe(`warn: plan plan_X: auto policy paused by the circuit breaker: hitl.auto.deviation=retry not applied to step s1 (${breaker}); asking a human`);
+    expect(asked[0]!.title).toBe('Orca: step s1 failed (circuit breaker)');
+    expect(asked[0]!.questions[0]!.question).toContain('automatic retrying stopped');
+    expect(answer).toMatchObject({ event: { type: 'deviation.retry', stepId: 's1', text: 'use fake timers', channel: 'question' } });
+  });
+
+  it('should answer the dispatch cap by hitl.auto.budget, logged, without asking', async () => {
+    const { orca, logs, asked } = fakeOrca({ budget: 'continue' }, []);
+    expect(await resolveGate(orca, budget, ctx, signal)).toMatchObject({
+      event: { type: 'budget.continue', text: 'auto policy hitl.auto.budget=continue', channel: 'auto' },
+    });
+    expect(logs).toEqual(['info: plan plan_X: budget gate answered "Continue" by auto policy hitl.auto.budget=continue']);
+    expect(asked).toEqual([]);
+  });
+
+  it('should ask a human at the dispatch cap, asking again when the answer is no option', async () => {
+    const { orca, asked } = fakeOrca(undefined, [
+      { kind: 'answered', answers: [['keep going'], ['No guidance']], sessionId: 'ses_q' },
+      { kind: 'answered', answers: [['Stop'], ['No guidance']], sessionId: 'ses_q' },
+    ]);
+    expect(await resolveGate(orca, budget, ctx, signal)).toMatchObject({ event: { type: 'budget.stop', channel: 'question' } });
+    expect(asked.map((a) => a.title)).toEqual(['Orca: plan plan_X used its dispatch budget', 'Orca: plan plan_X used its dispatch budget']);
+    expect(asked[1]!.questions[0]!.question).toMatch(/^"keep going" is not one of the options: choose Continue, Stop\.\n\nPlan plan_X has used its dispatch budget/);
+  });
+
+  it('should fall back to the permission prompt at the dispatch cap: Allow once is Continue', async () => {
+    const { orca } = fakeOrca(undefined, [{ kind: 'unavailable', reason: 'no model configured' }]);
+    const asks: unknown[] = [];
+    const answer = await resolveGate(orca, budget, { sessionID: 'ses_root', ask: async (input: unknown) => void asks.push(input) } as never, signal);
+    expect(answer).toMatchObject({ event: { type: 'budget.continue', channel: 'permission' } });
+    expect(asks).toMatchObject([{ permission: 'orca_dispatch_budget', patterns: ['plan_X:budget:5'] }]);
+  });
+});
