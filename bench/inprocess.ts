@@ -13,6 +13,13 @@ import { watchForToasts } from '../src/opencode/toasts.js';
 import type { PlannerOutput, SpecialistResult } from '../src/machines/types.js';
 import { stepResult, type BenchPlan } from './plans.js';
 
+/** The given ports; any other port the machines call fails the run, saying which. */
+export const benchPorts = (given: Partial<PlanPorts>): PlanPorts =>
+  new Proxy(given as PlanPorts, {
+    get: (target, name) =>
+      target[name as keyof PlanPorts] ?? (() => Promise.reject(new Error(`port ${String(name)} is not used in this benchmark`))),
+  });
+
 export interface InProcessRun {
   /** ms per step: approval → first dispatch, then dispatch of step i → dispatch of step i+1. */
   perStepMs: number[];
@@ -47,7 +54,10 @@ export async function runInProcess(plan: BenchPlan, options: InProcessOptions = 
   const dispatches: number[] = [];
   const prompts = new Map<string, string>();
   const macrotask = () => new Promise<void>((resolve) => setImmediate(resolve));
-  const ports: PlanPorts = {
+  const ports = benchPorts({
+    // A watch that never fires (no step idles here) and no hooks: the quality gate is off below.
+    watchIdle: () => new Promise<never>(() => {}),
+    runStepHooks: async () => ({ failures: [] }),
     openPlannerSession: async () => ({ sessionId: 'ses_bench_planner' }),
     consultPlanner: async () => plan as PlannerOutput,
     openSpecialistSession: options.yieldIo
@@ -63,14 +73,15 @@ export async function runInProcess(plan: BenchPlan, options: InProcessOptions = 
       if (options.yieldIo) await macrotask();
       return stepResult(thread.step.id);
     },
-  };
+  });
   let saves = 0;
   const save = store.save.bind(store);
   store.save = (file) => {
     saves++;
     save(file);
   };
-  const host = new PlanHost({ store, ports, ...(options.concurrency ? { concurrency: options.concurrency } : {}) });
+  // No reviewer turns: a step is one specialist turn, as in the server runs (bench/server.ts).
+  const host = new PlanHost({ store, ports, policy: { review_agents: [] }, ...(options.concurrency ? { concurrency: options.concurrency } : {}) });
   let stopToasts = () => {};
   if (options.likePlugin) {
     host.loadIndex();

@@ -1,25 +1,19 @@
 // P4: a project with thousands of plan files. Each is a clone of one real plan file (a completed
 // plan written by PlanHost itself) with a fresh plan id from newPlanId(), so every file validates.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { PlanHost } from '../src/engine/plan-host.js';
-import type { PlanPorts } from '../src/engine/wire.js';
 import { PlanStore, plansDir } from '../src/persistence/plan-store.js';
 import { newPlanId } from '../src/persistence/plan-id.js';
 import { listPlansTool } from '../src/tools/list-plans.js';
 import type { Orca } from '../src/orca.js';
-import { runInProcess } from './inprocess.js';
+import { benchPorts, runInProcess } from './inprocess.js';
 import type { BenchPlan } from './plans.js';
 import { median } from './stats.js';
 
-const noPorts: PlanPorts = {
-  openPlannerSession: () => Promise.reject(new Error('not in this benchmark')),
-  consultPlanner: () => Promise.reject(new Error('not in this benchmark')),
-  openSpecialistSession: () => Promise.reject(new Error('not in this benchmark')),
-  runSpecialist: () => Promise.reject(new Error('not in this benchmark')),
-};
+const noPorts = benchPorts({});
 
 /** Writes `count` valid plan files (clones of a completed run of `template`) into a new temp project. */
 export function generateProject(template: BenchPlan, count: number, templateFile: string) {
@@ -48,14 +42,23 @@ export interface P4Result {
   plans: number;
   fileBytes: number;
   generateMs: number;
-  /** new PlanHost + loadIndex, i.e. what createOrca does with the disk before the plugin answers. */
+  /** new PlanHost + loadIndex with no summary cache yet (first start, or the cache deleted): it reads every file and writes the cache. */
+  coldLoadIndexMs: number;
+  /** new PlanHost + loadIndex, i.e. what createOrca does with the disk before the plugin answers (the cache in place). */
   loadIndexMs: number[];
+  /** new PlanHost + loadIndex after `changedPlans` plan files changed since the cache was written. */
+  changedLoadIndexMs: number;
+  changedPlans: number;
   /** The whole plugin function from dist (OrcaPlugin) with a stub OpenCode client. */
   pluginStartMs: number[];
-  /** orca_list_plans execute() (listSummaries + JSON) on the loaded index. */
+  /** orca_list_plans execute() with no arguments (the newest page) on the loaded index. */
   listMs: number[];
   listOutputBytes: number;
   listedPlans: number;
+  /** The `more` line of that reply: how many plans it left out and how to get them. */
+  listMore: string | undefined;
+  /** orca_list_plans execute() of the oldest page ({ offset: plans - 50 }). */
+  listLastPageMs: number[];
 }
 
 export async function measureManyPlans(template: BenchPlan, count: number, repetitions = 3): Promise<P4Result> {
@@ -64,25 +67,46 @@ export async function measureManyPlans(template: BenchPlan, count: number, repet
   tpl.cleanup();
   const store = PlanStore.forProject(gen.projectDir);
   try {
-    const loadIndexMs: number[] = [];
     let host!: PlanHost;
-    for (let i = 0; i < repetitions; i++) {
+    const start = () => {
       const t0 = performance.now();
       host = new PlanHost({ store, ports: noPorts });
       const problems = host.loadIndex();
-      loadIndexMs.push(performance.now() - t0);
+      const ms = performance.now() - t0;
       if (problems.length > 0) throw new Error(`${problems.length} generated plan files were quarantined: ${problems[0]!.message}`);
+      if (Object.keys(host.index.getSnapshot().context.plans).length !== count) throw new Error('the index lost plans');
       host.dispose();
-    }
+      return ms;
+    };
+    const coldLoadIndexMs = start();
+    // File mtimes tick with a coarse clock: a plan file as new as the cache is read again at the
+    // next start (summary-cache.ts). A real start comes later than a benchmark loop: let one tick pass.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const loadIndexMs: number[] = [];
+    for (let i = 0; i < repetitions; i++) loadIndexMs.push(start());
+    const changedPlans = Math.round(count / 100);
+    const ids = store.listIds();
+    const later = new Date();
+    for (const id of ids.slice(-changedPlans)) utimesSync(store.pathOf(id), later, later);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const changedLoadIndexMs = start();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    start(); // back to every summary cached, for the plugin starts below
+
     const tool = listPlansTool({ host } as unknown as Orca);
+    const list = async (args: Record<string, number>) => (await tool.execute(args as never, {} as never)) as string;
     const listMs: number[] = [];
+    const listLastPageMs: number[] = [];
     let output = '';
     for (let i = 0; i < Math.max(5, repetitions * 3); i++) {
       const t0 = performance.now();
-      output = (await tool.execute({}, {} as never)) as string;
+      output = await list({});
       listMs.push(performance.now() - t0);
+      const t1 = performance.now();
+      await list({ offset: count - 50 });
+      listLastPageMs.push(performance.now() - t1);
     }
-    const listedPlans = (JSON.parse(output) as { plans: unknown[] }).plans.length;
+    const reply = JSON.parse(output) as { plans: unknown[]; more?: string };
 
     const { OrcaPlugin } = (await import(pathToFileURL(join(import.meta.dirname, '..', 'dist', 'index.js')).href)) as typeof import('../src/index.js');
     const stubClient = {
@@ -101,11 +125,16 @@ export async function measureManyPlans(template: BenchPlan, count: number, repet
       plans: count,
       fileBytes: gen.fileBytes,
       generateMs: gen.writeMs,
+      coldLoadIndexMs,
       loadIndexMs,
+      changedLoadIndexMs,
+      changedPlans,
       pluginStartMs,
       listMs,
       listOutputBytes: Buffer.byteLength(output),
-      listedPlans,
+      listedPlans: reply.plans.length,
+      listMore: reply.more,
+      listLastPageMs,
     };
   } finally {
     rmSync(gen.projectDir, { recursive: true, force: true });

@@ -123,8 +123,9 @@ for (const { concurrency, snapshotOff } of [{ concurrency: 4, snapshotOff: false
 section('P4: 10,000 plan files on disk');
 const p4 = await measureManyPlans(orcaE2ePlan(), 10_000);
 say(`each file a clone (new plan_id) of a completed 3-step plan written by PlanHost: ${(p4.fileBytes / 1024).toFixed(1)} KiB, ${(p4.fileBytes * p4.plans / 2 ** 20).toFixed(0)} MiB in all (written in ${f(p4.generateMs, 0)} ms, so in the page cache)`);
-say(`new PlanHost + loadIndex: ${p4.loadIndexMs.map((x) => f(x, 0)).join(', ')} ms; the plugin function (OrcaPlugin, stub client): ${p4.pluginStartMs.map((x) => f(x, 0)).join(', ')} ms`);
-say(`orca_list_plans execute: median ${f(median(p4.listMs), 1)} ms, max ${f(Math.max(...p4.listMs), 1)} ms, ${p4.listedPlans} plans, ${(p4.listOutputBytes / 2 ** 20).toFixed(1)} MiB of JSON`);
+say(`new PlanHost + loadIndex with the summary cache (.opencode/plans/.summaries.cache) in place: ${p4.loadIndexMs.map((x) => f(x, 0)).join(', ')} ms; the plugin function (OrcaPlugin, stub client): ${p4.pluginStartMs.map((x) => f(x, 0)).join(', ')} ms`);
+say(`  without the cache (first start, or the cache deleted: every file read, cache written): ${f(p4.coldLoadIndexMs, 0)} ms; after ${p4.changedPlans} plan files changed: ${f(p4.changedLoadIndexMs, 0)} ms`);
+say(`orca_list_plans execute, no arguments: median ${f(median(p4.listMs), 1)} ms, max ${f(Math.max(...p4.listMs), 1)} ms, ${p4.listedPlans} of ${p4.plans} plans, ${(p4.listOutputBytes / 1024).toFixed(1)} KiB of JSON ("${p4.listMore}"); the oldest page: median ${f(median(p4.listLastPageMs), 1)} ms`);
 
 // ---------------------------------------------------------------------------------------------
 const dag4 = dagRuns[4]!;
@@ -179,15 +180,15 @@ const targets = [
   },
   {
     id: 'P4a',
-    what: 'orca_list_plans execute with 10,000 plans (median)',
+    what: 'orca_list_plans execute with 10,000 plans (median; first page of 50)',
     measured: `${f(p4List, 1)} ms`,
     goal: '<= 100 ms',
     met: p4List <= 100,
   },
   {
     id: 'P4b',
-    what: 'plugin start with 10,000 plans: new PlanHost + loadIndex (median)',
-    measured: `${f(p4Start, 0)} ms (whole plugin fn ${f(median(p4.pluginStartMs), 0)} ms)`,
+    what: 'plugin start with 10,000 plans: new PlanHost + loadIndex (median; summary cache in place)',
+    measured: `${f(p4Start, 0)} ms (plugin fn ${f(median(p4.pluginStartMs), 0)} ms; no cache ${f(p4.coldLoadIndexMs, 0)} ms)`,
     goal: '<= 300 ms',
     met: p4Start <= 300,
   },

@@ -54,7 +54,8 @@ export async function startBenchServer({ concurrency, latencyMs, env = {}, plugi
   const t0 = performance.now();
   const server = await startOpencode({
     modelUrl: model.url,
-    config: { ...config, plugin: [[pluginUrl, { hitl: { auto: { approval: 'approve' } }, concurrency }]] },
+    // The quality gate off: every step is one specialist turn, so per step = per turn (issue 8's P1–P3).
+    config: { ...config, plugin: [[pluginUrl, { hitl: { auto: { approval: 'approve' } }, review: { enabled: false }, concurrency }]] },
     requestTimeoutMs: 180_000,
     env,
   });

@@ -28,7 +28,8 @@ const cacheFile = z.object({
   // Summaries come from migrated files: a plugin with other migrations makes its own.
   schema_version: z.literal(SCHEMA_VERSION),
   machine_version: z.literal(PLAN_MACHINE_VERSION),
-  plans: z.record(z.string(), cacheEntry),
+  // Each entry is checked when it is used: a bad one costs a read of its plan file, not the cache.
+  plans: z.record(z.string(), z.unknown()),
 });
 
 export interface LoadedSummaries {
@@ -58,9 +59,10 @@ export function loadSummaries(store: PlanStore, log: Log = () => {}): LoadedSumm
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue; // removed since listed
       throw error;
     }
-    const hit = cache?.plans[id];
+    const cached = cache?.plans[id];
+    const hit = cached === undefined ? undefined : cacheEntry.safeParse(cached).data;
     // A file as new as the cache may have changed again within one tick of a coarse clock: read it.
-    if (hit && sameStamp(hit.stamp, stamp) && stamp.mtimeMs < cache.writtenMs) {
+    if (cache && hit && hit.summary.plan_id === id && sameStamp(hit.stamp, stamp) && stamp.mtimeMs < cache.writtenMs) {
       entries[id] = hit;
       hits += 1;
       continue;
@@ -109,7 +111,7 @@ function readCache(path: string, log: Log): (z.infer<typeof cacheFile> & { writt
 }
 
 function writeCache(path: string, plans: Record<string, CacheEntry>, log: Log) {
-  const file: z.infer<typeof cacheFile> = { format: SUMMARY_CACHE_FORMAT, schema_version: SCHEMA_VERSION, machine_version: PLAN_MACHINE_VERSION, plans };
+  const file: z.input<typeof cacheFile> = { format: SUMMARY_CACHE_FORMAT, schema_version: SCHEMA_VERSION, machine_version: PLAN_MACHINE_VERSION, plans };
   try {
     writeFileAtomic(path, JSON.stringify(file));
   } catch (error) {

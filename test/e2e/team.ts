@@ -22,13 +22,19 @@ export function team(scripts: Record<string, AgentScript>) {
   const turns = new Map<string, number>();
   return (req: RecordedRequest): ScriptedReply => {
     const agent = agentOf(req);
-    const script = scripts[agent];
+    // The reviewer gate is on for coder steps by default: a team without a reviewer passes every review.
+    const script = scripts[agent] ?? (agent === 'reviewer' && isReviewRequest(req) ? passingReviewer : undefined);
     if (!script) throw new Error(`no script for agent "${agent}"; system starts: ${req.system.slice(0, 120)}`);
     const turn = (turns.get(agent) ?? 0) + 1;
     turns.set(agent, turn);
     return script(req, turn);
   };
 }
+
+/** A quality-gate review request (see src/dispatch/review-prompt.ts). */
+export const isReviewRequest = (req: RecordedRequest) => req.lastUser.includes('# Quality gate: review of step');
+
+const passingReviewer: AgentScript = () => structured({ type: 'pass', summary: 'scripted reviewer: the work meets the criteria' });
 
 /** Reply with StructuredOutput (OpenCode's json_schema format tool) carrying `value`. */
 export const structured = (value: unknown, text?: string): ScriptedReply => ({

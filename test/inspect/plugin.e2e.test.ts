@@ -63,6 +63,6 @@ describe('the inspector in the plugin', () => {
     const planId = readdirSync(join(server.projectDir, '.opencode', 'plans')).find((f) => f.endsWith('.json'))!.slice(0, -'.json'.length);
     const lines: string[] = [];
     expect(await inspectCommand(planId, { dir: server.projectDir, once: true, print: (l) => lines.push(l) })).toBe(0);
-    expect(lines).toEqual([expect.stringMatching(/→ in_progress → completed$/), 'The replay ends in the saved state completed.']);
+    expect(lines).toEqual([expect.stringMatching(/→ in_progress\.running → completed$/), 'The replay ends in the saved state completed.']);
   }, 180_000);
 });

@@ -69,7 +69,7 @@ describe('replayPlan', () => {
     const result = await replayPlan(projectDir, planId, inspector);
     expect(result).toMatchObject({ source: 'journal', replayedState: 'completed', savedState: 'completed', matches: true });
     expect(result.path).toEqual(result.journaledPath);
-    expect(result.path).toEqual(['drafting.opening_session', 'drafting.consulting', 'pending_approval', 'in_progress', 'completed']);
+    expect(result.path).toEqual(['drafting.opening_session', 'drafting.consulting', 'pending_approval', 'in_progress.running', 'completed']);
 
     const registration = await page.next((m) => m.type === '@xstate.actor' && m.name === 'plan', 'the plan registration');
     expect(definitionOf(registration)).toMatchObject({ id: 'plan' });
@@ -104,7 +104,7 @@ describe('replayPlan', () => {
     writeFileSync(journalPath, `${lines.slice(0, lastStepCompleted).join('\n')}\n`);
     try {
       const result = await replayPlan(projectDir, planId, { inspect: () => {} });
-      expect(result).toMatchObject({ matches: false, replayedState: 'in_progress', savedState: 'completed' });
+      expect(result).toMatchObject({ matches: false, replayedState: 'in_progress.running', savedState: 'completed' });
     } finally {
       writeFileSync(journalPath, original);
     }

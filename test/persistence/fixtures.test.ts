@@ -78,7 +78,7 @@ function runToEnd(host: PlanHost, planId: string, replyPlan: object) {
     else if (path === 'drafting.awaiting_answers') planEvent({ type: 'question.answer', answers: [['yes']], ...by });
     else if (path === 'drafting.answered' || path === 'drafting.planner_failed') planEvent({ type: 'plan.message', message: 'go on' });
     else if (path === 'pending_approval') planEvent({ type: 'approval.approve', text: 'fixture', ...by });
-    else if (path === 'in_progress') {
+    else if (path.startsWith('in_progress')) {
       const step = s.context.steps.find((st) => st.status === 'running' || st.status === 'awaiting_decision');
       if (!step) throw new Error(`in_progress with nothing running: ${JSON.stringify(s.context.steps.map((st) => st.status))}`);
       const ref = child(host, planId, step.id);
@@ -159,7 +159,7 @@ describe('plan file fixtures', () => {
       expect(end.context.steps.every((s) => s.status === 'completed')).toBe(true);
       // The first step ran twice (one failed attempt, a Retry), the others once.
       expect(end.context.steps.map((s) => s.attempts)).toEqual(end.context.steps.map((_, i) => (i === 0 ? 2 : 1)));
-      expect(end.context.steps[0]!.failures).toEqual([{ attempt: 1, error: 'tests are red', guidance: 'fix the red test' }]);
+      expect(end.context.steps[0]!.failures).toEqual([{ attempt: 1, error: 'tests are red', signature: 'tests are red', guidance: 'fix the red test' }]);
       const newDecisions = end.context.decisions.slice(original.decisions.length);
       expect(newDecisions.at(-1)).toMatchObject({ gate: 'deviation', option: 'Retry', channel: 'cli', step_id: end.context.steps[0]!.id });
       if (name === 'plan-v1.json') expect(newDecisions.map((d) => d.option)).toEqual(['Approve', 'Retry']);

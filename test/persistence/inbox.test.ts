@@ -32,7 +32,7 @@ describe('decision inbox', () => {
     const planId = waitingPlan(host);
     postDecision(store.dir, planId, approve);
     host.applyInbox(planId);
-    expect(host.open(planId).getSnapshot().value).toBe('in_progress');
+    expect(host.open(planId).getSnapshot().value).toEqual({ in_progress: 'running' });
     expect(host.open(planId).getSnapshot().context.decisions).toMatchObject([{ option: 'Approve', channel: 'cli' }]);
     expect(readdirSync(inboxDir(store.dir, planId))).toEqual([]);
     host.dispose();
@@ -45,7 +45,7 @@ describe('decision inbox', () => {
     first.dispose();
     postDecision(store.dir, planId, approve);
     const second = new PlanHost({ store, ports });
-    expect(second.open(planId).getSnapshot().value).toBe('in_progress');
+    expect(second.open(planId).getSnapshot().value).toEqual({ in_progress: 'running' });
     second.dispose();
   });
 

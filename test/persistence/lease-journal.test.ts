@@ -98,7 +98,7 @@ describe('plan journal', () => {
       'plan=pending_approval',
       // A child spawned in a macrostep reports its first state before the macrostep ends.
       'step:s1=opening_session',
-      'plan=in_progress',
+      'plan=in_progress.running',
     ]);
   });
 });

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PlanHost } from '../../src/engine/plan-host.js';
+import { PLAN_MACHINE_VERSION } from '../../src/machines/plan.machine.js';
 import { InvalidPlanIdError, PlanNotFoundError, QuarantinedPlanError } from '../../src/persistence/errors.js';
 import { newPlanId, parsePlanId } from '../../src/persistence/plan-id.js';
 import { PlanStore } from '../../src/persistence/plan-store.js';
@@ -49,7 +50,7 @@ describe('plan store', () => {
   it('should write the public format: plain fields beside the snapshot', async () => {
     const id = await validPlan();
     const file = JSON.parse(readFileSync(store.pathOf(id), 'utf8'));
-    expect(file).toMatchObject({ schema_version: 1, machine_version: 1, plan_id: id, goal: 'hello', status: 'drafting' });
+    expect(file).toMatchObject({ schema_version: 1, machine_version: PLAN_MACHINE_VERSION, plan_id: id, goal: 'hello', status: 'drafting' });
     expect(file.snapshot.context.plan_id).toBe(id);
     expect(readdirSync(store.dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
   });

@@ -130,7 +130,6 @@ describe('plan summary cache', () => {
     ['truncated', (text: string) => text.slice(0, text.length / 2)],
     ['from another format', (text: string) => text.replace('"format":1', '"format":999')],
     ['from another machine version', (text: string) => text.replace(/"machine_version":\d+/, '"machine_version":0')],
-    ['with a malformed entry', (text: string) => text.replace(/"status":"\w+"/, '"status":"sleeping"')],
   ])('should rebuild a cache that is %s from the plan files, saying so', async (_name, damage) => {
     const a = await validPlan();
     const b = await validPlan();
@@ -143,6 +142,18 @@ describe('plan summary cache', () => {
     expect(messages).toEqual([expect.stringMatching(/summary cache .* rebuilding it/)]);
     settleCache();
     expect(loadSummaries(store).read).toBe(0);
+  });
+
+  it('should read again only the plan whose cached entry is malformed', async () => {
+    const a = await validPlan();
+    const b = await validPlan();
+    buildCache();
+    writeFileSync(cachePath, readFileSync(cachePath, 'utf8').replace(/"status":"\w+"/, '"status":"sleeping"'));
+    settleCache();
+    const loaded = loadSummaries(store);
+    expect(loaded.read).toBe(1);
+    expect(ids(loaded.summaries)).toEqual([a, b].sort());
+    expect(loaded.summaries.every((s) => s.status === 'drafting')).toBe(true);
   });
 
   it('should write no cache where there is no plans folder', () => {

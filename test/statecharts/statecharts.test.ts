@@ -12,7 +12,7 @@ describe('statecharts/', () => {
 
   it('should label guarded transitions with their guard', () => {
     const files = renderStatecharts();
-    expect(files['step.mmd']).toContain('awaiting_decision --> opening_session : step.retry [retriesRemain]');
+    expect(files['step.mmd']).toContain('awaiting_decision --> preparing : step.retry [retriesRemain]');
     expect(files['plan.mmd']).toContain('in_progress --> in_progress : deviation.retry [canRetryStep]');
   });
 });
