@@ -20,6 +20,16 @@ const PLAN = {
   risks: ['None: new files only'],
   verification: ['test/greet.test.ts passes'],
 };
+const REVIEW_ERROR = {
+  id: 'ERROR-001',
+  category: 'Logic',
+  file: 'src/greet.ts',
+  line: 2,
+  issue: 'An empty name gives "Hello, !"',
+  found: 'return `Hello, ${name}!`',
+  expected: 'a greeting for an empty name',
+  fix: 'Return "Hello, stranger!" when name is empty',
+};
 const done = (summary: string, artifacts: string[]) => structured({ type: 'success', summary, artifacts, key_findings: [] });
 
 const say = (s = '') => console.log(s);
@@ -27,7 +37,15 @@ const model = await startScriptedModel({
   respond: team({
     orca: orcaRelay(REQUEST),
     planner: () => structured(PLAN),
-    coder: () => done('greet(name) returns "Hello, <name>!" in src/greet.ts', ['src/greet.ts']),
+    coder: (req) =>
+      /# Fix required/.test(req.lastUser)
+        ? done('greet(name) now returns "Hello, stranger!" for an empty name', ['src/greet.ts'])
+        : done('greet(name) returns "Hello, <name>!" in src/greet.ts', ['src/greet.ts']),
+    // The quality gate (seed 003): the reviewer fails the first version once, the coder fixes it.
+    reviewer: (_req, turn) =>
+      turn === 1
+        ? structured({ type: 'fail', summary: 'one edge case', errors: [REVIEW_ERROR] })
+        : structured({ type: 'pass', summary: 'greet() meets the step, empty names included' }),
     'document-writer': () => done('README.md has a greet() section with an example', ['README.md']),
     tester: (req) =>
       done(`test/greet.test.ts checks greet("Ada"); it was told: ${/Summary: ([^\n]+)/.exec(req.lastUser)?.[1] ?? '?'}`, ['test/greet.test.ts']),
@@ -55,7 +73,12 @@ try {
   say(`\nDependencies: ${file.steps.map((s: { id: string; depends_on: string[] }) => `${s.id} ← ${s.depends_on.join(', ') || '(none)'}`).join('; ')}`);
   for (const d of file.decisions) say(`\nDecision at the ${d.gate} gate: ${d.option} (channel: ${d.channel}${d.text ? `, ${d.text}` : ''})`);
   say('\nSteps:');
-  for (const s of file.steps) say(`  ${s.id}: ${s.status} after ${s.attempts} attempt(s) — ${s.output?.summary}`);
+  for (const s of file.steps) {
+    const review = s.review_round ? `, ${s.review_round} review round(s)` : '';
+    say(`  ${s.id}: ${s.status} after ${s.attempts} attempt(s)${review} — ${s.output?.summary}`);
+  }
+  const reviews = model.chatRequests().filter((r) => agentOf(r) === 'reviewer').length;
+  say(`\nQuality gate: ${reviews} reviewer turn(s); round 1 failed impl with ${REVIEW_ERROR.id} ${REVIEW_ERROR.category} (${REVIEW_ERROR.file}:${REVIEW_ERROR.line}: ${REVIEW_ERROR.issue}), the coder fixed it, round 2 passed.`);
   say(`\norca_ask_planner returned: ${result.status}`);
   const gates = file.decisions.map((d: { gate: string; option: string }) => `${d.gate}: ${d.option}`).join(', ');
   say(`Path through the plan statechart: drafting → pending_approval → (${gates}) → in_progress → ${file.status}`);

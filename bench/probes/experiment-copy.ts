@@ -3,8 +3,9 @@
 //
 // distCopy(): dist/ with (a) ORCA_TRACE=<file>: a JSONL trace of every OpenCode call the plugin
 //   makes, every plan-file save and every event-loop stall > 15 ms inside the opencode process;
-//   (b) while the file <dir>/SKIP_RECOVERY exists, fresh dispatches skip the crash-recovery
-//   look-ups (session.children before session.create, session.messages before the prompt).
+//   (b) while the file <dir>/EVERY_LOOKUP exists, every dispatch makes the crash-recovery
+//   look-ups (session.children before session.create, session.messages before the prompt), as
+//   before they were limited to side effects in flight in a restored plan (PlanHost.isRecovering).
 // srcCopy(): src/ + bench/ + test/ with env switches EXP_STOPCHILD=1 (stop a step's actor when
 //   its completion is recorded), EXP_COMPACT=1 (plan file without indentation), EXP_NOFSYNC=1.
 import { cpSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -66,12 +67,11 @@ if (__trace) {
     'const __t0 = Date.now();\n        writeFileAtomic(this.pathOf(file.plan_id), `${JSON.stringify(file, null, 2)}\\n`);\n        if (process.env.ORCA_TRACE) appendFileSync(process.env.ORCA_TRACE, JSON.stringify({ op: \'save\', t0: __t0, t1: Date.now() }) + \'\\n\');',
   );
   patch(d('persistence/plan-store.js'), 'import { existsSync,', 'import { appendFileSync, existsSync,');
-  const flag = join(dir, 'SKIP_RECOVERY');
-  const ports = d('engine/opencode-ports.js');
-  writeFileSync(ports, `import { existsSync as __exists } from 'node:fs';\nconst __skip = () => __exists(${JSON.stringify(flag)});\n` + readFileSync(ports, 'utf8'));
-  patch(ports, 'if (parentSessionId) {', 'if (parentSessionId && !__skip()) {');
-  patch(ports, 'const earlier = await settled(record, prompt, SpecialistOutputSchema, signal);', 'const earlier = __skip() ? undefined : await settled(record, prompt, SpecialistOutputSchema, signal);');
-  return { dir, pluginUrl: pathToFileURL(d('index.js')).href, skipRecoveryFlag: flag };
+  const flag = join(dir, 'EVERY_LOOKUP');
+  const orca = d('orca.js');
+  writeFileSync(orca, `import { existsSync as __exists } from 'node:fs';\nconst __every = () => __exists(${JSON.stringify(flag)});\n` + readFileSync(orca, 'utf8'));
+  patch(orca, 'isRecovering: (idempotencyKey) => host.isRecovering(idempotencyKey),', 'isRecovering: (idempotencyKey) => __every() || host.isRecovering(idempotencyKey),');
+  return { dir, pluginUrl: pathToFileURL(d('index.js')).href, everyLookupFlag: flag };
 }
 
 export function srcCopy(name = 'orca-bench-src-copy') {

@@ -8,7 +8,7 @@ import { projectRoot } from '../support/opencode-sandbox.js';
 import { startOpencode, waitFor, type OpencodeServer } from '../support/opencode-server.js';
 import { lastToolResult, startScriptedModel, type RecordedRequest, type ScriptedModel, type ScriptedReply } from '../support/scripted-model.js';
 import { dismiss, nextQuestion, reply } from './hitl-answers.js';
-import { agentOf, builtPluginUrl, structured, scenarioOf } from './team.js';
+import { agentOf, builtPluginUrl, structured, scenarioOf, passingReview } from './team.js';
 
 let model: ScriptedModel;
 const count = (agent: string, scenario: string) => model.chatRequests().filter((r) => agentOf(r) === agent && scenarioOf(r) === scenario).length;
@@ -24,6 +24,8 @@ function respond(req: RecordedRequest): ScriptedReply {
     const fails = scenario.startsWith('dev_') && !(scenario === 'dev_retry' && count('coder', scenario) > 1);
     return structured(fails ? { type: 'failure', error: `broken ${scenario}` } : { type: 'success', summary: `coder did ${scenario}`, artifacts: [] });
   }
+  const review = passingReview(req);
+  if (review) return review;
   throw new Error(`unscripted ${agent}`);
 }
 

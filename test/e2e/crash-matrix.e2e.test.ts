@@ -14,7 +14,7 @@ import { restartOpencode, startOpencode, waitFor, type OpencodeServer } from '..
 import { lastToolResult, startScriptedModel, type RecordedRequest, type ScriptedModel, type ScriptedReply } from '../support/scripted-model.js';
 import { nextQuestion, openQuestions, reply } from './hitl-answers.js';
 import { projectRoot } from '../support/opencode-sandbox.js';
-import { agentOf, structured, scenarioOf, orcaResumeRelay } from './team.js';
+import { agentOf, structured, scenarioOf, orcaResumeRelay, passingReview } from './team.js';
 
 const STEPS = [
   { id: 's1', agent: 'coder' },
@@ -65,6 +65,8 @@ function script(req: RecordedRequest): ScriptedReply {
     });
   }
   if (agent === 'coder' || agent === 'tester') return ok(`${agent} did ${stepOf(req)} of ${scenario}`);
+  const review = passingReview(req);
+  if (review) return review;
   throw new Error(`unscripted ${agent} in ${scenario}`);
 }
 

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { projectRoot } from '../support/opencode-sandbox.js';
 
 describe('npm run demo', () => {
-  it('should run a full plan through a human approval and exit 0', () => {
+  it('should run a full plan through a human approval and the reviewer gate, and exit 0', () => {
     // npm test has just built dist/, so run the demo script itself rather than npm run demo's rebuild.
     const run = spawnSync(process.execPath, [join(projectRoot, 'node_modules', 'tsx', 'dist', 'cli.mjs'), join(projectRoot, 'scripts', 'demo.ts')], {
       cwd: projectRoot,
@@ -15,7 +15,10 @@ describe('npm run demo', () => {
     expect(run.status, `${run.stdout}\n${run.stderr}`).toBe(0);
     expect(run.stdout).toContain('options: Approve / Request Changes / Reject');
     expect(run.stdout).toContain('Decision at the approval gate: Approve (channel: question)');
-    expect(run.stdout).toMatch(/test: completed after 1 attempt\(s\) — .*it was told: greet\(name\) returns/);
+    // The reviewer failed impl once; the fixer's result is what the dependent step was told.
+    expect(run.stdout).toMatch(/impl: completed after 1 attempt\(s\), 2 review round\(s\) — greet\(name\) now returns "Hello, stranger!"/);
+    expect(run.stdout).toContain('Quality gate: 2 reviewer turn(s)');
+    expect(run.stdout).toMatch(/test: completed after 1 attempt\(s\) — .*it was told: greet\(name\) now returns "Hello, stranger!"/);
     expect(run.stdout).toContain('orca_ask_planner returned: completed');
   }, 120_000);
 });

@@ -7,7 +7,7 @@ import { reportOnFailure } from '../support/failure-report.js';
 import { restartOpencode, startOpencode, type OpencodeServer } from '../support/opencode-server.js';
 import { lastToolResult, startScriptedModel, type RecordedRequest, type ScriptedModel, type ScriptedReply } from '../support/scripted-model.js';
 import { dismiss, labels, nextQuestion, reply } from './hitl-answers.js';
-import { agentOf, builtPluginUrl, structured, scenarioOf, userTurns, orcaResumeRelay } from './team.js';
+import { agentOf, builtPluginUrl, structured, scenarioOf, userTurns, orcaResumeRelay, passingReview } from './team.js';
 
 const ok = (summary: string) => structured({ type: 'success', summary, artifacts: [], key_findings: [] });
 const failed = (error: string) => structured({ type: 'failure', error });
@@ -58,6 +58,8 @@ function respond(req: RecordedRequest): ScriptedReply {
     if (scenario === 'replan' && /Your step: s2/.test(req.lastUser)) return failed('no test runner');
     return ok(`tester did ${scenario}`);
   }
+  const review = passingReview(req);
+  if (review) return review;
   throw new Error(`unscripted ${agent} in ${scenario}`);
 }
 

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reportOnFailure } from '../support/failure-report.js';
 import { startOpencode, type OpencodeServer } from '../support/opencode-server.js';
 import { lastToolResult, startScriptedModel, toolResults, type RecordedRequest, type ScriptedModel, type ScriptedReply } from '../support/scripted-model.js';
-import { agentOf, builtPluginUrl, structured, scenarioOf, userTurns } from './team.js';
+import { agentOf, builtPluginUrl, structured, scenarioOf, userTurns, passingReview } from './team.js';
 
 /**
  * One server, several conversations. Each Orca session's first message names a scenario; every
@@ -61,6 +61,8 @@ function respond(req: RecordedRequest): ScriptedReply {
     if (!result) return { toolCalls: [{ name: 'edit', arguments: { filePath: 'notes.txt', oldString: 'original', newString: 'edited' } }] };
     return structured({ type: 'success', summary: `edit said: ${result.content.slice(0, 200)}`, artifacts: [] });
   }
+  const review = passingReview(req);
+  if (review) return review;
   throw new Error(`unscripted ${agent} in ${scenario}`);
 }
 

@@ -34,7 +34,14 @@ export function team(scripts: Record<string, AgentScript>) {
 /** A quality-gate review request (see src/dispatch/review-prompt.ts). */
 export const isReviewRequest = (req: RecordedRequest) => req.lastUser.includes('# Quality gate: review of step');
 
+/** A quality-gate fixer turn: the reviewer's errors sent back to the specialist's session (src/dispatch/review-prompt.ts). */
+export const isFixRequest = (req: RecordedRequest) => req.lastUser.includes('# Fix required: the reviewer failed your work');
+
 const passingReviewer: AgentScript = () => structured({ type: 'pass', summary: 'scripted reviewer: the work meets the criteria' });
+
+/** A PASS for a quality-gate review request, for scripts whose scenarios are not about the reviewer. */
+export const passingReview = (req: RecordedRequest): ScriptedReply | undefined =>
+  agentOf(req) === 'reviewer' && isReviewRequest(req) ? passingReviewer(req, 0) : undefined;
 
 /** Reply with StructuredOutput (OpenCode's json_schema format tool) carrying `value`. */
 export const structured = (value: unknown, text?: string): ScriptedReply => ({
