@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { planPolicy } from '../../src/config/policy.js';
+import { parseOptions } from '../../src/config/options.js';
+import { DEFAULT_PLAN_POLICY } from '../../src/machines/types.js';
+
+describe('planPolicy', () => {
+  it('should give the documented defaults when nothing is configured', () => {
+    expect(planPolicy(parseOptions({}))).toEqual({
+      plan: { review_agents: ['coder'], review_rounds: 3, same_error_limit: 3, idle_ms: 600_000, pre_hooks: [], post_hooks: [], max_dispatches: 100 },
+      hook_timeout_ms: 30_000,
+    });
+    expect(planPolicy(parseOptions({})).plan).toEqual(DEFAULT_PLAN_POLICY);
+  });
+
+  it('should turn every option into the machine policy', () => {
+    const options = parseOptions({
+      review: { agents: ['coder', 'architect'], max_rounds: 2 },
+      breakers: { same_error: 4, max_dispatches: 7 },
+      timeouts: { step_idle_seconds: 90, hook_seconds: 5 },
+      hooks: { pre_step: ['npm run lint'], post_step: ['notify-send done'] },
+    });
+    expect(planPolicy(options)).toEqual({
+      plan: {
+        review_agents: ['coder', 'architect'],
+        review_rounds: 2,
+        same_error_limit: 4,
+        idle_ms: 90_000,
+        pre_hooks: ['npm run lint'],
+        post_hooks: ['notify-send done'],
+        max_dispatches: 7,
+      },
+      hook_timeout_ms: 5_000,
+    });
+  });
+
+  it('should review nothing when review.enabled is false, whatever the agents', () => {
+    expect(planPolicy(parseOptions({ review: { enabled: false, agents: ['coder'] } })).plan.review_agents).toEqual([]);
+  });
+
+  it('should reject bad values with the key and what was expected', () => {
+    expect(() => parseOptions({ review: { agents: ['janitor'] } })).toThrow(/review\.agents\.0/);
+    expect(() => parseOptions({ breakers: { same_error: 1 } })).toThrow(/breakers\.same_error: .*>=2/);
+    expect(() => parseOptions({ hooks: { pre_step: 'npm test' } })).toThrow(/hooks\.pre_step: .*array/);
+    expect(() => parseOptions({ timeouts: { step_idle_seconds: 0 } })).toThrow(/timeouts\.step_idle_seconds/);
+  });
+});
