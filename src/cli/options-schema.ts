@@ -6,7 +6,8 @@ const DESCRIPTIONS: Record<string, string> = {
   '': 'Options of the Orca plugin (opencode-orca-statecharts): the second element of its entry in opencode.json\'s "plugin", or .opencode/orca.jsonc.',
   agents:
     'Per agent (orca, planner, coder, tester, reviewer, researcher, document-writer, architect): model ("provider/model"), temperature, prompt (replaces the role text; the output protocol is kept), disable. Role permissions always apply on top.',
-  concurrency: 'How many ready steps run at once (default 1). Steps whose `files` overlap never run together.',
+  concurrency:
+    'How many ready steps run at once (default 4). Steps whose declared `files` overlap never run together, nor do two file-changing steps (coder, tester, document-writer) unless both declared disjoint `files`.',
   max_attempts: 'Failed attempts of a step after which Retry is no longer offered (default 10); Replan and Stop stay available.',
   inspect: 'The Stately inspector on 127.0.0.1: true, or { "port": N } (default port 4749). Also ORCA_INSPECT=1 and ORCA_INSPECT_PORT. Off by default.',
   'inspect.port': 'The local port of the inspector relay (0 picks a free one).',

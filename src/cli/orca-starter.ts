@@ -19,7 +19,7 @@ export function orcaStarter(version: string): string {
   // "agents": { "coder": { "model": "anthropic/claude-sonnet-4-5", "temperature": 0.2 } },
 
   // How many ready steps run at once (1 to 16). Steps whose \`files\` overlap never run together.
-  // "concurrency": 1,
+  // "concurrency": 4,
 
   // Failed attempts of a step after which Retry is no longer offered (1 to 100); Replan and
   // Stop stay available.

@@ -21,7 +21,12 @@ import {
 
 export const PLAN_MACHINE_VERSION = 2;
 export const DEFAULT_MAX_ATTEMPTS = 10;
-export const DEFAULT_CONCURRENCY = 1;
+/**
+ * Four ready steps at once: a plan's DAG is rarely wider, four concurrent turns are what OpenCode's
+ * single server thread and a provider's rate limits take without slowing each turn much (bench P1),
+ * and `conflicts` keeps two file-changing steps apart unless both declared disjoint files.
+ */
+export const DEFAULT_CONCURRENCY = 4;
 
 export interface PlanInput {
   planId: string;

@@ -1,18 +1,27 @@
-import type { StepRecord, ThreadedContext } from './types.js';
+import type { SpecialistId, StepRecord, ThreadedContext } from './types.js';
 
 /** Pure functions over the plan's step records: readiness for the scheduler, context for a step. */
 
 const isDone = (s: StepRecord) => s.status === 'completed';
 const isActive = (s: StepRecord) => s.status === 'running' || s.status === 'awaiting_decision';
 
-function overlaps(a: StepRecord, b: StepRecord): boolean {
-  if (!a.files?.length || !b.files?.length) return false;
-  return a.files.some((f) => b.files!.includes(f));
+/** Specialists that change files (their roles have edit tools; a test checks this against the role table). */
+export const WRITING_AGENTS: readonly SpecialistId[] = ['coder', 'tester', 'document-writer'];
+const writes = (s: StepRecord) => WRITING_AGENTS.includes(s.agent);
+
+/**
+ * Two steps may not run at the same time when their declared `files` overlap, or when both
+ * change files and either one did not declare which (it may touch anything). Read-only
+ * specialists (reviewer, researcher, architect) without declared files run beside anything.
+ */
+export function conflicts(a: StepRecord, b: StepRecord): boolean {
+  if (a.files?.length && b.files?.length) return a.files.some((f) => b.files!.includes(f));
+  return writes(a) && writes(b);
 }
 
 /**
- * Steps to start now: pending, every dependency completed, no declared file shared with a step
- * that is active or chosen in this pass, and no more than `concurrency` active in total.
+ * Steps to start now: pending, every dependency completed, no conflict (see `conflicts`) with a
+ * step that is active or chosen in this pass, and no more than `concurrency` active in total.
  */
 export function readySteps(steps: StepRecord[], concurrency: number): StepRecord[] {
   const byId = new Map(steps.map((s) => [s.id, s]));
@@ -26,7 +35,7 @@ export function readySteps(steps: StepRecord[], concurrency: number): StepRecord
       return dep !== undefined && isDone(dep);
     });
     if (!depsDone) continue;
-    if ([...busy, ...chosen].some((other) => overlaps(step, other))) continue;
+    if ([...busy, ...chosen].some((other) => conflicts(step, other))) continue;
     chosen.push(step);
   }
   return chosen;

@@ -118,10 +118,12 @@ describe('the quality gate, step hooks and the idle timeout', () => {
 
   beforeAll(async () => {
     model = await startScriptedModel({ respond });
-    [gate, idle] = await Promise.all([
-      startOpencode({ modelUrl: model.url, config: { plugin: [[builtPluginUrl, GATE_OPTIONS]] }, requestTimeoutMs: 120_000 }),
-      startOpencode({ modelUrl: model.url, config: { plugin: [[builtPluginUrl, IDLE_OPTIONS]] }, requestTimeoutMs: 120_000 }),
+    // Both start at once; settle both before failing, so afterAll stops whichever did start.
+    const started = await Promise.allSettled([
+      startOpencode({ modelUrl: model.url, config: { plugin: [[builtPluginUrl, GATE_OPTIONS]] }, requestTimeoutMs: 120_000 }).then((s) => (gate = s)),
+      startOpencode({ modelUrl: model.url, config: { plugin: [[builtPluginUrl, IDLE_OPTIONS]] }, requestTimeoutMs: 120_000 }).then((s) => (idle = s)),
     ]);
+    for (const s of started) if (s.status === 'rejected') throw s.reason;
     // Every plan starts now and runs alongside the others; each test awaits its own.
     for (const scenario of Object.keys(STEPS) as Scenario[]) {
       const server = serverOf(scenario);

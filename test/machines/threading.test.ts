@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { readySteps, threadContext } from '../../src/machines/threading.js';
-import type { StepRecord } from '../../src/machines/types.js';
+import { EDIT_TOOLS, ROLE_TOOLS } from '../../src/agents/roles.js';
+import { readySteps, threadContext, WRITING_AGENTS } from '../../src/machines/threading.js';
+import { SPECIALISTS, type StepRecord } from '../../src/machines/types.js';
 import { replay } from '../support/model-coverage.js';
 import { by, done, idlePlanMachine } from './fixtures.js';
 
@@ -18,14 +19,14 @@ const out = (summary: string, artifacts: string[] = []) => ({ summary, artifacts
 
 describe('readySteps', () => {
   it('should start every ready step up to the concurrency', () => {
-    const steps = [step('a'), step('b'), step('c'), step('d', { depends_on: ['a'] })];
+    const steps = [step('a', { files: ['a.ts'] }), step('b', { files: ['b.ts'] }), step('c', { files: ['c.ts'] }), step('d', { depends_on: ['a'] })];
     expect(readySteps(steps, 1).map((s) => s.id)).toEqual(['a']);
     expect(readySteps(steps, 2).map((s) => s.id)).toEqual(['a', 'b']);
     expect(readySteps(steps, 8).map((s) => s.id)).toEqual(['a', 'b', 'c']);
   });
 
   it('should count running and waiting steps against the concurrency', () => {
-    const steps = [step('a', { status: 'running' }), step('b', { status: 'awaiting_decision' }), step('c')];
+    const steps = [step('a', { status: 'running', agent: 'researcher' }), step('b', { status: 'awaiting_decision', agent: 'researcher' }), step('c')];
     expect(readySteps(steps, 2)).toEqual([]);
     expect(readySteps(steps, 3).map((s) => s.id)).toEqual(['c']);
   });
@@ -39,6 +40,20 @@ describe('readySteps', () => {
     const steps = [step('a', { files: ['x.ts'] }), step('b', { files: ['y.ts', 'x.ts'] }), step('c', { files: ['z.ts'] })];
     expect(readySteps(steps, 4).map((s) => s.id)).toEqual(['a', 'c']);
     expect(readySteps([{ ...steps[0]!, status: 'running' }, steps[1]!], 4)).toEqual([]);
+  });
+
+  it('should keep two file-changing steps apart unless both declared disjoint files', () => {
+    const coder = step('a');
+    expect(readySteps([coder, step('b', { agent: 'document-writer' })], 4).map((s) => s.id)).toEqual(['a']);
+    expect(readySteps([coder, step('b', { agent: 'tester', files: ['t.ts'] })], 4).map((s) => s.id)).toEqual(['a']);
+    expect(readySteps([step('a', { files: ['a.ts'] }), step('b', { agent: 'tester', files: ['t.ts'] })], 4).map((s) => s.id)).toEqual(['a', 'b']);
+    // Read-only specialists run beside anything.
+    expect(readySteps([coder, step('r', { agent: 'researcher' }), step('v', { agent: 'architect' })], 4).map((s) => s.id)).toEqual(['a', 'r', 'v']);
+  });
+
+  it('should treat exactly the specialists whose role can edit files as writers', () => {
+    const editing = SPECIALISTS.filter((a) => ROLE_TOOLS[a].some((t) => EDIT_TOOLS.includes(t as never)));
+    expect([...WRITING_AGENTS].sort()).toEqual([...editing].sort());
   });
 });
 
@@ -79,8 +94,8 @@ describe('plan machine concurrency', () => {
       type: 'plan',
       goal: 'g',
       steps: [
-        { id: 'a', agent: 'coder', description: 'a' },
-        { id: 'b', agent: 'tester', description: 'b' },
+        { id: 'a', agent: 'coder', description: 'a', files: ['a.ts'] },
+        { id: 'b', agent: 'tester', description: 'b', files: ['a.test.ts'] },
         { id: 'c', agent: 'coder', description: 'c', depends_on: ['a', 'b'] },
       ],
       assumptions: [],
