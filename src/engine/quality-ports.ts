@@ -5,7 +5,7 @@ import { fixPrompt, reviewPrompt } from '../dispatch/review-prompt.js';
 import { ReviewOutputSchema, reviewOutputJsonSchema } from '../protocol/review-output.js';
 import { SpecialistOutputSchema, specialistOutputJsonSchema } from '../protocol/specialist-output.js';
 import type { SessionsPort } from '../opencode/sessions.js';
-import { describeHookFailure, hookFailed, runStepHooks } from './step-hooks.js';
+import { describeHookFailure, hookFailed, runStepHooks, StepHookError } from './step-hooks.js';
 import type { QualityPorts } from './wire.js';
 
 export interface QualityPortOptions {
@@ -93,6 +93,9 @@ export function qualityPorts(sessions: SessionsPort, options: QualityPortOptions
         timeoutMs: options.hookTimeoutMs,
         env: { planId, stepId, agent, attempt },
         signal,
+      }).catch((error: unknown) => {
+        if (error instanceof StepHookError) options.log('warn', `plan ${planId}: step ${stepId} blocked: ${error.message}`);
+        throw error;
       });
       const failures = results.filter(hookFailed).map((r) => describeHookFailure(r, phase));
       for (const failure of failures) options.log('warn', `plan ${planId}: step ${stepId}: ${failure}`);
