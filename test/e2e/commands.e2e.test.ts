@@ -82,7 +82,7 @@ describe('slash commands on a waiting plan', () => {
     expect(out.provider).toBe('orca-hitl');
     await waitFor(() => planFile(planId).status === 'completed', { timeoutMs: 20_000, description: 'the plan completes' });
     expect(planFile(planId).decisions.at(-1)).toMatchObject({ gate: 'approval', option: 'Approve', channel: 'command' });
-    expect(model.requests.slice(out.before).every((r) => agentOf(r) === 'coder')).toBe(true);
+    expect(model.requests.slice(out.before).every((r) => ['coder', 'reviewer'].includes(agentOf(r)))).toBe(true);
   }, 60_000);
 
   it('/orca-changes sends the guidance to the planner and the plan comes back for approval', async () => {
@@ -139,7 +139,7 @@ describe('slash commands on a waiting plan', () => {
     expect(cli.stdout).toContain('applied by the running server');
     await waitFor(() => planFile(planId).status === 'completed', { timeoutMs: 20_000, description: 'the plan completes' });
     expect(planFile(planId).decisions.at(-1)).toMatchObject({ gate: 'approval', option: 'Approve', channel: 'cli' });
-    expect(model.requests.slice(before).every((r) => agentOf(r) === 'coder')).toBe(true);
+    expect(model.requests.slice(before).every((r) => ['coder', 'reviewer'].includes(agentOf(r)))).toBe(true);
   }, 60_000);
 
   it('a command with nothing to decide says so and changes nothing', async () => {
