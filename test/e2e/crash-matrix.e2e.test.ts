@@ -23,17 +23,20 @@ const STEPS = [
   { id: 's4', agent: 'tester', depends_on: ['s3'] },
 ] as const;
 
-type Point = { name: string; kind: 'drafting' | 'pending_approval' | 'dispatched' | 'completed'; k?: number };
+type Point = { name: string; kind: 'drafting' | 'pending_approval' | 'dispatched' | 'reviewing' | 'completed'; k?: number };
 const POINTS: Point[] = [
   { name: 'drafting', kind: 'drafting' },
   { name: 'pending_approval', kind: 'pending_approval' },
   ...[1, 2, 3, 4].map((k) => ({ name: `dispatched:s${k}`, kind: 'dispatched' as const, k })),
+  // s1 and s3 are coder steps: killed while the reviewer checks them.
+  ...[1, 3].map((k) => ({ name: `reviewing:s${k}`, kind: 'reviewing' as const, k })),
   ...[1, 2, 3, 4].map((k) => ({ name: `completed:s${k}`, kind: 'completed' as const, k })),
 ];
 
 /** The scenario tag travels in every prompt of a plan (the user's message, then the goal). */
 const tagOf = (point: Point) => point.name.replace(':', '_');
 const stepOf = (req: RecordedRequest) => /# Your step: (s\d)\b/.exec(req.lastUser)?.[1];
+const reviewedStepOf = (req: RecordedRequest) => /# Quality gate: review of step (s\d)\b/.exec(req.lastUser)?.[1];
 /** A request that starts a turn (its last message is the user's), not one answering a tool result. */
 const startsTurn = (req: RecordedRequest) => req.messages.at(-1)?.role === 'user';
 
@@ -73,7 +76,14 @@ function script(req: RecordedRequest): ScriptedReply {
 function respond(req: RecordedRequest): ScriptedReply | Promise<ScriptedReply> {
   const reply = script(req);
   const agent = agentOf(req);
-  const what = agent === 'planner' ? 'planner' : agent === 'coder' || agent === 'tester' ? stepOf(req) : undefined;
+  const what =
+    agent === 'planner'
+      ? 'planner'
+      : agent === 'coder' || agent === 'tester'
+        ? stepOf(req)
+        : agent === 'reviewer' && reviewedStepOf(req)
+          ? `review:${reviewedStepOf(req)}`
+          : undefined;
   const key = what && holdKey(scenarioOf(req), what);
   if (!key || !armed.has(key) || !startsTurn(req)) return reply;
   armed.delete(key);
@@ -157,6 +167,7 @@ describe('crash matrix: kill -9 at every point of a 4-step plan, restart, resume
   const chat = (tag: string) => model.chatRequests().filter((r) => scenarioOf(r) === tag);
   const dispatchesOf = (tag: string, stepId: string) => chat(tag).filter((r) => startsTurn(r) && stepOf(r) === stepId && ['coder', 'tester'].includes(agentOf(r)));
   const plannerTurns = (tag: string) => chat(tag).filter((r) => startsTurn(r) && agentOf(r) === 'planner');
+  const reviewsOf = (tag: string, stepId: string) => chat(tag).filter((r) => startsTurn(r) && agentOf(r) === 'reviewer' && reviewedStepOf(r) === stepId);
 
   /** Start an Orca turn without waiting for it (it blocks while the plan runs or waits on the human). */
   async function startTurn(text: string) {
@@ -181,6 +192,7 @@ describe('crash matrix: kill -9 at every point of a 4-step plan, restart, resume
       const k = point.k ?? 0;
       if (point.kind === 'drafting') armed.add(holdKey(tag, 'planner'));
       if (point.kind === 'dispatched') armed.add(holdKey(tag, `s${k}`));
+      if (point.kind === 'reviewing') armed.add(holdKey(tag, `review:s${k}`));
       if (point.kind === 'completed' && k < 4) armed.add(holdKey(tag, `s${k + 1}`));
 
       // 1. Run the plan up to the kill point (approving it on the way, except at that gate).
@@ -195,8 +207,9 @@ describe('crash matrix: kill -9 at every point of a 4-step plan, restart, resume
             if (point.kind !== 'drafting') await approveIfAsked(tag);
             const id = planOfScenario(tag);
             if (!id) return undefined;
-            if (point.kind === 'drafting' || point.kind === 'dispatched') {
-              return held.has(holdKey(tag, point.kind === 'drafting' ? 'planner' : `s${k}`)) ? id : undefined;
+            if (point.kind === 'drafting' || point.kind === 'dispatched' || point.kind === 'reviewing') {
+              const what = point.kind === 'drafting' ? 'planner' : point.kind === 'reviewing' ? `review:s${k}` : `s${k}`;
+              return held.has(holdKey(tag, what)) ? id : undefined;
             }
             const file = planFile(id);
             return file.steps[k - 1]?.status === 'completed' ? id : undefined;
@@ -261,14 +274,25 @@ describe('crash matrix: kill -9 at every point of a 4-step plan, restart, resume
           );
         }
       }
-      // Exactly one specialist session per step (no second attempt session was ever opened).
+      // Exactly one specialist session per step (no second attempt session was ever opened), and
+      // one reviewer session per coder step (the reviewer gate is on for coder by default).
       const sessions = ((await server.client.session.list()).data ?? []) as Array<{ title: string; metadata?: { orca?: { plan_id?: string } } }>;
       const ofPlan = sessions.filter((x) => x.metadata?.orca?.plan_id === planId && /· s\d attempt/.test(x.title));
-      expect(ofPlan.map((x) => x.title).sort()).toEqual(STEPS.map((s) => `Orca ${s.agent} · ${s.id} attempt 1`).sort());
+      const expected = STEPS.flatMap((s) => [
+        `Orca ${s.agent} · ${s.id} attempt 1`,
+        ...(s.agent === 'coder' ? [`Orca reviewer · ${s.id} attempt 1`] : []),
+      ]);
+      expect(ofPlan.map((x) => x.title).sort()).toEqual(expected.sort());
 
       // The planner is asked again only when it was the side effect in flight.
       expect(plannerTurns(tag).length).toBe(point.kind === 'drafting' ? 2 : 1);
       if (point.kind === 'dispatched') expect(counts[`s${k}`]).toBe(2);
+      // Killed during review: the reviewer is asked again (in its session), the coder's work is not redone.
+      if (point.kind === 'reviewing') {
+        expect(counts[`s${k}`]).toBe(1);
+        expect(reviewsOf(tag, `s${k}`)).toHaveLength(2);
+        expect(reviewsOf(tag, `s${k}`)[0]!.aborted).toBe(true);
+      }
       if (point.kind === 'completed' && k === 4) expect(Object.values(counts)).toEqual([1, 1, 1, 1]);
 
       // The journal shows the kill and the resume: state entries continue after the restart.
@@ -280,7 +304,9 @@ describe('crash matrix: kill -9 at every point of a 4-step plan, restart, resume
       rows.push({
         point: point.name,
         resumed: result?.status === 'completed',
-        redispatches: Object.values(counts).reduce((sum, c) => sum + Math.max(0, c - 1), 0),
+        redispatches:
+          Object.values(counts).reduce((sum, c) => sum + Math.max(0, c - 1), 0) +
+          STEPS.reduce((sum, s) => sum + Math.max(0, reviewsOf(tag, s.id).length - 1), 0),
         plannerReasks: plannerTurns(tag).length - 1,
         seconds: (Date.now() - started) / 1000,
         phases: [killedAt - started, restartedAt - killedAt, completedAt - restartedAt].map((ms) => (ms / 1000).toFixed(1)).join(' / '),
