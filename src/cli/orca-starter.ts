@@ -18,12 +18,29 @@ export function orcaStarter(version: string): string {
   // the output protocol is kept), "disable". Role permissions always apply on top.
   // "agents": { "coder": { "model": "anthropic/claude-sonnet-4-5", "temperature": 0.2 } },
 
-  // How many ready steps run at once (1 to 16). Steps whose \`files\` overlap never run together.
+  // How many ready steps run at once (1 to 16). Steps whose \`files\` overlap never run together,
+  // nor two file-changing steps (coder, tester, document-writer) unless both declared their files.
   // "concurrency": 4,
 
   // Failed attempts of a step after which Retry is no longer offered (1 to 100); Replan and
   // Stop stay available.
   // "max_attempts": 10,
+
+  // The reviewer gate: after a step of these agents a reviewer checks the work; FAIL goes to a
+  // fixer pass (the same agent) and back, at most max_rounds rounds. "enabled": false turns it off.
+  // "review": { "enabled": true, "agents": ["coder"], "max_rounds": 3 },
+
+  // Circuit breakers: the same error this many times in a row hands the step to a human; a plan
+  // pauses for Continue / Stop after max_dispatches specialist, reviewer and fixer turns; identical
+  // tool failures in one session get a redirect message, then the session is aborted.
+  // "breakers": { "same_error": 3, "max_dispatches": 100, "tool_failures": { "redirect_at": 3, "abort_at": 4 } },
+
+  // A specialist idle this long is aborted and its step fails with TIMEOUT; hooks are killed after hook_seconds.
+  // "timeouts": { "step_idle_seconds": 600, "hook_seconds": 30 },
+
+  // Shell commands before each attempt (a failure blocks the step) and after each completed step
+  // (never blocks), run with ORCA_PLAN_ID, ORCA_STEP_ID, ORCA_AGENT, ORCA_ATTEMPT and ORCA_HOOK set.
+  // "hooks": { "pre_step": ["npm run lint"], "post_step": [] },
 
   "hitl": {
     // Decisions taken without a human, for headless runs (opencode run, CI). Each is off unless

@@ -16,6 +16,15 @@ const agentSettings = z.strictObject({
   disable: z.boolean().optional(),
 });
 
+export const DEFAULT_REVIEW_AGENTS = ['coder'] as const;
+export const DEFAULT_REVIEW_ROUNDS = 3;
+export const DEFAULT_SAME_ERROR_LIMIT = 3;
+export const DEFAULT_MAX_DISPATCHES = 100;
+export const DEFAULT_TOOL_REDIRECT_AT = 3;
+export const DEFAULT_TOOL_ABORT_AT = 4;
+export const DEFAULT_STEP_IDLE_SECONDS = 600;
+export const DEFAULT_HOOK_SECONDS = 30;
+
 export const orcaOptions = z.strictObject({
   agents: z.partialRecord(z.enum(AGENT_IDS), agentSettings).optional(),
   concurrency: z.number().int().min(1).max(16).optional(),
@@ -42,6 +51,9 @@ export const orcaOptions = z.strictObject({
         .strictObject({
           redirect_at: z.number().int().min(1).max(50).optional(),
           abort_at: z.number().int().min(2).max(50).optional(),
+        })
+        .refine((t) => (t.redirect_at ?? DEFAULT_TOOL_REDIRECT_AT) < (t.abort_at ?? DEFAULT_TOOL_ABORT_AT), {
+          message: 'expected redirect_at below abort_at (the redirect comes before the abort; defaults 3 and 4)',
         })
         .optional(),
     })
@@ -83,14 +95,7 @@ export const orcaOptions = z.strictObject({
 
 export type OrcaOptions = z.infer<typeof orcaOptions>;
 
-export const DEFAULT_REVIEW_AGENTS = ['coder'] as const;
-export const DEFAULT_REVIEW_ROUNDS = 3;
-export const DEFAULT_SAME_ERROR_LIMIT = 3;
-export const DEFAULT_MAX_DISPATCHES = 100;
-export const DEFAULT_TOOL_REDIRECT_AT = 3;
-export const DEFAULT_TOOL_ABORT_AT = 4;
-export const DEFAULT_STEP_IDLE_SECONDS = 600;
-export const DEFAULT_HOOK_SECONDS = 30;
+
 export type AutoPolicy = NonNullable<NonNullable<OrcaOptions['hitl']>['auto']>;
 
 export class OrcaConfigError extends Error {

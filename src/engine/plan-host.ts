@@ -42,6 +42,8 @@ interface LivePlan {
   /** Set before a deliberate stop so the stopped snapshot is never written over the good one. */
   releasing: boolean;
   flushQueued: boolean;
+  /** Journal entries of the current synchronous cascade, appended in one write after it. */
+  journal: JournalEntry[];
 }
 
 /**
@@ -181,6 +183,7 @@ export class PlanHost {
     live.releasing = true;
     this.live.delete(planId);
     live.actor.stop();
+    this.writeJournal(planId, live); // now, not in a microtask: a process may exit right after
     try {
       live.releaseLease();
     } catch (error) {
@@ -216,15 +219,25 @@ export class PlanHost {
     const state = statePath(value);
     if (live.states.get(actor) === state) return;
     live.states.set(actor, state);
-    appendJournal(this.options.store.journalPathOf(planId), [{ at: this.now(), kind: 'state', actor, state }]);
+    this.queueJournal(planId, live, { at: this.now(), kind: 'state', actor, state });
   }
 
-  private journalEvent(planId: string, event: { type: string; [key: string]: unknown }) {
+  private journalEvent(planId: string, live: LivePlan, event: { type: string; [key: string]: unknown }) {
     const { error, ...rest } = event;
     const plain = error === undefined ? rest : { ...rest, error: error instanceof Error ? error.message : String(error) };
-    appendJournal(this.options.store.journalPathOf(planId), [
-      { at: this.now(), kind: 'event', source: sourceOf(event), event: plain as JournalEntry & { type: string } },
-    ]);
+    this.queueJournal(planId, live, { at: this.now(), kind: 'event', source: sourceOf(event), event: plain as JournalEntry & { type: string } });
+  }
+
+  /** Entries of one synchronous cascade go to the journal in one append, in order, right after it. */
+  private queueJournal(planId: string, live: LivePlan, entry: JournalEntry) {
+    live.journal.push(entry);
+    if (live.journal.length === 1) queueMicrotask(() => this.writeJournal(planId, live));
+  }
+
+  private writeJournal(planId: string, live: LivePlan) {
+    if (live.journal.length === 0) return;
+    const entries = live.journal.splice(0, live.journal.length);
+    appendJournal(this.options.store.journalPathOf(planId), entries);
   }
 
   private start(
@@ -239,7 +252,7 @@ export class PlanHost {
       this.options.log?.('error', `plan ${planId}: its lease was lost (${error.message}); stopping it here`);
       this.release(planId);
     }, this.options.leaseStaleMs);
-    const entry: LivePlan = { actor: undefined as never, createdAt, releaseLease, states: new Map(), releasing: false, flushQueued: false };
+    const entry: LivePlan = { actor: undefined as never, createdAt, releaseLease, states: new Map(), releasing: false, flushQueued: false, journal: [] };
     this.live.set(planId, entry);
     const actor = createActor(this.machine, {
       ...('input' in init ? { input: init.input } : { snapshot: init.snapshot, input: undefined as never }),
@@ -247,7 +260,7 @@ export class PlanHost {
       inspect: (event) => {
         this.options.inspect?.(event);
         if (event.type === '@xstate.event' && event.actorRef.sessionId === event.rootId) {
-          this.journalEvent(planId, event.event as { type: string });
+          this.journalEvent(planId, entry, event.event as { type: string });
           return;
         }
         if (event.type !== '@xstate.snapshot') return;

@@ -88,7 +88,9 @@ describe('orca init', () => {
     await init();
     const starter = read('.opencode/orca.jsonc');
     expect(starter).toMatch(/Read when OpenCode starts, over ~\/\.config\/opencode\/orca\.jsonc/);
-    for (const key of ['agents', 'concurrency', 'max_attempts', 'approval', 'deviation', 'budget', 'questions']) expect(starter).toContain(`// "${key}":`);
+    for (const key of ['agents', 'concurrency', 'max_attempts', 'review', 'breakers', 'timeouts', 'hooks', 'approval', 'deviation', 'budget', 'questions']) {
+      expect(starter).toContain(`// "${key}":`);
+    }
     const errors: unknown[] = [];
     const { $schema, ...options } = parse(starter, errors as never);
     expect(errors).toEqual([]);
@@ -97,6 +99,15 @@ describe('orca init', () => {
     // Uncommenting every example gives options the plugin accepts.
     const uncommented = starter.replace(/^(\s*)\/\/ ("\w+": [^\n]*?)(,?)\s*(\/\/.*)?$/gm, '$1$2$3');
     const { $schema: _s, ...all } = parse(uncommented, [], { allowTrailingComma: true });
-    expect(parseOptions(all)).toEqual({ agents: { coder: { model: 'anthropic/claude-sonnet-4-5', temperature: 0.2 } }, concurrency: 1, max_attempts: 10, hitl: { auto: { approval: 'approve', deviation: 'stop', budget: 'stop', questions: 'first_option' } } });
+    expect(parseOptions(all)).toEqual({
+      agents: { coder: { model: 'anthropic/claude-sonnet-4-5', temperature: 0.2 } },
+      concurrency: 4,
+      max_attempts: 10,
+      review: { enabled: true, agents: ['coder'], max_rounds: 3 },
+      breakers: { same_error: 3, max_dispatches: 100, tool_failures: { redirect_at: 3, abort_at: 4 } },
+      timeouts: { step_idle_seconds: 600, hook_seconds: 30 },
+      hooks: { pre_step: ['npm run lint'], post_step: [] },
+      hitl: { auto: { approval: 'approve', deviation: 'stop', budget: 'stop', questions: 'first_option' } },
+    });
   });
 });

@@ -42,5 +42,6 @@ describe('planPolicy', () => {
     expect(() => parseOptions({ breakers: { same_error: 1 } })).toThrow(/breakers\.same_error: .*>=2/);
     expect(() => parseOptions({ hooks: { pre_step: 'npm test' } })).toThrow(/hooks\.pre_step: .*array/);
     expect(() => parseOptions({ timeouts: { step_idle_seconds: 0 } })).toThrow(/timeouts\.step_idle_seconds/);
+    expect(() => parseOptions({ breakers: { tool_failures: { redirect_at: 4 } } })).toThrow(/breakers\.tool_failures: expected redirect_at below abort_at/);
   });
 });

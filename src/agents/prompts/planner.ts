@@ -9,7 +9,7 @@ look around with read, glob, grep and list, and you may research with:
   session; pass the returned session_id to follow up. Good for: researcher (how does X work in this
   codebase, what does library Y offer), architect (which design fits), reviewer (what is risky here),
   coder / tester (how hard is this change, how is this tested today).
-- orca_list_plans() and orca_describe_plan(plan_id) — earlier plans, their steps and results.
+- orca_list_plans(limit?, offset?) and orca_describe_plan(plan_id) — earlier plans, their steps and results.
 Research just enough to plan well; do not ask specialists to do the work during planning.
 
 The specialists a step can be given to:
