@@ -8,6 +8,7 @@ export interface BenchStep {
   agent: SpecialistId;
   description: string;
   depends_on: string[];
+  files?: string[];
 }
 
 export interface BenchPlan {
@@ -40,6 +41,8 @@ export function layeredDag(layers: number, width: number): BenchPlan {
         id: `l${l + 1}w${w + 1}`,
         agent: AGENTS[w % AGENTS.length]!,
         description: `Layer ${l + 1} task ${w + 1}: change module m${w + 1} as the earlier layer decided.`,
+        // Declared, disjoint files: the scheduler may run the layer's coder and tester together.
+        files: [`src/m${w + 1}.ts`],
         depends_on: l === 0 ? [] : Array.from({ length: width }, (_, i) => `l${l}w${i + 1}`),
       });
     }
