@@ -159,6 +159,33 @@ const attemptKey = (c: StepContext) => idempotencyKey(c.planId, c.stepId, c.atte
 const timeoutError = (who: string, idleMs: number) =>
   `TIMEOUT: the ${who} was idle for ${Math.round(idleMs / 1000)} s (timeouts.step_idle_seconds); its session was aborted`;
 
+/** Param mappers shared by the turns' transitions. */
+const failureOf = ({ event }: { event: { output: SpecialistResult } }) => ({
+  error: event.output.type === 'failure' ? event.output.error : 'unexpected result',
+});
+const errorOf = ({ event }: { event: { error: unknown } }) => ({ error: errorText(event.error) });
+
+/** The idle watch beside a turn: when it fires, the attempt fails with TIMEOUT. */
+const idleWatch = (id: string, sessionOf: (c: StepContext) => string | null, who: (c: StepContext) => string) => ({
+  id,
+  src: 'watchIdle' as const,
+  input: ({ context }: { context: StepContext }) => ({
+    planId: context.planId,
+    stepId: context.stepId,
+    sessionId: sessionOf(context)!,
+    idleMs: context.policy.idle_ms,
+  }),
+  onDone: {
+    target: '#step.failed_attempt',
+    actions: {
+      type: 'recordFailure' as const,
+      params: ({ context, event }: { context: StepContext; event: { output: { idleMs: number } } }) => ({
+        error: timeoutError(who(context), event.output.idleMs),
+      }),
+    },
+  },
+});
+
 export const stepMachine = setup({
   types: {
     context: {} as StepContext,
@@ -318,7 +345,7 @@ export const stepMachine = setup({
         onDone: { target: 'opening_session' },
         onError: {
           target: 'failed_attempt',
-          actions: { type: 'recordFailure', params: ({ event }) => ({ error: errorText(event.error) }) },
+          actions: { type: 'recordFailure', params: errorOf },
         },
       },
     },
@@ -340,7 +367,7 @@ export const stepMachine = setup({
         },
         onError: {
           target: 'failed_attempt',
-          actions: { type: 'recordFailure', params: ({ event }) => ({ error: errorText(event.error) }) },
+          actions: { type: 'recordFailure', params: errorOf },
         },
       },
     },
@@ -365,29 +392,16 @@ export const stepMachine = setup({
               target: 'failed_attempt',
               actions: {
                 type: 'recordFailure',
-                params: ({ event }) => ({ error: event.output.type === 'failure' ? event.output.error : 'unexpected result' }),
+                params: failureOf,
               },
             },
           ],
           onError: {
             target: 'failed_attempt',
-            actions: { type: 'recordFailure', params: ({ event }) => ({ error: errorText(event.error) }) },
+            actions: { type: 'recordFailure', params: errorOf },
           },
         },
-        {
-          id: 'watchSpecialist',
-          src: 'watchIdle',
-          input: ({ context }) => ({
-            planId: context.planId,
-            stepId: context.stepId,
-            sessionId: context.sessionId!,
-            idleMs: context.policy.idle_ms,
-          }),
-          onDone: {
-            target: 'failed_attempt',
-            actions: { type: 'recordFailure', params: ({ context, event }) => ({ error: timeoutError(context.agent, event.output.idleMs) }) },
-          },
-        },
+        idleWatch('watchSpecialist', (c) => c.sessionId, (c) => c.agent),
       ],
     },
     checking: {
@@ -461,20 +475,7 @@ export const stepMachine = setup({
                 actions: { type: 'recordFailure', params: ({ event }) => ({ error: `reviewer: ${errorText(event.error)}` }) },
               },
             },
-            {
-              id: 'watchReviewer',
-              src: 'watchIdle',
-              input: ({ context }) => ({
-                planId: context.planId,
-                stepId: context.stepId,
-                sessionId: context.review.session_id!,
-                idleMs: context.policy.idle_ms,
-              }),
-              onDone: {
-                target: '#step.failed_attempt',
-                actions: { type: 'recordFailure', params: ({ event }) => ({ error: timeoutError('reviewer', event.output.idleMs) }) },
-              },
-            },
+            idleWatch('watchReviewer', (c) => c.review.session_id, () => 'reviewer'),
           ],
         },
         fixing: {
@@ -501,29 +502,16 @@ export const stepMachine = setup({
                   target: '#step.failed_attempt',
                   actions: {
                     type: 'recordFailure',
-                    params: ({ event }) => ({ error: event.output.type === 'failure' ? event.output.error : 'unexpected result' }),
+                    params: failureOf,
                   },
                 },
               ],
               onError: {
                 target: '#step.failed_attempt',
-                actions: { type: 'recordFailure', params: ({ event }) => ({ error: errorText(event.error) }) },
+                actions: { type: 'recordFailure', params: errorOf },
               },
             },
-            {
-              id: 'watchFixer',
-              src: 'watchIdle',
-              input: ({ context }) => ({
-                planId: context.planId,
-                stepId: context.stepId,
-                sessionId: context.sessionId!,
-                idleMs: context.policy.idle_ms,
-              }),
-              onDone: {
-                target: '#step.failed_attempt',
-                actions: { type: 'recordFailure', params: ({ context, event }) => ({ error: timeoutError(`${context.agent} (fixing)`, event.output.idleMs) }) },
-              },
-            },
+            idleWatch('watchFixer', (c) => c.sessionId, (c) => `${c.agent} (fixing)`),
           ],
         },
       },
