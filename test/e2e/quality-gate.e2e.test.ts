@@ -19,9 +19,12 @@ const STEPS = {
   hooks: { id: 'hooked', agent: 'tester' },
   pre_block: { id: 'blocked', agent: 'tester' },
   idle: { id: 'slow', agent: 'tester' },
+  // Two steps in a row under a budget of one dispatch: the plan pauses at the cap after the first.
+  budget: { id: 'first', agent: 'researcher' },
 } as const;
 type Scenario = keyof typeof STEPS;
 const IDLE_SCENARIOS: Scenario[] = ['idle'];
+const BUDGET_SCENARIOS: Scenario[] = ['budget'];
 
 const SUCCESS_CRITERIA = 'hello("Ada") returns "Hello, Ada!"';
 const CODER_SCRATCH = 'CODER-SCRATCH-NOTE-7f3a';
@@ -57,6 +60,7 @@ const GATE_OPTIONS = {
   },
 };
 const IDLE_OPTIONS = { hitl: { auto: { approval: 'approve', deviation: 'stop' } }, timeouts: { step_idle_seconds: IDLE_SECONDS } };
+const BUDGET_OPTIONS = { hitl: { auto: { approval: 'approve', budget: 'stop' } }, breakers: { max_dispatches: 1 } };
 
 const success = (summary: string, artifacts: string[] = []) => structured({ type: 'success', summary, artifacts, key_findings: [] });
 
@@ -72,7 +76,10 @@ function respond(req: RecordedRequest): ScriptedReply {
     return structured({
       type: 'plan',
       goal: `SCENARIO:${scenario} goal`,
-      steps: [{ ...step, description: `Create hello.ts exporting hello(name) (${step.id})`, success: SUCCESS_CRITERIA }],
+      steps: [
+        { ...step, description: `Create hello.ts exporting hello(name) (${step.id})`, success: SUCCESS_CRITERIA },
+        ...(scenario === 'budget' ? [{ id: 'second', agent: 'researcher', description: 'Find the callers of hello()', depends_on: ['first'] }] : []),
+      ],
       assumptions: [],
       risks: [],
       verification: [],
@@ -91,6 +98,7 @@ function respond(req: RecordedRequest): ScriptedReply {
     if (scenario === 'breaker') return structured({ type: 'fail', errors: [reviewError('hello.ts', 'greets nobody')] });
     return structured({ type: 'pass', summary: `scripted reviewer passes round ${turn}` });
   }
+  if (agent === 'researcher') return success(`researcher did ${scenario} turn ${turn}`);
   if (agent === 'tester') {
     // Nothing happens in the tester's session while the model "thinks": the idle watch must fire.
     if (scenario === 'idle') return { ...success('too late'), delayMs: TESTER_DELAY_MS };
@@ -102,11 +110,13 @@ function respond(req: RecordedRequest): ScriptedReply {
 describe('the quality gate, step hooks and the idle timeout', () => {
   let gate: OpencodeServer;
   let idle: OpencodeServer;
+  let budget: OpencodeServer;
   reportOnFailure(() => ({ server: gate, model }));
   reportOnFailure(() => ({ server: idle }));
+  reportOnFailure(() => ({ server: budget }));
   const runs = new Map<Scenario, { sessionID: string; done: Promise<unknown> }>();
 
-  const serverOf = (scenario: Scenario) => (IDLE_SCENARIOS.includes(scenario) ? idle : gate);
+  const serverOf = (scenario: Scenario) => (IDLE_SCENARIOS.includes(scenario) ? idle : BUDGET_SCENARIOS.includes(scenario) ? budget : gate);
   const planFile = (scenario: Scenario, planId: string) =>
     JSON.parse(readFileSync(join(serverOf(scenario).projectDir, '.opencode', 'plans', `${planId}.json`), 'utf8'));
   /** What orca_ask_planner returned to Orca once the scenario's run is over. */
@@ -122,6 +132,7 @@ describe('the quality gate, step hooks and the idle timeout', () => {
     const started = await Promise.allSettled([
       startOpencode({ modelUrl: model.url, config: { plugin: [[builtPluginUrl, GATE_OPTIONS]] }, requestTimeoutMs: 120_000 }).then((s) => (gate = s)),
       startOpencode({ modelUrl: model.url, config: { plugin: [[builtPluginUrl, IDLE_OPTIONS]] }, requestTimeoutMs: 120_000 }).then((s) => (idle = s)),
+      startOpencode({ modelUrl: model.url, config: { plugin: [[builtPluginUrl, BUDGET_OPTIONS]] }, requestTimeoutMs: 120_000 }).then((s) => (budget = s)),
     ]);
     for (const s of started) if (s.status === 'rejected') throw s.reason;
     // Every plan starts now and runs alongside the others; each test awaits its own.
@@ -135,7 +146,7 @@ describe('the quality gate, step hooks and the idle timeout', () => {
   }, 60_000);
 
   afterAll(async () => {
-    await Promise.all([gate?.stop(), idle?.stop()]);
+    await Promise.all([gate?.stop(), idle?.stop(), budget?.stop()]);
     await model?.close();
   });
 
@@ -273,5 +284,16 @@ describe('the quality gate, step hooks and the idle timeout', () => {
     );
     expect(file.decisions.at(-1)).toMatchObject({ gate: 'deviation', option: 'Stop', channel: 'auto', step_id: 'slow' });
     await waitFor(() => /step slow: session \S+ idle for 2 s; aborting it \(TIMEOUT\)/.test(idle.logs()), { description: 'the logged TIMEOUT abort' });
+  }, 60_000);
+
+  it('the dispatch cap (breakers.max_dispatches 1) pauses the plan before its second step; hitl.auto.budget=stop ends it', async () => {
+    const res = await result('budget');
+    expect(res).toMatchObject({ status: 'stopped' });
+    expect(requests('researcher', 'budget')).toHaveLength(1);
+    const file = planFile('budget', res.plan_id);
+    expect(file.status).toBe('failed');
+    expect(file.steps.map((st: { id: string; status: string }) => `${st.id}:${st.status}`)).toEqual(['first:completed', 'second:pending']);
+    expect(file.decisions.at(-1)).toMatchObject({ gate: 'budget', option: 'Stop', channel: 'auto' });
+    expect(file.snapshot.context).toMatchObject({ dispatches: 1, dispatch_cap: 1 });
   }, 60_000);
 });
