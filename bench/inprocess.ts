@@ -80,6 +80,13 @@ export async function runInProcess(plan: BenchPlan, options: InProcessOptions = 
     saves++;
     save(file);
   };
+  // Writes behind the dispatch path (plan-host.ts persist): counted when they reach the disk.
+  const saveAsync = store.saveAsync.bind(store);
+  store.saveAsync = async (file, commit) => {
+    const landed = await saveAsync(file, commit);
+    if (landed) saves++;
+    return landed;
+  };
   // No reviewer turns: a step is one specialist turn, as in the server runs (bench/server.ts).
   const host = new PlanHost({ store, ports, policy: { review_agents: [] }, ...(options.concurrency ? { concurrency: options.concurrency } : {}) });
   let stopToasts = () => {};

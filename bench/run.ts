@@ -42,7 +42,7 @@ for (let i = 0; i < 3; i++) inproc.push(await runInProcess(CHAIN));
 const inprocSteps = inproc.flatMap((r) => r.perStepMs);
 const inprocSummary = summary(inprocSteps);
 say(`per step (approval → 1st dispatch, then dispatch → next dispatch; 3 runs × 50 steps): median ${f(inprocSummary.median, 2)} ms, p95 ${f(inprocSummary.p95, 2)} ms, max ${f(inprocSummary.max, 2)} ms`);
-say(`plan-file writes: ${f(inproc[0]!.saves / 50, 2)} per step (ports that answer at once let one write cover a whole step)`);
+say(`plan-file writes that reached the disk: ${f(inproc[0]!.saves / 50, 2)} per step (written behind the dispatch path, one in flight per plan, the newest snapshot wins)`);
 say(`first 10 steps median ${f(median(inproc.flatMap((r) => r.perStepMs.slice(0, 10))), 2)} ms, last 10 steps median ${f(median(inproc.flatMap((r) => r.perStepMs.slice(-10))), 2)} ms; plan file at the end ${(inproc[0]!.planFileBytes / 1024).toFixed(0)} KiB`);
 const yielding: Awaited<ReturnType<typeof runInProcess>>[] = [];
 for (let i = 0; i < 3; i++) yielding.push(await runInProcess(CHAIN, { yieldIo: true }));

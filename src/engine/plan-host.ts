@@ -7,6 +7,7 @@ import type { PlanPolicy } from '../machines/types.js';
 import { QuarantinedPlanError } from '../persistence/errors.js';
 import { openGates } from '../hitl/gates.js';
 import { statePath, toPlanFile } from '../persistence/plan-envelope.js';
+import type { PlanFile } from '../persistence/plan-file.js';
 import { takeDecisions } from '../persistence/inbox.js';
 import { inFlightKeys } from '../persistence/in-flight.js';
 import { createPlanIndex, summarize, type PlanIndex } from '../persistence/plan-index.js';
@@ -44,6 +45,12 @@ interface LivePlan {
   flushQueued: boolean;
   /** Journal entries of the current synchronous cascade, appended in one write after it. */
   journal: JournalEntry[];
+  /** Write-behind: the newest plan file not yet handed to a write, whether a write is in flight. */
+  pending: PlanFile | null;
+  writing: Promise<void> | null;
+  /** Sequence of plan-file writes started, and of the newest one that reached the disk. */
+  seq: number;
+  committed: number;
 }
 
 /**
@@ -180,6 +187,8 @@ export class PlanHost {
   release(planId: string) {
     const live = this.live.get(planId);
     if (!live) return;
+    // A write behind still pending or in flight: the newest good snapshot goes to disk now.
+    if ((live.pending || live.writing) && !live.releasing) this.writeNow(live);
     live.releasing = true;
     this.live.delete(planId);
     live.actor.stop();
@@ -196,22 +205,84 @@ export class PlanHost {
   }
 
   /** Write the plan file now (normally done in a microtask after each macrostep). */
+  /** Write the plan's file now, synchronously (and drop any older write still in flight). */
   flush(planId: string) {
     const live = this.live.get(planId);
     if (!live || live.releasing) return;
     live.flushQueued = false;
+    const file = this.writeNow(live);
+    if (!file) return;
+    this.index.trigger.upsert({ summary: summarize(file) });
+    if (live.actor.getSnapshot().status === 'done') this.release(planId);
+  }
+
+  /** The current snapshot to disk, synchronously; a write behind still in flight will not replace it. */
+  private writeNow(live: LivePlan): PlanFile | null {
+    const file = this.fileOf(live);
+    if (!file) return null;
+    live.pending = null;
+    this.options.store.save(file);
+    live.committed = ++live.seq;
+    return file;
+  }
+
+  /**
+   * After each cascade: the index now, the file written behind (off the event loop, one write in
+   * flight per plan, the newest snapshot wins), so a step's dispatch never waits for an fsync.
+   * A crash between a prompt and the write of the session id it went to is covered by the
+   * idempotency-key lookup of a restored plan (opencode-ports.ts).
+   */
+  private persist(planId: string) {
+    const live = this.live.get(planId);
+    if (!live || live.releasing) return;
+    live.flushQueued = false;
+    const file = this.fileOf(live);
+    if (!file) return;
+    this.index.trigger.upsert({ summary: summarize(file) });
+    // A new plan's first file and a finished plan's last are written at once: the plan exists
+    // on disk as soon as it is created, and another process may read or resume a finished one.
+    if (live.seq === 0 || live.actor.getSnapshot().status === 'done') {
+      this.flush(planId);
+      return;
+    }
+    live.pending = file;
+    live.writing ??= this.writeBehind(planId, live);
+  }
+
+  private async writeBehind(planId: string, live: LivePlan): Promise<void> {
+    try {
+      while (live.pending) {
+        const file = live.pending;
+        live.pending = null;
+        const seq = ++live.seq;
+        await this.options.store.saveAsync(file, () => {
+          if (seq < live.committed) return false;
+          live.committed = seq;
+          return true;
+        });
+      }
+    } catch (error) {
+      this.options.log?.('error', `plan ${planId}: writing its file failed: ${(error as Error).message}`);
+    } finally {
+      live.writing = null;
+    }
+  }
+
+  /** Resolves once every write of the plan's file started so far has reached the disk. */
+  async settled(planId: string): Promise<void> {
+    const live = this.live.get(planId);
+    while (live?.writing) await live.writing;
+  }
+
+  private fileOf(live: LivePlan): PlanFile | null {
     const snapshot = live.actor.getSnapshot();
-    if (snapshot.status === 'error') return;
-    const file = toPlanFile(
+    if (snapshot.status === 'error') return null;
+    return toPlanFile(
       snapshot,
       live.actor.getPersistedSnapshot(),
       { created_at: live.createdAt, updated_at: this.now() },
       openGates(snapshot)[0]?.kind ?? null,
     );
-    this.options.store.save(file);
-    this.index.trigger.upsert({ summary: summarize(file) });
-    // A finished plan needs no actor and no lease: another process may read or resume it at once.
-    if (snapshot.status === 'done') this.release(planId);
   }
 
   /** Journal the state an actor of the plan is in after a macrostep, when it changed. */
@@ -252,7 +323,19 @@ export class PlanHost {
       this.options.log?.('error', `plan ${planId}: its lease was lost (${error.message}); stopping it here`);
       this.release(planId);
     }, this.options.leaseStaleMs);
-    const entry: LivePlan = { actor: undefined as never, createdAt, releaseLease, states: new Map(), releasing: false, flushQueued: false, journal: [] };
+    const entry: LivePlan = {
+      actor: undefined as never,
+      createdAt,
+      releaseLease,
+      states: new Map(),
+      releasing: false,
+      flushQueued: false,
+      journal: [],
+      pending: null,
+      writing: null,
+      seq: 0,
+      committed: 0,
+    };
     this.live.set(planId, entry);
     const actor = createActor(this.machine, {
       ...('input' in init ? { input: init.input } : { snapshot: init.snapshot, input: undefined as never }),
@@ -272,7 +355,7 @@ export class PlanHost {
         if (entry.flushQueued) return;
         entry.flushQueued = true;
         // One write per synchronous cascade (child transition → parent reaction), after it settles.
-        queueMicrotask(() => this.flush(planId));
+        queueMicrotask(() => this.persist(planId));
       },
     });
     entry.actor = actor;

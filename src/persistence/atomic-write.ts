@@ -1,12 +1,16 @@
-import { closeSync, fsyncSync, openSync, renameSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { open, unlink } from 'node:fs/promises';
+
+let counter = 0;
+/** A temp name beside the file, unique within this process (two writes of one file may overlap). */
+const tempOf = (path: string) => `${path}.${process.pid}.${++counter}.tmp`;
 
 /**
  * Write a file so that a crash at any moment leaves either the old or the new content: write a
- * temp file beside it, fsync, rename over. Synchronous so a macrostep's save is complete before
- * the next event is processed.
+ * temp file beside it, fsync, rename over. Synchronous: the file is complete when it returns.
  */
 export function writeFileAtomic(path: string, content: string): void {
-  const tmp = `${path}.${process.pid}.tmp`;
+  const tmp = tempOf(path);
   const fd = openSync(tmp, 'w');
   try {
     writeSync(fd, content);
@@ -15,4 +19,36 @@ export function writeFileAtomic(path: string, content: string): void {
     closeSync(fd);
   }
   renameSync(tmp, path);
+}
+
+/**
+ * The same, off the event loop (the write and the fsync run in libuv's pool). `commit` is asked,
+ * once the temp file is durable, whether this content may still replace the file: a newer write
+ * may have landed meanwhile, and then the temp file is dropped. Check and rename happen in one
+ * synchronous step, so no later content is ever overwritten by an earlier one.
+ */
+export async function writeFileAtomicAsync(path: string, content: string, commit: () => boolean): Promise<boolean> {
+  const tmp = tempOf(path);
+  const handle = await open(tmp, 'w');
+  try {
+    await handle.writeFile(content);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  if (!commit()) {
+    await unlink(tmp).catch(() => {});
+    return false;
+  }
+  try {
+    renameSync(tmp, path);
+  } catch (error) {
+    try {
+      unlinkSync(tmp);
+    } catch {
+      // already gone
+    }
+    throw error;
+  }
+  return true;
 }

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PlanNotFoundError, QuarantinedPlanError } from './errors.js';
-import { writeFileAtomic } from './atomic-write.js';
+import { writeFileAtomic, writeFileAtomicAsync } from './atomic-write.js';
 import { migratePlanFile } from './migrations.js';
 import { formatIssues, planFile, type PlanFile } from './plan-file.js';
 import { isPlanId, parsePlanId } from './plan-id.js';
@@ -31,6 +31,12 @@ export class PlanStore {
   save(file: PlanFile): void {
     mkdirSync(this.dir, { recursive: true });
     writeFileAtomic(this.pathOf(file.plan_id), `${JSON.stringify(file, null, 2)}\n`);
+  }
+
+  /** save, off the event loop; `commit` decides, once the content is durable, whether it still replaces the file. */
+  saveAsync(file: PlanFile, commit: () => boolean): Promise<boolean> {
+    mkdirSync(this.dir, { recursive: true });
+    return writeFileAtomicAsync(this.pathOf(file.plan_id), `${JSON.stringify(file, null, 2)}\n`, commit);
   }
 
   exists(planId: string): boolean {

@@ -24,6 +24,7 @@ async function validPlan(): Promise<string> {
   const host = new PlanHost({ store, ports });
   const id = host.create({ message: 'hello' }).getSnapshot().context.plan_id;
   await Promise.resolve();
+  await host.settled(id);
   host.dispose();
   return id;
 }
