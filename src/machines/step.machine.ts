@@ -165,6 +165,13 @@ const failureOf = ({ event }: { event: { output: SpecialistResult } }) => ({
 });
 const errorOf = ({ event }: { event: { error: unknown } }) => ({ error: errorText(event.error) });
 
+/** Replan and Stop, the same at the deviation gate and at an open breaker. */
+const guidanceOf = ({ event }: { event: { guidance?: string } }) => ({ guidance: event.guidance });
+const leaveGate = {
+  'step.replan': { target: 'replanned', actions: { type: 'notifyReplan' as const, params: guidanceOf } },
+  'step.stop': { target: 'stopped', actions: { type: 'notifyStop' as const, params: guidanceOf } },
+};
+
 /** The idle watch beside a turn: when it fires, the attempt fails with TIMEOUT. */
 const idleWatch = (id: string, sessionOf: (c: StepContext) => string | null, who: (c: StepContext) => string) => ({
   id,
@@ -549,16 +556,9 @@ export const stepMachine = setup({
         'step.retry': {
           guard: 'retriesRemain',
           target: 'preparing',
-          actions: { type: 'startNextAttempt', params: ({ event }) => ({ guidance: event.guidance }) },
+          actions: { type: 'startNextAttempt', params: guidanceOf },
         },
-        'step.replan': {
-          target: 'replanned',
-          actions: { type: 'notifyReplan', params: ({ event }) => ({ guidance: event.guidance }) },
-        },
-        'step.stop': {
-          target: 'stopped',
-          actions: { type: 'notifyStop', params: ({ event }) => ({ guidance: event.guidance }) },
-        },
+        ...leaveGate,
       },
     },
     breaker_open: {
@@ -568,16 +568,9 @@ export const stepMachine = setup({
         'step.retry': {
           guard: { type: 'humanRetry', params: ({ event }) => ({ channel: event.channel }) },
           target: 'preparing',
-          actions: { type: 'startNextAttempt', params: ({ event }) => ({ guidance: event.guidance }) },
+          actions: { type: 'startNextAttempt', params: guidanceOf },
         },
-        'step.replan': {
-          target: 'replanned',
-          actions: { type: 'notifyReplan', params: ({ event }) => ({ guidance: event.guidance }) },
-        },
-        'step.stop': {
-          target: 'stopped',
-          actions: { type: 'notifyStop', params: ({ event }) => ({ guidance: event.guidance }) },
-        },
+        ...leaveGate,
       },
     },
     completed: { type: 'final', entry: 'notifyCompleted' },
