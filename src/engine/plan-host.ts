@@ -75,6 +75,8 @@ export class PlanHost {
 
   /** Rebuild the index from disk. Files that do not validate are quarantined and reported. */
   loadIndex(): QuarantinedPlanError[] {
+    const swept = this.options.store.sweepTemps();
+    if (swept.length > 0) this.options.log?.('info', `removed ${swept.length} temp file(s) of plan writes that never finished`);
     const { summaries, problems } = loadSummaries(this.options.store, (level, message) => this.options.log?.(level, message));
     for (const problem of problems) this.options.log?.('warn', problem.message);
     this.index.trigger.reset({ summaries });

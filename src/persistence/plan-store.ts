@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PlanNotFoundError, QuarantinedPlanError } from './errors.js';
 import { writeFileAtomic, writeFileAtomicAsync } from './atomic-write.js';
@@ -71,6 +71,22 @@ export class PlanStore {
     return ids.sort();
   }
 
+  /**
+   * Remove temp files of writes that never finished: their writer (the pid in the name,
+   * `{plan_id}.json.{pid}[.{n}].tmp`) is gone. A live writer's temp files are left alone.
+   */
+  sweepTemps(isAlive: (pid: number) => boolean = processAlive): string[] {
+    if (!existsSync(this.dir)) return [];
+    const removed: string[] = [];
+    for (const name of readdirSync(this.dir)) {
+      const pid = /^plan_\w+\.json\.(\d+)(?:\.\d+)?\.tmp$/.exec(name)?.[1];
+      if (pid === undefined || isAlive(Number(pid))) continue;
+      rmSync(join(this.dir, name), { force: true });
+      removed.push(name);
+    }
+    return removed;
+  }
+
   /** Move a plan's file aside with the reason written beside it; other plans are unaffected. */
   quarantine(planId: string, reason: string): QuarantinedPlanError {
     const to = this.quarantineFile(`${parsePlanId(planId)}.json`, reason);
@@ -109,4 +125,14 @@ export function parsePlanFileText(
     return { ok: false, reason: `plan_id inside the file does not match its name ${planId}.json` };
   }
   return { ok: true, file: parsed.data };
+}
+
+function processAlive(pid: number): boolean {
+  if (pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -58,4 +58,18 @@ describe('a plan file write interrupted half way', () => {
     }
     expect(readdirSync(store.dir).filter((f) => f.endsWith('.json'))).toEqual([`${planId}.json`]);
   }, 20_000);
+});
+
+describe('temp files of writes that never finished', () => {
+  it('should be removed at start when their writer is gone, and left alone while it lives', () => {
+    const path = store.pathOf('plan_01JDX4Z6Q5H2M3N4P5R6S7T8V9');
+    mkdirSync(store.dir, { recursive: true });
+    writeFileSync(`${path}.4242.tmp`, 'half');
+    writeFileSync(`${path}.4242.7.tmp`, 'half');
+    writeFileSync(`${path}.${process.pid}.3.tmp`, 'in flight');
+    writeFileSync(join(store.dir, 'notes.tmp'), 'not ours');
+    const removed = store.sweepTemps((pid) => pid !== 4242);
+    expect(removed.sort()).toEqual(['plan_01JDX4Z6Q5H2M3N4P5R6S7T8V9.json.4242.7.tmp', 'plan_01JDX4Z6Q5H2M3N4P5R6S7T8V9.json.4242.tmp']);
+    expect(readdirSync(store.dir).sort()).toEqual(['notes.tmp', `plan_01JDX4Z6Q5H2M3N4P5R6S7T8V9.json.${process.pid}.3.tmp`]);
+  });
 });
