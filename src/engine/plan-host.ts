@@ -51,7 +51,12 @@ interface LivePlan {
   /** Sequence of plan-file writes started, and of the newest one that reached the disk. */
   seq: number;
   committed: number;
+  /** A session was opened in this cascade: its id goes to disk before the turn in it is awaited. */
+  sessionOpened: boolean;
 }
+
+/** Invoke results that record a new session id (plan or step): written synchronously (DESIGN: id on disk before the prompt). */
+const OPENS_SESSION = /^xstate\.done\.actor\.open(Planner|Specialist|Reviewer)Session$/;
 
 /**
  * Owns the live plan actors of one project: creates and restores them, and writes each plan's
@@ -230,9 +235,8 @@ export class PlanHost {
 
   /**
    * After each cascade: the index now, the file written behind (off the event loop, one write in
-   * flight per plan, the newest snapshot wins), so a step's dispatch never waits for an fsync.
-   * A crash between a prompt and the write of the session id it went to is covered by the
-   * idempotency-key lookup of a restored plan (opencode-ports.ts).
+   * flight per plan, the newest snapshot wins), so recording a result never waits for an fsync;
+   * the exceptions below are written at once.
    */
   private persist(planId: string) {
     const live = this.live.get(planId);
@@ -241,11 +245,19 @@ export class PlanHost {
     const file = this.fileOf(live);
     if (!file) return;
     this.index.trigger.upsert({ summary: summarize(file) });
-    // A new plan's first file and a finished plan's last are written at once: the plan exists
-    // on disk as soon as it is created, and another process may read or resume a finished one.
+    // Written at once: a new plan's first file (it exists on disk as soon as it is created) and a
+    // finished plan's last (another process may read or resume it).
+    const opened = live.sessionOpened;
+    live.sessionOpened = false;
     if (live.seq === 0 || live.actor.getSnapshot().status === 'done') {
       this.flush(planId);
       return;
+    }
+    // The new session's id reaches the file now, before the prompt in it is sent (safe against a
+    // crashed process); the fsynced copy follows behind like every other write.
+    if (opened) {
+      this.options.store.save(file, { fsync: false });
+      live.committed = ++live.seq;
     }
     live.pending = file;
     live.writing ??= this.writeBehind(planId, live);
@@ -337,6 +349,7 @@ export class PlanHost {
       writing: null,
       seq: 0,
       committed: 0,
+      sessionOpened: false,
     };
     this.live.set(planId, entry);
     const actor = createActor(this.machine, {
@@ -344,6 +357,7 @@ export class PlanHost {
       // Runs for every actor of the plan's system, so child-only transitions are saved too.
       inspect: (event) => {
         this.options.inspect?.(event);
+        if (event.type === '@xstate.event' && OPENS_SESSION.test((event.event as { type: string }).type)) entry.sessionOpened = true;
         if (event.type === '@xstate.event' && event.actorRef.sessionId === event.rootId) {
           this.journalEvent(planId, entry, event.event as { type: string });
           return;

@@ -8,13 +8,15 @@ const tempOf = (path: string) => `${path}.${process.pid}.${++counter}.tmp`;
 /**
  * Write a file so that a crash at any moment leaves either the old or the new content: write a
  * temp file beside it, fsync, rename over. Synchronous: the file is complete when it returns.
+ * `fsync: false` keeps the atomicity against a crashed process (the page cache outlives it) but
+ * not against a lost machine: for a write whose durable copy follows right behind.
  */
-export function writeFileAtomic(path: string, content: string): void {
+export function writeFileAtomic(path: string, content: string, { fsync = true }: { fsync?: boolean } = {}): void {
   const tmp = tempOf(path);
   const fd = openSync(tmp, 'w');
   try {
     writeSync(fd, content);
-    fsyncSync(fd);
+    if (fsync) fsyncSync(fd);
   } finally {
     closeSync(fd);
   }

@@ -28,9 +28,9 @@ export class PlanStore {
     return join(this.dir, `${parsePlanId(planId)}.journal.jsonl`);
   }
 
-  save(file: PlanFile): void {
+  save(file: PlanFile, options: { fsync?: boolean } = {}): void {
     mkdirSync(this.dir, { recursive: true });
-    writeFileAtomic(this.pathOf(file.plan_id), `${JSON.stringify(file, null, 2)}\n`);
+    writeFileAtomic(this.pathOf(file.plan_id), `${JSON.stringify(file, null, 2)}\n`, options);
   }
 
   /** save, off the event loop; `commit` decides, once the content is durable, whether it still replaces the file. */
