@@ -211,26 +211,24 @@ export class PlanHost {
     for (const id of [...this.live.keys()]) this.release(id);
   }
 
-  /** Write the plan file now (normally done in a microtask after each macrostep). */
-  /** Write the plan's file now, synchronously (and drop any older write still in flight). */
+  /** Write the plan's file now, synchronously (an older write still in flight will not replace it). */
   flush(planId: string) {
     const live = this.live.get(planId);
     if (!live || live.releasing) return;
     live.flushQueued = false;
-    const file = this.writeNow(live);
+    const file = this.fileOf(live);
     if (!file) return;
     this.index.trigger.upsert({ summary: summarize(file) });
+    this.writeNow(live, file);
     if (live.actor.getSnapshot().status === 'done') this.release(planId);
   }
 
-  /** The current snapshot to disk, synchronously; a write behind still in flight will not replace it. */
-  private writeNow(live: LivePlan): PlanFile | null {
-    const file = this.fileOf(live);
-    if (!file) return null;
-    live.pending = null;
-    this.options.store.save(file);
+  /** A plan file to disk, synchronously; with `fsync: false` its durable copy is still to be written behind. */
+  private writeNow(live: LivePlan, file: PlanFile | null = this.fileOf(live), { fsync = true } = {}) {
+    if (!file) return;
+    if (fsync) live.pending = null;
+    this.options.store.save(file, { fsync });
     live.committed = ++live.seq;
-    return file;
   }
 
   /**
@@ -245,20 +243,18 @@ export class PlanHost {
     const file = this.fileOf(live);
     if (!file) return;
     this.index.trigger.upsert({ summary: summarize(file) });
-    // Written at once: a new plan's first file (it exists on disk as soon as it is created) and a
-    // finished plan's last (another process may read or resume it).
     const opened = live.sessionOpened;
     live.sessionOpened = false;
+    // Written at once: a new plan's first file (it exists on disk as soon as it is created) and a
+    // finished plan's last (another process may read or resume it).
     if (live.seq === 0 || live.actor.getSnapshot().status === 'done') {
-      this.flush(planId);
+      this.writeNow(live, file);
+      if (live.actor.getSnapshot().status === 'done') this.release(planId);
       return;
     }
     // The new session's id reaches the file now, before the prompt in it is sent (safe against a
     // crashed process); the fsynced copy follows behind like every other write.
-    if (opened) {
-      this.options.store.save(file, { fsync: false });
-      live.committed = ++live.seq;
-    }
+    if (opened) this.writeNow(live, file, { fsync: false });
     live.pending = file;
     live.writing ??= this.writeBehind(planId, live);
   }
