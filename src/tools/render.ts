@@ -40,6 +40,10 @@ function stepResults(snapshot: PlanSnapshot) {
     status: s.status,
     attempts: s.attempts,
     ...(s.output ?? {}),
+    // A step that did not complete says why: its last error, and the breaker's reason if it opened.
+    ...(s.status !== 'completed' && s.failures.length > 0 ? { last_error: s.failures.at(-1)!.error } : {}),
+    ...(s.breaker ? { breaker: s.breaker } : {}),
+    ...(s.warnings?.length ? { warnings: s.warnings } : {}),
   }));
 }
 

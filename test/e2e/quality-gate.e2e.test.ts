@@ -267,7 +267,8 @@ describe('the quality gate, step hooks and the idle timeout', () => {
 
   it(`an idle specialist is aborted after timeouts.step_idle_seconds (${IDLE_SECONDS} s) and the step fails with TIMEOUT`, async () => {
     const res = await result('idle');
-    expect(res).toMatchObject({ status: 'stopped', steps: [{ id: 'slow', status: 'stopped' }] });
+    // Orca is told why the step stopped, not only that it did.
+    expect(res).toMatchObject({ status: 'stopped', steps: [{ id: 'slow', status: 'stopped', last_error: expect.stringMatching(/^TIMEOUT: /) }] });
     const [tester] = requests('tester', 'idle');
     expect(requests('tester', 'idle')).toHaveLength(1);
     // The abort closed the model request before its scripted answer was sent.
