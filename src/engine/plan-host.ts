@@ -213,12 +213,9 @@ export class PlanHost {
 
   /** Write the plan's file now, synchronously (an older write still in flight will not replace it). */
   flush(planId: string) {
-    const live = this.live.get(planId);
-    if (!live || live.releasing) return;
-    live.flushQueued = false;
-    const file = this.fileOf(live);
-    if (!file) return;
-    this.index.trigger.upsert({ summary: summarize(file) });
+    const current = this.current(planId);
+    if (!current) return;
+    const { live, file } = current;
     this.writeNow(live, file);
     if (live.actor.getSnapshot().status === 'done') this.release(planId);
   }
@@ -237,12 +234,9 @@ export class PlanHost {
    * the exceptions below are written at once.
    */
   private persist(planId: string) {
-    const live = this.live.get(planId);
-    if (!live || live.releasing) return;
-    live.flushQueued = false;
-    const file = this.fileOf(live);
-    if (!file) return;
-    this.index.trigger.upsert({ summary: summarize(file) });
+    const current = this.current(planId);
+    if (!current) return;
+    const { live, file } = current;
     const opened = live.sessionOpened;
     live.sessionOpened = false;
     // Written at once: a new plan's first file (it exists on disk as soon as it is created) and a
@@ -282,6 +276,17 @@ export class PlanHost {
   async settled(planId: string): Promise<void> {
     const live = this.live.get(planId);
     while (live?.writing) await live.writing;
+  }
+
+  /** The plan file of a live plan's current snapshot, with the index brought up to it; null when there is nothing to write. */
+  private current(planId: string): { live: LivePlan; file: PlanFile } | null {
+    const live = this.live.get(planId);
+    if (!live || live.releasing) return null;
+    live.flushQueued = false;
+    const file = this.fileOf(live);
+    if (!file) return null;
+    this.index.trigger.upsert({ summary: summarize(file) });
+    return { live, file };
   }
 
   private fileOf(live: LivePlan): PlanFile | null {

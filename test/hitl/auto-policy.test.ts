@@ -1,19 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { autoChoice, autoPause } from '../../src/hitl/auto-policy.js';
-import type { Gate } from '../../src/hitl/gates.js';
+import { breakerText, budgetGate, deviationGate as deviation } from './gate-fixtures.js';
 
-const budget: Gate = { kind: 'budget', planId: 'plan_X', dispatches: 10, cap: 10, increment: 10, completed: 0, total: 3, options: ['Continue', 'Stop'] };
-const breaker = 'circuit breaker: the same error 3 times in a row on step s1; automatic retrying stopped, a human decides';
-const deviation = (extra: { breaker?: string } = {}): Gate => ({
-  kind: 'deviation',
-  planId: 'plan_X',
-  stepId: 's1',
-  agent: 'coder',
-  error: 'red',
-  failures: 3,
-  options: ['Retry', 'Replan', 'Stop'],
-  ...extra,
-});
+const budget = budgetGate();
+const breaker = breakerText('s1');
 
 describe('auto policy', () => {
   it('should answer the dispatch cap only as hitl.auto.budget says, saying so', () => {

@@ -1,19 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { choiceFromAnswers, gateQuestions } from '../../src/hitl/gate-questions.js';
-import { decisionEvent, type Gate } from '../../src/hitl/gates.js';
+import { decisionEvent } from '../../src/hitl/gates.js';
+import { breakerText, budgetGate, deviationGate } from './gate-fixtures.js';
 
-const budget: Gate = { kind: 'budget', planId: 'plan_X', dispatches: 100, cap: 100, increment: 100, completed: 1, total: 2, options: ['Continue', 'Stop'] };
-const breaker = 'circuit breaker: the same error 3 times in a row on step s2; automatic retrying stopped, a human decides';
-const deviation = (patch: Partial<Extract<Gate, { kind: 'deviation' }>> = {}): Gate => ({
-  kind: 'deviation',
-  planId: 'plan_X',
-  stepId: 's2',
-  agent: 'tester',
-  error: 'test 3 is red',
-  failures: 3,
-  options: ['Retry', 'Replan', 'Stop'],
-  ...patch,
-});
+const budget = budgetGate();
+const breaker = breakerText('s2');
+const deviation = (patch: Parameters<typeof deviationGate>[0] = {}) => deviationGate({ stepId: 's2', agent: 'tester', error: 'test 3 is red', ...patch });
 
 describe('gate questions', () => {
   it('should ask at the dispatch cap with the progress, what Continue allows, exactly Continue / Stop and an optional note', () => {

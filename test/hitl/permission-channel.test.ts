@@ -1,23 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { askPermission } from '../../src/hitl/permission-channel.js';
 import type { Gate } from '../../src/hitl/gates.js';
+import { budgetGate, deviationGate } from './gate-fixtures.js';
 
 const approval: Gate = {
   kind: 'approval',
   planId: 'plan_X',
   proposal: { goal: 'g', steps: [{ id: 's1', agent: 'coder', description: 'd' }], assumptions: [], risks: [], verification: [] },
 };
-const deviation = (options: Array<'Retry' | 'Replan' | 'Stop'>, breaker?: string): Gate => ({
-  kind: 'deviation',
-  planId: 'plan_X',
-  stepId: 's1',
-  agent: 'coder',
-  error: 'red',
-  failures: 3,
-  options,
-  ...(breaker ? { breaker } : {}),
-});
-const budget = (cap: number): Gate => ({ kind: 'budget', planId: 'plan_X', dispatches: cap, cap, increment: 100, completed: 2, total: 5, options: ['Continue', 'Stop'] });
+const deviation = (options: Array<'Retry' | 'Replan' | 'Stop'>, breaker?: string): Gate => deviationGate({ options, ...(breaker ? { breaker } : {}) });
+const budget = (cap: number): Gate => budgetGate({ dispatches: cap, cap, completed: 2, total: 5 });
 
 /** The errors OpenCode 1.18 throws from ctx.ask (names and messages as in the binary). */
 const rejected = Object.assign(new Error('The user rejected permission to use this specific tool call.'), { _tag: 'PermissionRejectedError' });
