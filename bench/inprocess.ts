@@ -81,9 +81,9 @@ export async function runInProcess(plan: BenchPlan, options: InProcessOptions = 
     save(file);
   };
   // Writes behind the dispatch path (plan-host.ts persist): counted when they reach the disk.
-  const saveAsync = store.saveAsync.bind(store);
-  store.saveAsync = async (file, commit) => {
-    const landed = await saveAsync(file, commit);
+  const saveCheckedAsync = store.saveCheckedAsync.bind(store);
+  store.saveCheckedAsync = async (file, commit) => {
+    const landed = await saveCheckedAsync(file, commit);
     if (landed) saves++;
     return landed;
   };

@@ -2,6 +2,7 @@ import type { Hooks, Plugin } from '@opencode-ai/plugin';
 import { applyAgents } from './agents/apply.js';
 import { loadOrcaConfig } from './config/load.js';
 import { createOrca } from './orca.js';
+import { guarded } from './engine/observers.js';
 import { createSessionMonitor, toolFailureLimits } from './opencode/session-monitor.js';
 import { startConfiguredInspector, type OrcaInspector } from './inspect/inspector.js';
 import { NOTE_PREFIX, registerQuestionChannel } from './hitl/native-question/index.js';
@@ -26,6 +27,7 @@ export const OrcaPlugin: Plugin = async (input, rawOptions) => {
     ...toolFailureLimits(options),
   });
   const orca = createOrca(input, options, { inspect: (event) => inspector?.inspect(event), monitor });
+  const observeEvent = guarded('the session monitor', (event: Parameters<typeof monitor.observe>[0]) => monitor.observe(event), (level, message) => orca.log(level, message));
   orca.log('info', `orca loaded for ${input.directory}`);
   inspector = await startConfiguredInspector(options.inspect, orca.log);
   return {
@@ -47,7 +49,8 @@ export const OrcaPlugin: Plugin = async (input, rawOptions) => {
       const first = output.parts[0];
       output.parts.splice(0, output.parts.length, { ...(first ?? {}), type: 'text', text: `${NOTE_PREFIX} ${note}` } as (typeof output.parts)[number]);
     },
-    event: async ({ event }) => monitor.observe(event),
+    // Every event of the server passes here: one the monitor cannot read is logged once, never thrown back at OpenCode.
+    event: async ({ event }) => observeEvent(event),
     // Runs before every model request with the session's transcript: where the tool-loop breaker acts.
     'experimental.chat.messages.transform': async (_input, output) => monitor.beforeModelRequest(output.messages),
     tool: {
@@ -64,7 +67,7 @@ export const OrcaPlugin: Plugin = async (input, rawOptions) => {
       orca.log('info', `auto-continue after compaction suppressed: ${waiting.map((p) => `${p.plan_id} waits for ${p.waiting_for}`).join(', ')}`);
     },
     dispose: async () => {
-      orca.dispose();
+      await orca.dispose();
       await inspector?.stop();
     },
   } satisfies Hooks;

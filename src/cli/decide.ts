@@ -7,6 +7,7 @@ import { gateOfFile } from './file-gate.js';
 import { println } from './io.js';
 import { loadPlan, planIdArgument, storeOf } from './project.js';
 import { queuedDecisions, waitForRunningServer } from './running-server.js';
+import { quote } from '../text/quote.js';
 
 const CHOICES = Object.keys(GATE_COMMANDS).map((name) => name.replace(/^orca-/, ''));
 
@@ -19,7 +20,7 @@ export async function decideCommand({ io, project, args, options }: CommandConte
   const planId = planIdArgument(args[0], 'decide');
   const choice = args[1];
   if (choice === undefined || !CHOICES.includes(choice)) {
-    throw new UsageError(`orca decide needs a decision after the plan_id: one of ${CHOICES.join(', ')}${choice ? ` (got "${choice}")` : ''}.`);
+    throw new UsageError(`orca decide needs a decision after the plan_id: one of ${CHOICES.join(', ')}${choice ? ` (got ${quote(choice)})` : ''}.`);
   }
   const spec = GATE_COMMANDS[`orca-${choice}` as GateCommand];
   const text = options.message?.trim();

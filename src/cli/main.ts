@@ -14,6 +14,7 @@ import { plansCommand } from './plans.js';
 import { projectDir } from './project.js';
 import { showCommand } from './show.js';
 import { USAGE } from './usage.js';
+import { quote } from '../text/quote.js';
 
 type OptionName = keyof CommandContext['options'];
 
@@ -53,7 +54,7 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
     const command = COMMANDS[name];
     if (!command) throw new UsageError(`Unknown command "${name}": expected one of ${Object.keys(COMMANDS).join(', ')} (orca --help).`);
     const [min, max] = command.args;
-    if (args.length > max) throw new UsageError(`orca ${name} takes at most ${max} argument(s), got ${args.length}: ${args.join(' ')} (orca --help).`);
+    if (args.length > max) throw new UsageError(`orca ${name} takes at most ${max} argument(s), got ${args.length}: ${quote(args.join(' '))} (orca --help).`);
     if (args.length < min) throw new UsageError(`orca ${name} needs ${min} argument(s) (orca --help).`);
     const options: CommandContext['options'] = {};
     for (const key of ['message', 'step'] as const) {
@@ -66,7 +67,7 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
       if (!command.options.includes('port')) throw new UsageError(`orca ${name} does not take --port or --once (orca --help).`);
       if (values.port !== undefined) {
         const port = Number(values.port);
-        if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a port number from 0 to 65535, got "${values.port}".`);
+        if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a port number from 0 to 65535, got ${quote(values.port)}.`);
         options.port = port;
       }
       if (values.once) options.once = true;

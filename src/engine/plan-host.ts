@@ -1,19 +1,24 @@
 import { mkdirSync } from 'node:fs';
-import { createActor, waitFor, type Actor, type InspectionEvent, type SnapshotFrom } from 'xstate';
-import { appendJournal, sourceOf, type JournalEntry } from '../persistence/journal.js';
+import { createActor, waitFor, type Actor, type AnyActorRef, type InspectionEvent, type SnapshotFrom } from 'xstate';
+import { z } from 'zod';
 import { acquireLease, LEASE_STALE_MS, PlanLeaseError, type Release } from '../persistence/plan-lease.js';
 import type { PlanEvent, PlanInput } from '../machines/plan.machine.js';
 import type { PlanPolicy } from '../machines/types.js';
 import { QuarantinedPlanError } from '../persistence/errors.js';
 import { openGates } from '../hitl/gates.js';
-import { statePath, toPlanFile } from '../persistence/plan-envelope.js';
+import { toPlanFile } from '../persistence/plan-envelope.js';
 import type { PlanFile } from '../persistence/plan-file.js';
 import { takeDecisions } from '../persistence/inbox.js';
 import { inFlightKeys } from '../persistence/in-flight.js';
+import { JournalWriter } from '../persistence/journal-writer.js';
 import { createPlanIndex, summarize, type PlanIndex } from '../persistence/plan-index.js';
 import { newPlanId, parsePlanId } from '../persistence/plan-id.js';
 import type { PlanStore } from '../persistence/plan-store.js';
+import { SnapshotWriter } from '../persistence/snapshot-writer.js';
 import { loadSummaries } from '../persistence/summary-cache.js';
+import { quote } from '../text/quote.js';
+import { guarded, PlanObservers, type PlanObserver } from './observers.js';
+import { PlanRecorder } from './plan-recorder.js';
 import { wirePlanMachine, type PlanPorts, type WiredPlanMachine } from './wire.js';
 
 export type PlanActor = Actor<WiredPlanMachine>;
@@ -38,59 +43,82 @@ interface LivePlan {
   actor: PlanActor;
   createdAt: string;
   releaseLease: Release;
-  /** Last state journaled per actor ("plan", "step:s1", …). */
-  states: Map<string, string>;
   /** Set before a deliberate stop so the stopped snapshot is never written over the good one. */
   releasing: boolean;
-  flushQueued: boolean;
-  /** Journal entries of the current synchronous cascade, appended in one write after it. */
-  journal: JournalEntry[];
-  /** Write-behind: the newest plan file not yet handed to a write, whether a write is in flight. */
-  pending: PlanFile | null;
-  writing: Promise<void> | null;
-  /** Sequence of plan-file writes started, and of the newest one that reached the disk. */
-  seq: number;
-  committed: number;
-  /** A session was opened in this cascade: its id goes to disk before the turn in it is awaited. */
-  sessionOpened: boolean;
+  writer: SnapshotWriter;
+  journal: JournalWriter;
+  recorder: PlanRecorder;
+  /** Session ids already in the file: a new one goes to disk before the turn in it is awaited. */
+  sessions: Set<string>;
 }
 
-/** Invoke results that record a new session id (plan or step): written synchronously (DESIGN: id on disk before the prompt). */
-const OPENS_SESSION = /^xstate\.done\.actor\.open(Planner|Specialist|Reviewer)Session$/;
+/** What a new plan needs; tools parse their arguments first, this is the host's own guard. */
+const planRequest = z.object({ message: z.string().regex(/\S/), callerSessionId: z.string().nullish() });
+
+export class InvalidPlanRequestError extends Error {
+  override name = 'InvalidPlanRequestError';
+}
 
 /**
- * Owns the live plan actors of one project: creates and restores them, and writes each plan's
- * file after every macrostep (children included, via the inspection stream). It decides nothing:
- * callers send events and read snapshots.
+ * Owns the live plan actors of one project: creates and restores them (quarantining what does not
+ * restore), holds each plan's lease, applies decisions left in its inbox, and hands each macrostep
+ * to the plan's writers (SnapshotWriter, JournalWriter, via PlanRecorder). It decides nothing:
+ * callers send events and read snapshots. Observers hear of each change after its write is queued.
  */
 export class PlanHost {
   readonly index: PlanIndex = createPlanIndex();
   private readonly machine: WiredPlanMachine;
   private readonly live = new Map<string, LivePlan>();
+  private readonly observers: PlanObservers;
+  /** Writes of released plans still settling: dispose waits for them. */
+  private readonly settling = new Set<Promise<void>>();
+  /** Why a plan was stopped in this process (its file could not be written, its lease was lost). */
+  private readonly failures = new Map<string, Error>();
   /** Idempotency keys of the side effects in flight in the snapshots this host restored. */
   private readonly restoredInFlight = new Set<string>();
+  private readonly inspect: ((event: InspectionEvent) => void) | undefined;
+  private readonly indexUpsert: PlanIndex['trigger']['upsert'];
 
   constructor(private readonly options: PlanHostOptions) {
     this.machine = wirePlanMachine(options.ports);
+    const log = (level: 'warn' | 'error', message: string) => this.log(level, message);
+    this.observers = new PlanObservers(log);
+    this.inspect = options.inspect ? guarded('the inspector', options.inspect, log) : undefined;
+    // Listeners of the index run inside its update: one that throws must not stop the write path.
+    this.indexUpsert = guarded('a plan index listener', (event) => this.index.trigger.upsert(event), log);
   }
 
   private now() {
     return (this.options.now?.() ?? new Date()).toISOString();
   }
 
+  private log(level: 'info' | 'warn' | 'error', message: string) {
+    this.options.log?.(level, message);
+  }
+
   /** Rebuild the index from disk. Files that do not validate are quarantined and reported. */
   loadIndex(): QuarantinedPlanError[] {
     const swept = this.options.store.sweepTemps();
-    if (swept.length > 0) this.options.log?.('info', `removed ${swept.length} temp file(s) of plan writes that never finished`);
-    const { summaries, problems } = loadSummaries(this.options.store, (level, message) => this.options.log?.(level, message));
-    for (const problem of problems) this.options.log?.('warn', problem.message);
+    if (swept.length > 0) this.log('info', `removed ${swept.length} temp file(s) of plan writes that never finished`);
+    const { summaries, problems } = loadSummaries(this.options.store, (level, message) => this.log(level, message));
+    for (const problem of problems) this.log('warn', problem.message);
     this.index.trigger.reset({ summaries });
     return problems;
   }
 
+  /** Hear of every recorded change of a plan, after its write is queued; an observer that throws is logged once and skipped. */
+  observe(name: string, observer: PlanObserver): () => void {
+    return this.observers.add(name, observer);
+  }
+
+  /** A new plan; its first file is on disk when this returns (or it throws, and nothing runs). */
   create(input: Omit<PlanInput, 'planId' | 'concurrency' | 'maxAttempts' | 'policy'>): PlanActor {
+    const request = planRequest.safeParse(input);
+    if (!request.success) {
+      throw new InvalidPlanRequestError(`A plan needs the user's message as a non-empty string, got ${quote(input?.message)}.`);
+    }
     const planId = newPlanId();
-    return this.start(planId, this.now(), {
+    const actor = this.start(planId, this.now(), {
       input: {
         ...input,
         planId,
@@ -99,6 +127,8 @@ export class PlanHost {
         ...(this.options.policy ? { policy: this.options.policy } : {}),
       },
     });
+    this.flush(planId);
+    return actor;
   }
 
   /** The live actor of a plan, restored from its file if it is not running in this process. */
@@ -107,6 +137,7 @@ export class PlanHost {
     const live = this.live.get(planId);
     if (live) return live.actor;
     const file = this.options.store.load(planId);
+    this.failures.delete(planId);
     // Before start: the restored invokes call their ports at once.
     for (const key of inFlightKeys(file.snapshot)) this.restoredInFlight.add(key);
     let failure: unknown;
@@ -114,11 +145,13 @@ export class PlanHost {
       failure = error;
     });
     if (failure !== undefined || actor.getSnapshot().status === 'error') {
-      this.release(planId);
+      void this.release(planId, { write: false });
       const reason = `snapshot does not restore: ${(failure as Error)?.message ?? 'actor error'}`;
       this.index.trigger.remove({ planId });
       throw this.options.store.quarantine(planId, reason);
     }
+    // A restored plan's sessions are in its file already.
+    this.newSessionOpened(this.live.get(planId)!);
     this.applyInbox(planId);
     return actor;
   }
@@ -155,20 +188,27 @@ export class PlanHost {
     const live = this.live.get(planId);
     if (!live) return;
     for (const { event } of takeDecisions(this.options.store.dir, planId, (file, reason) =>
-      this.options.log?.('warn', `plan ${planId}: ignored unreadable decision ${file}: ${reason}`),
+      this.log('warn', `plan ${planId}: ignored unreadable decision ${file}: ${reason}`),
     )) {
       const before = live.actor.getSnapshot();
       live.actor.send(event as PlanEvent);
       if (live.actor.getSnapshot() === before) {
-        this.options.log?.('warn', `plan ${planId}: decision ${event.type} from the inbox no longer applies; dropped`);
-      } else this.options.log?.('info', `plan ${planId}: applied ${event.type} from the inbox`);
+        this.log('warn', `plan ${planId}: decision ${event.type} from the inbox no longer applies; dropped`);
+      } else this.log('info', `plan ${planId}: applied ${event.type} from the inbox`);
     }
   }
 
   /** Poll the inboxes of the live plans; returns the function that stops polling. */
   pollInboxes(intervalMs = 1_000): () => void {
     const timer = setInterval(() => {
-      for (const planId of this.live.keys()) this.applyInbox(planId);
+      for (const planId of this.live.keys()) {
+        // In a timer a throw would end the process: one unreadable inbox must not stop the others.
+        try {
+          this.applyInbox(planId);
+        } catch (error) {
+          this.log('error', `plan ${planId}: reading its inbox failed: ${(error as Error).message}`);
+        }
+      }
     }, intervalMs);
     timer.unref?.();
     return () => clearInterval(timer);
@@ -184,109 +224,138 @@ export class PlanHost {
     return actor.getSnapshot();
   }
 
-  /** Wait until the plan's snapshot satisfies `predicate`; rejects when `signal` aborts. */
+  /** Wait until the plan's snapshot satisfies `predicate`; rejects when `signal` aborts or the plan is stopped here. */
   async waitFor(planId: string, predicate: (s: PlanSnapshot) => boolean, signal?: AbortSignal) {
     const actor = this.open(planId);
-    return waitFor(actor, predicate, { timeout: Infinity, ...(signal ? { signal } : {}) });
+    const { recorder } = this.live.get(planId)!;
+    let snapshot: PlanSnapshot;
+    try {
+      snapshot = await waitFor(actor, predicate, { timeout: Infinity, ...(signal ? { signal } : {}) });
+      // The state is only reached once it is recorded: a refused write stops the plan instead.
+      await recorder.recorded();
+    } catch (error) {
+      throw this.failures.get(planId) ?? error;
+    }
+    const failure = this.failures.get(planId);
+    if (failure) throw failure;
+    return snapshot;
   }
 
-  /** Stop a plan's actor in this process; its file keeps the last persisted state (Esc, dispose). */
-  release(planId: string) {
+  /**
+   * Stop a plan's actor in this process; its file keeps the last persisted state (Esc, dispose).
+   * The newest snapshot is written at once; resolves (never rejects) when every write of the plan has settled.
+   */
+  release(planId: string, { write = true }: { write?: boolean } = {}): Promise<void> {
     const live = this.live.get(planId);
-    if (!live) return;
-    // A write behind still pending or in flight: the newest good snapshot goes to disk now.
-    if ((live.pending || live.writing) && !live.releasing) this.writeNow(live);
+    if (!live) return Promise.resolve();
+    if (write && live.writer.dirty && !live.releasing) {
+      try {
+        const file = this.fileOf(live);
+        if (file) live.writer.writeNow(file);
+      } catch (error) {
+        this.log('error', `plan ${planId}: its last state could not be written: ${(error as Error).message}`);
+      }
+    }
     live.releasing = true;
     this.live.delete(planId);
     live.actor.stop();
-    this.writeJournal(planId, live); // now, not in a microtask: a process may exit right after
+    live.journal.flush(); // now, not in a microtask: a process may exit right after
     try {
       live.releaseLease();
     } catch (error) {
-      this.options.log?.('warn', `plan ${planId}: releasing its lease failed: ${(error as Error).message}`);
+      this.log('warn', `plan ${planId}: releasing its lease failed: ${(error as Error).message}`);
     }
+    const settled = live.writer.settled();
+    this.settling.add(settled);
+    return settled.finally(() => this.settling.delete(settled));
   }
 
-  dispose() {
-    for (const id of [...this.live.keys()]) this.release(id);
+  /** Release every plan; resolves when nothing of theirs is still being written. */
+  async dispose(): Promise<void> {
+    await Promise.all([...this.live.keys()].map((id) => this.release(id)));
+    await Promise.all([...this.settling]);
   }
 
   /** Write the plan's file now, synchronously (an older write still in flight will not replace it). */
   flush(planId: string) {
-    const current = this.current(planId);
-    if (!current) return;
-    const { live, file } = current;
-    this.writeNow(live, file);
-    if (live.actor.getSnapshot().status === 'done') this.release(planId);
-  }
-
-  /** A plan file to disk, synchronously; with `fsync: false` its durable copy is still to be written behind. */
-  private writeNow(live: LivePlan, file: PlanFile | null = this.fileOf(live), { fsync = true } = {}) {
+    const live = this.live.get(planId);
+    if (!live || live.releasing) return;
+    const file = this.fileOf(live);
     if (!file) return;
-    if (fsync) live.pending = null;
-    this.options.store.save(file, { fsync });
-    live.committed = ++live.seq;
-  }
-
-  /**
-   * After each cascade: the index now, the file written behind (off the event loop, one write in
-   * flight per plan, the newest snapshot wins), so recording a result never waits for an fsync;
-   * the exceptions below are written at once.
-   */
-  private persist(planId: string) {
-    const current = this.current(planId);
-    if (!current) return;
-    const { live, file } = current;
-    const opened = live.sessionOpened;
-    live.sessionOpened = false;
-    // Written at once: a new plan's first file (it exists on disk as soon as it is created) and a
-    // finished plan's last (another process may read or resume it).
-    if (live.seq === 0 || live.actor.getSnapshot().status === 'done') {
-      this.writeNow(live, file);
-      if (live.actor.getSnapshot().status === 'done') this.release(planId);
-      return;
-    }
-    // The new session's id reaches the file now, before the prompt in it is sent (safe against a
-    // crashed process); the fsynced copy follows behind like every other write.
-    if (opened) this.writeNow(live, file, { fsync: false });
-    live.pending = file;
-    live.writing ??= this.writeBehind(planId, live);
-  }
-
-  private async writeBehind(planId: string, live: LivePlan): Promise<void> {
     try {
-      while (live.pending) {
-        const file = live.pending;
-        live.pending = null;
-        const seq = ++live.seq;
-        await this.options.store.saveAsync(file, () => {
-          if (seq < live.committed) return false;
-          live.committed = seq;
-          return true;
-        });
-      }
+      live.writer.writeNow(file);
     } catch (error) {
-      this.options.log?.('error', `plan ${planId}: writing its file failed: ${(error as Error).message}`);
-    } finally {
-      live.writing = null;
+      this.failWrite(planId, error);
+      throw error;
     }
+    this.recorded(file);
+    if (live.actor.getSnapshot().status === 'done') void this.release(planId);
   }
 
   /** Resolves once every write of the plan's file started so far has reached the disk. */
   async settled(planId: string): Promise<void> {
-    const live = this.live.get(planId);
-    while (live?.writing) await live.writing;
+    await this.live.get(planId)?.writer.settled();
   }
 
-  /** The plan file of a live plan's current snapshot, with the index brought up to it; null when there is nothing to write. */
-  private current(planId: string): { live: LivePlan; file: PlanFile } | null {
+  /**
+   * After each cascade: the file written behind (off the event loop, one write in flight per plan,
+   * the newest snapshot wins), so recording a result never waits for an fsync; the exceptions are
+   * written at once. Then the index and the observers. Runs in a microtask: it never throws.
+   */
+  private persist(planId: string) {
     const live = this.live.get(planId);
-    if (!live || live.releasing) return null;
-    live.flushQueued = false;
+    if (!live || live.releasing) return;
     const file = this.fileOf(live);
-    if (!file) return null;
-    this.index.trigger.upsert({ summary: summarize(file) });
-    return { live, file };
+    if (!file) return;
+    const done = live.actor.getSnapshot().status === 'done';
+    try {
+      // A new plan's first file (it exists as soon as it is created) and a finished plan's last
+      // (another process may read or resume it) are written at once.
+      if (!live.writer.hasWritten || done) live.writer.writeNow(file);
+      else {
+        // A new session's id reaches the file now, before the prompt in it is sent (safe against a
+        // crashed process); the fsynced copy follows behind like every other write.
+        if (this.newSessionOpened(live)) live.writer.writeNow(file, { fsync: false });
+        live.writer.writeBehind(file);
+      }
+    } catch (error) {
+      this.failWrite(planId, error);
+      return;
+    }
+    this.recorded(file);
+    if (done) void this.release(planId);
+  }
+
+  /** The index and the observers learn of a change once its write is queued; neither can fail the write. */
+  private recorded(file: PlanFile) {
+    const before = this.index.getSnapshot().context.plans[file.plan_id];
+    const after = summarize(file);
+    this.indexUpsert({ summary: after });
+    this.observers.notify({ planId: file.plan_id, before, after, file });
+  }
+
+  /** A plan whose file cannot be written is stopped here, loudly: running on without a file would lose it at the next restart. */
+  private failWrite(planId: string, error: unknown) {
+    const cause = error instanceof Error ? error : new Error(String(error));
+    const failure = new Error(
+      `Plan ${planId} was stopped in this process because its file could not be written: ${cause.message} ` +
+        'Resume it with orca_ask_planner and its plan_id once the cause is fixed.',
+    );
+    failure.name = 'PlanWriteError';
+    this.failures.set(planId, failure);
+    this.log('error', failure.message);
+    void this.release(planId, { write: false });
+  }
+
+  /** Whether a session id in the plan is not yet in its file (and remember it). */
+  private newSessionOpened(live: LivePlan): boolean {
+    let opened = false;
+    for (const id of sessionIdsOf(live.actor.getSnapshot())) {
+      if (live.sessions.has(id)) continue;
+      live.sessions.add(id);
+      opened = true;
+    }
+    return opened;
   }
 
   private fileOf(live: LivePlan): PlanFile | null {
@@ -300,32 +369,6 @@ export class PlanHost {
     );
   }
 
-  /** Journal the state an actor of the plan is in after a macrostep, when it changed. */
-  private journalState(planId: string, live: LivePlan, actor: string, value: unknown) {
-    const state = statePath(value);
-    if (live.states.get(actor) === state) return;
-    live.states.set(actor, state);
-    this.queueJournal(planId, live, { at: this.now(), kind: 'state', actor, state });
-  }
-
-  private journalEvent(planId: string, live: LivePlan, event: { type: string; [key: string]: unknown }) {
-    const { error, ...rest } = event;
-    const plain = error === undefined ? rest : { ...rest, error: error instanceof Error ? error.message : String(error) };
-    this.queueJournal(planId, live, { at: this.now(), kind: 'event', source: sourceOf(event), event: plain as JournalEntry & { type: string } });
-  }
-
-  /** Entries of one synchronous cascade go to the journal in one append, in order, right after it. */
-  private queueJournal(planId: string, live: LivePlan, entry: JournalEntry) {
-    live.journal.push(entry);
-    if (live.journal.length === 1) queueMicrotask(() => this.writeJournal(planId, live));
-  }
-
-  private writeJournal(planId: string, live: LivePlan) {
-    if (live.journal.length === 0) return;
-    const entries = live.journal.splice(0, live.journal.length);
-    appendJournal(this.options.store.journalPathOf(planId), entries);
-  }
-
   private start(
     planId: string,
     createdAt: string,
@@ -335,54 +378,52 @@ export class PlanHost {
     // One writer per plan: throws PlanLeaseError when another process runs it.
     mkdirSync(this.options.store.dir, { recursive: true });
     const releaseLease = acquireLease(this.options.store.pathOf(planId), planId, (error) => {
-      this.options.log?.('error', `plan ${planId}: its lease was lost (${error.message}); stopping it here`);
-      this.release(planId);
+      const failure = new Error(`Plan ${planId} was stopped in this process: its lease was lost (${error.message}).`);
+      this.failures.set(planId, failure);
+      this.log('error', failure.message);
+      void this.release(planId);
     }, this.options.leaseStaleMs);
+    const journal = new JournalWriter(this.options.store.journalPathOf(planId), (error) =>
+      this.log('error', `plan ${planId}: appending to its journal failed (the plan file is unaffected): ${error.message}`),
+    );
     const entry: LivePlan = {
       actor: undefined as never,
       createdAt,
       releaseLease,
-      states: new Map(),
       releasing: false,
-      flushQueued: false,
-      journal: [],
-      pending: null,
-      writing: null,
-      seq: 0,
-      committed: 0,
-      sessionOpened: false,
+      writer: new SnapshotWriter(this.options.store, (error) => this.failWrite(planId, error)),
+      journal,
+      recorder: new PlanRecorder(journal, () => this.persist(planId), () => this.now()),
+      sessions: new Set(),
     };
     this.live.set(planId, entry);
+    const { recorder } = entry;
     const actor = createActor(this.machine, {
       ...('input' in init ? { input: init.input } : { snapshot: init.snapshot, input: undefined as never }),
       // Runs for every actor of the plan's system, so child-only transitions are saved too.
       inspect: (event) => {
-        this.options.inspect?.(event);
-        if (event.type === '@xstate.event' && OPENS_SESSION.test((event.event as { type: string }).type)) entry.sessionOpened = true;
-        if (event.type === '@xstate.event' && event.actorRef.sessionId === event.rootId) {
-          this.journalEvent(planId, entry, event.event as { type: string });
-          return;
-        }
-        if (event.type !== '@xstate.snapshot') return;
-        const value = (event.snapshot as { value?: unknown }).value;
-        if (value !== undefined) {
-          const isRoot = event.actorRef.sessionId === event.rootId;
-          this.journalState(planId, entry, isRoot ? 'plan' : (event.actorRef as { id?: string }).id ?? event.actorRef.sessionId, value);
-        }
-        if (entry.flushQueued) return;
-        entry.flushQueued = true;
-        // One write per synchronous cascade (child transition → parent reaction), after it settles.
-        queueMicrotask(() => this.persist(planId));
+        this.inspect?.(event);
+        recorder.inspect(event);
       },
     });
     entry.actor = actor;
     actor.subscribe({
       error: (error) => {
         onError?.(error);
-        this.options.log?.('error', `plan ${planId}: ${(error as Error)?.message ?? String(error)}`);
+        this.log('error', `plan ${planId}: ${(error as Error)?.message ?? String(error)}`);
       },
     });
     actor.start();
     return actor;
   }
+}
+
+/** The session ids a plan's snapshot holds: the planner's, and each running step's specialist and reviewer sessions. */
+function sessionIdsOf(snapshot: PlanSnapshot): string[] {
+  const ids: Array<string | null | undefined> = [snapshot.context.planner_session_id];
+  for (const child of Object.values(snapshot.children) as Array<AnyActorRef | undefined>) {
+    const context = child?.getSnapshot()?.context as { sessionId?: string | null; review?: { session_id?: string | null } } | undefined;
+    ids.push(context?.sessionId, context?.review?.session_id);
+  }
+  return ids.filter((id): id is string => typeof id === 'string');
 }

@@ -3,6 +3,7 @@ import { waitingSummaries } from '../persistence/plan-index.js';
 import { isPlanId } from '../persistence/plan-id.js';
 import { decisionEvent, openGates, WAITING_WORDS, type Gate } from './gates.js';
 import { NOTE_PREFIX, QUESTION_AGENT_ID, QUESTION_MODEL_ID, QUESTION_PROVIDER_ID } from './native-question/index.js';
+import { quote } from '../text/quote.js';
 
 /**
  * Channel 3: slash commands, handled in `command.execute.before` with no model turn. Each takes
@@ -65,7 +66,7 @@ export function runGateCommand(orca: Orca, name: GateCommand, rawArguments: stri
   // openGates lists the dispatch cap before any failed step: the order the dialog asks them in.
   const gate = openGates(snapshot).find((g): g is Gate & { kind: CommandGate } => answers(gates, g.kind));
   if (!gate) {
-    throw new CommandError(`Plan ${planId} is not waiting for ${waitingWords(gates)} (it is ${snapshot.value && JSON.stringify(snapshot.value)}).`);
+    throw new CommandError(`Plan ${planId} is not waiting for ${waitingWords(gates)} (it is ${quote(snapshot.value)}).`);
   }
   if (gate.kind === 'deviation' && !(gate.options as readonly string[]).includes(spec.option)) {
     throw new CommandError(`${spec.option} is no longer offered for step ${gate.stepId} after ${gate.failures} failed attempts: use /orca-replan or /orca-stop.`);

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { InspectorError } from './inspector-error.js';
+import { quote } from '../text/quote.js';
 
 /** The relay's port when opted in without one; a fixed port so the README can name the page. */
 export const DEFAULT_INSPECT_PORT = 4749;
@@ -34,12 +35,12 @@ function parseSwitch(value: string | undefined): boolean | undefined {
   if (value === undefined || value === '') return undefined;
   if (value === '1' || value === 'true') return true;
   if (value === '0' || value === 'false') return false;
-  throw new InspectorError(`Expected ORCA_INSPECT to be 1 or 0, got ${JSON.stringify(value)}.`);
+  throw new InspectorError(`Expected ORCA_INSPECT to be 1 or 0, got ${quote(value)}.`);
 }
 
 function parsePort(value: string | undefined): number | undefined {
   if (value === undefined || value === '') return undefined;
   const port = Number(value);
   if (Number.isInteger(port) && port >= 0 && port <= 65_535) return port;
-  throw new InspectorError(`Expected ORCA_INSPECT_PORT to be a port number from 0 to 65535, got ${JSON.stringify(value)}.`);
+  throw new InspectorError(`Expected ORCA_INSPECT_PORT to be a port number from 0 to 65535, got ${quote(value)}.`);
 }

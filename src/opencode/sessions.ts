@@ -63,7 +63,7 @@ function describeError(error: unknown): string {
   return [e.name, e.data?.message ?? e.message].filter(Boolean).join(': ') || JSON.stringify(error);
 }
 
-export function sessionsFromClient(client: Client, directory: string): SessionsPort {
+export function sessionsFromClient(client: Client, directory: string, log?: (level: 'warn', message: string) => void): SessionsPort {
   const session = client.session;
   return {
     async create({ parentID, title, permission, metadata }) {
@@ -76,7 +76,12 @@ export function sessionsFromClient(client: Client, directory: string): SessionsP
       return { id: data.id };
     },
     async prompt({ sessionID, agent, text, jsonSchema, tools, signal }) {
-      const onAbort = () => void session.abort({ path: { id: sessionID }, query: { directory } }).catch(() => {});
+      // A failed abort leaves the turn running in OpenCode: say so (the idle watch still bounds the step).
+      const abortFailed = (error: unknown) => log?.('warn', `aborting the turn in session ${sessionID} failed: ${describeError(error)}`);
+      const onAbort = () =>
+        void session
+          .abort({ path: { id: sessionID }, query: { directory } })
+          .then((res) => res.error && abortFailed(res.error), abortFailed);
       signal?.addEventListener('abort', onAbort, { once: true });
       try {
         const res = await call(session.prompt, session)({

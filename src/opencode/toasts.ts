@@ -1,4 +1,5 @@
-import type { PlanIndex, PlanSummary } from '../persistence/plan-index.js';
+import type { PlanHost } from '../engine/plan-host.js';
+import type { PlanSummary } from '../persistence/plan-index.js';
 
 export interface Toast {
   title: string;
@@ -25,17 +26,10 @@ export function toastFor(before: PlanSummary | undefined, after: PlanSummary): T
   return null;
 }
 
-/** Show a toast whenever a plan in the index changes in a way toastFor cares about. */
-export function watchForToasts(index: PlanIndex, show: (toast: Toast) => void): () => void {
-  let previous = index.getSnapshot().context.plans;
-  const subscription = index.subscribe((snapshot) => {
-    const current = snapshot.context.plans;
-    for (const [id, summary] of Object.entries(current)) {
-      if (summary === previous[id]) continue;
-      const toast = toastFor(previous[id], summary);
-      if (toast) show(toast);
-    }
-    previous = current;
+/** Show a toast whenever a plan changes in a way toastFor cares about (an observer: it cannot block the plan's writes). */
+export function watchForToasts(host: Pick<PlanHost, 'observe'>, show: (toast: Toast) => void): () => void {
+  return host.observe('the toast watcher', ({ before, after }) => {
+    const toast = toastFor(before, after);
+    if (toast) show(toast);
   });
-  return () => subscription.unsubscribe();
 }

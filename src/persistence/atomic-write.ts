@@ -39,6 +39,7 @@ export async function writeFileAtomicAsync(path: string, content: string, commit
     await handle.close();
   }
   if (!commit()) {
+    // A temp file that cannot be removed is swept at the next start (PlanStore.sweepTemps).
     await unlink(tmp).catch(() => {});
     return false;
   }

@@ -2,7 +2,7 @@ import { ulid } from 'ulid';
 import { InvalidPlanIdError } from './errors.js';
 
 /** plan_ + a ULID: time-sortable, filename-safe, never user-chosen. */
-const PLAN_ID = /^plan_[0-9A-HJKMNP-TV-Z]{26}$/;
+export const PLAN_ID = /^plan_[0-9A-HJKMNP-TV-Z]{26}$/;
 
 export const newPlanId = (now: number = Date.now()) => `plan_${ulid(now)}`;
 

@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PlanNotFoundError, QuarantinedPlanError } from './errors.js';
+import { InvalidPlanFileError, PlanNotFoundError, QuarantinedPlanError } from './errors.js';
 import { writeFileAtomic, writeFileAtomicAsync } from './atomic-write.js';
 import { migratePlanFile } from './migrations.js';
 import { formatIssues, planFile, type PlanFile } from './plan-file.js';
@@ -28,15 +28,36 @@ export class PlanStore {
     return join(this.dir, `${parsePlanId(planId)}.journal.jsonl`);
   }
 
+  /**
+   * Write a plan file atomically. It is first checked with the schema `load` reads it with, so the
+   * plugin never writes what it would quarantine at the next start: InvalidPlanFileError instead.
+   */
   save(file: PlanFile, options: { fsync?: boolean } = {}): void {
+    const text = this.serialize(file);
     mkdirSync(this.dir, { recursive: true });
-    writeFileAtomic(this.pathOf(file.plan_id), `${JSON.stringify(file, null, 2)}\n`, options);
+    writeFileAtomic(this.pathOf(file.plan_id), text, options);
   }
 
-  /** save, off the event loop; `commit` decides, once the content is durable, whether it still replaces the file. */
-  saveAsync(file: PlanFile, commit: () => boolean): Promise<boolean> {
+  /**
+   * save, off the event loop, for a file `check` has passed (the check is synchronous, so a refusal
+   * reaches the caller, not a promise); `commit` decides, once the content is durable, whether it
+   * still replaces the file.
+   */
+  saveCheckedAsync(file: PlanFile, commit: () => boolean): Promise<boolean> {
     mkdirSync(this.dir, { recursive: true });
     return writeFileAtomicAsync(this.pathOf(file.plan_id), `${JSON.stringify(file, null, 2)}\n`, commit);
+  }
+
+  /** Throws InvalidPlanFileError for a file `load` would quarantine. */
+  check(file: PlanFile): void {
+    const planId = parsePlanId(file.plan_id);
+    const checked = checkPlanFile(file, planId);
+    if (!checked.ok) throw new InvalidPlanFileError(planId, checked.reason);
+  }
+
+  private serialize(file: PlanFile): string {
+    this.check(file);
+    return `${JSON.stringify(file, null, 2)}\n`;
   }
 
   exists(planId: string): boolean {
@@ -119,7 +140,12 @@ export function parsePlanFileText(
   } catch (error) {
     return { ok: false, reason: (error as Error).message };
   }
-  const parsed = planFile.safeParse(migrated);
+  return checkPlanFile(migrated, planId);
+}
+
+/** The one check of a plan file, on load (after migrations) and before every write. */
+export function checkPlanFile(value: unknown, planId: string): { ok: true; file: PlanFile } | { ok: false; reason: string } {
+  const parsed = planFile.safeParse(value);
   if (!parsed.success) return { ok: false, reason: `invalid plan file: ${formatIssues(parsed.error)}` };
   if (parsed.data.plan_id !== planId || parsed.data.snapshot.context.plan_id !== planId) {
     return { ok: false, reason: `plan_id inside the file does not match its name ${planId}.json` };

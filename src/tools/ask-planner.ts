@@ -1,9 +1,10 @@
-import { tool } from '@opencode-ai/plugin';
+import { z } from 'zod';
 import { drivePlan } from '../engine/drive.js';
 import type { Orca } from '../orca.js';
 import { resolveGate } from '../hitl/resolve.js';
-import { parsePlanId } from '../persistence/plan-id.js';
 import { renderDrive } from './render.js';
+import { defineTool } from './define-tool.js';
+import { planIdArg, PLAN_ID_EXPECTED } from './plan-id-arg.js';
 import { toolError } from './tool-error.js';
 
 export const ASK_PLANNER_DESCRIPTION =
@@ -12,28 +13,29 @@ export const ASK_PLANNER_DESCRIPTION =
   'deviation decisions are asked of the human by the plugin, not by you.';
 
 export function askPlannerTool(orca: Orca) {
-  return tool({
+  return defineTool({
+    name: 'orca_ask_planner',
     description: ASK_PLANNER_DESCRIPTION,
     args: {
-      message: tool.schema.string().min(1).describe("The user's message, verbatim."),
-      plan_id: tool.schema.string().optional().describe('The plan to continue, as returned by an earlier call.'),
+      message: z.string().regex(/\S/).describe("The user's message, verbatim."),
+      plan_id: planIdArg.optional().describe('The plan to continue, as returned by an earlier call.'),
+    },
+    expected: {
+      message: "a non-empty string: the user's message, verbatim",
+      plan_id: `${PLAN_ID_EXPECTED}, to continue that plan; omit it to start a new plan`,
     },
     async execute(args, ctx) {
       let planId: string;
-      try {
-        if (args.plan_id === undefined) {
-          planId = orca.host.create({ message: args.message, callerSessionId: ctx.sessionID }).getSnapshot().context.plan_id;
-        } else {
-          planId = parsePlanId(args.plan_id);
-          const event = { type: 'plan.message' as const, message: args.message, callerSessionId: ctx.sessionID };
-          // Only states that wait for the user's next message take it; a running plan is just followed.
-          // A plan whose last server was killed is still leased for a few seconds: wait for it.
-          if ((await orca.host.openWhenFree(planId, ctx.abort)).getSnapshot().can(event)) orca.host.send(planId, event);
-        }
-        ctx.metadata({ title: `plan ${planId}`, metadata: { plan_id: planId } });
-      } catch (error) {
-        return toolError(error);
+      if (args.plan_id === undefined) {
+        planId = orca.host.create({ message: args.message, callerSessionId: ctx.sessionID }).getSnapshot().context.plan_id;
+      } else {
+        planId = args.plan_id;
+        const event = { type: 'plan.message' as const, message: args.message, callerSessionId: ctx.sessionID };
+        // Only states that wait for the user's next message take it; a running plan is just followed.
+        // A plan whose last server was killed is still leased for a few seconds: wait for it.
+        if ((await orca.host.openWhenFree(planId, ctx.abort)).getSnapshot().can(event)) orca.host.send(planId, event);
       }
+      ctx.metadata({ title: `plan ${planId}`, metadata: { plan_id: planId } });
       try {
         const result = await drivePlan(orca.host, planId, (gate, signal) => resolveGate(orca, gate, ctx, signal), ctx.abort);
         const rendered = renderDrive(result);
@@ -41,7 +43,7 @@ export function askPlannerTool(orca: Orca) {
       } catch (error) {
         if (ctx.abort.aborted) {
           // Esc: stop following; the plan keeps its last saved state and resumes with the same plan_id.
-          orca.host.release(planId);
+          await orca.host.release(planId);
           orca.log('info', `plan ${planId}: interrupted by the user, saved state kept`);
           return JSON.stringify({ status: 'interrupted', plan_id: planId, resume: 'Call orca_ask_planner with this plan_id.' });
         }

@@ -1,23 +1,19 @@
-import { tool } from '@opencode-ai/plugin';
 import type { Orca } from '../orca.js';
-import { parsePlanId } from '../persistence/plan-id.js';
-import { toolError } from './tool-error.js';
+import { planIdArg, PLAN_ID_EXPECTED } from './plan-id-arg.js';
+import { defineTool } from './define-tool.js';
 
-export function describePlanTool(orca: Orca) {
-  return tool({
+export function describePlanTool(orca: Pick<Orca, 'host' | 'store'>) {
+  return defineTool({
+    name: 'orca_describe_plan',
     description:
       'Describe one plan: goal, steps with their agents and dependencies, assumptions, risks, verification ' +
-      'criteria, and the execution state with each finished step\'s output.',
-    args: { plan_id: tool.schema.string().describe('The plan, as listed by orca_list_plans.') },
-    async execute(args) {
-      try {
-        const planId = parsePlanId(args.plan_id);
-        if (orca.host.isLive(planId)) orca.host.flush(planId);
-        const { snapshot: _snapshot, schema_version: _s, machine_version: _m, ...plan } = orca.store.load(planId);
-        return JSON.stringify(plan, null, 2);
-      } catch (error) {
-        return toolError(error);
-      }
+      "criteria, and the execution state with each finished step's output.",
+    args: { plan_id: planIdArg.describe('The plan, as listed by orca_list_plans.') },
+    expected: { plan_id: PLAN_ID_EXPECTED },
+    async execute({ plan_id: planId }) {
+      if (orca.host.isLive(planId)) orca.host.flush(planId);
+      const { snapshot: _snapshot, schema_version: _s, machine_version: _m, ...plan } = orca.store.load(planId);
+      return JSON.stringify(plan, null, 2);
     },
   });
 }

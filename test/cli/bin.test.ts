@@ -35,10 +35,10 @@ describe('the built orca bin', () => {
     expect(stdout).toMatch(/^orca: plans of the opencode-orca-statecharts plugin/);
   });
 
-  it('should work on the current directory and exit with the documented codes', () => {
+  it('should work on the current directory and exit with the documented codes', async () => {
     const host = project.host();
     const planId = approvalPlan(host);
-    host.dispose();
+    await host.dispose();
     const plans = orca('plans');
     expect([plans.status, plans.stderr]).toEqual([0, '']);
     expect(plans.stdout).toContain(planId);

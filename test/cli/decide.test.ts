@@ -16,10 +16,10 @@ const inbox = (planId: string) => {
   return existsSync(dir) ? readdirSync(dir).map((n) => JSON.parse(readFileSync(`${dir}/${n}`, 'utf8'))) : [];
 };
 /** A plan in a host that has let go of it, as after the server stopped. */
-function released(make: (host: ReturnType<Project['host']>) => string, maxAttempts?: number, options: Parameters<Project['host']>[0] = {}) {
+async function released(make: (host: ReturnType<Project['host']>) => string, maxAttempts?: number, options: Parameters<Project['host']>[0] = {}) {
   const host = project.host({ ...options, ...(maxAttempts ? { maxAttempts } : {}) });
   const planId = make(host);
-  host.dispose();
+  await host.dispose();
   return planId;
 }
 
@@ -42,8 +42,8 @@ describe('orca decide: refusals', () => {
   });
 
   it('should refuse a decision the plan is not waiting for, and post nothing', async () => {
-    const approval = released(approvalPlan);
-    const deviation = released((h) => failedStepPlan(h, 1));
+    const approval = await released(approvalPlan);
+    const deviation = await released((h) => failedStepPlan(h, 1));
     const a = await decide(approval, 'retry');
     expect([a.code, a.stderr]).toEqual([1, `orca: Plan ${approval} is not waiting for a decision on a failed step: it is pending_approval and waits for approval.\n`]);
     const d = await decide(deviation, 'approve');
@@ -54,7 +54,7 @@ describe('orca decide: refusals', () => {
   });
 
   it('should refuse Retry once the step has failed max_attempts times, and still take replan', async () => {
-    const planId = released((h) => failedStepPlan(h, 2), 2);
+    const planId = await released((h) => failedStepPlan(h, 2), 2);
     const retry = await decide(planId, 'retry');
     expect(retry.code).toBe(1);
     expect(retry.stderr).toBe(`orca: Plan ${planId}, step s2: Retry is no longer offered after 2 failed attempts: use replan or stop.\n`);
@@ -65,7 +65,7 @@ describe('orca decide: refusals', () => {
   });
 
   it('should refuse a second decision while one is queued, saying where it is', async () => {
-    const planId = released(approvalPlan);
+    const planId = await released(approvalPlan);
     expect((await decide(planId, 'approve')).code).toBe(0);
     const again = await decide(planId, 'reject');
     expect(again.code).toBe(1);
@@ -76,7 +76,7 @@ describe('orca decide: refusals', () => {
 
 describe('orca decide: posting', () => {
   it('should queue the same event the slash commands send, and a host resuming the plan applies it', async () => {
-    const planId = released(approvalPlan);
+    const planId = await released(approvalPlan);
     const { code, stdout, stderr } = await decide(planId, 'changes', '--message', 'use the v2 API');
     expect([code, stderr]).toEqual([0, '']);
     expect(stdout).toMatch(new RegExp(`^Request Changes of plan ${planId} with "use the v2 API": posted to .*\\.json\\n`));
@@ -91,7 +91,7 @@ describe('orca decide: posting', () => {
   });
 
   it('should retry a failed step with guidance when the plan is resumed', async () => {
-    const planId = released((h) => failedStepPlan(h, 1));
+    const planId = await released((h) => failedStepPlan(h, 1));
     expect((await decide(planId, 'retry', '-m', 'mock the clock')).code).toBe(0);
     const s = project.host().open(planId).getSnapshot();
     expect(s.context.steps.find((st) => st.id === 's2')).toMatchObject({ status: 'running', failures: [{ attempt: 1, guidance: 'mock the clock' }] });
@@ -132,7 +132,7 @@ describe('orca decide: the dispatch cap and the circuit breaker', () => {
   it('should continue a plan paused at its dispatch cap, raising the cap when the plan is resumed', async () => {
     const host = project.host(capped(1));
     const planId = budgetPlan(host);
-    host.dispose();
+    await host.dispose();
     expect(project.store.load(planId).waiting_for).toBe('budget');
     const { code, stdout, stderr } = await decide(planId, 'continue', '-m', 'one more');
     expect([code, stderr]).toEqual([0, '']);
@@ -146,13 +146,13 @@ describe('orca decide: the dispatch cap and the circuit breaker', () => {
   });
 
   it('should stop a plan at its dispatch cap with stop, and refuse continue where there is no cap to raise', async () => {
-    const planId = released((h) => budgetPlan(h), undefined, capped(1));
+    const planId = await released((h) => budgetPlan(h), undefined, capped(1));
     expect((await decide(planId, 'stop')).code).toBe(0);
     expect(inbox(planId)).toMatchObject([{ event: { type: 'budget.stop', channel: 'cli' } }]);
     const s = project.host().open(planId).getSnapshot();
     expect([s.value, s.context.outcome]).toEqual(['failed', 'stopped']);
 
-    const approval = released(approvalPlan);
+    const approval = await released(approvalPlan);
     const c = await decide(approval, 'continue');
     expect([c.code, c.stderr]).toEqual([1, `orca: Plan ${approval} is not waiting for a decision at the dispatch cap: it is pending_approval and waits for approval.\n`]);
     const st = await decide(approval, 'stop');
@@ -165,7 +165,7 @@ describe('orca decide: the dispatch cap and the circuit breaker', () => {
 
   it('should answer the dispatch cap first when a failed step waits too, and the step with --step or retry', async () => {
     // Two dispatches: s1 completes, s2 fails, and the cap is reached with s2 waiting.
-    const planId = released((h) => failedStepPlan(h, 1), undefined, capped(2));
+    const planId = await released((h) => failedStepPlan(h, 1), undefined, capped(2));
     const file = project.store.load(planId);
     expect([file.waiting_for, file.steps.map((s) => s.status)]).toEqual(['budget', ['completed', 'awaiting_decision']]);
 
@@ -182,7 +182,7 @@ describe('orca decide: the dispatch cap and the circuit breaker', () => {
   });
 
   it('should still offer Retry at an open breaker (the CLI is a human) and show why automatic retrying stopped', async () => {
-    const planId = released((h) => failedStepPlan(h, 3));
+    const planId = await released((h) => failedStepPlan(h, 3));
     const step = project.store.load(planId).steps.find((s) => s.id === 's2')!;
     expect(step.breaker).toMatch(/^circuit breaker: the same error 3 times in a row on step s2; automatic retrying stopped/);
     const { code, stdout } = await decide(planId, 'retry', '-m', 'the clock is mocked wrong');

@@ -39,7 +39,7 @@ describe('orca doctor', () => {
     write(join(cached, 'package.json'), '{ "name": "opencode-orca-statecharts", "version": "0.0.9" }');
     const host = project.host();
     const waiting = approvalPlan(host);
-    host.dispose();
+    await host.dispose();
     const bad = 'plan_01JDX4Z6Q5H2M3N4P5R6S7T8V9';
     write(join(project.store.dir, `${bad}.json`), '{ "schema_version": 1 }');
 
@@ -104,10 +104,10 @@ describe('orca doctor', () => {
   it('should say how to answer each plan waiting on a human: a failed step, the dispatch cap', async () => {
     const host = project.host({ policy: { max_dispatches: 1 } });
     const capped = budgetPlan(host);
-    host.dispose();
+    await host.dispose();
     const other = project.host();
     const failed = failedStepPlan(other, 1);
-    other.dispose();
+    await other.dispose();
     const { stdout } = await doctor();
     expect(stdout).toContain(`  ! ${capped} waits for a decision at the dispatch cap: orca decide ${capped} continue|stop\n`);
     expect(stdout).toContain(`  ! ${failed} waits for a decision on a failed step: orca decide ${failed} retry|replan|stop\n`);

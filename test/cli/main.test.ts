@@ -21,7 +21,7 @@ describe('orca (dispatch)', () => {
     [['frobnicate'], /^orca: Unknown command "frobnicate": expected one of plans, show, decide, init, doctor, inspect \(orca --help\)\.$/],
     [['plans', '--verbose'], /^orca: Unknown option '--verbose' \(orca --help\)\.$/],
     [['plans', '--message', 'x'], /^orca: orca plans does not take --message \(orca --help\)\.$/],
-    [['plans', 'extra'], /^orca: orca plans takes at most 0 argument\(s\), got 1: extra \(orca --help\)\.$/],
+    [['plans', 'extra'], /^orca: orca plans takes at most 0 argument\(s\), got 1: "extra" \(orca --help\)\.$/],
     [['show', '--dir'], /^orca: Option '--dir <value>' argument missing \(orca --help\)\.$/],
     [['plans', '--dir', '/no/such/dir'], /^orca: --dir \/no\/such\/dir: no such directory\.$/],
   ])('should refuse %j with one line on stderr and exit 2', async (argv, message) => {

@@ -15,7 +15,7 @@ describe('orca plans', () => {
     const older = failedStepPlan(host, 1);
     await new Promise((resolve) => setTimeout(resolve, 5)); // a later ULID
     const newer = approvalPlan(host, 'second');
-    host.dispose();
+    await host.dispose();
     const { code, stdout, stderr } = await runCli(['plans', '--dir', project.dir]);
     expect(code).toBe(0);
     expect(stderr).toBe('');
@@ -29,7 +29,7 @@ describe('orca plans', () => {
   it('should list a plan paused at its dispatch cap as waiting for budget', async () => {
     const host = project.host({ policy: { max_dispatches: 1 } });
     const planId = budgetPlan(host);
-    host.dispose();
+    await host.dispose();
     const { stdout } = await runCli(['plans', '--dir', project.dir]);
     expect(stdout).toMatch(new RegExp(`^${planId}\\s+in_progress\\s+budget\\s+Add a greeting to the home page\\s+1/2\\s`, 'm'));
   });
@@ -38,7 +38,7 @@ describe('orca plans', () => {
     const host = project.host();
     const planId = host.create({ message: `build ${'a very long goal '.repeat(10)}\nwith a second line` }).getSnapshot().context.plan_id;
     host.flush(planId);
-    host.dispose();
+    await host.dispose();
     const { stdout } = await runCli(['plans', '--dir', project.dir]);
     const row = stdout.split('\n').find((l) => l.startsWith(planId))!;
     expect(row).toMatch(/build a very long goal a very long goal .*…\s+0\/0\s/);
@@ -48,7 +48,7 @@ describe('orca plans', () => {
   it('should quarantine a bad plan file as the plugin does, say so on stderr and list the others', async () => {
     const host = project.host();
     const good = approvalPlan(host);
-    host.dispose();
+    await host.dispose();
     const bad = 'plan_01JDX4Z6Q5H2M3N4P5R6S7T8V9';
     writeFileSync(join(project.store.dir, `${bad}.json`), '{ not json');
     writeFileSync(join(project.store.dir, 'notes.json'), '{}');

@@ -11,7 +11,7 @@ describe('orca show', () => {
   it('should show goal, state, steps with outputs and failures, the plan details and decisions', async () => {
     const host = project.host();
     const planId = failedStepPlan(host, 2);
-    host.dispose();
+    await host.dispose();
     const { code, stdout, stderr } = await runCli(['show', planId, '--dir', project.dir]);
     if (process.env.ORCA_PRINT) console.log(stdout);
     expect(stderr).toBe('');
@@ -35,7 +35,7 @@ describe('orca show', () => {
   it('should show the history from the journal: events with their source, states entered', async () => {
     const host = project.host();
     const planId = failedStepPlan(host, 1);
-    host.dispose();
+    await host.dispose();
     const { stdout } = await runCli(['show', planId, '--dir', project.dir]);
     const history = stdout.slice(stdout.indexOf('History ('));
     expect(history).toMatch(/^History \(\d+ entries\)\n/);
@@ -50,7 +50,7 @@ describe('orca show', () => {
   it('should show reconcile entries of the journal', async () => {
     const host = project.host();
     const planId = approvalPlan(host);
-    host.dispose();
+    await host.dispose();
     const { appendJournal } = await import('../../src/persistence/journal.js');
     appendJournal(project.store.journalPathOf(planId), [
       { at: '2026-01-02T00:00:00.000Z', kind: 'reconcile', role: 'coder', session_id: 'ses_x', idempotency_key: `${planId}:s1:1`, decision: 'adopted the finished reply', detail: 'idle' },
@@ -64,7 +64,7 @@ describe('orca show', () => {
   it('should show the dispatch cap a plan waits at, with how to answer it', async () => {
     const host = project.host({ policy: { max_dispatches: 1 } });
     const planId = budgetPlan(host);
-    host.dispose();
+    await host.dispose();
     const { stdout } = await runCli(['show', planId, '--dir', project.dir]);
     expect(stdout).toContain('  status   in_progress (state in_progress.budget_exhausted)\n');
     expect(stdout).toContain(`  waiting  for a decision at the dispatch cap: 1 of 1 dispatches used; orca decide ${planId} continue | stop [--message "…"]\n`);
@@ -73,7 +73,7 @@ describe('orca show', () => {
   it("should show why a step's breaker stopped automatic retrying", async () => {
     const host = project.host();
     const planId = failedStepPlan(host, 3);
-    host.dispose();
+    await host.dispose();
     const { stdout } = await runCli(['show', planId, '--dir', project.dir]);
     expect(stdout).toContain(
       '      failed attempt 3: test 3 is red\n      circuit breaker: the same error 3 times in a row on step s2; automatic retrying stopped, a human decides\n',

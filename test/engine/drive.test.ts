@@ -9,42 +9,10 @@ import type { PlanPolicy } from '../../src/machines/types.js';
 import { idlePlanPorts } from '../../src/engine/wire.js';
 import { autoChoice } from '../../src/hitl/auto-policy.js';
 import { decisionEvent } from '../../src/hitl/gates.js';
-import type { SessionsPort } from '../../src/opencode/sessions.js';
+import { fakeSessions } from '../support/fake-sessions.js';
 import { PlanStore } from '../../src/persistence/plan-store.js';
 import { waitingSummaries } from '../../src/persistence/plan-index.js';
 import type { AutoPolicy } from '../../src/config/options.js';
-
-/** A fake of our own sessions port: scripted replies per agent, every prompt recorded. */
-function fakeSessions(reply: (agent: string, text: string, n: number) => unknown) {
-  const prompts: Array<{ sessionID: string; agent: string; text: string }> = [];
-  const created: Array<{ id: string; parentID?: string | null; title: string }> = [];
-  const port: SessionsPort = {
-    async create(input) {
-      const id = `ses_${created.length + 1}`;
-      created.push({ id, ...input });
-      return { id };
-    },
-    async prompt({ sessionID, agent, text }) {
-      prompts.push({ sessionID, agent, text });
-      const out = reply(agent, text, prompts.filter((p) => p.agent === agent).length);
-      return typeof out === 'string' ? { text: out } : { structured: out, text: '' };
-    },
-    async abort() {},
-    async get() {
-      return null;
-    },
-    async messages() {
-      return [];
-    },
-    async busy() {
-      return false;
-    },
-    async children() {
-      return [];
-    },
-  };
-  return { port, prompts, created };
-}
 
 const plan = {
   type: 'plan',

@@ -1,27 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { qualityPorts } from '../../src/engine/quality-ports.js';
 import type { SessionsPort } from '../../src/opencode/sessions.js';
+import { fakeSessions } from '../support/fake-sessions.js';
 import type { ThreadedContext } from '../../src/machines/types.js';
-
-/** A fake OpenCode: records prompts and aborts, answers from `reply`. */
-function fakeSessions(reply: (agent: string, text: string) => unknown) {
-  const prompts: Array<{ sessionID: string; agent: string; text: string }> = [];
-  const aborted: string[] = [];
-  const port: SessionsPort = {
-    create: async () => ({ id: 'ses_new' }),
-    async prompt({ sessionID, agent, text }) {
-      prompts.push({ sessionID, agent, text });
-      const out = reply(agent, text);
-      return typeof out === 'string' ? { text: out } : { structured: out, text: '' };
-    },
-    abort: async (id) => void aborted.push(id),
-    get: async () => null,
-    messages: async () => [],
-    busy: async () => false,
-    children: async () => [],
-  };
-  return { port, prompts, aborted };
-}
 
 const thread: ThreadedContext = {
   plan_id: 'plan_X',

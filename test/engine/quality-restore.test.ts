@@ -53,7 +53,7 @@ describe('step timeout across a restore', () => {
     await settle();
     expect(first.watches).toEqual([{ planId, stepId: 's1', sessionId: 'ses_tester', idleMs: 600_000 }]);
     host.flush(planId);
-    host.dispose();
+    await host.dispose();
 
     const second = watchingPorts();
     const restored = new PlanHost({ store, ports: second.ports });
@@ -67,6 +67,6 @@ describe('step timeout across a restore', () => {
     expect(step.value).toBe('awaiting_decision');
     expect(step.context.failures[0].error).toMatch(/^TIMEOUT: the tester was idle for 600 s/);
     expect(actor.getSnapshot().context.steps[0]).toMatchObject({ status: 'awaiting_decision' });
-    restored.dispose();
+    await restored.dispose();
   });
 });

@@ -80,7 +80,7 @@ describe('PlanHost.isRecovering', () => {
     await tick();
     host.send(planId, approve);
     await tick();
-    host.dispose();
+    await host.dispose();
     return { store, planId, seen };
   }
 
@@ -103,7 +103,7 @@ describe('PlanHost.isRecovering', () => {
     // Known before the restored invoke calls its port.
     expect(restoredSeen).toEqual([[key, true]]);
     expect(restorer.isRecovering(`${planId}:s1:2`)).toBe(false);
-    restorer.dispose();
+    await restorer.dispose();
   });
 });
 

@@ -42,6 +42,19 @@ function isRunning(pid: number): boolean {
   }
 }
 
+/**
+ * A killed process closes its files before the kernel marks it a zombie: under load, /proc can
+ * still show it running for a moment after its pipes closed. Dead means gone within `ms`.
+ */
+async function goneWithin(pid: number, ms: number): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  while (isRunning(pid)) {
+    if (Date.now() > deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  return true;
+}
+
 async function untilExists(path: string) {
   while (!existsSync(path)) await new Promise((resolve) => setTimeout(resolve, 10));
 }
@@ -88,14 +101,14 @@ describe('runStepHooks', () => {
     expect(error).toBeInstanceOf(StepHookError);
     expect((error as StepHookError).result).toMatchObject({ timedOut: true, exitCode: null, signal: 'SIGTERM' });
     expect((error as Error).message).toMatch(/^pre_step hook ".*" timed out after 0\.\d s:\nstarting$/);
-    expect(isRunning(grandchildPid())).toBe(false);
+    expect(await goneWithin(grandchildPid(), 2_000)).toBe(true);
   });
 
   it('should SIGKILL a group that ignores SIGTERM, one second later', async () => {
     const [result] = await hooks('post_step', [withGrandchild(`trap '' TERM;`)], { timeoutMs: 200 });
     expect(result).toMatchObject({ timedOut: true, signal: 'SIGKILL' });
     expect(result!.durationMs).toBeGreaterThanOrEqual(1_100);
-    expect(isRunning(grandchildPid())).toBe(false);
+    expect(await goneWithin(grandchildPid(), 2_000)).toBe(true);
   });
 
   it('should keep only the tail of long output, marking the cut', async () => {
@@ -113,7 +126,7 @@ describe('runStepHooks', () => {
     await untilExists(join(dir, 'gc.pid'));
     controller.abort(reason);
     await expect(running).rejects.toBe(reason);
-    expect(isRunning(grandchildPid())).toBe(false);
+    expect(await goneWithin(grandchildPid(), 2_000)).toBe(true);
     expect(existsSync(join(dir, 'later'))).toBe(false);
   });
 

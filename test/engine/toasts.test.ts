@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { toastFor, watchForToasts, type Toast } from '../../src/opencode/toasts.js';
-import { createPlanIndex, type PlanSummary } from '../../src/persistence/plan-index.js';
+import type { PlanObserver } from '../../src/engine/observers.js';
+import type { PlanSummary } from '../../src/persistence/plan-index.js';
 
 const summary = (patch: Partial<PlanSummary>): PlanSummary => ({
   plan_id: 'plan_X',
@@ -35,15 +36,18 @@ describe('toasts', () => {
     expect(toastFor(summary({ status: 'in_progress' }), summary({ status: 'in_progress', step_progress: { completed: 1, total: 3 } }))).toBeNull();
   });
 
-  it('should show one toast per change seen in the index', () => {
-    const index = createPlanIndex();
+  it('should show one toast per change the host reports, and none once stopped', () => {
+    let observer: PlanObserver | undefined;
+    const host = { observe: (_name: string, o: PlanObserver) => ((observer = o), () => (observer = undefined)) };
     const shown: Toast[] = [];
-    const stop = watchForToasts(index, (t) => shown.push(t));
-    index.trigger.upsert({ summary: summary({ status: 'pending_approval', waiting_for: 'approval' }) });
-    index.trigger.upsert({ summary: summary({ status: 'pending_approval', waiting_for: 'approval', updated_at: 't2' }) });
-    index.trigger.upsert({ summary: summary({ status: 'completed' }) });
+    const stop = watchForToasts(host, (t) => shown.push(t));
+    const change = (before: PlanSummary | undefined, after: PlanSummary) => observer?.({ planId: after.plan_id, before, after, file: {} as never });
+    const waiting = summary({ status: 'pending_approval', waiting_for: 'approval' });
+    change(undefined, waiting);
+    change(waiting, { ...waiting, updated_at: 't2' });
+    change(waiting, summary({ status: 'completed' }));
     stop();
-    index.trigger.upsert({ summary: summary({ status: 'failed' }) });
+    change(waiting, summary({ status: 'failed' }));
     expect(shown.map((t) => t.title)).toEqual(['Orca: plan waits for approval', 'Orca: plan completed']);
   });
 });

@@ -18,7 +18,7 @@ beforeAll(async () => {
   const host = new PlanHost({ store: PlanStore.forProject(projectDir), ports: idlePlanPorts });
   planId = host.create({ message: 'hello' }).getSnapshot().context.plan_id;
   await Promise.resolve();
-  host.dispose();
+  await host.dispose();
 });
 afterAll(() => rmSync(projectDir, { recursive: true, force: true }));
 

@@ -55,7 +55,7 @@ describe('inspector', () => {
         'the plan consulting its planner',
       );
     } finally {
-      host.dispose();
+      await host.dispose();
     }
     await inspector.stop();
     await page.closed;

@@ -57,7 +57,7 @@ beforeAll(async () => {
   host.send(planId, { type: 'deviation.retry', stepId: 's1', text: 'fix the types', ...by });
   await host.waitFor(planId, (s) => s.status === 'done');
   await Promise.resolve();
-  host.dispose();
+  await host.dispose();
 });
 afterAll(() => rmSync(projectDir, { recursive: true, force: true }));
 

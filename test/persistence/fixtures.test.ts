@@ -167,12 +167,12 @@ describe('plan file fixtures', () => {
       // The host keeps writing the current format; the finished plan loads and restores again.
       await Promise.resolve();
       host.flush(planId);
-      host.dispose();
+      await host.dispose();
       const saved = JSON.parse(readFileSync(store.pathOf(planId), 'utf8'));
       expect(saved).toMatchObject({ schema_version: SCHEMA_VERSION, machine_version: PLAN_MACHINE_VERSION, status: 'completed', created_at: original.created_at });
       const again = new PlanHost({ store, ports, now });
       expect(again.open(planId).getSnapshot().value).toBe('completed');
-      again.dispose();
+      await again.dispose();
     });
 
     const unmigratable: Array<[string, (file: Record<string, unknown>) => void, RegExp]> = [
@@ -185,7 +185,7 @@ describe('plan file fixtures', () => {
     ];
     it.each(unmigratable)(
       'should quarantine a copy with %s, saying why',
-      (_label, change, reason) => {
+      async (_label, change, reason) => {
         const planId = install(name, change);
         let error: unknown;
         try {
@@ -206,7 +206,7 @@ describe('plan file fixtures', () => {
         expect(() => host.open(planId)).toThrow(QuarantinedPlanError);
         expect(host.isLive(planId)).toBe(false);
         expect(() => host.open(planId)).toThrow(PlanNotFoundError);
-        host.dispose();
+        await host.dispose();
       },
     );
   });

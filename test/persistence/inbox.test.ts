@@ -27,7 +27,7 @@ function waitingPlan(host: PlanHost) {
 const approve = { type: 'approval.approve', channel: 'cli', at: '2026-01-01T00:00:00.000Z' };
 
 describe('decision inbox', () => {
-  it('should deliver a decision to a plan live in this process and empty the inbox', () => {
+  it('should deliver a decision to a plan live in this process and empty the inbox', async () => {
     const host = new PlanHost({ store, ports });
     const planId = waitingPlan(host);
     postDecision(store.dir, planId, approve);
@@ -35,21 +35,21 @@ describe('decision inbox', () => {
     expect(host.open(planId).getSnapshot().value).toEqual({ in_progress: 'running' });
     expect(host.open(planId).getSnapshot().context.decisions).toMatchObject([{ option: 'Approve', channel: 'cli' }]);
     expect(readdirSync(inboxDir(store.dir, planId))).toEqual([]);
-    host.dispose();
+    await host.dispose();
   });
 
   it('should apply decisions left while no process ran the plan when it is restored', async () => {
     const first = new PlanHost({ store, ports });
     const planId = waitingPlan(first);
     await Promise.resolve();
-    first.dispose();
+    await first.dispose();
     postDecision(store.dir, planId, approve);
     const second = new PlanHost({ store, ports });
     expect(second.open(planId).getSnapshot().value).toEqual({ in_progress: 'running' });
-    second.dispose();
+    await second.dispose();
   });
 
-  it('should drop, with a log line, a decision that no longer applies', () => {
+  it('should drop, with a log line, a decision that no longer applies', async () => {
     const lines: string[] = [];
     const host = new PlanHost({ store, ports, log: (_l, m) => lines.push(m) });
     const planId = waitingPlan(host);
@@ -58,6 +58,6 @@ describe('decision inbox', () => {
     expect(host.open(planId).getSnapshot().value).toBe('pending_approval');
     expect(lines.some((l) => /deviation.retry from the inbox no longer applies/.test(l))).toBe(true);
     expect(existsSync(inboxDir(store.dir, planId))).toBe(true);
-    host.dispose();
+    await host.dispose();
   });
 });

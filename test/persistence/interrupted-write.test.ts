@@ -22,7 +22,7 @@ async function goodPlan() {
   const host = new PlanHost({ store, ports });
   const planId = host.create({ message: 'the good state' }).getSnapshot().context.plan_id;
   await Promise.resolve();
-  host.dispose();
+  await host.dispose();
   return planId;
 }
 

@@ -34,16 +34,16 @@ describe('plan lease', () => {
     first.send(planId, { type: 'xstate.done.actor.openPlannerSession', output: { sessionId: 'ses_p' } } as never);
     first.flush(planId);
     expect(store.load(planId).snapshot.context).toMatchObject({ planner_session_id: 'ses_p' });
-    first.dispose();
+    await first.dispose();
     expect(second.open(planId).getSnapshot().context.planner_session_id).toBe('ses_p');
-    second.dispose();
+    await second.dispose();
   });
 
   it('should refuse a plan held by another process, and take it over once that process is killed', async () => {
     const host = new PlanHost({ store, ports, leaseStaleMs: 2_000 });
     const planId = host.create({ message: 'hello' }).getSnapshot().context.plan_id;
     await Promise.resolve();
-    host.dispose();
+    await host.dispose();
     // Another process takes the lease the way the plugin does, then is killed without releasing it.
     const holder = spawn(
       process.execPath,
@@ -68,7 +68,7 @@ describe('plan lease', () => {
     );
     expect(taken.getSnapshot().context.plan_id).toBe(planId);
     expect(Date.now() - killedAt).toBeGreaterThan(1_500); // not before the lease went stale
-    contender.dispose();
+    await contender.dispose();
   }, 15_000);
 });
 
@@ -84,7 +84,7 @@ describe('plan journal', () => {
     await Promise.resolve();
     host.send(planId, { type: 'approval.approve', ...at, channel: 'command' });
     await Promise.resolve();
-    host.dispose();
+    await host.dispose();
     const journal = readJournal(store.journalPathOf(planId));
     expect(journal.filter((e) => e.kind === 'event').map((e) => e.kind === 'event' && [e.event.type, e.source])).toEqual([
       ['xstate.init', 'init'],

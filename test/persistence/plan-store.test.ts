@@ -25,7 +25,7 @@ async function validPlan(): Promise<string> {
   const id = host.create({ message: 'hello' }).getSnapshot().context.plan_id;
   await Promise.resolve();
   await host.settled(id);
-  host.dispose();
+  await host.dispose();
   return id;
 }
 

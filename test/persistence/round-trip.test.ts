@@ -71,7 +71,7 @@ describe('persistence round trip', () => {
       const aId = a.getSnapshot().context.plan_id;
       for (const e of prefix) straight.send(aId, e as never);
       const uninterrupted = runToEnd(straight, aId);
-      straight.dispose();
+      await straight.dispose();
 
       const first = new PlanHost(options);
       const b = first.create({ message: 'Add a greeting', callerSessionId: 'root' });
@@ -79,14 +79,14 @@ describe('persistence round trip', () => {
       for (const e of prefix) first.send(bId, e as never);
       await Promise.resolve(); // the save runs in a microtask after the macrostep
       const childrenBefore = Object.keys(b.getSnapshot().children).sort();
-      first.dispose();
+      await first.dispose();
 
       const second = new PlanHost(options);
       const restored = second.open(bId);
       expect(serializePlan(restored.getSnapshot())).toBe(serializePlan(path.state));
       expect(Object.keys(restored.getSnapshot().children).sort()).toEqual(childrenBefore);
       expect(runToEnd(second, bId)).toEqual(uninterrupted);
-      second.dispose();
+      await second.dispose();
     },
   );
 });

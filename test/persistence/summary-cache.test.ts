@@ -25,7 +25,7 @@ async function validPlan(message = 'hello'): Promise<string> {
   const host = new PlanHost({ store, ports });
   const id = host.create({ message }).getSnapshot().context.plan_id;
   await Promise.resolve();
-  host.dispose();
+  await host.dispose();
   return id;
 }
 

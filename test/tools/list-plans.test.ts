@@ -56,14 +56,20 @@ describe('orca_list_plans', () => {
   });
 
   it.each([
-    [{ limit: 0 }, 'Expected `limit` to be an integer from 1 to 200 (got 0).'],
-    [{ limit: 201 }, 'Expected `limit` to be an integer from 1 to 200 (got 201).'],
-    [{ limit: 2.5 }, 'Expected `limit` to be an integer from 1 to 200 (got 2.5).'],
-    [{ limit: 'ten' }, 'Expected `limit` to be an integer from 1 to 200 (got "ten").'],
-    [{ offset: -1 }, 'Expected `offset` to be an integer of 0 or more (got -1).'],
-    [{ offset: -1, limit: 0 }, 'Expected `limit` to be an integer from 1 to 200 (got 0). Expected `offset` to be an integer of 0 or more (got -1).'],
-  ])('should reject %j saying what was expected', async (args, error) => {
+    [{ limit: 0 }, '`limit` must be an integer from 1 to 200, got 0'],
+    [{ limit: 201 }, '`limit` must be an integer from 1 to 200, got 201'],
+    [{ limit: 2.5 }, '`limit` must be an integer from 1 to 200, got 2.5'],
+    [{ limit: 'ten' }, '`limit` must be an integer from 1 to 200, got "ten"'],
+    [{ offset: -1 }, '`offset` must be an integer of 0 or more, got -1'],
+    [{ offset: -1, limit: 0 }, '`limit` must be an integer from 1 to 200, got 0; `offset` must be an integer of 0 or more, got -1'],
+    [{ page: 2 }, 'unexpected argument `page`: orca_list_plans takes `limit` (optional), `offset` (optional)'],
+  ])('should reject %j saying what was expected', async (args, problems) => {
     const reply = await toolWith(3).list(args);
-    expect(reply).toEqual({ status: 'failure', error, error_type: 'InvalidListArgsError' });
+    expect(reply).toEqual({
+      status: 'failure',
+      error: `orca_list_plans was called with invalid arguments: ${problems}. Nothing was done: call it again with valid arguments.`,
+      error_type: 'InvalidToolArgumentsError',
+      expected: { limit: 'an integer from 1 to 200 (optional)', offset: 'an integer of 0 or more (optional)' },
+    });
   });
 });

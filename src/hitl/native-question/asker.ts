@@ -52,7 +52,7 @@ export function questionAskerFor(sessions: QuestionSessions, { startTimeoutMs = 
       signal.throwIfAborted();
       if (questions.length === 0) return unavailable('expected at least one question');
       if (!listed) {
-        const found = await sessions.questionModelListed().catch(() => undefined);
+        const found = await sessions.questionModelListed().catch(() => undefined); // unknown: try, the timeout tells
         if (found === false) return unavailable(NOT_REGISTERED);
         listed = found === true;
       }
@@ -119,11 +119,13 @@ async function runQuestion({ sessions, sessionId, questions, title, signal, star
 }
 
 async function questionShown(sessions: QuestionSessions, sessionId: string): Promise<boolean> {
+  // A failed read is tried again at the next poll; the start timeout bounds how long.
   const part = findQuestionPart(await sessions.messages(sessionId).catch(() => undefined));
   return part !== undefined;
 }
 
 async function lastRunError(sessions: QuestionSessions, sessionId: string): Promise<string> {
+  // Only adds detail to a failure already being reported.
   const messages = await sessions.messages(sessionId).catch(() => undefined);
   if (!Array.isArray(messages)) return '';
   const error = messages.map((m: { info?: { error?: unknown } }) => m?.info?.error).filter(Boolean).at(-1);

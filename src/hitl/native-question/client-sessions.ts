@@ -26,6 +26,7 @@ export function questionSessionsFromClient(client: PluginInput['client'], direct
   const query = { directory };
   return {
     async questionModelListed() {
+      // Unknown when the list cannot be read: the asker tries the dialog anyway and its start timeout reports breakage.
       const res = await client.config.providers({ query }).catch(() => undefined);
       const providers = res?.data?.providers;
       if (!Array.isArray(providers)) return undefined;

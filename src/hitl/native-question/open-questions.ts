@@ -1,4 +1,5 @@
 import type { PluginInput } from '@opencode-ai/plugin';
+import { quote } from '../../text/quote.js';
 
 /** The generic request methods of the hey-api client behind every v1 SDK group. */
 type RawClient = {
@@ -20,11 +21,11 @@ export async function rejectOpenQuestions(client: PluginInput['client'], directo
     throw new Error('Expected the v1 SDK client to expose its request client (_client); cannot close the question.');
   }
   const listed = await raw.get({ url: '/question', query: { directory } });
-  if (!Array.isArray(listed.data)) throw new Error(`Expected GET /question to return a list, got ${JSON.stringify(listed.error ?? listed.data)}`);
+  if (!Array.isArray(listed.data)) throw new Error(`Expected GET /question to return a list, got ${quote(listed.error ?? listed.data)}`);
   const open = (listed.data as Array<{ id?: unknown; sessionID?: unknown }>).filter((q) => q.sessionID === sessionId && typeof q.id === 'string');
   for (const q of open) {
     const res = await raw.post({ url: `/question/${encodeURIComponent(q.id as string)}/reject`, query: { directory } });
-    if (res.error) throw new Error(`Expected POST /question/${q.id}/reject to succeed: ${JSON.stringify(res.error)}`);
+    if (res.error) throw new Error(`Expected POST /question/${q.id}/reject to succeed: ${quote(res.error)}`);
   }
   return open.length;
 }

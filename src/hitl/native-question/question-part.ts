@@ -1,3 +1,5 @@
+import { quote } from '../../text/quote.js';
+
 /** The question tool's part in the child session, reduced to what decides the outcome. */
 export type QuestionPartState =
   | { status: 'pending' | 'running' }
@@ -32,7 +34,7 @@ export function partOutcome(part: QuestionPartState | undefined, questionCount: 
   switch (part.status) {
     case 'completed':
       if (!isAnswers(part.answers)) {
-        return { kind: 'unavailable', reason: `expected state.metadata.answers to be string[][], got ${JSON.stringify(part.answers)}` };
+        return { kind: 'unavailable', reason: `expected state.metadata.answers to be string[][], got ${quote(part.answers)}` };
       }
       if (part.answers.length !== questionCount) {
         return { kind: 'unavailable', reason: `expected ${questionCount} answer arrays, got ${part.answers.length}` };

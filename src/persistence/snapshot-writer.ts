@@ -1,0 +1,72 @@
+import type { PlanFile } from './plan-file.js';
+import type { PlanStore } from './plan-store.js';
+
+/**
+ * One plan's file on disk. `writeBehind` keeps recording off the dispatch path: one write in
+ * flight, the newest pending file wins, and an older content never lands over a newer one.
+ * `writeNow` writes synchronously (a new plan's first file, a finished plan's last, a new session's
+ * id before its prompt). Every write is checked by the store first (InvalidPlanFileError).
+ */
+export class SnapshotWriter {
+  private pending: PlanFile | null = null;
+  private writing: Promise<void> | null = null;
+  /** Writes started, and the newest one that reached the disk. */
+  private seq = 0;
+  private committed = 0;
+
+  constructor(
+    private readonly store: PlanStore,
+    /** A write behind that failed (its caller has returned long ago): the owner decides what follows. */
+    private readonly onError: (error: Error) => void,
+  ) {}
+
+  /** Whether any write of this plan started in this process. */
+  get hasWritten(): boolean {
+    return this.seq > 0;
+  }
+
+  /** Whether a write is pending or in flight (the file on disk may lag the plan). */
+  get dirty(): boolean {
+    return this.pending !== null || this.writing !== null;
+  }
+
+  /** The file to disk now; with `fsync: false` its durable copy is still to be written behind. Throws when refused. */
+  writeNow(file: PlanFile, { fsync = true }: { fsync?: boolean } = {}): void {
+    if (fsync) this.pending = null;
+    const seq = ++this.seq;
+    this.store.save(file, { fsync });
+    this.committed = seq;
+  }
+
+  /** Checked now (a refusal throws here), written behind. */
+  writeBehind(file: PlanFile): void {
+    this.store.check(file);
+    this.pending = file;
+    this.writing ??= this.drain();
+  }
+
+  /** Resolves once every write started so far has settled (landed, or been dropped for a newer one). */
+  async settled(): Promise<void> {
+    while (this.writing) await this.writing;
+  }
+
+  private async drain(): Promise<void> {
+    try {
+      while (this.pending) {
+        const file = this.pending;
+        this.pending = null;
+        const seq = ++this.seq;
+        await this.store.saveCheckedAsync(file, () => {
+          if (seq < this.committed) return false;
+          this.committed = seq;
+          return true;
+        });
+      }
+    } catch (error) {
+      this.pending = null;
+      this.onError(error instanceof Error ? error : new Error(String(error)));
+    } finally {
+      this.writing = null;
+    }
+  }
+}
