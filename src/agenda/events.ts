@@ -13,6 +13,8 @@ const agendaId = z.string().refine(isAgendaId, 'expected an agendaId ("agn_" + 2
 const firing = z.number().int().min(1);
 /** How many cascade hops led here: 0 for what a human, a model or Orca did, parent + 1 for what an item did. */
 const depth = z.number().int().min(0);
+/** The firing of the item whose `schedule` or `cancel` action wrote this line. */
+const cause = z.object({ agendaId, firing });
 
 export const createdLine = z.object({
   type: z.literal('agenda.created'),
@@ -26,6 +28,7 @@ export const createdLine = z.object({
   /** The session the item belongs to, for max_pending_per_session (a command action's sessionId wins). */
   sessionId: z.string().min(1).optional(),
   depth,
+  cause: cause.optional(),
 });
 
 export const startedLine = z.object({
@@ -66,7 +69,13 @@ export const failedLine = z.object({
   reconciled: z.boolean().optional(),
 });
 
-export const cancelledLine = z.object({ type: z.literal('agenda.cancelled'), at, agendaId, reason: z.string() });
+export const cancelledLine = z.object({
+  type: z.literal('agenda.cancelled'),
+  at,
+  agendaId,
+  reason: z.string(),
+  cause: cause.optional(),
+});
 export const expiredLine = z.object({ type: z.literal('agenda.expired'), at, agendaId });
 
 export const busEmittedLine = z.object({
