@@ -3,7 +3,7 @@ import { AgendaInputError, quote } from './errors.js';
 import type { CronTrigger } from './schema.js';
 
 /**
- * Cron triggers, read by croner (5 fields, or 6 with seconds; an IANA time zone, default UTC).
+ * Cron triggers, read by croner (5 fields, 6 with seconds, 7 with a year; an IANA time zone, default UTC).
  * Only the pure date arithmetic is used: no croner job or timer is ever started; the tick
  * decides when a firing is due.
  */
@@ -25,7 +25,7 @@ export function cronOf(trigger: CronTrigger): Cron {
   } catch (error) {
     throw new AgendaInputError(
       `Invalid cron expression ${quote(trigger.expression)}: expected 5 fields (minute hour day month weekday) ` +
-        `or 6 with seconds, like "0 9 * * 1-5" (${(error as Error).message.slice(0, 200)}).`,
+        `or 6 with seconds first (7 with a year last), like "0 9 * * 1-5" (${(error as Error).message.slice(0, 200)}).`,
     );
   }
   cache.set(key, cron);
