@@ -65,7 +65,9 @@ export function dueCronSlot(trigger: CronTrigger, anchorMs: number, nowMs: numbe
   return { dueAt, firstDueAt: first, missed: dueAt === first ? 0 : countBetween(trigger, first, dueAt) };
 }
 
-/** Slots after `fromMs` up to and including `toMs`, counted up to 1000 (enough to say "many"). */
-function countBetween(trigger: CronTrigger, fromMs: number, toMs: number): number {
-  return nextFirings(trigger, fromMs, 1000).filter((t) => t <= toMs).length;
+/** Slots after `fromMs` up to and including `toMs`, counted up to `cap` (enough to say "many"). */
+export function countBetween(trigger: CronTrigger, fromMs: number, toMs: number, cap = 1500): number {
+  let count = 0;
+  for (let t = nextFiring(trigger, fromMs); t !== null && t <= toMs && count < cap; t = nextFiring(trigger, t)) count++;
+  return count;
 }

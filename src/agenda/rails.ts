@@ -1,5 +1,5 @@
 import { isGateCommand } from '../hitl/commands.js';
-import { nextFirings } from './cron.js';
+import { countBetween, nextFirings } from './cron.js';
 import { AgendaBlockedError } from './errors.js';
 import { DAY_MS, HOUR_MS, type AgendaLimits } from './limits.js';
 import { kindsOf } from './matching.js';
@@ -127,6 +127,5 @@ function planLoad(reader: AgendaReader, nowMs: number): number {
 }
 
 function firingsWithinDay(trigger: Trigger, nowMs: number): number {
-  if (trigger.type !== 'cron') return 1;
-  return nextFirings(trigger, nowMs, 1441).filter((t) => t <= nowMs + DAY_MS).length;
+  return trigger.type === 'cron' ? countBetween(trigger, nowMs, nowMs + DAY_MS) : 1;
 }
