@@ -53,16 +53,16 @@ export const nextFirings = (trigger: CronTrigger, afterMs: number, count: number
 /**
  * Is a firing due at `nowMs`, for an item whose last firing was due at `anchorMs` (or that was
  * created then)? Slots missed while no server ran are one firing, not one per slot: it takes the
- * latest slot (`dueAt`, from which the next firing is counted) and says when the first missed
- * slot was (`firstDueAt`, which tells how late it is).
+ * latest slot (`dueAt`, from which the next firing is counted), says when the first slot was
+ * (`firstDueAt`, which tells how late it is) and how many slots this one firing stands for.
  */
-export function dueCronSlot(trigger: CronTrigger, anchorMs: number, nowMs: number): { dueAt: number; firstDueAt: number; missed: number } | null {
+export function dueCronSlot(trigger: CronTrigger, anchorMs: number, nowMs: number): { dueAt: number; firstDueAt: number; slots: number } | null {
   const first = nextFiring(trigger, anchorMs);
   if (first === null || first > nowMs) return null;
   // previousRuns counts a run earlier in the same second as the reference: +1 ms makes `nowMs` itself count.
   const latest = cronOf(trigger).previousRuns(1, new Date(nowMs + 1))[0]?.getTime() ?? first;
   const dueAt = Math.max(latest, first);
-  return { dueAt, firstDueAt: first, missed: dueAt === first ? 0 : countBetween(trigger, first, dueAt) };
+  return { dueAt, firstDueAt: first, slots: dueAt === first ? 1 : countBetween(trigger, anchorMs, dueAt) };
 }
 
 /** Slots after `fromMs` up to and including `toMs`, counted up to `cap` (enough to say "many"). */

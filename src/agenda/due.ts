@@ -17,7 +17,7 @@ export interface DueFiring {
   dueAt?: string;
   /** It runs at least `lateAfterMs` after it was due. */
   late: boolean;
-  /** Cron slots that passed without a firing (they fire once, now). */
+  /** Cron slots that passed since the last firing, when more than one: they fire once, now. */
   missed?: number;
   triggeredByEvent?: string;
   /** The cascade depth it runs at: its own, or that of the events that fired it if deeper. */
@@ -39,7 +39,7 @@ export function dueFiringOf(record: ItemRecord, reader: AgendaReader, nowMs: num
     case 'cron': {
       const due = dueCronSlot(trigger, cronAnchor(record), nowMs);
       if (!due) return null;
-      return { ...base, dueAt: iso(due.dueAt), late: nowMs - due.firstDueAt >= lateAfterMs, ...(due.missed ? { missed: due.missed } : {}) };
+      return { ...base, dueAt: iso(due.dueAt), late: nowMs - due.firstDueAt >= lateAfterMs, ...(due.slots > 1 ? { missed: due.slots } : {}) };
     }
     case 'event': {
       const fired = firedBeforeExpiry(record, reader);

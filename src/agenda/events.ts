@@ -40,6 +40,8 @@ export const startedLine = z.object({
   dueAt: at.optional(),
   /** It ran well after it was due: the server was down or the agenda paused. */
   late: z.boolean().optional(),
+  /** Cron slots that passed since the last firing, when more than one (no server ran, or paused): this one firing stands for them all. */
+  missed: z.number().int().min(2).optional(),
   /** The bus event that fired it: `kind` or `kind:subject`. */
   triggeredByEvent: z.string().optional(),
   depth,

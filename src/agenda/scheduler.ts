@@ -123,6 +123,7 @@ export class Scheduler {
       firing: due.firing,
       ...(due.dueAt !== undefined ? { dueAt: due.dueAt } : {}),
       ...(due.late ? { late: true } : {}),
+      ...(due.missed ? { missed: due.missed } : {}),
       ...(due.triggeredByEvent !== undefined ? { triggeredByEvent: due.triggeredByEvent } : {}),
       depth: due.depth,
     };
@@ -245,10 +246,10 @@ export class Scheduler {
 
   /** Log and toast an outcome, and say it for the report. */
   private settled(record: ItemRecord, due: DueFiring, status: FiringOutcome['status'], detail: string, how = 'fired'): FiringOutcome {
-    const late = due.late ? ' late' : '';
+    const late = due.late ? ` late${due.missed ? ` (${due.missed} slots passed, fired once)` : ''}` : '';
     const what = `${due.agendaId}${record.created.trigger.type === 'cron' ? ` firing ${due.firing}` : ''} ${how}${late}`;
     this.ports.log(status === 'executed' ? 'info' : 'warn', `agenda: ${what}: ${status}: ${detail}`);
-    this.tell(status === 'executed' ? 'success' : 'error', `Agenda item ${status}${late}`, `${what}: ${detail} (${record.created.reason})`);
+    this.tell(status === 'executed' ? 'success' : 'error', `Agenda item ${status}${due.late ? ' late' : ''}`, `${what}: ${detail} (${record.created.reason})`);
     return { agendaId: due.agendaId, firing: due.firing, status, late: due.late, detail };
   }
 
