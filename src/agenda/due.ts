@@ -22,6 +22,8 @@ export interface DueFiring {
   triggeredByEvent?: string;
   /** The cascade depth it runs at: its own, or that of the events that fired it if deeper. */
   depth: number;
+  /** When it became due (ms): its due time, or the time of the event that fired it. */
+  since: number;
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -34,12 +36,13 @@ export function dueFiringOf(record: ItemRecord, reader: AgendaReader, nowMs: num
   switch (trigger.type) {
     case 'time': {
       const at = Date.parse(trigger.executeAt);
-      return at <= nowMs ? { ...base, dueAt: iso(at), late: nowMs - at >= lateAfterMs } : null;
+      return at <= nowMs ? { ...base, dueAt: iso(at), late: nowMs - at >= lateAfterMs, since: at } : null;
     }
     case 'cron': {
       const due = dueCronSlot(trigger, cronAnchor(record), nowMs);
       if (!due) return null;
-      return { ...base, dueAt: iso(due.dueAt), late: nowMs - due.firstDueAt >= lateAfterMs, ...(due.slots > 1 ? { missed: due.slots } : {}) };
+      const late = nowMs - due.firstDueAt >= lateAfterMs;
+      return { ...base, dueAt: iso(due.dueAt), late, ...(due.slots > 1 ? { missed: due.slots } : {}), since: due.firstDueAt };
     }
     case 'event': {
       const fired = firedBeforeExpiry(record, reader);
@@ -48,6 +51,7 @@ export function dueFiringOf(record: ItemRecord, reader: AgendaReader, nowMs: num
       return {
         ...base,
         late: nowMs - at >= lateAfterMs,
+        since: at,
         triggeredByEvent: eventLabel(fired.firing),
         depth: Math.max(created.depth, ...fired.used.map((e) => e.depth)),
       };
@@ -55,8 +59,12 @@ export function dueFiringOf(record: ItemRecord, reader: AgendaReader, nowMs: num
   }
 }
 
+/** Due firings in the order they came due (creation order between equals): a wave runs the earliest first. */
 export function dueFirings(reader: AgendaReader, nowMs: number, lateAfterMs: number): DueFiring[] {
-  return reader.items().flatMap((r) => dueFiringOf(r, reader, nowMs, lateAfterMs) ?? []);
+  return reader
+    .items()
+    .flatMap((r) => dueFiringOf(r, reader, nowMs, lateAfterMs) ?? [])
+    .sort((a, b) => a.since - b.since);
 }
 
 /** Pending event items past their expiresAt that no event fired in time. */

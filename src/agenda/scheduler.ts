@@ -181,7 +181,8 @@ export class Scheduler {
   private async recover(report: TickReport): Promise<void> {
     for (const record of this.store.items().filter((r) => r.snapshot.value === 'running')) {
       const firing = record.snapshot.context.firing;
-      const due: DueFiring = { agendaId: record.created.agendaId, firing, late: record.snapshot.context.late, depth: record.created.depth };
+      const { late, startedAt } = record.snapshot.context;
+      const due: DueFiring = { agendaId: record.created.agendaId, firing, late, depth: record.created.depth, since: Date.parse(startedAt ?? record.created.at) };
       const action = record.created.action;
       let line: ExecutedLine | FailedLine;
       if (isInProcess(action)) {
