@@ -7,7 +7,7 @@ import { DEFAULT_AGENDA_LIMITS, type AgendaLimits } from './limits.js';
 import { matches, parsePattern, patternsOf } from './matching.js';
 import { readPaused, writePaused } from './pause.js';
 import { reconcileUnknown, unrefInterval, type AgendaPorts } from './ports.js';
-import { checkEmit } from './rails.js';
+import { checkEmit, sessionOf } from './rails.js';
 import { Scheduler, type TickReport } from './scheduler.js';
 import { emitAction, KIND } from './schema.js';
 import { AgendaStore, type ItemRecord, type LoadProblem } from './store.js';
@@ -27,6 +27,7 @@ export interface AgendaOptions {
   ports: Pick<AgendaPorts, 'execute'> & Partial<AgendaPorts>;
 }
 
+/** `active` (default): pending or running. `sessionId`: the items of a session (a command's target session, else its creator's). */
 export type ItemFilter = { status?: AgendaItemStatus | 'active' | 'all'; sessionId?: string };
 
 export const DEFAULT_POLL_SECONDS = 5;
@@ -142,7 +143,7 @@ export class Agenda {
     return this.store
       .items()
       .filter((r) => status === 'all' || (status === 'active' ? r.snapshot.status === 'active' : r.snapshot.value === status))
-      .filter((r) => filter.sessionId === undefined || r.created.sessionId === filter.sessionId)
+      .filter((r) => filter.sessionId === undefined || sessionOf(r.created) === filter.sessionId)
       .map(itemView);
   }
 

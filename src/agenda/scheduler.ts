@@ -1,10 +1,12 @@
 import { dueFirings, expiring, type DueFiring } from './due.js';
 import { AgendaBlockedError } from './errors.js';
-import type { ExecutedLine, FailedLine, StartedLine } from './events.js';
-import { effectRecorded, inProcessEffect } from './in-process.js';
+import type { ExecutedLine, FailedLine } from './events.js';
+import { executedLine, executionRequest, failedLine, outcomeDetail, startedLine } from './firing-lines.js';
+import { inProcessEffect } from './in-process.js';
 import type { AgendaLimits } from './limits.js';
-import { keyOf, type AgendaPorts, type ExecutionRequest, type ExternalAction } from './ports.js';
+import type { AgendaPorts, ExternalAction } from './ports.js';
 import { checkGateCommands, checkPlanStart } from './rails.js';
+import { reconcileInterrupted } from './recover.js';
 import { isInProcess } from './schema.js';
 import type { AgendaStore, ItemRecord } from './store.js';
 
@@ -66,16 +68,21 @@ export class Scheduler {
     return this.inFlight;
   }
 
-  /** Resolves once no tick runs. */
+  /** Resolves once no tick runs; a failed tick is reported by whoever started it, not here. */
   async idle(): Promise<void> {
-    await this.inFlight?.catch(() => undefined);
+    await this.inFlight?.then(
+      () => undefined,
+      () => undefined,
+    );
   }
 
   private async run(): Promise<TickReport> {
     const report = emptyReport();
     if (!this.recovered) {
       // Recording what a crashed firing did runs nothing, so it happens even while paused.
-      await this.recover(report);
+      for (const { record, due, line } of await reconcileInterrupted(this.store, this.ports, this.at)) {
+        report.reconciled.push(this.settled(record, due, line, 'reconciled'));
+      }
       this.recovered = true;
     }
     if (this.options.isPaused()) return { ...report, skipped: 'paused' };
@@ -97,9 +104,9 @@ export class Scheduler {
     while (queue.size > 0) {
       const wave = [...queue.values()];
       queue.clear();
-      for (const due of wave) {
+      for (const [index, due] of wave.entries()) {
         if (this.options.isPaused()) {
-          report.notices.push(`paused during a tick: ${wave.length} due item(s) wait for /agenda-resume`);
+          report.notices.push(`paused during a tick: ${wave.length - index} due item(s) wait for /agenda-resume`);
           return report;
         }
         ran.add(due.agendaId);
@@ -116,46 +123,39 @@ export class Scheduler {
     const record = this.store.item(due.agendaId);
     if (!record || record.snapshot.value !== 'pending' || record.snapshot.context.firing + 1 !== due.firing) return null;
     const action = record.created.action;
-    const started: StartedLine = {
-      type: 'agenda.started',
-      at: this.at(),
-      agendaId: due.agendaId,
-      firing: due.firing,
-      ...(due.dueAt !== undefined ? { dueAt: due.dueAt } : {}),
-      ...(due.late ? { late: true } : {}),
-      ...(due.missed ? { missed: due.missed } : {}),
-      ...(due.triggeredByEvent !== undefined ? { triggeredByEvent: due.triggeredByEvent } : {}),
-      depth: due.depth,
-    };
+    const started = startedLine(due, this.at());
     const refusal = this.refusal(record, due);
     if (refusal) {
       if (refusal.rule === 'max_cascade_depth') {
         report.notices.push(`max_cascade_depth (${this.options.limits.max_cascade_depth}) reached: ${due.agendaId} was not run`);
         this.ports.log('warn', `agenda: ${refusal.message}`);
       }
-      this.store.append(started, this.failed(due, refusal.message));
-      return this.settled(record, due, 'failed', refusal.message);
+      const failed = failedLine(due, refusal.message, this.at());
+      this.store.append(started, failed);
+      return this.settled(record, due, failed);
     }
     if (isInProcess(action)) {
       let effect;
       try {
         effect = inProcessEffect(action, { ...this.options, reader: this.store, nowMs: this.ports.clock(), record, due });
       } catch (error) {
-        this.store.append(started, this.failed(due, errorText(error)));
-        return this.settled(record, due, 'failed', errorText(error));
+        const failed = failedLine(due, errorText(error), this.at());
+        this.store.append(started, failed);
+        return this.settled(record, due, failed);
       }
-      this.store.append(started, ...effect.lines, this.executed(due, { result: effect.result }));
-      return this.settled(record, due, 'executed', effect.result);
+      const executed = executedLine(due, { result: effect.result }, this.at());
+      this.store.append(started, ...effect.lines, executed);
+      return this.settled(record, due, executed);
     }
     this.store.append(started);
     let outcome: ExecutedLine | FailedLine;
     try {
-      outcome = this.executed(due, await this.ports.execute(this.request(record, due, action as ExternalAction)));
+      outcome = executedLine(due, await this.ports.execute(executionRequest(record, due, action as ExternalAction)), this.at());
     } catch (error) {
-      outcome = this.failed(due, errorText(error));
+      outcome = failedLine(due, errorText(error), this.at());
     }
     this.store.append(outcome);
-    return this.settled(record, due, outcome.type === 'agenda.executed' ? 'executed' : 'failed', lineDetail(outcome));
+    return this.settled(record, due, outcome);
   }
 
   /** Rails checked again when the firing runs: the cascade depth, gate commands, the daily plan budget. */
@@ -177,76 +177,10 @@ export class Scheduler {
     }
   }
 
-  /** Firings started before a crash and never finished: ask what happened, record it, run nothing. */
-  private async recover(report: TickReport): Promise<void> {
-    for (const record of this.store.items().filter((r) => r.snapshot.value === 'running')) {
-      const firing = record.snapshot.context.firing;
-      const { late, startedAt } = record.snapshot.context;
-      const due: DueFiring = { agendaId: record.created.agendaId, firing, late, depth: record.created.depth, since: Date.parse(startedAt ?? record.created.at) };
-      const action = record.created.action;
-      let line: ExecutedLine | FailedLine;
-      if (isInProcess(action)) {
-        line = effectRecorded(this.store, record, firing)
-          ? this.executed(due, { result: `${action.type}: its effect is in the log (reconciled after a restart)` }, true)
-          : this.failed(due, 'interrupted by a restart before its effect was recorded; not run again', true);
-      } else {
-        try {
-          const found = await this.ports.reconcile(this.request(record, due, action));
-          line = found.outcome === 'executed' ? this.executed(due, found, true) : this.failed(due, found.error, true);
-        } catch (error) {
-          line = this.failed(due, `reconcile failed: ${errorText(error)}; not run again`, true);
-        }
-      }
-      this.store.append(line);
-      const outcome = this.settled(record, due, line.type === 'agenda.executed' ? 'executed' : 'failed', lineDetail(line), 'reconciled');
-      report.reconciled.push(outcome);
-    }
-  }
-
-  private request(record: ItemRecord, due: DueFiring, action: ExternalAction): ExecutionRequest {
-    const { created } = record;
-    return {
-      agendaId: created.agendaId,
-      firing: due.firing,
-      idempotencyKey: keyOf(created.agendaId, due.firing),
-      action,
-      reason: created.reason,
-      createdBy: created.createdBy,
-      ...(created.sessionId !== undefined ? { sessionId: created.sessionId } : {}),
-      late: due.late,
-      ...(due.dueAt !== undefined ? { dueAt: due.dueAt } : {}),
-      ...(due.triggeredByEvent !== undefined ? { triggeredByEvent: due.triggeredByEvent } : {}),
-    };
-  }
-
-  private executed(due: DueFiring, r: { result: string; planId?: string; actualSessionId?: string }, reconciled = false): ExecutedLine {
-    return {
-      type: 'agenda.executed',
-      at: this.at(),
-      agendaId: due.agendaId,
-      firing: due.firing,
-      result: r.result,
-      ...(due.triggeredByEvent !== undefined ? { triggeredByEvent: due.triggeredByEvent } : {}),
-      ...(r.actualSessionId !== undefined ? { actualSessionId: r.actualSessionId } : {}),
-      ...(r.planId !== undefined ? { planId: r.planId } : {}),
-      ...(reconciled ? { reconciled } : {}),
-    };
-  }
-
-  private failed(due: DueFiring, error: string, reconciled = false): FailedLine {
-    return {
-      type: 'agenda.failed',
-      at: this.at(),
-      agendaId: due.agendaId,
-      firing: due.firing,
-      error,
-      ...(due.triggeredByEvent !== undefined ? { triggeredByEvent: due.triggeredByEvent } : {}),
-      ...(reconciled ? { reconciled } : {}),
-    };
-  }
-
   /** Log and toast an outcome, and say it for the report. */
-  private settled(record: ItemRecord, due: DueFiring, status: FiringOutcome['status'], detail: string, how = 'fired'): FiringOutcome {
+  private settled(record: ItemRecord, due: DueFiring, line: ExecutedLine | FailedLine, how = 'fired'): FiringOutcome {
+    const status = line.type === 'agenda.executed' ? 'executed' : 'failed';
+    const detail = outcomeDetail(line);
     const late = due.late ? ` late${due.missed ? ` (${due.missed} slots passed, fired once)` : ''}` : '';
     const what = `${due.agendaId}${record.created.trigger.type === 'cron' ? ` firing ${due.firing}` : ''} ${how}${late}`;
     this.ports.log(status === 'executed' ? 'info' : 'warn', `agenda: ${what}: ${status}: ${detail}`);
@@ -261,4 +195,3 @@ export class Scheduler {
   private at = () => new Date(this.ports.clock()).toISOString();
 }
 
-const lineDetail = (line: ExecutedLine | FailedLine) => (line.type === 'agenda.executed' ? line.result : line.error);

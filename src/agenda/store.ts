@@ -77,6 +77,7 @@ export class AgendaStore implements AgendaReader {
    * one call land together: a crash leaves all of them or (at worst) a torn last line.
    */
   append(...lines: StoreEvent[]): void {
+    if (lines.length === 0) return;
     const parsed = lines.map((l) => checked(l));
     const staged = this.stage(parsed);
     mkdirSync(dirname(this.path), { recursive: true });
