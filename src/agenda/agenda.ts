@@ -1,6 +1,6 @@
 import type { AgendaItemStatus } from '../machines/agenda-item.machine.js';
 import { parseWith, prepareCreated, type NewItem } from './create.js';
-import { AgendaInputError, AgendaStateError } from './errors.js';
+import { AgendaInputError, AgendaStateError, quote } from './errors.js';
 import type { BusEmittedLine, CancelledLine } from './events.js';
 import { newAgendaId, newEventId, parseAgendaId } from './ids.js';
 import { DEFAULT_AGENDA_LIMITS, type AgendaLimits } from './limits.js';
@@ -128,12 +128,14 @@ export class Agenda {
    */
   publish(kind: string, subject: string, message: string): BusEventView | null {
     if (!KIND.test(kind) || !/^\S{1,200}$/.test(subject)) {
-      throw new AgendaInputError(`Invalid lifecycle event ${JSON.stringify(`${kind}:${subject}`.slice(0, 100))}: expected a kind like "plan.completed" and a subject without spaces.`);
+      throw new AgendaInputError(
+        `Invalid lifecycle event ${quote(`${kind}:${subject}`)}: expected a kind like "plan.completed" and a subject without spaces.`,
+      );
     }
     const event = { kind, subject };
-    const heard = this.store
-      .items()
-      .some((r) => r.snapshot.value === 'pending' && r.created.trigger.type === 'event' && patternsOf(r.created.trigger).some((p) => matches(p, event)));
+    const listens = (r: ItemRecord) =>
+      r.snapshot.value === 'pending' && r.created.trigger.type === 'event' && patternsOf(r.created.trigger).some((p) => matches(p, event));
+    const heard = this.store.items().some(listens);
     return heard ? this.appendBus(this.ports.clock(), { kind, subject, message, source: 'orca' }) : null;
   }
 

@@ -25,6 +25,3 @@ export function itemStep(snapshot: ItemSnapshot, line: ItemLine): ItemSnapshot {
 }
 
 export const statusOf = (snapshot: ItemSnapshot): AgendaItemStatus => snapshot.value as AgendaItemStatus;
-
-/** Pending or running: counted by the rails, listed by agenda_list. */
-export const isActive = (snapshot: ItemSnapshot) => snapshot.status === 'active';

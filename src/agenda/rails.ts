@@ -70,14 +70,16 @@ function checkSpacing(pending: ItemRecord[], trigger: Trigger, limits: AgendaLim
     const at = Date.parse(trigger.executeAt);
     const near = pending.find((r) => r.created.trigger.type === 'time' && Math.abs(Date.parse(r.created.trigger.executeAt) - at) < gap);
     if (near) {
-      block('min_interval_seconds', `${near.created.agendaId} is due within ${limits.min_interval_seconds} s of ${trigger.executeAt}; choose another time`);
+      const why = `${near.created.agendaId} is due within ${limits.min_interval_seconds} s of ${trigger.executeAt}; choose another time`;
+      block('min_interval_seconds', why);
     }
   } else if (trigger.type === 'cron') {
     const runs = nextFirings(trigger, nowMs, 6);
     if (runs.length < 2) return; // a schedule that fires once more at most has no spacing to check
     const shortest = Math.min(...runs.slice(1).map((t, i) => t - runs[i]!));
     if (shortest < gap) {
-      block('min_interval_seconds', `cron "${trigger.expression}" fires every ${shortest / 1000} s (at least ${limits.min_interval_seconds} s apart expected)`);
+      const why = `cron "${trigger.expression}" fires every ${shortest / 1000} s (at least ${limits.min_interval_seconds} s apart expected)`;
+      block('min_interval_seconds', why);
     }
   }
 }
@@ -99,7 +101,8 @@ export function checkEmit(reader: AgendaReader, sessionId: string | undefined, l
   const since = nowMs - HOUR_MS;
   const count = reader.bus().filter((e) => e.sessionId === sessionId && Date.parse(e.at) > since).length;
   if (count >= limits.max_emits_per_session_per_hour) {
-    block('max_emits_per_session_per_hour', `session ${sessionId} emitted ${count} events in the last hour (limit ${limits.max_emits_per_session_per_hour})`);
+    const why = `session ${sessionId} emitted ${count} events in the last hour (limit ${limits.max_emits_per_session_per_hour})`;
+    block('max_emits_per_session_per_hour', why);
   }
 }
 

@@ -184,7 +184,8 @@ export class Scheduler {
     const late = due.late ? ` late${due.missed ? ` (${due.missed} slots passed, fired once)` : ''}` : '';
     const what = `${due.agendaId}${record.created.trigger.type === 'cron' ? ` firing ${due.firing}` : ''} ${how}${late}`;
     this.ports.log(status === 'executed' ? 'info' : 'warn', `agenda: ${what}: ${status}: ${detail}`);
-    this.tell(status === 'executed' ? 'success' : 'error', `Agenda item ${status}${due.late ? ' late' : ''}`, `${what}: ${detail} (${record.created.reason})`);
+    const title = `Agenda item ${status}${due.late ? ' late' : ''}`;
+    this.tell(status === 'executed' ? 'success' : 'error', title, `${what}: ${detail} (${record.created.reason})`);
     return { agendaId: due.agendaId, firing: due.firing, status, late: due.late, detail };
   }
 

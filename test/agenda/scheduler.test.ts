@@ -240,7 +240,7 @@ describe('agenda exactly once', () => {
     };
     const report = await h.agenda.tick();
     expect(report.fired).toHaveLength(1);
-    expect(report.notices).toEqual(['paused during a tick: 2 due item(s) wait for /agenda-resume']);
+    expect(report.notices).toEqual(['paused during a tick: 1 due item(s) wait for /agenda-resume']);
     expect(h.agenda.get(second.agendaId).status).toBe('pending');
   });
 
