@@ -4,6 +4,7 @@ import { itemStart, itemStep, statusOf } from '../../src/agenda/fold.js';
 import type { CreatedLine, ItemLine } from '../../src/agenda/events.js';
 import { AgendaStateError } from '../../src/agenda/errors.js';
 import { coverTransitions, replay } from '../support/model-coverage.js';
+import { renderStatecharts } from '../../src/statecharts/export.js';
 
 const id = 'agn_01JDX4Z6Q5H2M3N4P5R6S7T8V9';
 const at = '2030-01-01T00:00:00.000Z';
@@ -42,6 +43,13 @@ describe('agenda item machine (model-based)', () => {
     console.info(
       `agenda item machine: ${covered.size}/${once.all.size} transitions, ${once.states + cron.states} states, ${once.edges + cron.edges} edges`,
     );
+  });
+
+  it('should be drawn into statecharts/ with its guards', () => {
+    const chart = renderStatecharts()['agenda-item.mmd'];
+    expect(chart).toContain('pending --> running : agenda.started [isNextFiring]');
+    expect(chart).toContain('firing_executed --> pending : always [isRecurring]');
+    expect(chart).toContain('firing_failed --> failed : always');
   });
 
   it('should end a one-shot item in executed or failed', () => {
