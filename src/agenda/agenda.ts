@@ -48,7 +48,9 @@ export class Agenda {
     private readonly store: AgendaStore,
     options: AgendaOptions,
   ) {
-    this.limits = { ...DEFAULT_AGENDA_LIMITS, ...options.limits };
+    // An option left unset (undefined, as zod leaves it) keeps its default.
+    const given = Object.entries(options.limits ?? {}).filter(([, value]) => value !== undefined);
+    this.limits = { ...DEFAULT_AGENDA_LIMITS, ...Object.fromEntries(given) };
     this.ports = {
       clock: Date.now,
       reconcile: reconcileUnknown,

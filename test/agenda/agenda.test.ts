@@ -13,7 +13,8 @@ describe('Agenda facade', () => {
       max_cascade_depth: 8,
       max_plans_per_day: 20,
     });
-    expect(harness({ limits: { max_cascade_depth: 3 } }).agenda.limits.max_cascade_depth).toBe(3);
+    const limits = harness({ limits: { max_cascade_depth: 3, max_plans_per_day: undefined } }).agenda.limits;
+    expect(limits).toMatchObject({ max_cascade_depth: 3, max_plans_per_day: 20 });
   });
 
   it('should create, list (pending and running by default), filter by status and session, and show the next due time', async () => {
