@@ -1,0 +1,28 @@
+/** Errors of the agenda. Each says what was wrong and what was expected. */
+
+/** At most ~100 characters of a bad input, JSON-quoted, so an error never echoes a whole payload. */
+export function quote(input: unknown, max = 100): string {
+  const text = typeof input === 'string' ? input : (JSON.stringify(input) ?? String(input));
+  return JSON.stringify(text.length > max ? `${text.slice(0, max)}…` : text);
+}
+
+/** A safety rail refused something: the message is exactly `BLOCKED [rule]: why`. */
+export class AgendaBlockedError extends Error {
+  override name = 'AgendaBlockedError';
+  constructor(
+    readonly rule: string,
+    readonly why: string,
+  ) {
+    super(`BLOCKED [${rule}]: ${why}`);
+  }
+}
+
+/** A trigger, action, id or option that does not have the expected shape. */
+export class AgendaInputError extends Error {
+  override name = 'AgendaInputError';
+}
+
+/** A line the item's statechart does not accept in its current state (executed twice, cancelled after it ran). */
+export class AgendaStateError extends Error {
+  override name = 'AgendaStateError';
+}
