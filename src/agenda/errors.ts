@@ -1,10 +1,6 @@
 /** Errors of the agenda. Each says what was wrong and what was expected. */
 
-/** At most ~100 characters of a bad input, JSON-quoted, so an error never echoes a whole payload. */
-export function quote(input: unknown, max = 100): string {
-  const text = typeof input === 'string' ? input : (JSON.stringify(input) ?? String(input));
-  return JSON.stringify(text.length > max ? `${text.slice(0, max)}…` : text);
-}
+export { quote } from '../text/quote.js';
 
 /** A safety rail refused something: the message is exactly `BLOCKED [rule]: why`. */
 export class AgendaBlockedError extends Error {

@@ -54,7 +54,7 @@ describe('agenda triggers and actions', () => {
     }
     expect(message).toMatch(/^Invalid trigger /);
     expect(message.length).toBeLessThan(400);
-    expect(quote('y'.repeat(300))).toBe(JSON.stringify(`${'y'.repeat(100)}…`));
+    expect(quote('y'.repeat(300))).toBe(`${JSON.stringify('y'.repeat(300)).slice(0, 100)}… (302 characters)`);
   });
 });
 
