@@ -25,4 +25,4 @@ export function table(header: string[], rows: string[][]): string[] {
 }
 
 /** Human words for what a plan waits for (shared with the slash commands). */
-export { WAITING_WORDS } from '../hitl/gates.js';
+export { WAITING_WORDS } from '../machines/gates.js';

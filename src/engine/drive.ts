@@ -1,5 +1,5 @@
 import type { PlanEvent } from '../machines/plan.machine.js';
-import { openGates, type Gate } from '../hitl/gates.js';
+import { openGates, type Gate } from '../machines/gates.js';
 import type { PlanHost, PlanSnapshot } from './plan-host.js';
 
 /** Tags of the states where an orca_ask_planner call returns to its caller. */

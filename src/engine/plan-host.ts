@@ -5,7 +5,7 @@ import { acquireLease, LEASE_STALE_MS, PlanLeaseError, type Release } from '../p
 import type { PlanEvent, PlanInput } from '../machines/plan.machine.js';
 import type { PlanPolicy } from '../machines/types.js';
 import { QuarantinedPlanError } from '../persistence/errors.js';
-import { openGates } from '../hitl/gates.js';
+import { openGates } from '../machines/gates.js';
 import { toPlanFile } from '../persistence/plan-envelope.js';
 import type { PlanFile } from '../persistence/plan-file.js';
 import { takeDecisions } from '../persistence/inbox.js';

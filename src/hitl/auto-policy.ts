@@ -1,10 +1,11 @@
 import type { AutoPolicy } from '../config/options.js';
-import type { Gate } from './gates.js';
+import type { Gate } from '../machines/gates.js';
 
 /**
  * The explicit auto policy (channel 4): only what the user configured, and every choice carries
- * a text that says it was automatic, so the plan's decision log shows it. At an open circuit
- * breaker it decides nothing: the gate waits for a human (see autoPause).
+ * a text that says it was automatic, so the plan's decision log shows it. It chooses only among
+ * the gate's autoOptions (what the machine takes from it): at an open circuit breaker that is
+ * nothing, and the gate waits for a human (see autoPause).
  */
 export function autoChoice(gate: Gate, policy: AutoPolicy | undefined): { option: string; text: string; answers?: string[][] } | null {
   if (!policy) return null;
@@ -20,16 +21,18 @@ export function autoChoice(gate: Gate, policy: AutoPolicy | undefined): { option
         text: 'auto policy hitl.auto.questions=first_option',
       };
     case 'deviation': {
-      if (!policy.deviation || gate.breaker) return null;
+      // The machine offers the auto policy nothing at an open breaker: a human decides (autoPause says so).
+      if (!policy.deviation || gate.autoOptions.length === 0) return null;
       const wanted = ({ retry: 'Retry', replan: 'Replan', stop: 'Stop' } as const)[policy.deviation];
-      if (gate.options.includes(wanted)) return { option: wanted, text: `auto policy hitl.auto.deviation=${policy.deviation}` };
+      if (gate.autoOptions.includes(wanted)) return { option: wanted, text: `auto policy hitl.auto.deviation=${policy.deviation}` };
+      if (!gate.autoOptions.includes('Stop')) return null;
       return {
         option: 'Stop',
         text: `auto policy hitl.auto.deviation=${policy.deviation}: ${wanted} is no longer offered after ${gate.failures} failed attempts, so the plan stops`,
       };
     }
     case 'budget':
-      if (!policy.budget) return null;
+      if (!policy.budget || !gate.autoOptions.includes(policy.budget === 'continue' ? 'Continue' : 'Stop')) return null;
       return { option: policy.budget === 'continue' ? 'Continue' : 'Stop', text: `auto policy hitl.auto.budget=${policy.budget}` };
   }
 }
@@ -39,6 +42,6 @@ export function autoChoice(gate: Gate, policy: AutoPolicy | undefined): { option
  * decides (an LLM or a policy never retries past it). The caller logs it and asks a human.
  */
 export function autoPause(gate: Gate, policy: AutoPolicy | undefined): string | null {
-  if (gate.kind !== 'deviation' || !gate.breaker || !policy?.deviation) return null;
-  return `hitl.auto.deviation=${policy.deviation} not applied to step ${gate.stepId} (${gate.breaker})`;
+  if (gate.kind !== 'deviation' || gate.autoOptions.length > 0 || !policy?.deviation) return null;
+  return `hitl.auto.deviation=${policy.deviation} not applied to step ${gate.stepId}${gate.breaker ? ` (${gate.breaker})` : ''}`;
 }

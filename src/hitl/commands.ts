@@ -1,7 +1,8 @@
 import type { Orca } from '../orca.js';
 import { waitingSummaries } from '../persistence/plan-index.js';
 import { isPlanId } from '../persistence/plan-id.js';
-import { decisionEvent, openGates, WAITING_WORDS, type Gate } from './gates.js';
+import type { Gate, GateKind } from '../machines/gates.js';
+import { decide, DecisionError, waitingWords, type DecisionRefusal } from './decide.js';
 import { NOTE_PREFIX, QUESTION_AGENT_ID, QUESTION_MODEL_ID, QUESTION_PROVIDER_ID } from './native-question/index.js';
 import { quote } from '../text/quote.js';
 
@@ -31,10 +32,8 @@ export const GATE_COMMANDS = {
 } as const satisfies Record<string, { gates: readonly CommandGate[]; option: string; description: string }>;
 
 /** The gates a human answers with a command (planner questions are answered in the dialog). */
-export type CommandGate = 'approval' | 'deviation' | 'budget';
+export type CommandGate = Extract<GateKind, 'approval' | 'deviation' | 'budget'>;
 
-/** What a plan waiting at these gates waits for, in words. */
-export const waitingWords = (gates: readonly CommandGate[]) => gates.map((g) => WAITING_WORDS[g]).join(' or ');
 const answers = (gates: readonly CommandGate[], kind: string | null): kind is CommandGate => (gates as readonly string[]).includes(kind ?? '');
 
 export type GateCommand = keyof typeof GATE_COMMANDS;
@@ -56,28 +55,33 @@ export function parseCommandArguments(raw: string): { planId?: string; text?: st
   return trimmed ? { text: trimmed } : {};
 }
 
+/** How to ask again, per refusal, in the words of the slash commands. */
+const COMMAND_HINTS: Partial<Record<DecisionRefusal, (name: GateCommand) => string>> = {
+  needs_text: (name) => ` Use /${name} [plan_id] <guidance>.`,
+  not_offered: () => ' Use /orca-replan or /orca-stop.',
+};
+
 /** Apply a gate command; returns the line to show the human. Throws CommandError with what to do. */
 export function runGateCommand(orca: Orca, name: GateCommand, rawArguments: string, sessionID: string): string {
   const spec = GATE_COMMANDS[name];
-  const gates: readonly CommandGate[] = spec.gates;
   const { planId: given, text } = parseCommandArguments(rawArguments);
-  const planId = given ?? defaultPlan(orca, gates, sessionID, name);
-  const snapshot = orca.host.open(planId).getSnapshot();
-  // openGates lists the dispatch cap before any failed step: the order the dialog asks them in.
-  const gate = openGates(snapshot).find((g): g is Gate & { kind: CommandGate } => answers(gates, g.kind));
-  if (!gate) {
-    throw new CommandError(`Plan ${planId} is not waiting for ${waitingWords(gates)} (it is ${quote(snapshot.value)}).`);
+  const planId = given ?? defaultPlan(orca, spec.gates, sessionID, name);
+  let decided;
+  try {
+    decided = decide(orca.host.open(planId).getSnapshot(), { kinds: spec.gates, option: spec.option, ...(text ? { text } : {}) }, { channel: 'command', at: new Date().toISOString() });
+  } catch (error) {
+    if (!(error instanceof DecisionError)) throw error;
+    throw new CommandError(`${error.message}${COMMAND_HINTS[error.refusal]?.(name) ?? ''}`);
   }
-  if (gate.kind === 'deviation' && !(gate.options as readonly string[]).includes(spec.option)) {
-    throw new CommandError(`${spec.option} is no longer offered for step ${gate.stepId} after ${gate.failures} failed attempts: use /orca-replan or /orca-stop.`);
-  }
-  if (spec.option === 'Request Changes' && !text) throw new CommandError('/orca-changes needs your guidance for the planner: /orca-changes [plan_id] <guidance>.');
-  const event = decisionEvent(gate, { option: spec.option, ...(text ? { text } : {}) }, { channel: 'command', at: new Date().toISOString() });
+  const { gate, event } = decided;
   orca.host.send(planId, event);
   orca.log('info', `plan ${planId}: /${name} → ${spec.option}${text ? ` (${text})` : ''}`);
-  const where = gate.kind === 'deviation' ? ` for step ${gate.stepId}` : gate.kind === 'budget' ? ` at the dispatch cap (${gate.dispatches} of ${gate.cap})` : '';
-  return `Orca: ${spec.option}${where} recorded for plan ${planId}${text ? ` with "${text}"` : ''}.`;
+  return `Orca: ${spec.option}${whereOf(gate)} recorded for plan ${planId}${text ? ` with ${quote(text)}` : ''}.`;
 }
+
+/** " for step s1", " at the dispatch cap (3 of 3)" or nothing: where a decision applies. */
+export const whereOf = (gate: Gate) =>
+  gate.kind === 'deviation' ? ` for step ${gate.stepId}` : gate.kind === 'budget' ? ` at the dispatch cap (${gate.dispatches} of ${gate.cap})` : '';
 
 function defaultPlan(orca: Orca, gates: readonly CommandGate[], sessionID: string, name: string): string {
   const waiting = waitingSummaries(orca.host.index).filter((p) => answers(gates, p.waiting_for));

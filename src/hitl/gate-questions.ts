@@ -1,5 +1,5 @@
 import type { HitlQuestion } from '../machines/types.js';
-import { APPROVAL_OPTIONS, type Gate } from './gates.js';
+import { APPROVAL_OPTIONS, type Gate } from '../machines/gates.js';
 
 /**
  * The questions a human sees for a gate. Plugin gates use the two-question pattern: the action

@@ -1,5 +1,5 @@
 import type { ToolContext } from '@opencode-ai/plugin';
-import type { Gate } from './gates.js';
+import type { Gate } from '../machines/gates.js';
 
 /**
  * Channel 2: OpenCode's permission prompt (ToolContext.ask), used when the native question

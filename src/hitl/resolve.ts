@@ -3,20 +3,16 @@ import type { GateAnswer } from '../engine/drive.js';
 import type { Orca } from '../orca.js';
 import { autoChoice, autoPause } from './auto-policy.js';
 import { choiceFromAnswers, gateQuestions } from './gate-questions.js';
-import { APPROVAL_OPTIONS, decisionEvent, type Gate } from './gates.js';
+import { decisionEvent, type Gate } from '../machines/gates.js';
+import { refusalOf } from './decide.js';
 import type { HitlQuestion } from '../machines/types.js';
 import { askPermission } from './permission-channel.js';
 
 const MAX_REASKS = 2;
 
-/** The labels a plugin gate accepts; planner questions accept any answer. */
-function validOptions(gate: Gate): string[] | null {
-  if (gate.kind === 'question') return null;
-  return gate.kind === 'approval' ? [...APPROVAL_OPTIONS] : [...gate.options];
-}
-
+/** The questions again with a note on top (the last note replaced, not stacked). */
 const withNote = (questions: HitlQuestion[], note: string): HitlQuestion[] =>
-  questions.map((q, i) => (i === 0 ? { ...q, question: `${note}\n\n${q.question.replace(/^"[^\n]*" is not one of the options[^\n]*\n\n/, '')}` } : q));
+  questions.map((q, i) => (i === 0 ? { ...q, question: `Note: ${note}\n\n${q.question.replace(/^Note: [^\n]*\n\n/, '')}` } : q));
 
 function titleOf(gate: Gate): string {
   switch (gate.kind) {
@@ -56,20 +52,18 @@ export async function resolveGate(
   let questions = gateQuestions(gate);
   let asked = await orca.asker.ask({ callerSessionId: ctx.sessionID, questions, title: titleOf(gate), signal });
   // OpenCode 1.18 drops `custom: false`, so the dialog lets the human type an answer that is no option.
+  // The same check as every other channel (hitl/decide.ts): an option the gate offers, with text where it needs one.
   for (let again = 0; asked.kind === 'answered' && again < MAX_REASKS; again++) {
-    const choice = choiceFromAnswers(gate, asked.answers);
-    const offered = validOptions(gate);
-    if (!offered || offered.includes(choice.option)) break;
-    orca.log('info', `plan ${gate.planId}: "${choice.option}" is not an option at the ${gate.kind} gate; asking again`);
-    questions = withNote(questions, `"${choice.option}" is not one of the options: choose ${offered.join(', ')}.`);
+    const refused = refusalOf(gate, choiceFromAnswers(gate, asked.answers), 'question');
+    if (!refused) break;
+    orca.log('info', `plan ${gate.planId}: ${refused.message} Asking again.`);
+    questions = withNote(questions, refused.message);
     asked = await orca.asker.ask({ callerSessionId: ctx.sessionID, questions, title: titleOf(gate), signal });
   }
   if (asked.kind === 'answered') {
     const choice = choiceFromAnswers(gate, asked.answers);
-    const offered = validOptions(gate);
-    if (offered && !offered.includes(choice.option)) {
-      return { waiting: `The human answered "${choice.option}", which is not an option (${offered.join(', ')}). The plan waits at this gate.` };
-    }
+    const refused = refusalOf(gate, choice, 'question');
+    if (refused) return { waiting: `${refused.message} The plan waits at this gate.` };
     return { event: decisionEvent(gate, choice, { channel: 'question', at: now() }) };
   }
   if (asked.kind === 'dismissed') {
@@ -79,6 +73,10 @@ export async function resolveGate(
 
   orca.log('warn', `plan ${gate.planId}: question dialog unavailable (${asked.reason}); using the permission prompt`);
   const permitted = await askPermission(ctx, gate);
-  if (permitted) return { event: decisionEvent(gate, permitted, { channel: 'permission', at: now() }) };
+  if (permitted) {
+    const refused = refusalOf(gate, permitted, 'permission');
+    if (refused) return { waiting: `${refused.message} The plan waits at this gate.` };
+    return { event: decisionEvent(gate, permitted, { channel: 'permission', at: now() }) };
+  }
   return { waiting: `No channel could ask the human (${asked.reason}). The plan is saved and waits at this gate.` };
 }

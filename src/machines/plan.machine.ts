@@ -200,8 +200,9 @@ export const planMachine = setup({
     hasPlannerSession: ({ context }) => context.planner_session_id !== null,
     plannerProposedPlan: (_, output: PlannerOutput) => output.type === 'plan',
     plannerAskedQuestion: (_, output: PlannerOutput) => output.type === 'question',
-    stepAwaitingDecision: ({ context }, params: { stepId: string }) =>
-      context.steps.some((s) => s.id === params.stepId && s.status === 'awaiting_decision'),
+    /** Replan and Stop of a failed step; the auto policy decides nothing at an open breaker (a human does). */
+    canDecideStep: ({ context }, params: { stepId: string; channel: string }) =>
+      context.steps.some((s) => s.id === params.stepId && s.status === 'awaiting_decision' && (params.channel !== 'auto' || !s.breaker)),
     /**
      * Retry is offered below the attempt limit. The auto policy may not retry past an open breaker
      * or a spent dispatch budget: those wait for a human.
@@ -393,6 +394,7 @@ export const planMachine = setup({
           always: [{ guard: 'hasPlannerSession', target: 'consulting' }, { target: 'opening_session' }],
         },
         opening_session: {
+          tags: ['busy'],
           invoke: {
             id: 'openPlannerSession',
             src: 'openPlannerSession',
@@ -405,6 +407,7 @@ export const planMachine = setup({
           },
         },
         consulting: {
+          tags: ['busy'],
           invoke: {
             id: 'consultPlanner',
             src: 'consultPlanner',
@@ -467,6 +470,7 @@ export const planMachine = setup({
       },
     },
     changes_requested: {
+      tags: ['busy'],
       invoke: {
         id: 'revisePlan',
         src: 'consultPlanner',
@@ -486,7 +490,9 @@ export const planMachine = setup({
         { target: 'in_progress' },
       ],
     },
+    /** Tag `busy`: something runs (a planner turn, steps); a plan left here by a stopped process was interrupted. */
     in_progress: {
+      tags: ['busy'],
       initial: 'running',
       states: {
         running: {
@@ -544,7 +550,7 @@ export const planMachine = setup({
           ],
         },
         'deviation.replan': {
-          guard: { type: 'stepAwaitingDecision', params: ({ event }) => event },
+          guard: { type: 'canDecideStep', params: ({ event }) => event },
           actions: [
             { type: 'recordDecision', params: ({ event }) => decision('deviation', 'Replan', event) },
             { type: 'addGuidance', params: ({ event }) => event },
@@ -552,7 +558,7 @@ export const planMachine = setup({
           ],
         },
         'deviation.stop': {
-          guard: { type: 'stepAwaitingDecision', params: ({ event }) => event },
+          guard: { type: 'canDecideStep', params: ({ event }) => event },
           actions: [
             { type: 'recordDecision', params: ({ event }) => decision('deviation', 'Stop', event) },
             { type: 'forwardToStep', params: forwardAs('step.stop') },

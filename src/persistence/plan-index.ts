@@ -1,5 +1,6 @@
 import { createStore } from '@xstate/store';
 import { z } from 'zod';
+import { planMachine } from '../machines/plan.machine.js';
 import { PLAN_STATUSES } from '../machines/types.js';
 import { planFile, type PlanFile } from './plan-file.js';
 
@@ -11,6 +12,8 @@ export const planSummary = z.object({
   state: z.string(),
   step_progress: z.object({ completed: z.number().int().min(0), total: z.number().int().min(0) }),
   waiting_for: planFile.shape.waiting_for,
+  /** Something runs in its state (a planner turn, steps): the machine's `busy` tag. */
+  busy: z.boolean(),
   /** The session that last drove the plan (Orca's), whose children run its steps. */
   caller_session_id: z.string().nullable(),
   updated_at: z.string(),
@@ -26,6 +29,7 @@ export const summarize = (file: PlanFile): PlanSummary => ({
   state: file.state,
   step_progress: { completed: file.steps.filter((s) => s.status === 'completed').length, total: file.steps.length },
   waiting_for: file.waiting_for,
+  busy: planMachine.resolveState({ value: file.snapshot.value as never, context: file.snapshot.context as never }).hasTag('busy'),
   caller_session_id: (file.snapshot.context as { caller_session_id?: string | null }).caller_session_id ?? null,
   updated_at: file.updated_at,
 });
@@ -61,5 +65,4 @@ export const waitingSummaries = (index: PlanIndex) =>
     .sort((a, b) => (a.plan_id < b.plan_id ? -1 : 1));
 
 /** Plans a previous process left running or waiting on a human. */
-export const interruptedPlans = (summaries: PlanSummary[]) =>
-  summaries.filter((p) => p.waiting_for !== null || p.status === 'in_progress' || p.status === 'changes_requested' || p.state === 'drafting.consulting' || p.state === 'drafting.opening_session');
+export const interruptedPlans = (summaries: PlanSummary[]) => summaries.filter((p) => p.waiting_for !== null || p.busy);

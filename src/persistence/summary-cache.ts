@@ -17,7 +17,7 @@ import type { PlanStore } from './plan-store.js';
  */
 export const SUMMARY_CACHE_NAME = '.summaries.cache';
 /** Bump when summarize() or PlanSummary change. */
-export const SUMMARY_CACHE_FORMAT = 1;
+export const SUMMARY_CACHE_FORMAT = 2;
 
 const fileStamp = z.object({ size: z.number(), mtimeMs: z.number(), ctimeMs: z.number(), ino: z.number() });
 type FileStamp = z.infer<typeof fileStamp>;

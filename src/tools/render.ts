@@ -1,6 +1,6 @@
 import type { DriveResult } from '../engine/drive.js';
 import type { PlanSnapshot } from '../engine/plan-host.js';
-import type { Gate } from '../hitl/gates.js';
+import type { Gate } from '../machines/gates.js';
 import type { PlanSummary } from '../persistence/plan-index.js';
 
 /** What orca_ask_planner returns (seed 000): answer | completed | stopped | rejected | failure, or waiting. */

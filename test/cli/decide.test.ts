@@ -29,8 +29,6 @@ describe('orca decide: refusals', () => {
     [['plan_01JDX4Z6Q5H2M3N4P5R6S7T8V9', 'approve'], 1, /^orca: Plan plan_01JDX4Z6Q5H2M3N4P5R6S7T8V9 does not exist in /],
     [['plan_01JDX4Z6Q5H2M3N4P5R6S7T8V9'], 2, /^orca: orca decide needs a decision after the plan_id: one of approve, changes, reject, retry, replan, continue, stop\.$/],
     [['plan_01JDX4Z6Q5H2M3N4P5R6S7T8V9', 'yes'], 2, /^orca: orca decide needs a decision .* \(got "yes"\)\.$/],
-    [['plan_01JDX4Z6Q5H2M3N4P5R6S7T8V9', 'changes'], 2, /^orca: changes needs your guidance for the planner: orca decide plan_01JDX4Z6Q5H2M3N4P5R6S7T8V9 changes --message "<guidance>"\.$/],
-    [['plan_01JDX4Z6Q5H2M3N4P5R6S7T8V9', 'changes', '--message', '  '], 2, /^orca: changes needs your guidance/],
     [['plan_01JDX4Z6Q5H2M3N4P5R6S7T8V9', 'approve', '--step', 's1'], 2, /^orca: --step applies to retry, replan and stop only\.$/],
     [['plan_01JDX4Z6Q5H2M3N4P5R6S7T8V9', 'approve', 'now'], 2, /^orca: orca decide takes at most 2 argument\(s\), got 3/],
   ])('should refuse %j with exit %i and one line', async (argv, exit, message) => {
@@ -45,19 +43,29 @@ describe('orca decide: refusals', () => {
     const approval = await released(approvalPlan);
     const deviation = await released((h) => failedStepPlan(h, 1));
     const a = await decide(approval, 'retry');
-    expect([a.code, a.stderr]).toEqual([1, `orca: Plan ${approval} is not waiting for a decision on a failed step: it is pending_approval and waits for approval.\n`]);
+    expect([a.code, a.stderr]).toEqual([1, `orca: Plan ${approval} is not waiting for a decision on a failed step: it waits for approval.\n`]);
     const d = await decide(deviation, 'approve');
-    expect([d.code, d.stderr]).toEqual([1, `orca: Plan ${deviation} is not waiting for approval: it is in_progress.running and waits for a decision on a failed step.\n`]);
+    expect([d.code, d.stderr]).toEqual([1, `orca: Plan ${deviation} is not waiting for approval: it waits for a decision on a failed step.\n`]);
     const s = await decide(deviation, 'stop', '--step', 's1');
-    expect([s.code, s.stderr]).toEqual([1, `orca: Step s1 of plan ${deviation} is not waiting for a decision (steps waiting: s2).\n`]);
+    expect([s.code, s.stderr]).toEqual([1, `orca: Step "s1" of plan ${deviation} is not waiting for a decision (steps waiting: s2).\n`]);
     expect([...inbox(approval), ...inbox(deviation)]).toEqual([]);
+  });
+
+  it.each([[[]], [['--message', '  ']]])('should refuse Request Changes without guidance (%j), like every channel, and post nothing', async (more) => {
+    const planId = await released(approvalPlan);
+    const { code, stderr } = await decide(planId, 'changes', ...more);
+    expect([code, stderr]).toEqual([
+      1,
+      `orca: Request Changes needs your guidance for the planner: say what to change. Use orca decide ${planId} changes --message "<guidance>".\n`,
+    ]);
+    expect(inbox(planId)).toEqual([]);
   });
 
   it('should refuse Retry once the step has failed max_attempts times, and still take replan', async () => {
     const planId = await released((h) => failedStepPlan(h, 2), 2);
     const retry = await decide(planId, 'retry');
     expect(retry.code).toBe(1);
-    expect(retry.stderr).toBe(`orca: Plan ${planId}, step s2: Retry is no longer offered after 2 failed attempts: use replan or stop.\n`);
+    expect(retry.stderr).toBe(`orca: Retry is no longer offered for step s2 of plan ${planId} after 2 failed attempts (offered: Replan, Stop). Use replan or stop.\n`);
     expect(inbox(planId)).toEqual([]);
     const replan = await decide(planId, 'replan', '-m', 'split the step');
     expect(replan.code).toBe(0);
@@ -154,11 +162,11 @@ describe('orca decide: the dispatch cap and the circuit breaker', () => {
 
     const approval = await released(approvalPlan);
     const c = await decide(approval, 'continue');
-    expect([c.code, c.stderr]).toEqual([1, `orca: Plan ${approval} is not waiting for a decision at the dispatch cap: it is pending_approval and waits for approval.\n`]);
+    expect([c.code, c.stderr]).toEqual([1, `orca: Plan ${approval} is not waiting for a decision at the dispatch cap: it waits for approval.\n`]);
     const st = await decide(approval, 'stop');
-    expect(st.stderr).toBe(`orca: Plan ${approval} is not waiting for a decision at the dispatch cap or a decision on a failed step: it is pending_approval and waits for approval.\n`);
+    expect(st.stderr).toBe(`orca: Plan ${approval} is not waiting for a decision at the dispatch cap or a decision on a failed step: it waits for approval.\n`);
     const named = await decide(approval, 'stop', '--step', 's1');
-    expect(named.stderr).toBe(`orca: Plan ${approval} is not waiting for a decision on a failed step: it is pending_approval and waits for approval.\n`);
+    expect(named.stderr).toBe(`orca: Plan ${approval} is not waiting for a decision on a failed step: it waits for approval.\n`);
     const step = await decide(approval, 'continue', '--step', 's1');
     expect([step.code, step.stderr]).toEqual([2, 'orca: --step applies to retry, replan and stop only.\n']);
   });

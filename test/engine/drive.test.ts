@@ -8,7 +8,7 @@ import { PlanHost } from '../../src/engine/plan-host.js';
 import type { PlanPolicy } from '../../src/machines/types.js';
 import { idlePlanPorts } from '../../src/engine/wire.js';
 import { autoChoice } from '../../src/hitl/auto-policy.js';
-import { decisionEvent } from '../../src/hitl/gates.js';
+import { decisionEvent } from '../../src/machines/gates.js';
 import { fakeSessions } from '../support/fake-sessions.js';
 import { PlanStore } from '../../src/persistence/plan-store.js';
 import { waitingSummaries } from '../../src/persistence/plan-index.js';
@@ -182,7 +182,7 @@ describe('drivePlan at the circuit breaker and the dispatch cap', () => {
     const { planId, result } = await run(t);
     expect(result.kind).toBe('waiting');
     expect(result.kind === 'waiting' && result.gates).toEqual([
-      { kind: 'budget', planId, dispatches: 1, cap: 1, increment: 1, completed: 1, total: 3, options: ['Continue', 'Stop'] },
+      { kind: 'budget', planId, dispatches: 1, cap: 1, increment: 1, completed: 1, total: 3, options: ['Continue', 'Stop'], autoOptions: ['Continue', 'Stop'] },
     ]);
     expect(t.prompts.filter((p) => p.agent !== 'planner').map((p) => p.agent)).toEqual(['coder']);
     t.host.flush(planId);

@@ -10,6 +10,7 @@ const summary = (patch: Partial<PlanSummary>): PlanSummary => ({
   state: 'drafting.consulting',
   step_progress: { completed: 0, total: 0 },
   waiting_for: null,
+  busy: false,
   caller_session_id: null,
   updated_at: 't',
   ...patch,

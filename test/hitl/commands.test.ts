@@ -58,7 +58,7 @@ describe('slash commands at the dispatch cap', () => {
     );
     const planId = approvalPlan(host);
     expect(() => runGateCommand(orca, 'orca-continue', planId, 'ses_any')).toThrow(
-      `Plan ${planId} is not waiting for a decision at the dispatch cap (it is "pending_approval").`,
+      `Plan ${planId} is not waiting for a decision at the dispatch cap: it waits for approval.`,
     );
   });
 

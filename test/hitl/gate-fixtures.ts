@@ -1,19 +1,24 @@
-import type { Gate } from '../../src/hitl/gates.js';
+import type { Gate } from '../../src/machines/gates.js';
 
 /** Gates as openGates builds them, for the channel tests; each test patches what it asserts on. */
 type DeviationGate = Extract<Gate, { kind: 'deviation' }>;
 type BudgetGate = Extract<Gate, { kind: 'budget' }>;
 
-export const deviationGate = (patch: Partial<DeviationGate> = {}): DeviationGate => ({
-  kind: 'deviation',
-  planId: 'plan_X',
-  stepId: 's1',
-  agent: 'coder',
-  error: 'red',
-  failures: 3,
-  options: ['Retry', 'Replan', 'Stop'],
-  ...patch,
-});
+/** At an open breaker the machine offers the auto policy nothing; elsewhere what it offers a human. */
+export const deviationGate = (patch: Partial<DeviationGate> = {}): DeviationGate => {
+  const options = patch.options ?? ['Retry', 'Replan', 'Stop'];
+  return {
+    kind: 'deviation',
+    planId: 'plan_X',
+    stepId: 's1',
+    agent: 'coder',
+    error: 'red',
+    failures: 3,
+    options,
+    autoOptions: patch.breaker ? [] : options,
+    ...patch,
+  };
+};
 
 export const budgetGate = (patch: Partial<BudgetGate> = {}): BudgetGate => ({
   kind: 'budget',
@@ -24,6 +29,7 @@ export const budgetGate = (patch: Partial<BudgetGate> = {}): BudgetGate => ({
   completed: 1,
   total: 2,
   options: ['Continue', 'Stop'],
+  autoOptions: ['Continue', 'Stop'],
   ...patch,
 });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { choiceFromAnswers, gateQuestions } from '../../src/hitl/gate-questions.js';
-import { decisionEvent } from '../../src/hitl/gates.js';
+import { decisionEvent } from '../../src/machines/gates.js';
 import { breakerText, budgetGate, deviationGate } from './gate-fixtures.js';
 
 const budget = budgetGate();

@@ -1,12 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { askPermission } from '../../src/hitl/permission-channel.js';
-import type { Gate } from '../../src/hitl/gates.js';
+import type { Gate } from '../../src/machines/gates.js';
 import { budgetGate, deviationGate } from './gate-fixtures.js';
 
 const approval: Gate = {
   kind: 'approval',
   planId: 'plan_X',
   proposal: { goal: 'g', steps: [{ id: 's1', agent: 'coder', description: 'd' }], assumptions: [], risks: [], verification: [] },
+  options: ['Approve', 'Request Changes', 'Reject'],
+  autoOptions: ['Approve', 'Request Changes', 'Reject'],
 };
 const deviation = (options: Array<'Retry' | 'Replan' | 'Stop'>, breaker?: string): Gate => deviationGate({ options, ...(breaker ? { breaker } : {}) });
 const budget = (cap: number): Gate => budgetGate({ dispatches: cap, cap, completed: 2, total: 5 });
@@ -55,7 +57,7 @@ describe('permission channel', () => {
   });
 
   it('should not answer planner questions and should pass other errors through', async () => {
-    expect(await askPermission(ctx('allow'), { kind: 'question', planId: 'plan_X', questions: [] })).toBeNull();
+    expect(await askPermission(ctx('allow'), { kind: 'question', planId: 'plan_X', questions: [], options: [], autoOptions: [] })).toBeNull();
     await expect(askPermission(ctx(new Error('socket closed')), approval)).rejects.toThrow('socket closed');
   });
 

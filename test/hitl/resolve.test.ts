@@ -1,13 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import type { AutoPolicy } from '../../src/config/options.js';
-import type { Gate } from '../../src/hitl/gates.js';
+import type { Gate } from '../../src/machines/gates.js';
 import type { AskInput, AskOutcome } from '../../src/hitl/native-question/asker.js';
 import { resolveGate } from '../../src/hitl/resolve.js';
 import type { Orca } from '../../src/orca.js';
+import { budgetGate, deviationGate } from './gate-fixtures.js';
 
 const breaker = 'circuit breaker: the same error 3 times in a row on step s1; automatic retrying stopped, a human decides';
-const deviation: Gate = { kind: 'deviation', planId: 'plan_X', stepId: 's1', agent: 'coder', error: 'red', failures: 3, options: ['Retry', 'Replan', 'Stop'], breaker };
-const budget: Gate = { kind: 'budget', planId: 'plan_X', dispatches: 5, cap: 5, increment: 5, completed: 1, total: 2, options: ['Continue', 'Stop'] };
+const deviation: Gate = deviationGate({ breaker });
+const budget: Gate = budgetGate({ dispatches: 5, cap: 5, increment: 5, completed: 1, total: 2 });
 
 /** An Orca whose dialog answers from a script, and whose permission prompt is never reached unless the dialog is unavailable. */
 function fakeOrca(auto: AutoPolicy | undefined, replies: AskOutcome[]) {
@@ -54,7 +55,7 @@ describe('resolveGate', () => {
     ]);
     expect(await resolveGate(orca, budget, ctx, signal)).toMatchObject({ event: { type: 'budget.stop', channel: 'question' } });
     expect(asked.map((a) => a.title)).toEqual(['Orca: plan plan_X used its dispatch budget', 'Orca: plan plan_X used its dispatch budget']);
-    expect(asked[1]!.questions[0]!.question).toMatch(/^"keep going" is not one of the options: choose Continue, Stop\.\n\nPlan plan_X has used its dispatch budget/);
+    expect(asked[1]!.questions[0]!.question).toMatch(/^Note: "keep going" is not offered at the budget gate of plan plan_X \(offered: Continue, Stop\)\.\n\nPlan plan_X has used its dispatch budget/);
   });
 
   it('should fall back to the permission prompt at the dispatch cap: Allow once is Continue', async () => {

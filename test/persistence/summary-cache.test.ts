@@ -6,7 +6,7 @@ import { PlanHost } from '../../src/engine/plan-host.js';
 import type { PlanPorts } from '../../src/engine/wire.js';
 import { PlanStore } from '../../src/persistence/plan-store.js';
 import { summarize } from '../../src/persistence/plan-index.js';
-import { loadSummaries, SUMMARY_CACHE_NAME } from '../../src/persistence/summary-cache.js';
+import { loadSummaries, SUMMARY_CACHE_FORMAT, SUMMARY_CACHE_NAME } from '../../src/persistence/summary-cache.js';
 
 /** Ports that never settle, whatever ports the machines grow. */
 const ports = new Proxy({}, { get: () => () => new Promise<never>(() => {}) }) as PlanPorts;
@@ -128,7 +128,7 @@ describe('plan summary cache', () => {
   it.each([
     ['not JSON', () => 'garbage{'],
     ['truncated', (text: string) => text.slice(0, text.length / 2)],
-    ['from another format', (text: string) => text.replace('"format":1', '"format":999')],
+    ['from another format', (text: string) => text.replace(`"format":${SUMMARY_CACHE_FORMAT}`, '"format":999')],
     ['from another machine version', (text: string) => text.replace(/"machine_version":\d+/, '"machine_version":0')],
   ])('should rebuild a cache that is %s from the plan files, saying so', async (_name, damage) => {
     const a = await validPlan();

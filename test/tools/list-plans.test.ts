@@ -16,6 +16,7 @@ function toolWith(count: number) {
       state: 'completed',
       step_progress: { completed: 2, total: 2 },
       waiting_for: null,
+      busy: false,
       caller_session_id: null,
       updated_at: '2026-01-01T00:00:00.000Z',
     };

@@ -1,0 +1,75 @@
+import { decisionEvent, openGates, OPTIONS_NEEDING_TEXT, WAITING_WORDS, type Gate, type GateKind, type PlanSnapshot } from '../machines/gates.js';
+import type { PlanEvent } from '../machines/plan.machine.js';
+import type { DecisionSource } from '../machines/types.js';
+import { quote } from '../text/quote.js';
+
+/** Why a decision was refused: the channel adds how to ask again in its own words. */
+export type DecisionRefusal = 'not_waiting' | 'no_such_step' | 'not_offered' | 'needs_text';
+
+export class DecisionError extends Error {
+  override name = 'DecisionError';
+  constructor(
+    readonly refusal: DecisionRefusal,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface DecisionRequest {
+  /** The gates this decision may answer, e.g. ['budget', 'deviation'] for Stop. */
+  kinds: readonly GateKind[];
+  option: string;
+  text?: string;
+  /** The failed step a deviation decision is for (default: the first one waiting). */
+  stepId?: string;
+}
+
+/** What the plan waits for, in words: "approval or a decision on a failed step". */
+export const waitingWords = (kinds: readonly GateKind[]) => kinds.map((k) => WAITING_WORDS[k]).join(' or ');
+
+/**
+ * A decision made outside the dialog (slash command, CLI, the plan viewer), checked against the
+ * plan's snapshot exactly as the machine would take it: the gate must be open, the option offered
+ * to this channel now, and Request Changes must carry the human's guidance. Returns the event to
+ * send; throws DecisionError saying what is wrong.
+ */
+export function decide(snapshot: PlanSnapshot, request: DecisionRequest, source: DecisionSource): { gate: Gate; event: PlanEvent } {
+  const planId = snapshot.context.plan_id;
+  const kinds = request.stepId !== undefined ? request.kinds.filter((k) => k === 'deviation') : request.kinds;
+  const open = openGates(snapshot);
+  const candidates = open.filter((g) => kinds.includes(g.kind));
+  // The dispatch cap is asked before a failed step: openGates lists it first.
+  const gate = request.stepId === undefined ? candidates[0] : candidates.find((g) => g.kind === 'deviation' && g.stepId === request.stepId);
+  if (!gate) {
+    if (request.stepId !== undefined && kinds.length > 0 && open.some((g) => g.kind === 'deviation')) {
+      const waiting = open.flatMap((g) => (g.kind === 'deviation' ? [g.stepId] : []));
+      throw new DecisionError('no_such_step', `Step ${quote(request.stepId)} of plan ${planId} is not waiting for a decision (steps waiting: ${waiting.join(', ')}).`);
+    }
+    const now = open.length > 0 ? `waits for ${waitingWords([...new Set(open.map((g) => g.kind))])}` : 'waits for nothing';
+    throw new DecisionError('not_waiting', `Plan ${planId} is not waiting for ${waitingWords(kinds)}: it ${now}.`);
+  }
+  const refused = refusalOf(gate, request, source.channel);
+  if (refused) throw refused;
+  const event = decisionEvent(gate, { option: request.option, ...(request.text?.trim() ? { text: request.text } : {}) }, source);
+  return { gate, event };
+}
+
+/** Why this choice may not be made at this gate on this channel, or null: the one check every channel makes. */
+export function refusalOf(gate: Gate, choice: { option: string; text?: string }, channel: DecisionSource['channel']): DecisionError | null {
+  if (gate.kind === 'question') return null; // the planner's own questions take any answer
+  const offered: readonly string[] = channel === 'auto' ? gate.autoOptions : gate.options;
+  if (!offered.includes(choice.option)) return new DecisionError('not_offered', notOffered(gate, choice.option, offered));
+  if (OPTIONS_NEEDING_TEXT.includes(choice.option) && !choice.text?.trim()) {
+    return new DecisionError('needs_text', `${choice.option} needs your guidance for the planner: say what to change.`);
+  }
+  return null;
+}
+
+function notOffered(gate: Gate, option: string, offered: readonly string[]): string {
+  const where = gate.kind === 'deviation' ? `step ${gate.stepId} of plan ${gate.planId}` : `the ${gate.kind} gate of plan ${gate.planId}`;
+  if (gate.kind === 'deviation' && option === 'Retry') {
+    return `Retry is no longer offered for ${where} after ${gate.failures} failed attempts (offered: ${offered.join(', ')}).`;
+  }
+  return `${quote(option)} is not offered at ${where} (offered: ${offered.join(', ')}).`;
+}

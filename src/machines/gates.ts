@@ -1,0 +1,139 @@
+import type { AnyActorRef, SnapshotFrom } from 'xstate';
+import type { PlanEvent, PlanMachine } from './plan.machine.js';
+import type { DecisionChannel, DecisionSource, HitlQuestion, PlanProposal } from './types.js';
+
+/**
+ * The one place that says where a plan waits for a human and what each gate offers. Gates are
+ * read from the snapshot's tags; the options are the ones the plan machine accepts now, asked of
+ * the machine itself (`snapshot.can`) for a human's channel and for the auto policy. Every
+ * channel (dialog, permission prompt, slash command, CLI, auto policy) offers exactly these.
+ */
+
+export type PlanSnapshot = SnapshotFrom<PlanMachine>;
+
+export type ApprovalOption = 'Approve' | 'Request Changes' | 'Reject';
+export type DeviationOption = 'Retry' | 'Replan' | 'Stop';
+export type BudgetOption = 'Continue' | 'Stop';
+
+export const APPROVAL_OPTIONS: readonly ApprovalOption[] = ['Approve', 'Request Changes', 'Reject'];
+export const DEVIATION_OPTIONS: readonly DeviationOption[] = ['Retry', 'Replan', 'Stop'];
+export const BUDGET_OPTIONS: readonly BudgetOption[] = ['Continue', 'Stop'];
+
+/** Options that need the human's text: without it the decision is refused on every channel. */
+export const OPTIONS_NEEDING_TEXT: readonly string[] = ['Request Changes'];
+
+interface Offered<O extends string> {
+  planId: string;
+  /** What a human may choose here now (dialog, permission prompt, command, CLI). */
+  options: O[];
+  /** What the auto policy may choose here now (never Retry past an open breaker or a spent budget). */
+  autoOptions: O[];
+}
+
+export type Gate =
+  | ({ kind: 'approval'; proposal: PlanProposal } & Offered<ApprovalOption>)
+  | ({ kind: 'question'; questions: HitlQuestion[] } & Offered<never>)
+  | ({
+      kind: 'deviation';
+      stepId: string;
+      agent: string;
+      error: string;
+      failures: number;
+      /** Set when the breaker is open: the auto policy may not retry, a human decides. */
+      breaker?: string;
+    } & Offered<DeviationOption>)
+  | ({
+      kind: 'budget';
+      dispatches: number;
+      cap: number;
+      /** How many more dispatches Continue allows (policy.max_dispatches). */
+      increment: number;
+      completed: number;
+      total: number;
+    } & Offered<BudgetOption>);
+
+export type GateKind = Gate['kind'];
+
+/** What a plan waiting at each kind of gate waits for, in words (messages of commands and the CLI). */
+export const WAITING_WORDS = {
+  approval: 'approval',
+  question: "answers to the planner's questions",
+  deviation: 'a decision on a failed step',
+  budget: 'a decision at the dispatch cap',
+} as const satisfies Record<GateKind, string>;
+
+/** The gates open in a plan, in the order they are asked: the plan's own, the dispatch cap, then each failed step. */
+export function openGates(snapshot: PlanSnapshot): Gate[] {
+  const c = snapshot.context;
+  const planId = c.plan_id;
+  if (snapshot.hasTag('gate.approval') && c.proposal) {
+    return [{ kind: 'approval', proposal: c.proposal, ...offered(snapshot, { kind: 'approval', planId }, APPROVAL_OPTIONS) }];
+  }
+  if (snapshot.hasTag('gate.question') && c.questions) return [{ kind: 'question', planId, questions: c.questions, options: [], autoOptions: [] }];
+  const gates: Gate[] = [];
+  if (snapshot.hasTag('gate.budget')) {
+    gates.push({
+      kind: 'budget',
+      dispatches: c.dispatches,
+      cap: c.dispatch_cap,
+      increment: c.policy.max_dispatches,
+      completed: c.steps.filter((st) => st.status === 'completed').length,
+      total: c.steps.length,
+      ...offered(snapshot, { kind: 'budget', planId }, BUDGET_OPTIONS),
+    });
+  }
+  for (const child of Object.values(snapshot.children) as Array<AnyActorRef | undefined>) {
+    const s = child?.getSnapshot();
+    if (!s?.hasTag?.('gate.deviation')) continue;
+    const stepId = s.context.stepId as string;
+    const failures = s.context.failures as Array<{ error: string }>;
+    gates.push({
+      kind: 'deviation',
+      stepId,
+      agent: s.context.agent as string,
+      error: failures.at(-1)?.error ?? 'unknown error',
+      failures: failures.length,
+      ...(s.context.breaker ? { breaker: s.context.breaker as string } : {}),
+      ...offered(snapshot, { kind: 'deviation', planId, stepId }, DEVIATION_OPTIONS),
+    });
+  }
+  return gates;
+}
+
+/** The plan event for a choice at a gate; throws for an option the gate does not have. */
+export function decisionEvent(
+  gate: Pick<Gate, 'kind' | 'planId'> & { stepId?: string },
+  choice: { option: string; text?: string; answers?: string[][] },
+  source: DecisionSource,
+): PlanEvent {
+  const trimmed = choice.text?.trim();
+  const text = trimmed ? { text: trimmed } : {};
+  switch (gate.kind) {
+    case 'approval':
+      if (choice.option === 'Approve') return { type: 'approval.approve', ...text, ...source };
+      if (choice.option === 'Reject') return { type: 'approval.reject', ...text, ...source };
+      if (choice.option === 'Request Changes') return { type: 'approval.request_changes', text: trimmed ?? '', ...source };
+      break;
+    case 'question':
+      return { type: 'question.answer', answers: choice.answers ?? [[choice.option]], ...source };
+    case 'deviation':
+      if (choice.option === 'Retry') return { type: 'deviation.retry', stepId: gate.stepId!, ...text, ...source };
+      if (choice.option === 'Replan') return { type: 'deviation.replan', stepId: gate.stepId!, ...text, ...source };
+      if (choice.option === 'Stop') return { type: 'deviation.stop', stepId: gate.stepId!, ...text, ...source };
+      break;
+    case 'budget':
+      if (choice.option === 'Continue') return { type: 'budget.continue', ...text, ...source };
+      if (choice.option === 'Stop') return { type: 'budget.stop', ...text, ...source };
+      break;
+  }
+  throw new Error(`"${choice.option}" is not an option at the ${gate.kind} gate of ${gate.planId}.`);
+}
+
+/** Each option the machine would take now, from a human and from the auto policy. */
+function offered<O extends string>(snapshot: PlanSnapshot, gate: { kind: GateKind; planId: string; stepId?: string }, all: readonly O[]): Offered<O> {
+  const accepts = (channel: DecisionChannel) =>
+    all.filter((option) =>
+      snapshot.can(decisionEvent(gate, { option, text: 'probe' }, { channel, at: new Date(0).toISOString() })),
+    );
+  return { planId: gate.planId, options: accepts('question'), autoOptions: accepts('auto') };
+}
