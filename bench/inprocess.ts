@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PlanHost } from '../src/engine/plan-host.js';
 import { drivePlan } from '../src/engine/drive.js';
-import type { PlanPorts } from '../src/engine/wire.js';
+import type { PlanPorts } from '../src/machines/ports.js';
 import { PlanStore } from '../src/persistence/plan-store.js';
 import { stepPrompt } from '../src/dispatch/step-prompt.js';
 import { watchForToasts } from '../src/opencode/toasts.js';
@@ -92,7 +92,7 @@ export async function runInProcess(plan: BenchPlan, options: InProcessOptions = 
   let stopToasts = () => {};
   if (options.likePlugin) {
     host.loadIndex();
-    stopToasts = watchForToasts(host.index, () => {});
+    stopToasts = watchForToasts(host, () => {});
   }
   try {
     const planId = host.create({ message: 'benchmark request', callerSessionId: 'ses_bench_caller' }).getSnapshot().context.plan_id;

@@ -8,7 +8,7 @@ import { PlanHost } from '../src/engine/plan-host.js';
 import { PlanStore, plansDir } from '../src/persistence/plan-store.js';
 import { newPlanId } from '../src/persistence/plan-id.js';
 import { listPlansTool } from '../src/tools/list-plans.js';
-import type { Orca } from '../src/orca.js';
+import type { Orca } from '../src/composition-root.js';
 import { benchPorts, runInProcess } from './inprocess.js';
 import type { BenchPlan } from './plans.js';
 import { median } from './stats.js';

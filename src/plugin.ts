@@ -1,7 +1,7 @@
 import type { Hooks, Plugin } from '@opencode-ai/plugin';
 import { applyAgents } from './agents/apply.js';
 import { loadOrcaConfig } from './config/load.js';
-import { createOrca } from './orca.js';
+import { createOrca } from './composition-root.js';
 import { guarded } from './engine/observers.js';
 import { createSessionMonitor, toolFailureLimits } from './opencode/session-monitor.js';
 import { startConfiguredInspector, type OrcaInspector } from './inspect/inspector.js';

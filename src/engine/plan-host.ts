@@ -19,7 +19,8 @@ import { loadSummaries } from '../persistence/summary-cache.js';
 import { quote } from '../text/quote.js';
 import { guarded, PlanObservers, type PlanObserver } from './observers.js';
 import { PlanRecorder } from './plan-recorder.js';
-import { wirePlanMachine, type PlanPorts, type WiredPlanMachine } from './wire.js';
+import { wirePlanMachine, type WiredPlanMachine } from './wire.js';
+import { type PlanPorts } from '../machines/ports.js';
 
 export type PlanActor = Actor<WiredPlanMachine>;
 export type PlanSnapshot = SnapshotFrom<WiredPlanMachine>;

@@ -1,7 +1,8 @@
 import { createActor } from 'xstate';
 import type { PlanSnapshot } from '../machines/gates.js';
 import type { PlanFile } from '../persistence/plan-file.js';
-import { idlePlanPorts, wirePlanMachine } from './wire.js';
+import { wirePlanMachine } from './wire.js';
+import { idlePlanPorts } from '../machines/ports.js';
 
 export class SnapshotRestoreError extends Error {
   override name = 'SnapshotRestoreError';

@@ -1,4 +1,4 @@
-import type { Orca } from '../orca.js';
+import type { Orca } from '../composition-root.js';
 import { waitingSummaries } from '../persistence/plan-index.js';
 import { isPlanId } from '../persistence/plan-id.js';
 import type { Gate, GateKind } from '../machines/gates.js';
@@ -46,9 +46,9 @@ export class CommandError extends Error {
 /** Parse "[plan_id] [text…]". */
 export function parseCommandArguments(raw: string): { planId?: string; text?: string } {
   const trimmed = raw.trim();
-  const [first = '', ...rest] = trimmed.split(/\s+/);
+  const [first = ''] = trimmed.split(/\s+/);
   if (first.startsWith('plan_')) {
-    if (!isPlanId(first)) throw new CommandError(`"${first}" is not a plan_id: expected plan_ followed by 26 ULID characters (see orca_list_plans).`);
+    if (!isPlanId(first)) throw new CommandError(`${quote(first)} is not a plan_id: expected plan_ followed by 26 ULID characters (see orca_list_plans).`);
     const text = trimmed.slice(first.length).trim();
     return { planId: first, ...(text ? { text } : {}) };
   }

@@ -1,6 +1,6 @@
 import type { ToolContext } from '@opencode-ai/plugin';
 import type { GateAnswer } from '../engine/drive.js';
-import type { Orca } from '../orca.js';
+import type { Orca } from '../composition-root.js';
 import { autoChoice, autoPause } from './auto-policy.js';
 import { choiceFromAnswers, gateQuestions } from './gate-questions.js';
 import { decisionEvent, type Gate } from '../machines/gates.js';

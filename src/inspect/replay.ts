@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createActor, type InspectionEvent } from 'xstate';
-import { idlePlanPorts, wirePlanMachine, type PlanPorts } from '../engine/wire.js';
+import { wirePlanMachine } from '../engine/wire.js';
+import { idlePlanPorts, type PlanPorts } from '../machines/ports.js';
 import type { PlanEvent, PlanInput } from '../machines/plan.machine.js';
 import { PlanNotFoundError } from '../persistence/errors.js';
 import { readJournal, type JournalEntry } from '../persistence/journal.js';

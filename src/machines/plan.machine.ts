@@ -1,4 +1,5 @@
-import { assign, enqueueActions, fromPromise, sendTo, setup, stopChild } from 'xstate';
+import { assign, enqueueActions, sendTo, setup, stopChild } from 'xstate';
+import { notProvided } from './not-provided.js';
 import { stepMachine, type StepParentEvent } from './step.machine.js';
 import { allStepsCompleted, readySteps, threadContext } from './threading.js';
 import {
@@ -88,11 +89,6 @@ export interface ConsultPlannerInput {
 }
 
 export const stepActorId = (stepId: string) => `step:${stepId}`;
-
-const notProvided = (name: string) =>
-  fromPromise<never, unknown>(async () => {
-    throw new Error(`The "${name}" actor was not provided: wire it with machine.provide().`);
-  });
 
 const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
@@ -189,12 +185,8 @@ export const planMachine = setup({
   },
   actors: {
     step: stepMachine,
-    openPlannerSession: notProvided('openPlannerSession') as unknown as ReturnType<
-      typeof fromPromise<{ sessionId: string }, OpenPlannerSessionInput>
-    >,
-    consultPlanner: notProvided('consultPlanner') as unknown as ReturnType<
-      typeof fromPromise<PlannerOutput, ConsultPlannerInput>
-    >,
+    openPlannerSession: notProvided<{ sessionId: string }, OpenPlannerSessionInput>('openPlannerSession'),
+    consultPlanner: notProvided<PlannerOutput, ConsultPlannerInput>('consultPlanner'),
   },
   guards: {
     hasPlannerSession: ({ context }) => context.planner_session_id !== null,

@@ -1,4 +1,5 @@
-import { assign, fromPromise, sendParent, setup } from 'xstate';
+import { assign, sendParent, setup } from 'xstate';
+import { notProvided } from './not-provided.js';
 import { errorSignature, repeatedSignature } from './error-signature.js';
 import type {
   DecisionSource,
@@ -130,11 +131,6 @@ export interface StepHooksInput {
   attempt: number;
 }
 
-const notProvided = (name: string) =>
-  fromPromise<never, unknown>(async () => {
-    throw new Error(`The "${name}" actor was not provided: wire it with machine.provide().`);
-  });
-
 const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 const newReview = (): ReviewState => ({ session_id: null, round: 1, errors: [], signatures: [] });
@@ -200,17 +196,13 @@ export const stepMachine = setup({
     events: {} as StepEvent,
   },
   actors: {
-    runStepHooks: notProvided('runStepHooks') as unknown as ReturnType<typeof fromPromise<{ failures: string[] }, StepHooksInput>>,
-    openSpecialistSession: notProvided('openSpecialistSession') as unknown as ReturnType<
-      typeof fromPromise<{ sessionId: string }, OpenSessionInput>
-    >,
-    runSpecialist: notProvided('runSpecialist') as unknown as ReturnType<
-      typeof fromPromise<SpecialistResult, RunSpecialistInput>
-    >,
-    runReview: notProvided('runReview') as unknown as ReturnType<typeof fromPromise<ReviewResult, RunReviewInput>>,
-    runFix: notProvided('runFix') as unknown as ReturnType<typeof fromPromise<SpecialistResult, RunFixInput>>,
+    runStepHooks: notProvided<{ failures: string[] }, StepHooksInput>('runStepHooks'),
+    openSpecialistSession: notProvided<{ sessionId: string }, OpenSessionInput>('openSpecialistSession'),
+    runSpecialist: notProvided<SpecialistResult, RunSpecialistInput>('runSpecialist'),
+    runReview: notProvided<ReviewResult, RunReviewInput>('runReview'),
+    runFix: notProvided<SpecialistResult, RunFixInput>('runFix'),
     /** Resolves when the session has been idle for `idleMs` (after aborting it). Never an `after` timer: it restores. */
-    watchIdle: notProvided('watchIdle') as unknown as ReturnType<typeof fromPromise<{ idleMs: number }, WatchIdleInput>>,
+    watchIdle: notProvided<{ idleMs: number }, WatchIdleInput>('watchIdle'),
   },
   guards: {
     hasPreHooks: ({ context }) => context.policy.pre_hooks.length > 0,

@@ -1,6 +1,11 @@
 /** Plain data shared by the plan and step machines. Everything here is JSON: it lives in snapshots. */
 
+import type { z } from 'zod';
+import type { HitlQuestion as ProtocolHitlQuestion } from '../protocol/hitl-question.js';
+import type { Plan, PlannerOutput as ProtocolPlannerOutput, PlanStep } from '../protocol/planner-output.js';
+import type { ReviewErrorSchema, ReviewOutput } from '../protocol/review-output.js';
 import { SPECIALIST_AGENTS } from '../protocol/specialist-agents.js';
+import type { SpecialistOutput } from '../protocol/specialist-output.js';
 
 export const SPECIALISTS = SPECIALIST_AGENTS;
 export type SpecialistId = (typeof SPECIALISTS)[number];
@@ -18,23 +23,15 @@ export const PLAN_STATUSES = [
 ] as const;
 export type PlanStatus = (typeof PLAN_STATUSES)[number];
 
-export interface StepSpec {
-  id: string;
-  agent: SpecialistId;
-  description: string;
-  depends_on?: string[];
-  files?: string[];
-  success?: string;
-}
-
-export interface PlanProposal {
-  goal: string;
-  steps: StepSpec[];
-  assumptions: string[];
-  risks: string[];
-  verification: string[];
-  relevant_files?: string[];
-}
+/** The model output protocol's shapes (src/protocol, zod) as the machines keep them. */
+export type StepSpec = PlanStep;
+export type PlanProposal = Omit<Plan, 'type'>;
+export type HitlQuestion = ProtocolHitlQuestion;
+export type PlannerOutput = ProtocolPlannerOutput;
+export type SpecialistResult = SpecialistOutput;
+export type ReviewResult = ReviewOutput;
+/** Seed 003's error report: what a reviewer found, precise enough for a fixer to act on. */
+export type ReviewError = z.infer<typeof ReviewErrorSchema>;
 
 export interface StepOutput {
   summary: string;
@@ -67,22 +64,6 @@ export interface StepRecord extends StepSpec {
   /** Post-step hook failures: recorded, never blocking. */
   warnings?: string[];
 }
-
-/** Seed 003's error report: what a reviewer found, precise enough for a fixer to act on. */
-export interface ReviewError {
-  id?: string;
-  category: string;
-  file: string;
-  line?: number;
-  issue: string;
-  found: string;
-  expected: string;
-  fix: string;
-}
-
-export type ReviewResult =
-  | { type: 'pass'; summary: string }
-  | { type: 'fail'; summary?: string; errors: ReviewError[] };
 
 /** How a step runs: what the plan's options say, fixed when the step starts (so a restore behaves the same). */
 export interface StepPolicy {
@@ -145,19 +126,3 @@ export interface ThreadedContext {
   previous_attempts: FailedAttempt[];
 }
 
-export type SpecialistResult =
-  | { type: 'success'; summary: string; artifacts: string[]; key_findings?: string[] }
-  | { type: 'failure'; error: string; cause?: string };
-
-export interface HitlQuestion {
-  header: string;
-  question: string;
-  options: Array<{ label: string; description?: string }>;
-  multiple?: boolean;
-  custom?: boolean;
-}
-
-export type PlannerOutput =
-  | { type: 'answer'; content: string }
-  | { type: 'question'; questions: HitlQuestion[] }
-  | ({ type: 'plan' } & PlanProposal);

@@ -3,7 +3,6 @@ import {
   DEFAULT_TOOL_REDIRECT_AT,
   type OrcaOptions,
 } from '../config/options.js';
-import type { LogLevel } from '../orca.js';
 import { abortText, failureStreak, redirectText, toolOutcomes, type TranscriptMessage } from './tool-failures.js';
 
 /** A bus event as the plugin's `event` hook receives it (OpenCode 1.18 sends more types than the v1 SDK names). */
@@ -15,7 +14,7 @@ export interface BusEvent {
 export interface SessionMonitorOptions {
   /** Abort the session's running turn (SessionsPort.abort). */
   abort(sessionId: string): Promise<void>;
-  log(level: LogLevel, message: string): void;
+  log(level: 'debug' | 'info' | 'warn' | 'error', message: string): void;
   /** Identical failures before the redirect message is added to the next request (default 3). */
   redirectAt?: number;
   /** Identical failures at which the session is aborted (default 4). */

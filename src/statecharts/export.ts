@@ -19,7 +19,7 @@ const guardLabel = (t: AnyTransitionDefinition) => {
   return ` [${typeof guard === 'string' ? guard : (guard.type ?? 'guard')}]`;
 };
 
-/** Mermaid stateDiagram-v2 with every transition labelled "event [guard]". */
+/** Mermaid stateDiagram-v2 with every transition labelled "event [guard]" and each tagged state's tags (gate.*: a human decides there). */
 export function toMermaid(machine: AnyStateMachine): string {
   const all: AnyStateNode[] = [];
   const collect = (n: AnyStateNode) => {
@@ -42,6 +42,7 @@ export function toMermaid(machine: AnyStateMachine): string {
         lines.push(`${indent}}`);
       }
       if (child.type === 'final') lines.push(`${indent}${name(child)} --> [*]`);
+      if (child.tags.length > 0) lines.push(`${indent}${name(child)} : ${child.tags.join(', ')}`);
     }
     for (const child of children) {
       const transitions = [...[...child.transitions.values()].flat(), ...(child.always ?? [])];

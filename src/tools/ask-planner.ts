@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { drivePlan } from '../engine/drive.js';
-import type { Orca } from '../orca.js';
+import type { Orca } from '../composition-root.js';
 import { resolveGate } from '../hitl/resolve.js';
 import { renderDrive } from './render.js';
 import { defineTool } from './define-tool.js';

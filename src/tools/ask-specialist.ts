@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { SPECIALIST_AGENTS } from '../protocol/specialist-agents.js';
 import { READ_ONLY_SESSION_PERMISSIONS } from '../agents/permissions.js';
 import { readOnlyAgentId } from '../agents/roles.js';
-import type { Orca } from '../orca.js';
+import type { Orca } from '../composition-root.js';
 import { defineTool } from './define-tool.js';
 
 const SESSION_ID = /^ses_[A-Za-z0-9]+$/;

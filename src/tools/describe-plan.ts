@@ -1,4 +1,4 @@
-import type { Orca } from '../orca.js';
+import type { Orca } from '../composition-root.js';
 import { planIdArg, PLAN_ID_EXPECTED } from './plan-id-arg.js';
 import { defineTool } from './define-tool.js';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Orca } from '../orca.js';
+import type { Orca } from '../composition-root.js';
 import { listSummaries } from '../persistence/plan-index.js';
 import { defineTool } from './define-tool.js';
 import { renderPlanList } from './render.js';

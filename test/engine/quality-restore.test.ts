@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { AnyActorRef } from 'xstate';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PlanHost } from '../../src/engine/plan-host.js';
-import { idlePlanPorts, type PlanPorts } from '../../src/engine/wire.js';
+import { idlePlanPorts, type PlanPorts } from '../../src/machines/ports.js';
 import { stepActorId } from '../../src/machines/plan.machine.js';
 import type { WatchIdleInput } from '../../src/machines/step.machine.js';
 import { PlanStore } from '../../src/persistence/plan-store.js';

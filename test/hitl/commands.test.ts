@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CommandError, GATE_COMMANDS, registerGateCommands, runGateCommand } from '../../src/hitl/commands.js';
-import type { Orca } from '../../src/orca.js';
+import type { Orca } from '../../src/composition-root.js';
 import { approvalPlan, budgetPlan, failedStepPlan, tempProject, type Project } from '../cli/fixtures.js';
 
 let project: Project;

@@ -3,7 +3,7 @@ import type { AutoPolicy } from '../../src/config/options.js';
 import type { Gate } from '../../src/machines/gates.js';
 import type { AskInput, AskOutcome } from '../../src/hitl/native-question/asker.js';
 import { resolveGate } from '../../src/hitl/resolve.js';
-import type { Orca } from '../../src/orca.js';
+import type { Orca } from '../../src/composition-root.js';
 import { budgetGate, deviationGate } from './gate-fixtures.js';
 
 const breaker = 'circuit breaker: the same error 3 times in a row on step s1; automatic retrying stopped, a human decides';

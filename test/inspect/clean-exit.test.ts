@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PlanHost } from '../../src/engine/plan-host.js';
-import { idlePlanPorts } from '../../src/engine/wire.js';
+import { idlePlanPorts } from '../../src/machines/ports.js';
 import { PlanStore } from '../../src/persistence/plan-store.js';
 import { opencodeBinary, projectRoot } from '../support/opencode-sandbox.js';
 

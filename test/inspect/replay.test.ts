@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PlanHost } from '../../src/engine/plan-host.js';
-import { idlePlanPorts, type PlanPorts } from '../../src/engine/wire.js';
+import { idlePlanPorts, type PlanPorts } from '../../src/machines/ports.js';
 import { inspectCommand } from '../../src/inspect/inspect-command.js';
 import { startInspector } from '../../src/inspect/inspector.js';
 import { replayPlan } from '../../src/inspect/replay.js';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PlanHost } from '../../src/engine/plan-host.js';
-import type { PlanPorts } from '../../src/engine/wire.js';
+import type { PlanPorts } from '../../src/machines/ports.js';
 import { PlanStore } from '../../src/persistence/plan-store.js';
 import { summarize } from '../../src/persistence/plan-index.js';
 import { loadSummaries, SUMMARY_CACHE_FORMAT, SUMMARY_CACHE_NAME } from '../../src/persistence/summary-cache.js';

@@ -1,6 +1,6 @@
-import type { PlanPorts } from '../../src/engine/wire.js';
+import type { PlanPorts } from '../../src/machines/ports.js';
 import type { PlannerOutput } from '../../src/machines/types.js';
-import { idlePlanPorts } from '../../src/engine/wire.js';
+import { idlePlanPorts } from '../../src/machines/ports.js';
 
 /**
  * Ports that answer at once: the planner proposes `plan` (or what `planner` returns for the n-th

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import type { ToolContext } from '@opencode-ai/plugin';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSessionMonitor } from '../../src/opencode/session-monitor.js';
-import { assembleOrca, type Orca } from '../../src/orca.js';
+import { assembleOrca, type Orca } from '../../src/composition-root.js';
 import { newPlanId } from '../../src/persistence/plan-id.js';
 import { PlanStore } from '../../src/persistence/plan-store.js';
 import { SPECIALIST_AGENTS } from '../../src/protocol/specialist-agents.js';

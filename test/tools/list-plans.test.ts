@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Orca } from '../../src/orca.js';
+import type { Orca } from '../../src/composition-root.js';
 import { newPlanId } from '../../src/persistence/plan-id.js';
 import { createPlanIndex, type PlanSummary } from '../../src/persistence/plan-index.js';
 import { listPlansTool } from '../../src/tools/list-plans.js';

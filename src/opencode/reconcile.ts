@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { parseModelOutput, validateOutput } from '../dispatch/parse-output.js';
-import type { SessionsPort } from '../opencode/sessions.js';
+import type { SessionsPort } from './sessions.js';
 
 /**
  * A restored plan restarts the side effect it was waiting for with the same input (same session,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { reconcileSession } from '../../src/engine/reconcile.js';
+import { reconcileSession } from '../../src/opencode/reconcile.js';
 import type { SessionMessage, SessionsPort } from '../../src/opencode/sessions.js';
 import { SpecialistOutputSchema } from '../../src/protocol/specialist-output.js';
 

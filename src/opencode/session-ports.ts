@@ -1,11 +1,10 @@
-import type { PlannerOutput as MachinePlannerOutput, SpecialistResult } from '../machines/types.js';
 import { runStructuredTurn, type TurnPort } from '../dispatch/structured-turn.js';
 import { stepPrompt } from '../dispatch/step-prompt.js';
 import { PlannerOutputSchema, plannerOutputJsonSchema } from '../protocol/planner-output.js';
 import { SpecialistOutputSchema, specialistOutputJsonSchema } from '../protocol/specialist-output.js';
-import type { SessionsPort } from '../opencode/sessions.js';
-import type { SessionMonitor } from '../opencode/session-monitor.js';
-import type { SessionPorts } from './wire.js';
+import type { SessionsPort } from './sessions.js';
+import type { SessionMonitor } from './session-monitor.js';
+import type { SessionPorts } from '../machines/ports.js';
 import { reconcileSession } from './reconcile.js';
 import type { z } from 'zod';
 
@@ -64,7 +63,7 @@ export function opencodePorts(sessions: SessionsPort, { onReconcile, monitor, is
         signal,
         label: 'planner output',
       });
-      return value as MachinePlannerOutput;
+      return value;
     },
 
     async openSpecialistSession({ planId, stepId, agent, attempt, idempotencyKey, parentSessionId }) {
@@ -103,7 +102,7 @@ export function opencodePorts(sessions: SessionsPort, { onReconcile, monitor, is
       };
       try {
         const earlier = await settled(record, prompt, SpecialistOutputSchema, signal);
-        if (earlier) return earlier.value as SpecialistResult;
+        if (earlier) return earlier.value;
         const { value } = await runStructuredTurn(guardedPort, {
           schema: SpecialistOutputSchema,
           jsonSchema: specialistOutputJsonSchema(),
@@ -111,7 +110,7 @@ export function opencodePorts(sessions: SessionsPort, { onReconcile, monitor, is
           signal,
           label: `${agent} output`,
         });
-        return value as SpecialistResult;
+        return value;
       } catch (error) {
         const reason = brokenLoop();
         if (reason) return { type: 'failure', error: reason };

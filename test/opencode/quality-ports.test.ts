@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { qualityPorts } from '../../src/engine/quality-ports.js';
+import { qualityPorts } from '../../src/opencode/quality-ports.js';
 import type { SessionsPort } from '../../src/opencode/sessions.js';
 import { fakeSessions } from '../support/fake-sessions.js';
 import type { ThreadedContext } from '../../src/machines/types.js';

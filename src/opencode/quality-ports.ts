@@ -1,12 +1,10 @@
-import type { SpecialistResult } from '../machines/types.js';
-import type { ReviewResult } from '../machines/types.js';
 import { runStructuredTurn, type TurnPort } from '../dispatch/structured-turn.js';
 import { fixPrompt, reviewPrompt } from '../dispatch/review-prompt.js';
 import { ReviewOutputSchema, reviewOutputJsonSchema } from '../protocol/review-output.js';
 import { SpecialistOutputSchema, specialistOutputJsonSchema } from '../protocol/specialist-output.js';
-import type { SessionsPort } from '../opencode/sessions.js';
-import { describeHookFailure, hookFailed, runStepHooks, StepHookError } from './step-hooks.js';
-import type { QualityPorts } from './wire.js';
+import type { SessionsPort } from './sessions.js';
+import { describeHookFailure, hookFailed, runStepHooks, StepHookError } from '../hooks/step-hooks.js';
+import type { QualityPorts } from '../machines/ports.js';
 
 export interface QualityPortOptions {
   /** The project directory: hooks run there. */
@@ -59,7 +57,7 @@ export function qualityPorts(sessions: SessionsPort, options: QualityPortOptions
         }),
       );
       if ('aborted' in value) throw new Error(`reviewer ${value.aborted}`);
-      return value.value as ReviewResult;
+      return value.value;
     },
 
     async runFix({ sessionId, agent, thread, errors, round }, signal) {
@@ -73,7 +71,7 @@ export function qualityPorts(sessions: SessionsPort, options: QualityPortOptions
         }),
       );
       if ('aborted' in value) return { type: 'failure', error: value.aborted };
-      return value.value as SpecialistResult;
+      return value.value;
     },
 
     async watchIdle({ planId, stepId, sessionId, idleMs }, signal) {

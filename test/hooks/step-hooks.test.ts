@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { describeHookFailure, HOOK_OUTPUT_LIMIT, runStepHooks, StepHookError, type HookRun } from '../../src/engine/step-hooks.js';
+import { describeHookFailure, HOOK_OUTPUT_LIMIT, runStepHooks, StepHookError, type HookRun } from '../../src/hooks/step-hooks.js';
 
 let dir: string;
 beforeEach(() => {

@@ -1,7 +1,7 @@
 import type { PluginInput } from '@opencode-ai/plugin';
 import type { OrcaOptions } from './config/options.js';
-import { opencodePorts } from './engine/opencode-ports.js';
-import { qualityPorts } from './engine/quality-ports.js';
+import { opencodePorts } from './opencode/session-ports.js';
+import { qualityPorts } from './opencode/quality-ports.js';
 import { planPolicy } from './config/policy.js';
 import type { SessionMonitor } from './opencode/session-monitor.js';
 import { PlanHost, type PlanHostOptions } from './engine/plan-host.js';

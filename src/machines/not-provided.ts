@@ -1,0 +1,10 @@
+import { fromPromise } from 'xstate';
+
+/**
+ * The placeholder of an effect a machine invokes, typed with its input and output: the machines
+ * name their effects, the host provides them (engine/wire.ts). Left unprovided, it fails loudly.
+ */
+export const notProvided = <Output, Input>(name: string) =>
+  fromPromise<Output, Input>(async () => {
+    throw new Error(`The "${name}" actor was not provided: wire it with machine.provide().`);
+  });

@@ -1,0 +1,41 @@
+import type { ConsultPlannerInput, OpenPlannerSessionInput } from './plan.machine.js';
+import type { OpenSessionInput, RunFixInput, RunReviewInput, RunSpecialistInput, StepHooksInput, WatchIdleInput } from './step.machine.js';
+import type { PlannerOutput, ReviewResult, SpecialistResult } from './types.js';
+
+/**
+ * The side effects the machines invoke, as plain async functions. The OpenCode adapter provides
+ * them in the plugin; tests provide fakes. Each gets the actor's AbortSignal (stopped actor =
+ * aborted call) and, for steps, the idempotency key plan:step:attempt (with :review:N / :fix:N).
+ */
+export interface PlanPorts {
+  openPlannerSession(input: OpenPlannerSessionInput, signal: AbortSignal): Promise<{ sessionId: string }>;
+  consultPlanner(input: ConsultPlannerInput, signal: AbortSignal): Promise<PlannerOutput>;
+  openSpecialistSession(input: OpenSessionInput, signal: AbortSignal): Promise<{ sessionId: string }>;
+  runSpecialist(input: RunSpecialistInput, signal: AbortSignal): Promise<SpecialistResult>;
+  /** The reviewer's verdict on a step's work (seed 003 quality gate). */
+  runReview(input: RunReviewInput, signal: AbortSignal): Promise<ReviewResult>;
+  /** The specialist fixes what the reviewer reported, in its own session. */
+  runFix(input: RunFixInput, signal: AbortSignal): Promise<SpecialistResult>;
+  /** Resolves once the session has been idle for input.idleMs, after aborting it; never otherwise. */
+  watchIdle(input: WatchIdleInput, signal: AbortSignal): Promise<{ idleMs: number }>;
+  /** Pre-step hooks reject with the failing hook's output; post-step hooks resolve with their failures. */
+  runStepHooks(input: StepHooksInput, signal: AbortSignal): Promise<{ failures: string[] }>;
+}
+
+/** The ports that talk to planner and specialist sessions (opencode/session-ports.ts). */
+export type SessionPorts = Pick<PlanPorts, 'openPlannerSession' | 'consultPlanner' | 'openSpecialistSession' | 'runSpecialist'>;
+/** The quality gate's ports: reviewer, fixer, idle watch, step hooks (opencode/quality-ports.ts). */
+export type QualityPorts = Omit<PlanPorts, keyof SessionPorts>;
+
+const never = () => new Promise<never>(() => {});
+/** Ports whose calls never settle: a replay (or a test) delivers invoke outcomes itself, or none. */
+export const idlePlanPorts: PlanPorts = {
+  openPlannerSession: never,
+  consultPlanner: never,
+  openSpecialistSession: never,
+  runSpecialist: never,
+  runReview: never,
+  runFix: never,
+  watchIdle: never,
+  runStepHooks: never,
+};
