@@ -1,6 +1,6 @@
 import type { PluginInput } from '@opencode-ai/plugin';
 import type { OrcaOptions } from './config/options.js';
-import { opencodePorts } from './opencode/session-ports.js';
+import { opencodePorts, type ReconcileRecord } from './opencode/session-ports.js';
 import { qualityPorts } from './opencode/quality-ports.js';
 import { planPolicy } from './config/policy.js';
 import type { SessionMonitor } from './opencode/session-monitor.js';
@@ -70,8 +70,16 @@ export function createOrca(
 export function assembleOrca(parts: OrcaParts): Orca {
   const { directory, options, sessions, monitor, log, showToast } = parts;
   const store = PlanStore.forProject(directory);
+  // Only side effects in flight in a plan restored from disk look for what an earlier process left.
+  const isRecovering = (idempotencyKey: string) => host.isRecovering(idempotencyKey);
+  const onReconcile = ({ plan_id, ...record }: ReconcileRecord) => {
+    log('info', `plan ${plan_id}: ${record.role} session ${record.session_id}: ${record.decision}${record.detail ? ` (${record.detail})` : ''}`);
+    appendJournal(store.journalPathOf(plan_id), [{ at: new Date().toISOString(), kind: 'reconcile', ...record }]);
+  };
   const quality = qualityPorts(sessions, {
     directory,
+    isRecovering,
+    onReconcile,
     hookTimeoutMs: planPolicy(options).hook_timeout_ms,
     idle: monitor,
     guard: (id) => monitor.guard(id),
@@ -83,15 +91,7 @@ export function assembleOrca(parts: OrcaParts): Orca {
     policy: planPolicy(options).plan,
     ports: {
       ...quality,
-      ...opencodePorts(sessions, {
-        monitor,
-        // Only side effects in flight in a plan restored from disk look for what an earlier process left.
-        isRecovering: (idempotencyKey) => host.isRecovering(idempotencyKey),
-        onReconcile: ({ plan_id, ...record }) => {
-          log('info', `plan ${plan_id}: ${record.role} session ${record.session_id}: ${record.decision}${record.detail ? ` (${record.detail})` : ''}`);
-          appendJournal(store.journalPathOf(plan_id), [{ at: new Date().toISOString(), kind: 'reconcile', ...record }]);
-        },
-      }),
+      ...opencodePorts(sessions, { monitor, isRecovering, onReconcile }),
     },
     ...(options.concurrency ? { concurrency: options.concurrency } : {}),
     ...(options.max_attempts ? { maxAttempts: options.max_attempts } : {}),

@@ -11,10 +11,10 @@ import { EDIT_TOOLS, FORBIDDEN_TOOLS, KNOWN_TOOLS, ORCA_TOOLS, READ_ONLY_TOOLS, 
 
 /**
  * Permission names Orca's HITL gates may pass to `ToolContext.ask` from orca's session (e.g.
- * `orca_plan_approval`, `orca_step_deviation`). Orca denies everything else, so without these
+ * `orca_plan_approval`, `orca_step_deviation`, `orca_step_resume`, `orca_dispatch_budget`). Orca denies everything else, so without these
  * an approval asked through the permission prompt would be auto-rejected. They match no tool.
  */
-export const GATE_PERMISSION_PATTERNS = ['orca_plan_*', 'orca_step_*'] as const;
+export const GATE_PERMISSION_PATTERNS = ['orca_plan_*', 'orca_step_*', 'orca_dispatch_*'] as const;
 
 /** The permission key OpenCode checks for a tool (write and apply_patch are checked as `edit`). */
 export function permissionKeyForTool(tool: string): string {

@@ -16,7 +16,7 @@ export const DECIDE_CHOICES = Object.keys(GATE_COMMANDS).map((name) => name.repl
 
 /** How to ask again, per refusal, in the words of the CLI. */
 const CLI_HINTS: Partial<Record<DecisionRefusal, (planId: string, choice: string) => string>> = {
-  needs_text: (planId, choice) => ` Use orca decide ${planId} ${choice} --message "<guidance>".`,
+  needs_text: (planId, choice) => ` Use orca decide ${planId} ${choice} --message "<text>".`,
   not_offered: () => ' Use replan or stop.',
 };
 

@@ -98,6 +98,6 @@ function checkStarter(path: string, say: Say, show: (path: string) => string) {
   }
 }
 
-const DECISIONS = { approval: 'approve|reject|changes', deviation: 'retry|replan|stop', budget: 'continue|stop' } as const;
+const DECISIONS = { approval: 'approve|reject|changes', deviation: 'retry|replan|stop', budget: 'continue|stop', resume: 'rerun|done|stop' } as const;
 
 const firstLine = (error: unknown) => String((error as Error)?.message ?? error).split('\n')[0];

@@ -86,6 +86,8 @@ export const orcaOptions = z.strictObject({
           deviation: z.enum(['retry', 'replan', 'stop']).optional(),
           /** At the dispatch cap (breakers.max_dispatches). */
           budget: z.enum(['continue', 'stop']).optional(),
+          /** At the resume gate: a step whose turn a restart found interrupted (Mark done needs a human's words). */
+          resume: z.enum(['rerun', 'stop']).optional(),
           questions: z.enum(['first_option']).optional(),
         })
         .optional(),

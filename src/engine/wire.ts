@@ -13,7 +13,7 @@ import {
   type StepHooksInput,
   type WatchIdleInput,
 } from '../machines/step.machine.js';
-import type { PlannerOutput, ReviewResult, SpecialistResult } from '../machines/types.js';
+import type { InterruptedTurn, PlannerOutput, ReviewResult, SpecialistResult } from '../machines/types.js';
 import type { PlanPorts } from '../machines/ports.js';
 
 type Port<K extends keyof PlanPorts> = PlanPorts[K];
@@ -28,9 +28,9 @@ export function wirePlanMachine(ports: PlanPorts) {
       step: stepMachine.provide({
         actors: {
           openSpecialistSession: actor<OpenSessionInput, { sessionId: string }>(ports.openSpecialistSession),
-          runSpecialist: actor<RunSpecialistInput, SpecialistResult>(ports.runSpecialist),
+          runSpecialist: actor<RunSpecialistInput, SpecialistResult | InterruptedTurn>(ports.runSpecialist),
           runReview: actor<RunReviewInput, ReviewResult>(ports.runReview),
-          runFix: actor<RunFixInput, SpecialistResult>(ports.runFix),
+          runFix: actor<RunFixInput, SpecialistResult | InterruptedTurn>(ports.runFix),
           watchIdle: actor<WatchIdleInput, { idleMs: number }>(ports.watchIdle),
           runStepHooks: actor<StepHooksInput, { failures: string[] }>(ports.runStepHooks),
         },

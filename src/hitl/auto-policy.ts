@@ -31,6 +31,12 @@ export function autoChoice(gate: Gate, policy: AutoPolicy | undefined): { option
         text: `auto policy hitl.auto.deviation=${policy.deviation}: ${wanted} is no longer offered after ${gate.failures} failed attempts, so the plan stops`,
       };
     }
+    case 'resume': {
+      if (!policy.resume) return null;
+      const wanted = policy.resume === 'rerun' ? 'Re-run' : 'Stop';
+      if (!gate.autoOptions.includes(wanted)) return null;
+      return { option: wanted, text: `auto policy hitl.auto.resume=${policy.resume}` };
+    }
     case 'budget':
       if (!policy.budget || !gate.autoOptions.includes(policy.budget === 'continue' ? 'Continue' : 'Stop')) return null;
       return { option: policy.budget === 'continue' ? 'Continue' : 'Stop', text: `auto policy hitl.auto.budget=${policy.budget}` };

@@ -24,15 +24,25 @@ export const GATE_COMMANDS = {
     option: 'Continue',
     description: 'Continue the plan paused at its dispatch cap, allowing as many dispatches again: /orca-continue [plan_id] [note]',
   },
+  'orca-rerun': {
+    gates: ['resume'],
+    option: 'Re-run',
+    description: 'Run again the step a restart found interrupted (it may repeat changes it made): /orca-rerun [plan_id] [note]',
+  },
+  'orca-done': {
+    gates: ['resume'],
+    option: 'Mark done',
+    description: 'Mark the interrupted step done, your words as its summary: /orca-done [plan_id] <what it did>',
+  },
   'orca-stop': {
-    gates: ['budget', 'deviation'],
+    gates: ['budget', 'resume', 'deviation'],
     option: 'Stop',
-    description: 'Stop the plan waiting at a failed step or at its dispatch cap: /orca-stop [plan_id] [note]',
+    description: 'Stop the plan waiting at a failed or interrupted step or at its dispatch cap: /orca-stop [plan_id] [note]',
   },
 } as const satisfies Record<string, { gates: readonly CommandGate[]; option: string; description: string }>;
 
 /** The gates a human answers with a command (planner questions are answered in the dialog). */
-export type CommandGate = Extract<GateKind, 'approval' | 'deviation' | 'budget'>;
+export type CommandGate = Extract<GateKind, 'approval' | 'deviation' | 'budget' | 'resume'>;
 
 const answers = (gates: readonly CommandGate[], kind: string | null): kind is CommandGate => (gates as readonly string[]).includes(kind ?? '');
 
@@ -57,7 +67,7 @@ export function parseCommandArguments(raw: string): { planId?: string; text?: st
 
 /** How to ask again, per refusal, in the words of the slash commands. */
 const COMMAND_HINTS: Partial<Record<DecisionRefusal, (name: GateCommand) => string>> = {
-  needs_text: (name) => ` Use /${name} [plan_id] <guidance>.`,
+  needs_text: (name) => ` Use /${name} [plan_id] <text>.`,
   not_offered: () => ' Use /orca-replan or /orca-stop.',
 };
 
@@ -81,7 +91,11 @@ export function runGateCommand(orca: Orca, name: GateCommand, rawArguments: stri
 
 /** " for step s1", " at the dispatch cap (3 of 3)" or nothing: where a decision applies. */
 export const whereOf = (gate: Gate) =>
-  gate.kind === 'deviation' ? ` for step ${gate.stepId}` : gate.kind === 'budget' ? ` at the dispatch cap (${gate.dispatches} of ${gate.cap})` : '';
+  gate.kind === 'deviation' || gate.kind === 'resume'
+    ? ` for step ${gate.stepId}`
+    : gate.kind === 'budget'
+      ? ` at the dispatch cap (${gate.dispatches} of ${gate.cap})`
+      : '';
 
 function defaultPlan(orca: Orca, gates: readonly CommandGate[], sessionID: string, name: string): string {
   const waiting = waitingSummaries(orca.host.index).filter((p) => answers(gates, p.waiting_for));

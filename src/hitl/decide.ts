@@ -1,4 +1,4 @@
-import { decisionEvent, openGates, OPTIONS_NEEDING_TEXT, WAITING_WORDS, type Gate, type GateKind, type PlanSnapshot } from '../machines/gates.js';
+import { decisionEvent, openGates, TEXT_NEEDED, WAITING_WORDS, type Gate, type GateKind, type PlanSnapshot } from '../machines/gates.js';
 import type { PlanEvent } from '../machines/plan.machine.js';
 import type { DecisionSource } from '../machines/types.js';
 import { quote } from '../text/quote.js';
@@ -60,9 +60,8 @@ export function refusalOf(gate: Gate, choice: { option: string; text?: string },
   if (gate.kind === 'question') return null; // the planner's own questions take any answer
   const offered: readonly string[] = channel === 'auto' ? gate.autoOptions : gate.options;
   if (!offered.includes(choice.option)) return new DecisionError('not_offered', notOffered(gate, choice.option, offered));
-  if (OPTIONS_NEEDING_TEXT.includes(choice.option) && !choice.text?.trim()) {
-    return new DecisionError('needs_text', `${choice.option} needs your guidance for the planner: say what to change.`);
-  }
+  const needed = TEXT_NEEDED[choice.option];
+  if (needed && !choice.text?.trim()) return new DecisionError('needs_text', `${choice.option} needs ${needed}.`);
   return null;
 }
 

@@ -1,5 +1,6 @@
 import type { HitlQuestion } from '../machines/types.js';
 import { APPROVAL_OPTIONS, type Gate } from '../machines/gates.js';
+import { diffSummary } from '../machines/plan-diff.js';
 
 /**
  * The questions a human sees for a gate. Plugin gates use the two-question pattern: the action
@@ -11,11 +12,10 @@ export function gateQuestions(gate: Gate): HitlQuestion[] {
     case 'question':
       return gate.questions;
     case 'approval': {
-      const steps = gate.proposal.steps.map((s, i) => `${i + 1}. ${s.id} (${s.agent}): ${s.description}`).join('\n');
       return [
         {
           header: 'Plan approval',
-          question: `Plan ${gate.planId}: ${gate.proposal.goal}\n${steps}\nApprove this plan?`,
+          question: `${approvalText(gate)}\nApprove this plan?`,
           options: APPROVAL_OPTIONS.map((label) => ({ label, description: APPROVAL_HELP[label] })),
           custom: false,
         },
@@ -39,6 +39,23 @@ export function gateQuestions(gate: Gate): HitlQuestion[] {
           custom: false,
         },
         guidanceQuestion('Guidance for the retry or the replan, or a note for the record. Optional.'),
+      ];
+    }
+    case 'resume': {
+      const turn = gate.turn === 'fix' ? 'its fix after a review' : 'its turn';
+      const files = gate.files.length ? gate.files.join(', ') : 'none declared (it may have changed any file)';
+      const since = gate.lastActivityAt ? `; last activity ${gate.lastActivityAt}` : '';
+      return [
+        {
+          header: `Interrupted: ${gate.stepId}`.slice(0, 30),
+          question:
+            `Step ${gate.stepId} (${gate.agent}), attempt ${gate.attempt}, was running when the server stopped, and ${turn} left ` +
+            `no result to reuse (${gate.detail}). It may already have changed files: ${files}.\n` +
+            `Session ${gate.sessionId}${since}.\nRe-run it, mark it done (type what it did in the next tab), or stop the plan?`,
+          options: gate.options.map((label) => ({ label, description: RESUME_HELP[label] })),
+          custom: false,
+        },
+        guidanceQuestion('For Mark done: what the step did (it becomes its summary). Otherwise a note for the record. Optional.'),
       ];
     }
     case 'budget': {
@@ -79,6 +96,11 @@ const DEVIATION_HELP: Record<string, string> = {
   Stop: 'End the plan as failed',
 };
 const BREAKER_RETRY_HELP = 'Run this step again anyway: the same error keeps coming back, so guidance helps';
+const RESUME_HELP: Record<string, string> = {
+  'Re-run': 'Run the step again in its session (it may repeat changes it already made)',
+  'Mark done': 'Keep what it did: your words become its summary, nothing runs again',
+  Stop: 'End the plan as failed; completed steps keep their outputs',
+};
 const BUDGET_HELP: Record<string, string> = {
   Continue: 'Raise the cap and go on with the plan',
   Stop: 'End the plan as failed; completed steps keep their outputs',
@@ -91,3 +113,29 @@ export function choiceFromAnswers(gate: Gate, answers: string[][]): { option: st
   const text = answers[1]?.[0];
   return { option, ...(text && text !== 'No guidance' ? { text } : {}) };
 }
+
+/** How many steps the dialog lists before "… N more": the options must stay visible on a 24-line terminal. */
+const MAX_LISTED_STEPS = 8;
+
+/**
+ * The plan in a few lines: one per step with its dependencies, files, risks and verification
+ * counted, and what changed since the version the human saw. The whole plan is one
+ * orca_describe_plan / `orca show` away.
+ */
+export function approvalText(gate: Extract<Gate, { kind: 'approval' }>): string {
+  const { proposal: p } = gate;
+  const listed = p.steps.slice(0, MAX_LISTED_STEPS).map((s, i) => {
+    const after = s.depends_on?.length ? ` ← ${s.depends_on.join(', ')}` : '';
+    return `${i + 1}. ${s.id} (${s.agent})${after}: ${oneLine(s.description, 60)}`;
+  });
+  if (p.steps.length > MAX_LISTED_STEPS) listed.push(`… ${p.steps.length - MAX_LISTED_STEPS} more steps (orca show ${gate.planId})`);
+  const files = new Set([...(p.relevant_files ?? []), ...p.steps.flatMap((s) => s.files ?? [])]);
+  const facts = [`${files.size} file(s)`, `${p.risks.length} risk(s)`, `${p.verification.length} check(s)`].join(' · ');
+  const changes = gate.changes ? [`Changes since the version you saw: ${diffSummary(gate.changes).join('; ')}`] : [];
+  return [`Plan ${gate.planId}: ${oneLine(p.goal, 100)}`, ...changes, ...listed, facts].join('\n');
+}
+
+const oneLine = (text: string, max: number) => {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+};

@@ -4,9 +4,10 @@ import type { Gate } from '../machines/gates.js';
 /**
  * Channel 2: OpenCode's permission prompt (ToolContext.ask), used when the native question
  * dialog is unavailable. Allow once = Approve / Retry (Replan once Retry is no longer offered) /
- * Continue at the dispatch cap; Reject = Reject / Stop; Reject with a message (API only: the TUI
- * has no text box) = Request Changes / Replan with that message as guidance, or Stop with it as a
- * note at the dispatch cap. Planner questions cannot be asked here.
+ * Continue at the dispatch cap / Re-run an interrupted step; Reject = Reject / Stop; Reject with a
+ * message (API only: the TUI has no text box) = Request Changes / Replan with that message as
+ * guidance, Mark done with it as the interrupted step's summary, or Stop with it as a note at the
+ * dispatch cap. Planner questions cannot be asked here.
  * Each ask uses a pattern unique to the decision, so "Allow always" never answers a later gate.
  */
 export async function askPermission(ctx: Pick<ToolContext, 'ask'>, gate: Gate): Promise<{ option: string; text?: string } | null> {
@@ -18,11 +19,13 @@ export async function askPermission(ctx: Pick<ToolContext, 'ask'>, gate: Gate): 
     if (feedback === undefined) throw error;
     if (gate.kind === 'approval') return feedback ? { option: 'Request Changes', text: feedback } : { option: 'Reject' };
     if (gate.kind === 'budget') return feedback ? { option: 'Stop', text: feedback } : { option: 'Stop' };
+    if (gate.kind === 'resume') return feedback ? { option: 'Mark done', text: feedback } : { option: 'Stop' };
     return feedback ? { option: 'Replan', text: feedback } : { option: 'Stop' };
   }
   if (gate.kind === 'approval') return { option: 'Approve' };
   if (gate.kind === 'budget') return { option: 'Continue' };
-  return { option: gate.options.includes('Retry') ? 'Retry' : 'Replan' };
+  if (gate.kind === 'resume') return { option: 'Re-run' };
+  return { option: (gate.options as readonly string[]).includes('Retry') ? 'Retry' : 'Replan' };
 }
 
 /** The permission, its decision-unique pattern and what the prompt shows, per gate. */
@@ -45,6 +48,12 @@ function permissionAsk(gate: Exclude<Gate, { kind: 'question' }>) {
           options: gate.options,
           ...(gate.breaker ? { breaker: gate.breaker } : {}),
         },
+      };
+    case 'resume':
+      return {
+        permission: 'orca_step_resume',
+        patterns: [`${gate.planId}:resume:${gate.stepId}:${gate.attempt}`],
+        metadata: { plan_id: gate.planId, step_id: gate.stepId, session_id: gate.sessionId, detail: gate.detail, files: gate.files, options: gate.options },
       };
     case 'budget':
       return {

@@ -24,6 +24,8 @@ function titleOf(gate: Gate): string {
       return `Orca: plan ${gate.planId} used its dispatch budget`;
     case 'question':
       return 'Orca: the planner asks';
+    case 'resume':
+      return `Orca: step ${gate.stepId} was interrupted`;
   }
 }
 

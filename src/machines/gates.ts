@@ -1,5 +1,7 @@
 import type { AnyActorRef, SnapshotFrom } from 'xstate';
 import type { PlanEvent, PlanMachine } from './plan.machine.js';
+import { diffProposals, type PlanDiff } from './plan-diff.js';
+import type { StepContext } from './step.machine.js';
 import type { DecisionChannel, DecisionSource, HitlQuestion, PlanProposal } from './types.js';
 
 /**
@@ -14,13 +16,18 @@ export type PlanSnapshot = SnapshotFrom<PlanMachine>;
 export type ApprovalOption = 'Approve' | 'Request Changes' | 'Reject';
 export type DeviationOption = 'Retry' | 'Replan' | 'Stop';
 export type BudgetOption = 'Continue' | 'Stop';
+export type ResumeOption = 'Re-run' | 'Mark done' | 'Stop';
 
 export const APPROVAL_OPTIONS: readonly ApprovalOption[] = ['Approve', 'Request Changes', 'Reject'];
 export const DEVIATION_OPTIONS: readonly DeviationOption[] = ['Retry', 'Replan', 'Stop'];
 export const BUDGET_OPTIONS: readonly BudgetOption[] = ['Continue', 'Stop'];
+export const RESUME_OPTIONS: readonly ResumeOption[] = ['Re-run', 'Mark done', 'Stop'];
 
-/** Options that need the human's text: without it the decision is refused on every channel. */
-export const OPTIONS_NEEDING_TEXT: readonly string[] = ['Request Changes'];
+/** Options that need the human's text, and what it is: without it the decision is refused on every channel. */
+export const TEXT_NEEDED: Readonly<Record<string, string>> = {
+  'Request Changes': 'your guidance for the planner: say what to change',
+  'Mark done': "your summary of what the step did (it becomes the step's output)",
+};
 
 interface Offered<O extends string> {
   planId: string;
@@ -31,7 +38,12 @@ interface Offered<O extends string> {
 }
 
 export type Gate =
-  | ({ kind: 'approval'; proposal: PlanProposal } & Offered<ApprovalOption>)
+  | ({
+      kind: 'approval';
+      proposal: PlanProposal;
+      /** What changed against the version the human saw before (null for a first version). */
+      changes: PlanDiff | null;
+    } & Offered<ApprovalOption>)
   | ({ kind: 'question'; questions: HitlQuestion[] } & Offered<never>)
   | ({
       kind: 'deviation';
@@ -50,7 +62,20 @@ export type Gate =
       increment: number;
       completed: number;
       total: number;
-    } & Offered<BudgetOption>);
+    } & Offered<BudgetOption>)
+  | ({
+      kind: 'resume';
+      stepId: string;
+      agent: string;
+      attempt: number;
+      /** Which turn was interrupted: the specialist's, or its fix after a review. */
+      turn: 'specialist' | 'fix';
+      sessionId: string;
+      detail: string;
+      lastActivityAt?: string;
+      /** The files the step declared it would change. */
+      files: string[];
+    } & Offered<ResumeOption>);
 
 export type GateKind = Gate['kind'];
 
@@ -60,14 +85,24 @@ export const WAITING_WORDS = {
   question: "answers to the planner's questions",
   deviation: 'a decision on a failed step',
   budget: 'a decision at the dispatch cap',
+  resume: 'a decision on a step interrupted by a restart',
 } as const satisfies Record<GateKind, string>;
 
-/** The gates open in a plan, in the order they are asked: the plan's own, the dispatch cap, then each failed step. */
+/** The gates open in a plan, in the order they are asked: the plan's own, the dispatch cap, then each step's (interrupted or failed). */
 export function openGates(snapshot: PlanSnapshot): Gate[] {
   const c = snapshot.context;
   const planId = c.plan_id;
   if (snapshot.hasTag('gate.approval') && c.proposal) {
-    return [{ kind: 'approval', proposal: c.proposal, ...offered(snapshot, { kind: 'approval', planId }, APPROVAL_OPTIONS) }];
+    const previous = c.revisions?.at(-1);
+    const kept = new Set(c.steps.filter((st) => st.status === 'completed').map((st) => st.id));
+    return [
+      {
+        kind: 'approval',
+        proposal: c.proposal,
+        changes: previous ? diffProposals(previous, c.proposal, kept) : null,
+        ...offered(snapshot, { kind: 'approval', planId }, APPROVAL_OPTIONS),
+      },
+    ];
   }
   if (snapshot.hasTag('gate.question') && c.questions) return [{ kind: 'question', planId, questions: c.questions, options: [], autoOptions: [] }];
   const gates: Gate[] = [];
@@ -84,6 +119,23 @@ export function openGates(snapshot: PlanSnapshot): Gate[] {
   }
   for (const child of Object.values(snapshot.children) as Array<AnyActorRef | undefined>) {
     const s = child?.getSnapshot();
+    if (s?.hasTag?.('gate.resume')) {
+      const stepId = s.context.stepId as string;
+      const interrupted = s.context.interrupted as StepContext['interrupted'];
+      gates.push({
+        kind: 'resume',
+        stepId,
+        agent: s.context.agent as string,
+        attempt: s.context.attempt as number,
+        turn: interrupted?.turn ?? 'specialist',
+        sessionId: interrupted?.session_id ?? (s.context.sessionId as string | null) ?? '',
+        detail: interrupted?.detail ?? 'its turn was in flight when the server stopped',
+        ...(interrupted?.last_activity_at ? { lastActivityAt: interrupted.last_activity_at } : {}),
+        files: (s.context.thread as StepContext['thread']).step.files ?? [],
+        ...offered(snapshot, { kind: 'resume', planId, stepId }, RESUME_OPTIONS),
+      });
+      continue;
+    }
     if (!s?.hasTag?.('gate.deviation')) continue;
     const stepId = s.context.stepId as string;
     const failures = s.context.failures as Array<{ error: string }>;
@@ -124,6 +176,11 @@ export function decisionEvent(
     case 'budget':
       if (choice.option === 'Continue') return { type: 'budget.continue', ...text, ...source };
       if (choice.option === 'Stop') return { type: 'budget.stop', ...text, ...source };
+      break;
+    case 'resume':
+      if (choice.option === 'Re-run') return { type: 'resume.rerun', stepId: gate.stepId!, ...text, ...source };
+      if (choice.option === 'Mark done') return { type: 'resume.mark_done', stepId: gate.stepId!, text: trimmed ?? '', ...source };
+      if (choice.option === 'Stop') return { type: 'resume.stop', stepId: gate.stepId!, ...text, ...source };
       break;
   }
   throw new Error(`"${choice.option}" is not an option at the ${gate.kind} gate of ${gate.planId}.`);

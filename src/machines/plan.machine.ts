@@ -1,7 +1,7 @@
 import { assign, enqueueActions, sendTo, setup, stopChild } from 'xstate';
 import { notProvided } from './not-provided.js';
 import { stepMachine, type StepParentEvent } from './step.machine.js';
-import { allStepsCompleted, readySteps, threadContext } from './threading.js';
+import { allStepsCompleted, readySteps, threadContext, WRITING_AGENTS } from './threading.js';
 import {
   DEFAULT_PLAN_POLICY,
   type DecisionRecord,
@@ -20,7 +20,7 @@ import {
  * rejected. Each step of an approved plan is a spawned `step` machine (named, so it restores).
  */
 
-export const PLAN_MACHINE_VERSION = 2;
+export const PLAN_MACHINE_VERSION = 3;
 export const DEFAULT_MAX_ATTEMPTS = 10;
 /**
  * Four ready steps at once: a plan's DAG is rarely wider, four concurrent turns are what OpenCode's
@@ -44,6 +44,8 @@ export interface PlanContext {
   request: string;
   goal: string | null;
   proposal: PlanProposal | null;
+  /** Earlier versions of the proposal, oldest first: the last is the one the human saw before this. */
+  revisions: PlanProposal[];
   steps: StepRecord[];
   concurrency: number;
   max_attempts: number;
@@ -73,6 +75,9 @@ export type PlanEvent =
   | ({ type: 'deviation.retry'; stepId: string; text?: string } & DecisionSource)
   | ({ type: 'deviation.replan'; stepId: string; text?: string } & DecisionSource)
   | ({ type: 'deviation.stop'; stepId: string; text?: string } & DecisionSource)
+  | ({ type: 'resume.rerun'; stepId: string; text?: string } & DecisionSource)
+  | ({ type: 'resume.mark_done'; stepId: string; text: string } & DecisionSource)
+  | ({ type: 'resume.stop'; stepId: string; text?: string } & DecisionSource)
   | ({ type: 'budget.continue'; text?: string } & DecisionSource)
   | ({ type: 'budget.stop'; text?: string } & DecisionSource)
   | StepParentEvent;
@@ -121,6 +126,7 @@ function stepRecords(proposal: PlanProposal, previous: StepRecord[]): StepRecord
 
 /** How one step runs under the plan's policy. */
 export const stepPolicy = (policy: PlanPolicy, step: StepRecord): StepPolicy => ({
+  ask_before_rerun: WRITING_AGENTS.includes(step.agent) && step.idempotent !== true,
   review: policy.review_agents.includes(step.agent),
   review_rounds: policy.review_rounds,
   same_error_limit: policy.same_error_limit,
@@ -145,14 +151,20 @@ const decision = (gate: DecisionRecord['gate'], option: string, e: Decision): De
   ...(e.text ? { text: e.text } : {}),
 });
 
-type DeviationEvent = Extract<PlanEvent, { type: 'deviation.retry' | 'deviation.replan' | 'deviation.stop' }>;
+type GateStepEvent = Extract<PlanEvent, { type: `deviation.${string}` | `resume.${string}` }>;
+type StepDecision = { type: 'step.retry' | 'step.replan' | 'step.stop' | 'step.rerun' | 'step.mark_done'; guidance?: string; summary?: string } & DecisionSource;
 
-/** The step machine's event for a human's deviation decision, with its text as guidance. */
+/** The step machine's event for a human's decision at a step's gate, with its text as guidance (or, for Mark done, the summary). */
 const forwardAs =
-  (type: 'step.retry' | 'step.replan' | 'step.stop') =>
-  ({ event }: { event: DeviationEvent }) => ({
+  (type: StepDecision['type']) =>
+  ({ event }: { event: GateStepEvent }) => ({
     stepId: event.stepId,
-    event: { type, channel: event.channel, at: event.at, ...(event.text ? { guidance: event.text } : {}) },
+    event: {
+      type,
+      channel: event.channel,
+      at: event.at,
+      ...(event.text ? (type === 'step.mark_done' ? { summary: event.text } : { guidance: event.text }) : {}),
+    } as StepDecision,
   });
 
 /** Where a planner turn leads; shared by drafting and changes_requested. */
@@ -207,6 +219,13 @@ export const planMachine = setup({
           s.failures.length < context.max_attempts &&
           (params.channel !== 'auto' || (!s.breaker && context.dispatches < context.dispatch_cap)),
       ),
+    /** Re-run and Stop at the resume gate (the auto policy may choose them); Mark done needs the human's words. */
+    stepAwaitingResume: ({ context }, params: { stepId: string }) =>
+      context.steps.some((s) => s.id === params.stepId && s.status === 'awaiting_resume'),
+    canMarkDone: ({ context }, params: { stepId: string; channel: string; text?: string }) =>
+      params.channel !== 'auto' &&
+      (params.text ?? '').trim().length > 0 &&
+      context.steps.some((s) => s.id === params.stepId && s.status === 'awaiting_resume'),
     /** The budget is spent and the plan wants another dispatch: a step is ready to start or waits for a decision. */
     dispatchBudgetSpent: ({ context }) =>
       context.dispatches >= context.dispatch_cap &&
@@ -226,6 +245,7 @@ export const planMachine = setup({
       const { type: _type, ...proposal } = output;
       return {
         proposal,
+        revisions: context.proposal ? [...(context.revisions ?? []), context.proposal] : (context.revisions ?? []),
         goal: proposal.goal,
         steps: stepRecords(proposal, context.steps),
         questions: null,
@@ -324,6 +344,13 @@ export const planMachine = setup({
         }),
       dispatches: ({ context }) => context.dispatches + 1,
     }),
+    markInterrupted: assign({
+      steps: ({ context }, p: { stepId: string; attempt: number }) => updateStep(context.steps, p.stepId, { status: 'awaiting_resume', attempts: p.attempt }),
+    }),
+    /** Re-run chosen: the step's turn runs again now, so no second decision is taken for it. */
+    markResuming: assign({
+      steps: ({ context }, p: { stepId: string }) => updateStep(context.steps, p.stepId, { status: 'running' }),
+    }),
     markCompleted: assign({
       steps: ({ context }, p: { stepId: string; output: StepRecord['output']; warnings?: string[] }) =>
         updateStep(context.steps, p.stepId, {
@@ -333,10 +360,8 @@ export const planMachine = setup({
         }),
     }),
     forwardToStep: sendTo(
-      ({ context: _c }, p: { stepId: string; event: { type: 'step.retry' | 'step.replan' | 'step.stop' } & DecisionSource & { guidance?: string } }) =>
-        stepActorId(p.stepId),
-      (_, p: { stepId: string; event: { type: 'step.retry' | 'step.replan' | 'step.stop' } & DecisionSource & { guidance?: string } }) =>
-        p.event,
+      (_, p: { stepId: string; event: StepDecision }) => stepActorId(p.stepId),
+      (_, p: { stepId: string; event: StepDecision }) => p.event as never,
     ),
     stopStep: stopChild((_, p: { stepId: string }) => stepActorId(p.stepId)),
     stopSteps: enqueueActions(({ context, enqueue }) => {
@@ -362,6 +387,7 @@ export const planMachine = setup({
     request: input.message,
     goal: null,
     proposal: null,
+    revisions: [],
     steps: [],
     concurrency: input.concurrency ?? DEFAULT_CONCURRENCY,
     max_attempts: input.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
@@ -517,6 +543,29 @@ export const planMachine = setup({
         'step.dispatched': { actions: { type: 'markDispatched', params: ({ event }) => event } },
         'step.turn': { actions: { type: 'markTurn', params: ({ event }) => event } },
         'step.failed': { actions: { type: 'markFailed', params: ({ event }) => event } },
+        'step.interrupted': { actions: { type: 'markInterrupted', params: ({ event }) => event } },
+        'resume.rerun': {
+          guard: { type: 'stepAwaitingResume', params: ({ event }) => event },
+          actions: [
+            { type: 'recordDecision', params: ({ event }) => decision('resume', 'Re-run', event) },
+            { type: 'markResuming', params: ({ event }) => event },
+            { type: 'forwardToStep', params: forwardAs('step.rerun') },
+          ],
+        },
+        'resume.mark_done': {
+          guard: { type: 'canMarkDone', params: ({ event }) => event },
+          actions: [
+            { type: 'recordDecision', params: ({ event }) => decision('resume', 'Mark done', event) },
+            { type: 'forwardToStep', params: forwardAs('step.mark_done') },
+          ],
+        },
+        'resume.stop': {
+          guard: { type: 'stepAwaitingResume', params: ({ event }) => event },
+          actions: [
+            { type: 'recordDecision', params: ({ event }) => decision('resume', 'Stop', event) },
+            { type: 'forwardToStep', params: forwardAs('step.stop') },
+          ],
+        },
         'step.completed': [
           {
             guard: { type: 'completesPlan', params: ({ event }) => event },

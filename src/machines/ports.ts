@@ -1,6 +1,6 @@
 import type { ConsultPlannerInput, OpenPlannerSessionInput } from './plan.machine.js';
 import type { OpenSessionInput, RunFixInput, RunReviewInput, RunSpecialistInput, StepHooksInput, WatchIdleInput } from './step.machine.js';
-import type { PlannerOutput, ReviewResult, SpecialistResult } from './types.js';
+import type { InterruptedTurn, PlannerOutput, ReviewResult, SpecialistResult } from './types.js';
 
 /**
  * The side effects the machines invoke, as plain async functions. The OpenCode adapter provides
@@ -11,11 +11,12 @@ export interface PlanPorts {
   openPlannerSession(input: OpenPlannerSessionInput, signal: AbortSignal): Promise<{ sessionId: string }>;
   consultPlanner(input: ConsultPlannerInput, signal: AbortSignal): Promise<PlannerOutput>;
   openSpecialistSession(input: OpenSessionInput, signal: AbortSignal): Promise<{ sessionId: string }>;
-  runSpecialist(input: RunSpecialistInput, signal: AbortSignal): Promise<SpecialistResult>;
+  /** `interrupted` when a restored turn left no result and `input.rerun` is false: the machine asks first. */
+  runSpecialist(input: RunSpecialistInput, signal: AbortSignal): Promise<SpecialistResult | InterruptedTurn>;
   /** The reviewer's verdict on a step's work (seed 003 quality gate). */
   runReview(input: RunReviewInput, signal: AbortSignal): Promise<ReviewResult>;
   /** The specialist fixes what the reviewer reported, in its own session. */
-  runFix(input: RunFixInput, signal: AbortSignal): Promise<SpecialistResult>;
+  runFix(input: RunFixInput, signal: AbortSignal): Promise<SpecialistResult | InterruptedTurn>;
   /** Resolves once the session has been idle for input.idleMs, after aborting it; never otherwise. */
   watchIdle(input: WatchIdleInput, signal: AbortSignal): Promise<{ idleMs: number }>;
   /** Pre-step hooks reject with the failing hook's output; post-step hooks resolve with their failures. */

@@ -4,6 +4,7 @@ import { errorSignature, repeatedSignature } from './error-signature.js';
 import type {
   DecisionSource,
   FailedAttempt,
+  InterruptedTurn,
   ReviewError,
   ReviewResult,
   SpecialistId,
@@ -19,10 +20,11 @@ import type {
  * code-writing agents, post-step hooks, and on failure the deviation gate where the human
  * chooses Retry / Replan / Stop. `retriesRemain` refuses Retry after `maxAttempts` failures; the
  * same error signature `same_error_limit` times in a row opens the breaker, where only a human
- * (never the auto policy) may retry.
+ * (never the auto policy) may retry. A turn found interrupted after a restart (no result to reuse)
+ * waits at the resume gate (Re-run / Mark done / Stop) when the step changes files.
  */
 
-export const STEP_MACHINE_VERSION = 2;
+export const STEP_MACHINE_VERSION = 3;
 
 export interface StepInput {
   planId: string;
@@ -61,9 +63,15 @@ export interface StepContext {
   breaker: string | null;
   /** Post-step hook failures (never blocking). */
   warnings: string[];
+  /** The turn a restart found interrupted, while the step waits at the resume gate. */
+  interrupted: (InterruptedTurn & { turn: 'specialist' | 'fix' }) | null;
+  /** A human chose Re-run for this attempt: its turn runs again without asking. */
+  rerun_confirmed: boolean;
 }
 
 export type StepEvent =
+  | ({ type: 'step.rerun' } & DecisionSource)
+  | ({ type: 'step.mark_done'; summary: string } & DecisionSource)
   | ({ type: 'step.retry'; guidance?: string } & DecisionSource)
   | ({ type: 'step.replan'; guidance?: string } & DecisionSource)
   | ({ type: 'step.stop'; guidance?: string } & DecisionSource);
@@ -73,6 +81,7 @@ export type StepParentEvent =
   | { type: 'step.dispatched'; stepId: string; attempt: number; sessionId: string }
   | { type: 'step.turn'; stepId: string; kind: 'review' | 'fix'; round: number }
   | { type: 'step.failed'; stepId: string; attempt: number; error: string; signature: string; breaker?: string }
+  | { type: 'step.interrupted'; stepId: string; attempt: number }
   | { type: 'step.completed'; stepId: string; output: StepOutput; warnings?: string[] }
   | { type: 'step.replan_chosen'; stepId: string; guidance?: string }
   | { type: 'step.stop_chosen'; stepId: string; guidance?: string };
@@ -94,6 +103,8 @@ export interface RunSpecialistInput {
   sessionId: string;
   agent: SpecialistId;
   thread: ThreadedContext;
+  /** Run the turn again even if a restart finds it interrupted (no human needs asking); else report it interrupted. */
+  rerun: boolean;
 }
 
 export interface RunReviewInput {
@@ -113,6 +124,7 @@ export interface RunFixInput {
   thread: ThreadedContext;
   errors: ReviewError[];
   round: number;
+  rerun: boolean;
 }
 
 export interface WatchIdleInput {
@@ -147,6 +159,9 @@ export function reviewErrorsText(errors: ReviewError[]): string {
     .join('\n');
 }
 
+/** A restored turn runs again unasked when the step does not change files, was marked idempotent, or a human said Re-run. */
+const mayRerun = (context: StepContext) => context.rerun_confirmed || !context.policy.ask_before_rerun;
+
 /** The failure of the attempt in flight (`failures` holds it as the last entry). */
 const lastFailure = (context: StepContext) => context.failures.at(-1);
 
@@ -156,7 +171,7 @@ const timeoutError = (who: string, idleMs: number) =>
   `TIMEOUT: the ${who} was idle for ${Math.round(idleMs / 1000)} s (timeouts.step_idle_seconds); its session was aborted`;
 
 /** Param mappers shared by the turns' transitions. */
-const failureOf = ({ event }: { event: { output: SpecialistResult } }) => ({
+const failureOf = ({ event }: { event: { output: SpecialistResult | InterruptedTurn } }) => ({
   error: event.output.type === 'failure' ? event.output.error : 'unexpected result',
 });
 const errorOf = ({ event }: { event: { error: unknown } }) => ({ error: errorText(event.error) });
@@ -198,16 +213,18 @@ export const stepMachine = setup({
   actors: {
     runStepHooks: notProvided<{ failures: string[] }, StepHooksInput>('runStepHooks'),
     openSpecialistSession: notProvided<{ sessionId: string }, OpenSessionInput>('openSpecialistSession'),
-    runSpecialist: notProvided<SpecialistResult, RunSpecialistInput>('runSpecialist'),
+    runSpecialist: notProvided<SpecialistResult | InterruptedTurn, RunSpecialistInput>('runSpecialist'),
     runReview: notProvided<ReviewResult, RunReviewInput>('runReview'),
-    runFix: notProvided<SpecialistResult, RunFixInput>('runFix'),
+    runFix: notProvided<SpecialistResult | InterruptedTurn, RunFixInput>('runFix'),
     /** Resolves when the session has been idle for `idleMs` (after aborting it). Never an `after` timer: it restores. */
     watchIdle: notProvided<{ idleMs: number }, WatchIdleInput>('watchIdle'),
   },
   guards: {
     hasPreHooks: ({ context }) => context.policy.pre_hooks.length > 0,
     hasPostHooks: ({ context }) => context.policy.post_hooks.length > 0,
-    specialistSucceeded: (_, result: SpecialistResult) => result.type === 'success',
+    specialistSucceeded: (_, result: SpecialistResult | InterruptedTurn) => result.type === 'success',
+    turnInterrupted: (_, result: SpecialistResult | InterruptedTurn) => result.type === 'interrupted',
+    interruptedInFix: ({ context }) => context.interrupted?.turn === 'fix',
     needsReview: ({ context }) => context.policy.review,
     reviewPassed: (_, result: ReviewResult) => result.type === 'pass',
     /** The reviewer reported the same errors as in the previous rounds, `same_error_limit` times in a row. */
@@ -225,7 +242,7 @@ export const stepMachine = setup({
   actions: {
     recordSession: assign({ sessionId: (_, params: { sessionId: string }) => params.sessionId }),
     recordOutput: assign({
-      output: (_, result: SpecialistResult): StepOutput | null =>
+      output: (_, result: SpecialistResult | InterruptedTurn): StepOutput | null =>
         result.type === 'success'
           ? { summary: result.summary, artifacts: result.artifacts, key_findings: result.key_findings ?? [] }
           : null,
@@ -255,6 +272,16 @@ export const stepMachine = setup({
           : context.review,
     }),
     nextReviewRound: assign({ review: ({ context }) => ({ ...context.review, round: context.review.round + 1 }) }),
+    recordInterruption: assign({
+      interrupted: (_, params: { result: SpecialistResult | InterruptedTurn; turn: 'specialist' | 'fix' }) =>
+        params.result.type === 'interrupted' ? { ...params.result, turn: params.turn } : null,
+    }),
+    confirmRerun: assign({ interrupted: null, rerun_confirmed: true }),
+    /** Mark done: the human vouches for the interrupted turn's work; their words are its summary. */
+    recordHumanOutput: assign({
+      interrupted: null,
+      output: (_, params: { summary: string }) => ({ summary: params.summary, artifacts: [], key_findings: [] }),
+    }),
     recordWarnings: assign({
       warnings: ({ context }, params: { failures: string[] }) => [...context.warnings, ...params.failures],
     }),
@@ -264,6 +291,7 @@ export const stepMachine = setup({
       output: null,
       review: () => newReview(),
       breaker: null,
+      rerun_confirmed: false,
       failures: ({ context }, params: { guidance?: string }) =>
         context.failures.map((f, i) =>
           i === context.failures.length - 1 && params.guidance ? { ...f, guidance: params.guidance } : f,
@@ -289,6 +317,7 @@ export const stepMachine = setup({
       signature: lastFailure(context)?.signature ?? '',
       ...(context.breaker ? { breaker: context.breaker } : {}),
     })),
+    notifyInterrupted: sendParent(({ context }) => ({ type: 'step.interrupted', stepId: context.stepId, attempt: context.attempt })),
     notifyCompleted: sendParent(({ context }) => ({
       type: 'step.completed',
       stepId: context.stepId,
@@ -323,6 +352,8 @@ export const stepMachine = setup({
     review: newReview(),
     breaker: null,
     warnings: [],
+    interrupted: null,
+    rerun_confirmed: false,
   }),
   initial: 'preparing',
   states: {
@@ -380,8 +411,14 @@ export const stepMachine = setup({
             sessionId: context.sessionId!,
             agent: context.agent,
             thread: { ...context.thread, previous_attempts: context.failures },
+            rerun: mayRerun(context),
           }),
           onDone: [
+            {
+              guard: { type: 'turnInterrupted', params: ({ event }) => event.output },
+              target: 'awaiting_resume',
+              actions: { type: 'recordInterruption', params: ({ event }) => ({ result: event.output, turn: 'specialist' as const }) },
+            },
             {
               guard: { type: 'specialistSucceeded', params: ({ event }) => event.output },
               target: 'checking',
@@ -490,8 +527,14 @@ export const stepMachine = setup({
                 thread: context.thread,
                 errors: context.review.errors,
                 round: context.review.round,
+                rerun: mayRerun(context),
               }),
               onDone: [
+                {
+                  guard: { type: 'turnInterrupted', params: ({ event }) => event.output },
+                  target: '#step.awaiting_resume',
+                  actions: { type: 'recordInterruption', params: ({ event }) => ({ result: event.output, turn: 'fix' as const }) },
+                },
                 {
                   guard: { type: 'specialistSucceeded', params: ({ event }) => event.output },
                   target: 'reviewing',
@@ -563,6 +606,19 @@ export const stepMachine = setup({
           actions: { type: 'startNextAttempt', params: guidanceOf },
         },
         ...leaveGate,
+      },
+    },
+    /** A restart found this step's turn interrupted with nothing to reuse: a human decides before it runs again. */
+    awaiting_resume: {
+      tags: ['gate.resume'],
+      entry: 'notifyInterrupted',
+      on: {
+        'step.rerun': [
+          { guard: 'interruptedInFix', target: '#step.review.fixing', actions: 'confirmRerun' },
+          { target: 'running', actions: 'confirmRerun' },
+        ],
+        'step.mark_done': { target: 'finishing', actions: { type: 'recordHumanOutput', params: ({ event }) => event } },
+        'step.stop': leaveGate['step.stop'],
       },
     },
     completed: { type: 'final', entry: 'notifyCompleted' },

@@ -48,7 +48,7 @@ export interface FailedAttempt {
   signature?: string;
 }
 
-export type StepStatus = 'pending' | 'running' | 'awaiting_decision' | 'completed' | 'stopped';
+export type StepStatus = 'pending' | 'running' | 'awaiting_decision' | 'awaiting_resume' | 'completed' | 'stopped';
 
 export interface StepRecord extends StepSpec {
   status: StepStatus;
@@ -67,6 +67,11 @@ export interface StepRecord extends StepSpec {
 
 /** How a step runs: what the plan's options say, fixed when the step starts (so a restore behaves the same). */
 export interface StepPolicy {
+  /**
+   * After a crash, a turn of this step that was in flight and left no result waits for a human
+   * (the resume gate) before it runs again: the step changes files and was not marked idempotent.
+   */
+  ask_before_rerun: boolean;
   /** Whether a reviewer checks this step's work (its agent is one of review.agents). */
   review: boolean;
   review_rounds: number;
@@ -110,10 +115,24 @@ export interface DecisionSource {
 }
 
 export interface DecisionRecord extends DecisionSource {
-  gate: 'approval' | 'deviation' | 'question' | 'budget';
+  gate: 'approval' | 'deviation' | 'question' | 'budget' | 'resume';
   option: string;
   step_id?: string;
   text?: string;
+}
+
+/**
+ * What a port reports instead of a result when a restored plan's turn had been in flight (a
+ * crash, or Esc) and its session holds no valid result to reuse: running it again may repeat
+ * changes it already made, so the step machine decides whether to ask a human first.
+ */
+export interface InterruptedTurn {
+  type: 'interrupted';
+  session_id: string;
+  /** What reconciliation found, e.g. "its turn never finished". */
+  detail: string;
+  /** The session's last activity before the restart (ISO), when OpenCode tells it. */
+  last_activity_at?: string;
 }
 
 /** What a specialist receives: the plan state, threaded. No transcripts. */

@@ -5,6 +5,7 @@ import { SpecialistOutputSchema, specialistOutputJsonSchema } from '../protocol/
 import type { SessionsPort } from './sessions.js';
 import { describeHookFailure, hookFailed, runStepHooks, StepHookError } from '../hooks/step-hooks.js';
 import type { QualityPorts } from '../machines/ports.js';
+import { recoverTurn, type ReconcileRecord } from './reconcile.js';
 
 export interface QualityPortOptions {
   /** The project directory: hooks run there. */
@@ -17,6 +18,9 @@ export interface QualityPortOptions {
   /** Why the monitor aborted a session (a tool loop), if it did. */
   abortReason: (sessionId: string) => string | undefined;
   log: (level: 'info' | 'warn', message: string) => void;
+  /** Whether a turn was in flight in a restored plan (PlanHost.isRecovering); default never. */
+  isRecovering?: (idempotencyKey: string) => boolean;
+  onReconcile?: (record: ReconcileRecord) => void;
 }
 
 /**
@@ -60,12 +64,17 @@ export function qualityPorts(sessions: SessionsPort, options: QualityPortOptions
       return value.value;
     },
 
-    async runFix({ sessionId, agent, thread, errors, round }, signal) {
+    async runFix({ sessionId, agent, thread, errors, round, rerun, idempotencyKey }, signal) {
+      const prompt = fixPrompt(thread, errors, round);
+      const recovery = { sessions, isRecovering: options.isRecovering ?? (() => false), ...(options.onReconcile ? { onReconcile: options.onReconcile } : {}) };
+      const record = { plan_id: thread.plan_id, role: 'fixer' as const, session_id: sessionId, idempotency_key: idempotencyKey };
+      const earlier = await recoverTurn(recovery, record, { prompt, schema: SpecialistOutputSchema, rerun, signal });
+      if (earlier) return 'value' in earlier ? earlier.value : earlier;
       const value = await guarded(sessionId, () =>
         runStructuredTurn(turnPort(sessionId, agent), {
           schema: SpecialistOutputSchema,
           jsonSchema: specialistOutputJsonSchema(),
-          prompt: fixPrompt(thread, errors, round),
+          prompt,
           signal,
           label: `${agent} output`,
         }),

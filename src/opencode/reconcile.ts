@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { parseModelOutput, validateOutput } from '../dispatch/parse-output.js';
+import type { InterruptedTurn } from '../machines/types.js';
 import type { SessionsPort } from './sessions.js';
 
 /**
@@ -60,4 +61,47 @@ export async function reconcileSession<T>(
     return { decision: 'redispatch', reason: `its last reply is not a valid result (${parsed.reason})`, waited };
   }
   return { decision: 'redispatch', reason: last?.error ? `its turn ended with ${last.error}` : 'its turn never finished', waited };
+}
+
+/** What reconciliation decided for a restarted side effect, for the plan's journal. */
+export interface ReconcileRecord {
+  plan_id: string;
+  role: 'planner' | 'specialist' | 'fixer';
+  session_id: string;
+  idempotency_key?: string;
+  decision: 'reused' | 'waited' | 'redispatch' | 'reused_session' | 'interrupted';
+  detail?: string;
+}
+
+export interface TurnRecoveryOptions {
+  sessions: SessionsPort;
+  /** Whether the turn with this key was in flight in a restored snapshot (PlanHost.isRecovering). */
+  isRecovering: (idempotencyKey: string) => boolean;
+  onReconcile?: (record: ReconcileRecord) => void;
+}
+
+/**
+ * Before a turn runs in a restored plan: its earlier result (`reused`), or, when it left none and
+ * may not simply run again (`rerun` false: it changes files and no human said Re-run), the
+ * interruption to report to the step machine, which asks at the resume gate. Undefined: run it.
+ */
+export async function recoverTurn<T>(
+  { sessions, isRecovering, onReconcile }: TurnRecoveryOptions,
+  record: Omit<ReconcileRecord, 'decision'> & { idempotency_key: string },
+  turn: { prompt: string; schema: z.ZodType<T>; rerun: boolean; signal: AbortSignal },
+): Promise<{ value: T } | InterruptedTurn | undefined> {
+  if (!isRecovering(record.idempotency_key)) return undefined;
+  const r = await reconcileSession(sessions, record.session_id, turn.prompt, turn.schema, turn.signal);
+  if (r.decision === 'fresh') return undefined;
+  if (r.decision === 'reused') {
+    onReconcile?.({ ...record, decision: r.waited ? 'waited' : 'reused' });
+    return { value: r.value };
+  }
+  if (turn.rerun) {
+    onReconcile?.({ ...record, decision: 'redispatch', detail: r.reason });
+    return undefined;
+  }
+  onReconcile?.({ ...record, decision: 'interrupted', detail: r.reason });
+  const session = await sessions.get(record.session_id).catch(() => null); // only adds when it was last active
+  return { type: 'interrupted', session_id: record.session_id, detail: r.reason, ...(session?.updatedAt ? { last_activity_at: session.updatedAt } : {}) };
 }

@@ -5,18 +5,9 @@ import { SpecialistOutputSchema, specialistOutputJsonSchema } from '../protocol/
 import type { SessionsPort } from './sessions.js';
 import type { SessionMonitor } from './session-monitor.js';
 import type { SessionPorts } from '../machines/ports.js';
-import { reconcileSession } from './reconcile.js';
-import type { z } from 'zod';
+import { recoverTurn, type ReconcileRecord } from './reconcile.js';
 
-/** What reconciliation decided for a restarted side effect, for the plan's journal. */
-export interface ReconcileRecord {
-  plan_id: string;
-  role: 'planner' | 'specialist';
-  session_id: string;
-  idempotency_key?: string;
-  decision: 'reused' | 'waited' | 'redispatch' | 'reused_session';
-  detail?: string;
-}
+export type { ReconcileRecord } from './reconcile.js';
 
 /** The machines' side effects, done in OpenCode child sessions of the calling session. */
 export function opencodePorts(sessions: SessionsPort, { onReconcile, monitor, isRecovering = () => true }: {
@@ -30,18 +21,7 @@ export function opencodePorts(sessions: SessionsPort, { onReconcile, monitor, is
     /** Guards specialist sessions against tool loops; its abort reason becomes the step's error. */
     monitor?: SessionMonitor;
   } = {}): SessionPorts {
-  /** Take a restarted turn's earlier result, or say why it runs again. */
-  async function settled<T>(record: Omit<ReconcileRecord, 'decision'>, prompt: string, schema: z.ZodType<T>, signal: AbortSignal) {
-    if (record.idempotency_key !== undefined && !isRecovering(record.idempotency_key)) return undefined;
-    const r = await reconcileSession(sessions, record.session_id, prompt, schema, signal);
-    if (r.decision === 'fresh') return undefined;
-    if (r.decision === 'reused') {
-      onReconcile?.({ ...record, decision: r.waited ? 'waited' : 'reused' });
-      return { value: r.value };
-    }
-    onReconcile?.({ ...record, decision: 'redispatch', detail: r.reason });
-    return undefined;
-  }
+  const recovery = { sessions, isRecovering, ...(onReconcile ? { onReconcile } : {}) };
 
   const turnPort = (sessionID: string, agent: string): TurnPort => ({
     prompt: (text, { jsonSchema, signal }) =>
@@ -85,7 +65,7 @@ export function opencodePorts(sessions: SessionsPort, { onReconcile, monitor, is
       return { sessionId: session.id };
     },
 
-    async runSpecialist({ sessionId, agent, thread, idempotencyKey }, signal) {
+    async runSpecialist({ sessionId, agent, thread, idempotencyKey, rerun }, signal) {
       const prompt = stepPrompt(thread);
       const record = { plan_id: thread.plan_id, role: 'specialist' as const, session_id: sessionId, idempotency_key: idempotencyKey };
       const unguard = monitor?.guard(sessionId);
@@ -101,8 +81,8 @@ export function opencodePorts(sessions: SessionsPort, { onReconcile, monitor, is
         },
       };
       try {
-        const earlier = await settled(record, prompt, SpecialistOutputSchema, signal);
-        if (earlier) return earlier.value;
+        const earlier = await recoverTurn(recovery, record, { prompt, schema: SpecialistOutputSchema, rerun, signal });
+        if (earlier) return 'value' in earlier ? earlier.value : earlier;
         const { value } = await runStructuredTurn(guardedPort, {
           schema: SpecialistOutputSchema,
           jsonSchema: specialistOutputJsonSchema(),

@@ -26,8 +26,8 @@ export interface SessionsPort {
   busy(sessionID: string): Promise<boolean>;
   /** Direct children of a session with their metadata. */
   children(parentID: string): Promise<Array<{ id: string; metadata?: Record<string, unknown> }>>;
-  /** The session's parent and metadata, or null when it does not exist. */
-  get(sessionID: string): Promise<{ id: string; parentID?: string; metadata?: Record<string, unknown> } | null>;
+  /** The session's parent, metadata and last update (ISO), or null when it does not exist. */
+  get(sessionID: string): Promise<{ id: string; parentID?: string; metadata?: Record<string, unknown>; updatedAt?: string } | null>;
 }
 
 export interface SessionMessage {
@@ -140,8 +140,14 @@ export function sessionsFromClient(client: Client, directory: string, log?: (lev
     },
     async get(sessionID) {
       const res = await call(session.get, session)({ path: { id: sessionID }, query: { directory } });
-      const data = res.data as { id?: string; parentID?: string; metadata?: Record<string, unknown> } | undefined;
-      return data?.id ? { id: data.id, ...(data.parentID ? { parentID: data.parentID } : {}), ...(data.metadata ? { metadata: data.metadata } : {}) } : null;
+      const data = res.data as { id?: string; parentID?: string; metadata?: Record<string, unknown>; time?: { updated?: number } } | undefined;
+      if (!data?.id) return null;
+      return {
+        id: data.id,
+        ...(data.parentID ? { parentID: data.parentID } : {}),
+        ...(data.metadata ? { metadata: data.metadata } : {}),
+        ...(typeof data.time?.updated === 'number' ? { updatedAt: new Date(data.time.updated).toISOString() } : {}),
+      };
     },
   };
 }

@@ -1,4 +1,5 @@
 import { PLAN_MACHINE_VERSION } from '../machines/plan.machine.js';
+import { WRITING_AGENTS } from '../machines/threading.js';
 import { DEFAULT_PLAN_POLICY, type PlanPolicy, type StepPolicy } from '../machines/types.js';
 import { SCHEMA_VERSION } from './plan-file.js';
 
@@ -11,6 +12,24 @@ type Migration = (file: Record<string, unknown>) => Record<string, unknown>;
 const schemaMigrations: Record<number, Migration> = {};
 const machineMigrations: Record<number, Migration> = {
   /**
+   * Machine 3 added the resume gate (steps: ask_before_rerun, interrupted, rerun_confirmed) and
+   * plan revisions. A running step of machine 2 asks before re-running when it changes files, as
+   * new steps do; a plan keeps no earlier versions.
+   */
+  2: (file) => {
+    const snapshot = file.snapshot as { context: Record<string, unknown>; children?: Record<string, { snapshot?: { context?: Record<string, unknown> } }> };
+    const children = Object.fromEntries(
+      Object.entries(snapshot.children ?? {}).map(([id, child]) => {
+        const context = child?.snapshot?.context;
+        if (!context) return [id, child];
+        const policy = context.policy as Record<string, unknown>;
+        const writes = (WRITING_AGENTS as readonly unknown[]).includes(context.agent);
+        return [id, { ...child, snapshot: { ...child.snapshot, context: { ...context, policy: { ...policy, ask_before_rerun: writes }, interrupted: null, rerun_confirmed: false } } }];
+      }),
+    );
+    return { ...file, snapshot: { ...snapshot, context: { ...snapshot.context, revisions: [] }, children } };
+  },
+  /**
    * Machine 2 added the quality gate (policy, dispatch budget; steps: hooks, reviewer, breaker).
    * A plan from machine 1 keeps how it was proposed: no reviewer, no hooks, default limits, and
    * a fresh dispatch budget on top of what it already dispatched.
@@ -20,7 +39,7 @@ const machineMigrations: Record<number, Migration> = {
     const steps = (snapshot.context.steps ?? []) as Array<{ attempts?: number }>;
     const policy: PlanPolicy = { ...DEFAULT_PLAN_POLICY, review_agents: [] };
     const dispatches = steps.reduce((n, s) => n + (s.attempts ?? 0), 0);
-    const stepPolicy: StepPolicy = {
+    const stepPolicy: Omit<StepPolicy, 'ask_before_rerun'> = {
       review: false,
       review_rounds: policy.review_rounds,
       same_error_limit: policy.same_error_limit,

@@ -35,6 +35,7 @@ export function toPlanFile(
     relevant_files: c.proposal?.relevant_files ?? [],
     decisions: c.decisions,
     waiting_for: waitingFor,
+    revisions: c.revisions ?? [],
     snapshot: persisted as PlanFile['snapshot'],
   };
 }

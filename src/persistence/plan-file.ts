@@ -14,6 +14,26 @@ const stepOutput = z.object({
   key_findings: z.array(z.string()),
 });
 
+const proposalStep = z.object({
+  id: z.string(),
+  agent: z.enum(SPECIALISTS),
+  description: z.string(),
+  depends_on: z.array(z.string()).optional(),
+  files: z.array(z.string()).optional(),
+  success: z.string().optional(),
+  idempotent: z.boolean().optional(),
+});
+
+/** A version of the plan as the planner proposed it. */
+const proposal = z.object({
+  goal: z.string(),
+  steps: z.array(proposalStep),
+  assumptions: z.array(z.string()),
+  risks: z.array(z.string()),
+  verification: z.array(z.string()),
+  relevant_files: z.array(z.string()).optional(),
+});
+
 export const planFileStep = z.object({
   id: z.string(),
   agent: z.enum(SPECIALISTS),
@@ -21,7 +41,8 @@ export const planFileStep = z.object({
   depends_on: z.array(z.string()),
   files: z.array(z.string()).optional(),
   success: z.string().optional(),
-  status: z.enum(['pending', 'running', 'awaiting_decision', 'completed', 'stopped']),
+  idempotent: z.boolean().optional(),
+  status: z.enum(['pending', 'running', 'awaiting_decision', 'awaiting_resume', 'completed', 'stopped']),
   attempts: z.number().int().min(0),
   failures: z.array(
     z.object({ attempt: z.number().int(), error: z.string(), guidance: z.string().optional(), signature: z.string().optional() }),
@@ -34,7 +55,7 @@ export const planFileStep = z.object({
 });
 
 const decision = z.object({
-  gate: z.enum(['approval', 'deviation', 'question', 'budget']),
+  gate: z.enum(['approval', 'deviation', 'question', 'budget', 'resume']),
   option: z.string(),
   channel: z.enum(['question', 'permission', 'command', 'cli', 'auto', 'tool']),
   at: z.string(),
@@ -65,8 +86,10 @@ export const planFile = z.object({
   verification: z.array(z.string()),
   relevant_files: z.array(z.string()),
   decisions: z.array(decision),
-  /** The human decision the plan waits for, if any (approval, a planner question, a failed step, the dispatch cap). */
-  waiting_for: z.enum(['approval', 'question', 'deviation', 'budget']).nullable(),
+  /** The human decision the plan waits for, if any (approval, a planner question, a failed step, the dispatch cap, an interrupted step). */
+  waiting_for: z.enum(['approval', 'question', 'deviation', 'budget', 'resume']).nullable(),
+  /** Earlier versions of the plan, oldest first: the last is the version the human saw before this one. */
+  revisions: z.array(proposal).default([]),
   snapshot: persistedSnapshot,
 });
 

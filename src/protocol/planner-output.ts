@@ -16,6 +16,10 @@ export const PlanStepSchema = z.object({
   depends_on: z.array(z.string()).optional().describe('Ids of the steps that must finish first'),
   files: z.array(z.string()).optional(),
   success: z.string().optional().describe('How to tell the step succeeded'),
+  idempotent: z
+    .boolean()
+    .optional()
+    .describe('True when running the step twice does no harm (e.g. it only reads, or rewrites a file whole): after a crash it re-runs without asking'),
 });
 
 export const PlannerAnswerSchema = z.object({

@@ -15,8 +15,8 @@ beforeEach(() => {
   home = mkdtempSync(join(tmpdir(), 'orca-cli-home-'));
   env = { HOME: home, XDG_CONFIG_HOME: join(home, 'config'), XDG_CACHE_HOME: join(home, 'cache'), PATH: '/usr/bin:/bin' };
 });
-afterEach(() => {
-  project.remove();
+afterEach(async () => {
+  await project.remove();
   rmSync(home, { recursive: true, force: true });
 });
 

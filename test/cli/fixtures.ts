@@ -31,7 +31,8 @@ export interface Project {
   dir: string;
   store: PlanStore;
   host(options?: Pick<PlanHostOptions, 'maxAttempts' | 'concurrency' | 'policy'>): PlanHost;
-  remove(): void;
+  /** Releases every host (their writes settled) and removes the project. */
+  remove(): Promise<void>;
 }
 
 export function tempProject(): Project {
@@ -47,8 +48,8 @@ export function tempProject(): Project {
       hosts.push(host);
       return host;
     },
-    remove: () => {
-      hosts.forEach((h) => h.dispose());
+    remove: async () => {
+      await Promise.all(hosts.map((h) => h.dispose()));
       rmSync(dir, { recursive: true, force: true });
     },
   };
@@ -95,6 +96,19 @@ export function budgetPlan(host: PlanHost): string {
   host.send(planId, { type: 'approval.approve', ...by });
   child(host, planId, 's1').send(done('openSpecialistSession', { sessionId: 'ses_s1' }));
   child(host, planId, 's1').send(done('runSpecialist', { type: 'success', summary: 'wrote hello.ts', artifacts: ['hello.ts'], key_findings: [] }));
+  host.flush(planId);
+  return planId;
+}
+
+/**
+ * A plan whose s1 (coder) was in flight when its server stopped and left no result: restored, its
+ * port reported the turn interrupted, and the step waits at the resume gate.
+ */
+export function interruptedPlan(host: PlanHost): string {
+  const planId = approvalPlan(host);
+  host.send(planId, { type: 'approval.approve', ...by });
+  child(host, planId, 's1').send(done('openSpecialistSession', { sessionId: 'ses_s1' }));
+  child(host, planId, 's1').send(done('runSpecialist', { type: 'interrupted', session_id: 'ses_s1', detail: 'its turn never finished' }));
   host.flush(planId);
   return planId;
 }

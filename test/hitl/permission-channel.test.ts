@@ -7,6 +7,7 @@ const approval: Gate = {
   kind: 'approval',
   planId: 'plan_X',
   proposal: { goal: 'g', steps: [{ id: 's1', agent: 'coder', description: 'd' }], assumptions: [], risks: [], verification: [] },
+  changes: null,
   options: ['Approve', 'Request Changes', 'Reject'],
   autoOptions: ['Approve', 'Request Changes', 'Reject'],
 };

@@ -20,7 +20,7 @@ export const idleStepMachine = stepMachine.provide({
 
 /** The step machine alone: no parent to notify. */
 export const standaloneStepMachine = idleStepMachine.provide({
-  actions: { notifyDispatched: silent, notifyTurn: silent, notifyFailed: silent, notifyCompleted: silent, notifyReplan: silent, notifyStop: silent },
+  actions: { notifyDispatched: silent, notifyTurn: silent, notifyFailed: silent, notifyInterrupted: silent, notifyCompleted: silent, notifyReplan: silent, notifyStop: silent },
 });
 
 export const idlePlanMachine = planMachine.provide({

@@ -56,7 +56,18 @@ function stepEvents(s: any): any[] {
             ...(s.context.dispatches <= s.context.dispatch_cap ? [{ type: 'step.turn', stepId: step.id, kind: 'review', round: 1 }] : []),
             { type: 'step.failed', stepId: step.id, attempt: step.failures.length + 1, error: 'red', signature: 'red' },
             { type: 'step.failed', stepId: step.id, attempt: step.failures.length + 1, error: 'red', signature: 'red', breaker: 'same error' },
+            { type: 'step.interrupted', stepId: step.id, attempt: step.failures.length + 1 },
             { type: 'step.completed', stepId: step.id, output },
+          ];
+        }
+        if (step.status === 'awaiting_resume') {
+          return [
+            { type: 'resume.rerun', stepId: step.id, ...by },
+            { type: 'resume.mark_done', stepId: step.id, text: 'it had finished', ...by },
+            { type: 'resume.stop', stepId: step.id, ...by },
+            // What the step reports once it leaves the gate (the idle test machine never does by itself).
+            { type: 'step.completed', stepId: step.id, output },
+            { type: 'step.stop_chosen', stepId: step.id },
           ];
         }
         if (step.status === 'awaiting_decision') {

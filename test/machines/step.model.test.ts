@@ -6,6 +6,7 @@ import type { StepPolicy } from '../../src/machines/types.js';
 import { statePath } from '../../src/persistence/plan-envelope.js';
 
 const policy = (over: Partial<StepPolicy> = {}): StepPolicy => ({
+  ask_before_rerun: true,
   review: false,
   review_rounds: 3,
   same_error_limit: 99,
@@ -31,6 +32,7 @@ const input = (maxAttempts: number, over: Partial<StepPolicy> = {}): StepInput =
 });
 
 const success = { type: 'success', summary: 'ok', artifacts: ['a.ts'] };
+const interrupted = { type: 'interrupted', session_id: 'ses_1', detail: 'its turn never finished' };
 const failure = { type: 'failure', error: 'tests failed' };
 const reviewError = (issue: string) => ({ category: 'Logic', file: 'a.ts', line: 3, issue, found: 'x', expected: 'y', fix: 'z' });
 const reviewFail = (issue: string) => ({ type: 'fail', errors: [reviewError(issue)] });
@@ -47,6 +49,7 @@ const events = (s: any) => {
       return [
         done('runSpecialist', success),
         done('runSpecialist', failure),
+        done('runSpecialist', interrupted),
         fail('runSpecialist'),
         done('watchSpecialist', { idleMs: 1000 }),
       ];
@@ -61,7 +64,13 @@ const events = (s: any) => {
         done('watchReviewer', { idleMs: 1000 }),
       ];
     case 'review.fixing':
-      return [done('runFix', success), done('runFix', failure), fail('runFix'), done('watchFixer', { idleMs: 1000 })];
+      return [done('runFix', success), done('runFix', failure), done('runFix', interrupted), fail('runFix'), done('watchFixer', { idleMs: 1000 })];
+    case 'awaiting_resume':
+      return [
+        { type: 'step.rerun', ...human },
+        { type: 'step.mark_done', summary: 'the coder finished before the crash', ...human },
+        { type: 'step.stop', ...human },
+      ];
     case 'post_hook':
       return [done('postStepHooks', { failures: ['post_step hook "notify" failed (exit 1)'] }), fail('postStepHooks')];
     case 'awaiting_decision':
@@ -86,6 +95,8 @@ const serialize = (s: any) =>
     s.context.review.signatures.join(','),
     s.context.breaker ? 'B' : '-',
     s.context.warnings.length,
+    s.context.interrupted?.turn ?? '-',
+    s.context.rerun_confirmed ? 'R' : '-',
   ].join('|');
 
 describe('step machine (model-based)', () => {

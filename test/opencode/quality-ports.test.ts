@@ -51,7 +51,7 @@ describe('quality ports', () => {
 
   it("should give the fixer every error report in seed 003's format, in the specialist's own session", async () => {
     const fake = fakeSessions(() => ({ type: 'success', summary: 'fixed', artifacts: ['src/greet.ts'] }));
-    const result = await base(fake.port).runFix({ idempotencyKey: 'k', sessionId: 'ses_c', agent: 'coder', thread, errors: [error], round: 1 }, signal);
+    const result = await base(fake.port).runFix({ idempotencyKey: 'k', sessionId: 'ses_c', agent: 'coder', thread, errors: [error], round: 1, rerun: false }, signal);
     expect(result).toMatchObject({ type: 'success', summary: 'fixed' });
     expect(fake.prompts[0]).toMatchObject({ sessionID: 'ses_c', agent: 'coder' });
     for (const part of ['[ERROR-001] Logic', 'File: src/greet.ts', 'Line: 2', 'Issue: empty name', 'Found: x', 'Expected: y', 'Fix: z', 'Fix ALL reported errors']) {
@@ -69,7 +69,7 @@ describe('quality ports', () => {
       },
       abortReason: () => 'aborted after 4 identical failures of read: File not found',
     });
-    const result = await ports.runFix({ idempotencyKey: 'k', sessionId: 'ses_c', agent: 'coder', thread, errors: [error], round: 1 }, signal);
+    const result = await ports.runFix({ idempotencyKey: 'k', sessionId: 'ses_c', agent: 'coder', thread, errors: [error], round: 1, rerun: false }, signal);
     expect(result).toEqual({ type: 'failure', error: 'aborted after 4 identical failures of read: File not found' });
     expect(guarded).toEqual([]);
   });

@@ -1,5 +1,6 @@
 // Only a side effect that was in flight in a plan restored from disk looks in OpenCode for what an
 // earlier process left (issue 8, P2b): a dispatch of a plan created here goes straight to OpenCode.
+import { stepPrompt } from '../../src/dispatch/step-prompt.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -125,7 +126,7 @@ describe('opencodePorts lookups', () => {
   }
   const open: OpenSessionInput = { idempotencyKey: 'plan_x:s1:1', planId: 'plan_x', stepId: 's1', agent: 'coder', attempt: 1, parentSessionId: 'ses_caller' };
   const thread = { plan_id: 'plan_x', goal: 'g', step: { id: 's1', agent: 'coder', description: 'do s1', depends_on: [] }, dependencies: [], relevant_files: [], previous_attempts: [] };
-  const run = (sessionId: string): RunSpecialistInput => ({ idempotencyKey: 'plan_x:s1:1', sessionId, agent: 'coder', thread } as RunSpecialistInput);
+  const run = (sessionId: string, rerun = true): RunSpecialistInput => ({ idempotencyKey: 'plan_x:s1:1', sessionId, agent: 'coder', thread, rerun }) as RunSpecialistInput;
   const signal = new AbortController().signal;
 
   it('should open and run a fresh dispatch with no lookup', async () => {
@@ -153,5 +154,26 @@ describe('opencodePorts lookups', () => {
     const { sessionId } = await ports.openSpecialistSession(open, signal);
     await ports.runSpecialist(run(sessionId), signal);
     expect(calls).toEqual(['children', 'create', 'messages', 'prompt']);
+  });
+
+  it('should report a restored turn that left no result as interrupted, unless it may run again', async () => {
+    const { sessions, calls } = fakeSessions();
+    // The session got this very prompt and never answered it: the turn was in flight.
+    sessions.messages = async () => (calls.push('messages'), [{ role: 'user', text: stepPrompt(thread as never) }]);
+    sessions.get = async (id) => (calls.push('get'), { id, updatedAt: '2026-11-23T10:00:00.000Z' });
+    const records: ReconcileRecord[] = [];
+    const ports = opencodePorts(sessions, { isRecovering: () => true, onReconcile: (r) => records.push(r) });
+    expect(await ports.runSpecialist(run('ses_earlier', false), signal)).toEqual({
+      type: 'interrupted',
+      session_id: 'ses_earlier',
+      detail: 'its turn never finished',
+      last_activity_at: '2026-11-23T10:00:00.000Z',
+    });
+    expect(calls).toEqual(['messages', 'busy', 'get']); // nothing sent to the model
+    expect(records).toEqual([expect.objectContaining({ decision: 'interrupted', detail: 'its turn never finished' })]);
+    calls.length = 0;
+    expect(await ports.runSpecialist(run('ses_earlier', true), signal)).toMatchObject({ type: 'success' });
+    expect(calls).toEqual(['messages', 'busy', 'prompt']);
+    expect(records.at(-1)).toMatchObject({ decision: 'redispatch' });
   });
 });
