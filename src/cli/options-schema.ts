@@ -37,6 +37,7 @@ const DESCRIPTIONS: Record<string, string> = {
   'hitl.auto.deviation':
     'When a step fails: retry, replan or stop. retry stops once Retry is no longer offered. Never past a circuit breaker (breakers.same_error): there the gate waits for a human.',
   'hitl.auto.budget': 'At the dispatch cap (breakers.max_dispatches): continue (another as many dispatches) or stop.',
+  'hitl.auto.resume': 'At the resume gate (a step a restart found interrupted, with no result to reuse): rerun it or stop the plan. Mark done always needs a human.',
   'hitl.auto.questions': 'Planner questions: first_option answers each with its first option.',
 };
 

@@ -26,7 +26,10 @@ export interface DecisionRequest {
 }
 
 /** What the plan waits for, in words: "approval or a decision on a failed step". */
-export const waitingWords = (kinds: readonly GateKind[]) => kinds.map((k) => WAITING_WORDS[k]).join(' or ');
+export const waitingWords = (kinds: readonly GateKind[]) => {
+  const words = kinds.map((k) => WAITING_WORDS[k]);
+  return words.length > 1 ? `${words.slice(0, -1).join(', ')} or ${words.at(-1)}` : (words[0] ?? 'nothing');
+};
 
 /**
  * A decision made outside the dialog (slash command, CLI, the plan viewer), checked against the

@@ -85,7 +85,7 @@ export const WAITING_WORDS = {
   question: "answers to the planner's questions",
   deviation: 'a decision on a failed step',
   budget: 'a decision at the dispatch cap',
-  resume: 'a decision on a step interrupted by a restart',
+  resume: 'a decision on an interrupted step',
 } as const satisfies Record<GateKind, string>;
 
 /** The gates open in a plan, in the order they are asked: the plan's own, the dispatch cap, then each step's (interrupted or failed). */

@@ -62,7 +62,7 @@ describe('the built orca bin', () => {
         '-e',
         `import { PlanHost } from ${JSON.stringify(pathToFileURL(join(root, 'dist', 'engine', 'plan-host.js')).href)};
          import { PlanStore } from ${JSON.stringify(pathToFileURL(join(root, 'dist', 'persistence', 'plan-store.js')).href)};
-         import { idlePlanPorts } from ${JSON.stringify(pathToFileURL(join(root, 'dist', 'engine', 'wire.js')).href)};
+         import { idlePlanPorts } from ${JSON.stringify(pathToFileURL(join(root, 'dist', 'machines', 'ports.js')).href)};
          const host = new PlanHost({ store: PlanStore.forProject(process.cwd()), ports: idlePlanPorts });
          const id = host.create({ message: 'hello' }).getSnapshot().context.plan_id;
          host.send(id, { type: 'xstate.done.actor.openPlannerSession', output: { sessionId: 's' } });

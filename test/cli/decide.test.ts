@@ -27,7 +27,7 @@ describe('orca decide: refusals', () => {
   it.each([
     [['../x', 'approve'], 2, /^orca: Invalid plan_id "\.\.\/x": expected "plan_"/],
     [['plan_01JDX4Z6Q5H2M3N4P5R6S7T8V9', 'approve'], 1, /^orca: Plan plan_01JDX4Z6Q5H2M3N4P5R6S7T8V9 does not exist in /],
-    [['plan_01JDX4Z6Q5H2M3N4P5R6S7T8V9'], 2, /^orca: orca decide needs a decision after the plan_id: one of approve, changes, reject, retry, replan, continue, stop\.$/],
+    [['plan_01JDX4Z6Q5H2M3N4P5R6S7T8V9'], 2, /^orca: orca decide needs a decision after the plan_id: one of approve, changes, reject, retry, replan, continue, rerun, done, stop\.$/],
     [['plan_01JDX4Z6Q5H2M3N4P5R6S7T8V9', 'yes'], 2, /^orca: orca decide needs a decision .* \(got "yes"\)\.$/],
     [['plan_01JDX4Z6Q5H2M3N4P5R6S7T8V9', 'approve', '--step', 's1'], 2, /^orca: --step applies to retry, replan and stop only\.$/],
     [['plan_01JDX4Z6Q5H2M3N4P5R6S7T8V9', 'approve', 'now'], 2, /^orca: orca decide takes at most 2 argument\(s\), got 3/],
@@ -56,7 +56,7 @@ describe('orca decide: refusals', () => {
     const { code, stderr } = await decide(planId, 'changes', ...more);
     expect([code, stderr]).toEqual([
       1,
-      `orca: Request Changes needs your guidance for the planner: say what to change. Use orca decide ${planId} changes --message "<guidance>".\n`,
+      `orca: Request Changes needs your guidance for the planner: say what to change. Use orca decide ${planId} changes --message "<text>".\n`,
     ]);
     expect(inbox(planId)).toEqual([]);
   });
@@ -164,7 +164,7 @@ describe('orca decide: the dispatch cap and the circuit breaker', () => {
     const c = await decide(approval, 'continue');
     expect([c.code, c.stderr]).toEqual([1, `orca: Plan ${approval} is not waiting for a decision at the dispatch cap: it waits for approval.\n`]);
     const st = await decide(approval, 'stop');
-    expect(st.stderr).toBe(`orca: Plan ${approval} is not waiting for a decision at the dispatch cap or a decision on a failed step: it waits for approval.\n`);
+    expect(st.stderr).toBe(`orca: Plan ${approval} is not waiting for a decision at the dispatch cap, a decision on an interrupted step or a decision on a failed step: it waits for approval.\n`);
     const named = await decide(approval, 'stop', '--step', 's1');
     expect(named.stderr).toBe(`orca: Plan ${approval} is not waiting for a decision on a failed step: it waits for approval.\n`);
     const step = await decide(approval, 'continue', '--step', 's1');

@@ -54,7 +54,7 @@ describe('slash commands at the dispatch cap', () => {
     const { orca, host } = orcaWith();
     expect(() => runGateCommand(orca, 'orca-continue', '', 'ses_any')).toThrow(new CommandError('No plan is waiting for a decision at the dispatch cap.'));
     expect(() => runGateCommand(orca, 'orca-stop', '', 'ses_any')).toThrow(
-      'No plan is waiting for a decision at the dispatch cap or a decision on a failed step.',
+      'No plan is waiting for a decision at the dispatch cap, a decision on an interrupted step or a decision on a failed step.',
     );
     const planId = approvalPlan(host);
     expect(() => runGateCommand(orca, 'orca-continue', planId, 'ses_any')).toThrow(
@@ -77,6 +77,6 @@ describe('slash commands at the dispatch cap', () => {
     expect(cfg.command!['orca-continue'].description).toBe(
       'Orca: Continue the plan paused at its dispatch cap, allowing as many dispatches again: /orca-continue [plan_id] [note]',
     );
-    expect(cfg.command!['orca-stop'].description).toMatch(/failed step or at its dispatch cap/);
+    expect(cfg.command!['orca-stop'].description).toMatch(/failed or interrupted step or at its dispatch cap/);
   });
 });

@@ -95,8 +95,8 @@ const serialize = (s: any) =>
     s.context.review.signatures.join(','),
     s.context.breaker ? 'B' : '-',
     s.context.warnings.length,
+    // Guards read which turn was interrupted; rerun_confirmed only feeds the ports' input.
     s.context.interrupted?.turn ?? '-',
-    s.context.rerun_confirmed ? 'R' : '-',
   ].join('|');
 
 describe('step machine (model-based)', () => {
