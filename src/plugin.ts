@@ -11,6 +11,7 @@ import { askPlannerTool } from './tools/ask-planner.js';
 import { askSpecialistTool } from './tools/ask-specialist.js';
 import { describePlanTool } from './tools/describe-plan.js';
 import { listPlansTool } from './tools/list-plans.js';
+import { startConfiguredUi } from './ui/plugin-ui.js';
 
 /**
  * Orca: a router, a planner and six specialists whose plans run as persisted statecharts.
@@ -28,6 +29,13 @@ export const OrcaPlugin: Plugin = async (input, rawOptions) => {
   const orca = createOrca(input, options, { inspect: (event) => inspector?.inspect(event), monitor });
   orca.log('info', `orca loaded for ${input.directory}`);
   inspector = await startConfiguredInspector(options.inspect, orca.log);
+  const ui = await startConfiguredUi(options.ui, input.directory, {
+    log: orca.log,
+    toast: (message) =>
+      void input.client.tui
+        .showToast({ body: { title: 'Orca', message, variant: 'info' }, query: { directory: input.directory } })
+        .catch((error: Error) => orca.log('warn', `toast "${message}" not shown: ${error.message}`)),
+  });
   return {
     config: async (config) => {
       applyAgents(config, options.agents ?? {});
@@ -66,6 +74,7 @@ export const OrcaPlugin: Plugin = async (input, rawOptions) => {
     dispose: async () => {
       orca.dispose();
       await inspector?.stop();
+      await ui?.stop();
     },
   } satisfies Hooks;
 };
