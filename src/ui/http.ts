@@ -26,21 +26,22 @@ export class BodyTooLargeError extends Error {
   override name = 'BodyTooLargeError';
 }
 
-/** The request body as text, refusing more than `maxBytes`. */
+/** The request body as text, refusing more than `maxBytes` (the rest is read and dropped, so the refusal reaches the client). */
 export function readBody(req: IncomingMessage, maxBytes: number): Promise<string> {
   return new Promise((resolve, reject) => {
+    const tooLarge = () => new BodyTooLargeError(`Expected a request body of at most ${maxBytes} bytes.`);
+    if (Number(req.headers['content-length'] ?? 0) > maxBytes) {
+      req.resume();
+      reject(tooLarge());
+      return;
+    }
     const chunks: Buffer[] = [];
     let size = 0;
     req.on('data', (chunk: Buffer) => {
       size += chunk.length;
-      if (size > maxBytes) {
-        reject(new BodyTooLargeError(`Expected a request body of at most ${maxBytes} bytes.`));
-        req.destroy();
-        return;
-      }
-      chunks.push(chunk);
+      if (size <= maxBytes) chunks.push(chunk);
     });
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('end', () => (size > maxBytes ? reject(tooLarge()) : resolve(Buffer.concat(chunks).toString('utf8'))));
     req.on('error', reject);
   });
 }
