@@ -3,13 +3,13 @@ import { SECURITY_HEADERS } from './http.js';
 import type { PlanWatcher } from './watcher.js';
 
 /**
- * GET /api/events[?plan=id]: server-sent events. `change` carries `{list, plans}` whenever plan
+ * GET /api/events[?plan=id]: server-sent events. `ready` names the project; `change` carries `{list, plans}` whenever plan
  * files or journals change; the page fetches again what it shows. A comment every 15 s keeps
  * proxies and idle timers from closing the stream.
  */
-export function openEventStream(req: IncomingMessage, res: ServerResponse, watcher: PlanWatcher, follow: string | undefined): () => void {
+export function openEventStream(req: IncomingMessage, res: ServerResponse, watcher: PlanWatcher, follow: string | undefined, project: string): () => void {
   res.writeHead(200, { ...SECURITY_HEADERS, 'content-type': 'text/event-stream; charset=utf-8', connection: 'keep-alive', 'x-accel-buffering': 'no' });
-  res.write('retry: 1000\nevent: ready\ndata: {}\n\n');
+  res.write(`retry: 1000\nevent: ready\ndata: ${JSON.stringify({ project })}\n\n`);
   const unsubscribe = watcher.subscribe((changes) => {
     res.write(`event: change\ndata: ${JSON.stringify(changes)}\n\n`);
   }, follow);

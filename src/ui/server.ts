@@ -97,7 +97,7 @@ export async function startUiServer({ project, port = 0, log = () => {}, pollMs 
     if (path === '/api/events') {
       const follow = url.searchParams.get('plan') ?? undefined;
       if (follow !== undefined && !isPlanId(follow)) return sendError(res, 400, `Expected ?plan= to be a plan_id, got ${JSON.stringify(clip(follow))}.`);
-      const close = openEventStream(req, res, watcher, follow);
+      const close = openEventStream(req, res, watcher, follow, project);
       streams.add(close);
       req.on('close', () => streams.delete(close));
       return;

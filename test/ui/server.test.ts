@@ -163,7 +163,8 @@ describe('the plan viewer server', () => {
     const planId = released(approvalPlan);
     const stream = eventStream(`${base}/api/events?plan=${planId}`, { cookie: cookie() });
     try {
-      await waitFor(() => stream.events.some((e) => e.event === 'ready'), { description: 'the stream to open' });
+      const ready = await waitFor(() => stream.events.find((e) => e.event === 'ready'), { description: 'the stream to open' });
+      expect(JSON.parse(ready.data)).toEqual({ project: project.dir });
       expect(stream.status()).toBe(200);
       const path = project.store.pathOf(planId);
       const text = readFileSync(path, 'utf8');

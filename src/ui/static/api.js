@@ -26,12 +26,12 @@ export const decide = (planId, decision) =>
 /**
  * Follow the plan files: `onChange({list, plans})` on every change, and once more each time the
  * stream (re)opens, since changes may have been missed while it was closed. `onState` gets
- * "live" or "reconnecting". Returns a function that stops following.
+ * "live" (with `{project}`), "reconnecting" or "closed". Returns a function that stops following.
  */
 export function follow(planId, onChange, onState) {
   const source = new EventSource(planId ? `/api/events?plan=${encodeURIComponent(planId)}` : '/api/events');
-  source.addEventListener('ready', () => {
-    onState('live');
+  source.addEventListener('ready', (event) => {
+    onState('live', JSON.parse(event.data));
     onChange({ list: true, plans: planId ? [planId] : [] });
   });
   source.addEventListener('change', (event) => onChange(JSON.parse(event.data)));

@@ -7,9 +7,12 @@ import { createPlanPage } from './plan.js';
 const main = document.getElementById('main');
 const live = document.getElementById('live');
 let stopFollowing = () => {};
+/** Bumped at each navigation: a fetch that returns after the page moved on must not draw over it. */
+let generation = 0;
 
 const LIVE_WORDS = { live: 'live', reconnecting: 'reconnecting…', closed: 'disconnected: reload the page' };
-function setLive(state) {
+function setLive(state, info) {
+  if (info?.project) document.getElementById('project').textContent = info.project;
   live.dataset.live = state;
   live.textContent = LIVE_WORDS[state] ?? state;
 }
@@ -35,28 +38,29 @@ function refresher(load) {
   };
 }
 
-function showList() {
+function showList(current) {
   document.title = 'Orca plans';
   const refresh = refresher(async () => {
     try {
       const data = await getPlans();
-      document.getElementById('project').textContent = data.project;
+      if (!current()) return;
       renderList(main, data);
     } catch (error) {
-      replace(main, h('p', { class: 'problem' }, error.message));
+      if (current()) replace(main, h('p', { class: 'problem' }, error.message));
     }
   });
   void refresh();
   stopFollowing = follow(undefined, (changes) => changes.list && void refresh(), setLive);
 }
 
-function showPlan(planId) {
+function showPlan(planId, current) {
   const page = createPlanPage(main, planId, () => void refresh());
   const refresh = refresher(async () => {
     try {
-      page.update(await getPlan(planId));
+      const view = await getPlan(planId);
+      if (current()) page.update(view);
     } catch (error) {
-      page.problem(error.message);
+      if (current()) page.problem(error.message);
     }
   });
   void refresh();
@@ -65,9 +69,11 @@ function showPlan(planId) {
 
 function route() {
   stopFollowing();
+  const mine = ++generation;
+  const current = () => mine === generation;
   const planId = /^#\/plan\/(plan_\w+)$/.exec(location.hash)?.[1];
-  if (planId) showPlan(planId);
-  else showList();
+  if (planId) showPlan(planId, current);
+  else showList(current);
 }
 
 window.addEventListener('hashchange', route);
