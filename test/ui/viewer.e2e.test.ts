@@ -11,7 +11,7 @@ import { startOpencode, waitFor, type OpencodeServer } from '../support/opencode
 import { lastToolResult, startScriptedModel, type RecordedRequest, type ScriptedModel, type ScriptedReply } from '../support/scripted-model.js';
 import { dismiss, nextQuestion, reply } from '../e2e/hitl-answers.js';
 import { agentOf, builtPluginUrl, passingReview, scenarioOf, structured } from '../e2e/team.js';
-import { request } from './http-client.js';
+import { eventStream, request } from './http-client.js';
 
 const ok = (summary: string, artifacts: string[] = []) => structured({ type: 'success', summary, artifacts, key_findings: [`${summary}: done`] });
 const STEPS = {
@@ -171,4 +171,26 @@ describe('the plan viewer in a browser', () => {
     expect(planFile(planId).decisions.at(-1)).toMatchObject({ gate: 'deviation', option: 'Retry', channel: 'cli', step_id: 'test', text: 'install vitest first' });
     await page.close();
   }, 150_000);
+
+  it('stops with the plugin: OpenCode disposing the instance closes the viewer, open event streams included', async () => {
+    const { origin, searchParams } = new URL(viewerUrl);
+    const stream = eventStream(`${origin}/api/events`, { 'x-orca-token': searchParams.get('token')! });
+    try {
+      await waitFor(() => stream.events.some((e) => e.event === 'ready'), { description: 'an open event stream' });
+      expect((await server.fetch('/instance/dispose', { method: 'POST' })).status).toBe(200);
+      await waitFor(
+        async () => {
+          try {
+            await request(viewerUrl);
+            return false;
+          } catch {
+            return true; // refused or reset: nothing listens any more
+          }
+        },
+        { timeoutMs: 10_000, description: 'the viewer to stop listening' },
+      );
+    } finally {
+      stream.stop();
+    }
+  });
 });
