@@ -100,6 +100,20 @@ describe('the plan page data', () => {
     expect(view(both).dispatches).toEqual({ used: 2, cap: 2 });
   });
 
+  it("should show a planner's question without buttons (it is answered in OpenCode), and a plan with no steps yet", () => {
+    const planId = released((host) => {
+      const id = host.create({ message: 'greet' }).getSnapshot().context.plan_id;
+      host.send(id, { type: 'xstate.done.actor.openPlannerSession', output: { sessionId: 'ses_p' } } as never);
+      host.send(id, { type: 'xstate.done.actor.consultPlanner', output: { type: 'question', questions: [{ header: 'Style', question: 'Formal or casual?', options: [{ label: 'Formal' }] }] } } as never);
+      host.flush(id);
+      return id;
+    });
+    const { gates, graph, steps, waiting_for } = view(planId);
+    expect(waiting_for).toBe('question');
+    expect(gates).toEqual([{ kind: 'question', title: 'The planner asks', detail: ['Formal or casual?', 'Answer in OpenCode: the question dialog, or orca_ask_planner with this plan_id.'], options: [] }]);
+    expect([graph, steps]).toEqual([{ width: 0, height: 0, nodes: [], edges: [] }, []]);
+  });
+
   it('should show no usage when the plan file has none, and the plan and step usage when it has', () => {
     const planId = released((h) => failedStepPlan(h, 1));
     const bare = view(planId);
