@@ -64,7 +64,10 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
       if (!command.options.includes(key)) throw new UsageError(`orca ${name} does not take --${key} (orca --help).`);
       options[key] = value;
     }
-    if (values.once !== undefined && command.options.includes('port') && !command.options.includes('once')) throw new UsageError(`orca ${name} does not take --once (orca --help).`);
+    // --once is inspect's: a command that takes --port alone refuses it rather than ignore it.
+    if (values.once !== undefined && command.options.includes('port') && !command.options.includes('once')) {
+      throw new UsageError(`orca ${name} does not take --once (orca --help).`);
+    }
     if (values.port !== undefined || values.once !== undefined) {
       if (!command.options.includes('port')) throw new UsageError(`orca ${name} does not take --port or --once (orca --help).`);
       if (values.port !== undefined) {
