@@ -12,6 +12,7 @@ import { askPlannerTool } from './tools/ask-planner.js';
 import { askSpecialistTool } from './tools/ask-specialist.js';
 import { describePlanTool } from './tools/describe-plan.js';
 import { listPlansTool } from './tools/list-plans.js';
+import { startConfiguredUi } from './ui/plugin-ui.js';
 
 /**
  * Orca: a router, a planner and six specialists whose plans run as persisted statecharts.
@@ -30,6 +31,13 @@ export const OrcaPlugin: Plugin = async (input, rawOptions) => {
   const observeEvent = guarded('the session monitor', (event: Parameters<typeof monitor.observe>[0]) => monitor.observe(event), (level, message) => orca.log(level, message));
   orca.log('info', `orca loaded for ${input.directory}`);
   inspector = await startConfiguredInspector(options.inspect, orca.log);
+  const ui = await startConfiguredUi(options.ui, input.directory, {
+    log: orca.log,
+    toast: (message) =>
+      void input.client.tui
+        .showToast({ body: { title: 'Orca', message, variant: 'info' }, query: { directory: input.directory } })
+        .catch((error: Error) => orca.log('warn', `toast "${message}" not shown: ${error.message}`)),
+  });
   return {
     config: async (config) => {
       applyAgents(config, options.agents ?? {});
@@ -69,6 +77,7 @@ export const OrcaPlugin: Plugin = async (input, rawOptions) => {
     dispose: async () => {
       await orca.dispose();
       await inspector?.stop();
+      await ui?.stop();
     },
   } satisfies Hooks;
 };

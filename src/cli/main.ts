@@ -13,6 +13,7 @@ import { packageInfo } from './package-info.js';
 import { plansCommand } from './plans.js';
 import { projectDir } from './project.js';
 import { showCommand } from './show.js';
+import { uiCommand } from './ui.js';
 import { USAGE } from './usage.js';
 import { quote } from '../text/quote.js';
 
@@ -26,6 +27,7 @@ export const COMMANDS: Record<string, { run: Command; args: [min: number, max: n
   init: { run: initCommand, args: [0, 0], options: [] },
   doctor: { run: doctorCommand, args: [0, 0], options: [] },
   inspect: { run: inspectCommand, args: [1, 1], options: ['port', 'once'] },
+  ui: { run: uiCommand, args: [0, 0], options: ['port'] },
 };
 
 const OPTIONS = {
@@ -62,6 +64,10 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
       if (value === undefined) continue;
       if (!command.options.includes(key)) throw new UsageError(`orca ${name} does not take --${key} (orca --help).`);
       options[key] = value;
+    }
+    // --once is inspect's: a command that takes --port alone refuses it rather than ignore it.
+    if (values.once !== undefined && command.options.includes('port') && !command.options.includes('once')) {
+      throw new UsageError(`orca ${name} does not take --once (orca --help).`);
     }
     if (values.port !== undefined || values.once !== undefined) {
       if (!command.options.includes('port')) throw new UsageError(`orca ${name} does not take --port or --once (orca --help).`);

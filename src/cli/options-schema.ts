@@ -11,6 +11,8 @@ const DESCRIPTIONS: Record<string, string> = {
   max_attempts: 'Failed attempts of a step after which Retry is no longer offered (default 10); Replan and Stop stay available.',
   inspect: 'The Stately inspector on 127.0.0.1: true, or { "port": N } (default port 4749). Also ORCA_INSPECT=1 and ORCA_INSPECT_PORT. Off by default.',
   'inspect.port': 'The local port of the inspector relay (0 picks a free one).',
+  ui: 'The plan viewer in the browser, on 127.0.0.1: true, or { "port": N } (default: any free port). Its URL, with the token that opens it, goes to the log and a toast. Also ORCA_UI=1 and ORCA_UI_PORT. Off by default.',
+  'ui.port': 'The local port of the plan viewer (0 picks a free one).',
   review:
     'The reviewer gate (seed 003): after a step of a code-writing agent, the reviewer checks the work against the step\'s success criteria; FAIL sends its error reports to a fixer pass (the same agent) and back to review.',
   'review.enabled': 'Run the reviewer gate (default true).',

@@ -35,8 +35,16 @@ export function leaseHeld(planFile: string): boolean {
 export type ServerOutcome = 'applied' | 'dropped' | 'pending' | 'not-running';
 
 /**
- * After posting a decision: if a process holds the plan, wait (up to `waitMs`) until its plan
- * file records the decision. The holder polls the inbox every second and saves after each step.
+ * How long a decision taken from the inbox may take to show in the plan file. The holder applies
+ * it as it takes it, but writes the plan file behind the dispatch path (fsync included), which a
+ * loaded machine can stretch well past one poll: only a decision still unrecorded after this long
+ * was dropped.
+ */
+export const RECORD_GRACE_MS = 2_000;
+
+/**
+ * After posting a decision: if a process holds the plan, wait (up to `waitMs`) until it takes the
+ * decision from the inbox and its plan file records it. The holder polls the inbox every second.
  */
 export async function waitForRunningServer(
   store: PlanStore,
@@ -48,15 +56,13 @@ export async function waitForRunningServer(
   const path = store.pathOf(plan.plan_id);
   if (!leaseHeld(path)) return 'not-running';
   const deadline = Date.now() + waitMs;
-  let takenSeen = false;
+  let takenAt: number | undefined;
   for (;;) {
     if (recorded(path, plan.plan_id, event.at)) return 'applied';
-    // The holder takes the inbox file and saves in the same tick: one more look, then it was dropped.
-    if (!existsSync(posted)) {
-      if (takenSeen) return 'dropped';
-      takenSeen = true;
-    }
-    if (Date.now() >= deadline) return 'pending';
+    if (takenAt === undefined && !existsSync(posted)) takenAt = Date.now();
+    if (takenAt !== undefined) {
+      if (Date.now() - takenAt >= RECORD_GRACE_MS) return 'dropped';
+    } else if (Date.now() >= deadline) return 'pending';
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }

@@ -21,6 +21,9 @@ Commands:
   inspect <plan_id> [--port N] [--once]
                                   replay the plan from its journal into the Stately
                                   inspector on 127.0.0.1 (prints the URL; --once exits after)
+  ui [--port N]                   the plan viewer in the browser: the plans, the step graph,
+                                  live, with the gate buttons of decide; on 127.0.0.1 (prints
+                                  the URL with its token; Ctrl-C stops it)
 
 Options:
   --dir <path>       the project (default: the current directory)

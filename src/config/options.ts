@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { formatIssues } from '../persistence/plan-file.js';
 import { inspectOption } from '../inspect/settings.js';
+import { uiOption } from '../ui/settings.js';
 import { AGENT_IDS } from '../agents/roles.js';
 import { SPECIALISTS } from '../machines/types.js';
 
@@ -77,6 +78,8 @@ export const orcaOptions = z.strictObject({
     .optional(),
   /** The Stately inspector on 127.0.0.1 (also ORCA_INSPECT=1, ORCA_INSPECT_PORT). Off by default. */
   inspect: inspectOption.optional(),
+  /** The plan viewer in the browser on 127.0.0.1: `true` or `{ port }` (also ORCA_UI=1, ORCA_UI_PORT). Off by default. */
+  ui: uiOption.optional(),
   hitl: z
     .strictObject({
       /** Decisions taken without a human, for headless runs (opencode run, CI). Each is logged in the plan. */

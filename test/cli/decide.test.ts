@@ -29,7 +29,7 @@ describe('orca decide: refusals', () => {
     [['plan_01JDX4Z6Q5H2M3N4P5R6S7T8V9', 'approve'], 1, /^orca: Plan plan_01JDX4Z6Q5H2M3N4P5R6S7T8V9 does not exist in /],
     [['plan_01JDX4Z6Q5H2M3N4P5R6S7T8V9'], 2, /^orca: orca decide needs a decision after the plan_id: one of approve, changes, reject, retry, replan, continue, rerun, done, stop\.$/],
     [['plan_01JDX4Z6Q5H2M3N4P5R6S7T8V9', 'yes'], 2, /^orca: orca decide needs a decision .* \(got "yes"\)\.$/],
-    [['plan_01JDX4Z6Q5H2M3N4P5R6S7T8V9', 'approve', '--step', 's1'], 2, /^orca: --step applies to retry, replan and stop only\.$/],
+    [['plan_01JDX4Z6Q5H2M3N4P5R6S7T8V9', 'approve', '--step', 's1'], 2, /^orca: --step applies to retry, replan, rerun, done and stop only\.$/],
     [['plan_01JDX4Z6Q5H2M3N4P5R6S7T8V9', 'approve', 'now'], 2, /^orca: orca decide takes at most 2 argument\(s\), got 3/],
   ])('should refuse %j with exit %i and one line', async (argv, exit, message) => {
     const { code, stdout, stderr } = await decide(...argv);
@@ -168,7 +168,7 @@ describe('orca decide: the dispatch cap and the circuit breaker', () => {
     const named = await decide(approval, 'stop', '--step', 's1');
     expect(named.stderr).toBe(`orca: Plan ${approval} is not waiting for a decision on a failed step: it waits for approval.\n`);
     const step = await decide(approval, 'continue', '--step', 's1');
-    expect([step.code, step.stderr]).toEqual([2, 'orca: --step applies to retry, replan and stop only.\n']);
+    expect([step.code, step.stderr]).toEqual([2, 'orca: --step applies to retry, replan, rerun, done and stop only.\n']);
   });
 
   it('should answer the dispatch cap first when a failed step waits too, and the step with --step or retry', async () => {

@@ -2,7 +2,7 @@
 // auto policy) offers exactly the options the machine takes at that gate, with the same validation,
 // and sends the same event for the same choice. Gates come from real plans in real snapshots.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { postPlanDecision } from '../../src/cli/decide.js';
+import { postGateDecision } from '../../src/cli/decision.js';
 import type { Orca } from '../../src/composition-root.js';
 import type { AutoPolicy } from '../../src/config/options.js';
 import { autoChoice } from '../../src/hitl/auto-policy.js';
@@ -69,7 +69,7 @@ const CHANNELS = {
   },
   async cli({ planId }: ReturnType<typeof waiting>, option: string, text?: string) {
     try {
-      return postPlanDecision(project.store, planId, { choice: CLI_CHOICE(option), ...(text ? { text } : {}) }, new Date()).event;
+      return postGateDecision(project.dir, { planId, choice: CLI_CHOICE(option), ...(text ? { text } : {}) }, new Date()).event;
     } catch {
       return null;
     }

@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { inspectCommand } from '../../src/inspect/inspect-command.js';
 import { builtPluginUrl, orcaRelay, structured, team } from '../e2e/team.js';
 import { freshPort } from '../support/fresh-port.js';
-import { startOpencode, type OpencodeServer } from '../support/opencode-server.js';
+import { startOpencode, waitFor, type OpencodeServer } from '../support/opencode-server.js';
 import { startScriptedModel, type ScriptedModel } from '../support/scripted-model.js';
 import { connectPage, definitionOf } from './page-client.js';
 
@@ -46,7 +46,8 @@ describe('the inspector in the plugin', () => {
       config: { plugin: [[builtPluginUrl, { inspect: { port }, hitl: { auto: { approval: 'approve' } } }]] },
       requestTimeoutMs: 120_000,
     });
-    expect(server.logs()).toContain(`Stately inspector: open http://127.0.0.1:${port}/`);
+    // The plugin logs through the server's API, asynchronously: the line may land after start-up returns.
+    await waitFor(() => server.logs().includes(`Stately inspector: open http://127.0.0.1:${port}/`), { description: 'the inspector URL in the server log' });
     const page = await connectPage(`ws://127.0.0.1:${port}`);
     const session = await server.client.session.create({ title: 'inspect' });
     await server.client.session.prompt({ sessionID: session.data!.id, agent: 'orca', parts: [{ type: 'text', text: 'greet' }] });

@@ -62,8 +62,8 @@ export function packProject(): PackedProject {
 }
 
 /**
- * Every src/**.ts must have a dist/**.js at least as new, and every dist/**.js a source; otherwise
- * the tarball would ship stale code.
+ * Every src/**.ts must have a dist/**.js at least as new (every other src file a copy at least as
+ * new), and every dist/**.js a source; otherwise the tarball would ship stale code.
  */
 export function assertDistFresh(): void {
   const src = join(projectRoot, 'src');
@@ -73,14 +73,15 @@ export function assertDistFresh(): void {
   }
   const stale: string[] = [];
   for (const file of walk(src)) {
-    if (!file.endsWith('.ts') || file.endsWith('.d.ts')) continue;
+    if (file.endsWith('.d.ts')) continue;
+    // TypeScript compiles to .js; anything else (the plan viewer's page, src/ui/static) is copied as it is.
     const out = join(dist, relative(src, file)).replace(/\.ts$/, '.js');
     if (!existsSync(out) || statSync(out).mtimeMs < statSync(file).mtimeMs) stale.push(relative(projectRoot, file));
   }
   for (const file of walk(dist)) {
     if (!file.endsWith('.js')) continue;
-    const source = join(src, relative(dist, file)).replace(/\.js$/, '.ts');
-    if (!existsSync(source)) stale.push(`${relative(projectRoot, file)} (no source left: delete dist/ and rebuild)`);
+    const source = join(src, relative(dist, file));
+    if (!existsSync(source.replace(/\.js$/, '.ts')) && !existsSync(source)) stale.push(`${relative(projectRoot, file)} (no source left: delete dist/ and rebuild)`);
   }
   if (stale.length > 0) {
     throw new Error(`Expected dist/ to be built from the current src/ (run \`npm run build\`), but it is stale: ${stale.join(', ')}`);

@@ -1,0 +1,94 @@
+import { readPlanSnapshot } from '../engine/restore.js';
+import { GATE_COMMANDS, type CommandGate } from '../hitl/commands.js';
+import { openGates, TEXT_NEEDED, type Gate } from '../machines/gates.js';
+import { diffSummary } from '../machines/plan-diff.js';
+import type { PlanFile } from '../persistence/plan-file.js';
+
+/**
+ * What the plan waits for, with the options a human has there. Each option carries the `orca
+ * decide` choice it posts, so a button sends exactly what the CLI would. Read from the plan's
+ * restored snapshot, like `orca decide` (machines/gates.ts: one source of gate truth).
+ */
+export interface GateOptionView {
+  label: string;
+  /** The `orca decide` choice: approve, changes, reject, retry, replan, continue, rerun, done, stop. */
+  choice: string;
+  /** Request Changes and Mark done cannot be sent without the human's words. */
+  needs_text: boolean;
+}
+
+export interface GateView {
+  kind: Gate['kind'];
+  /** The step a deviation or resume gate is about. */
+  step_id?: string;
+  title: string;
+  detail: string[];
+  options: GateOptionView[];
+}
+
+export function gatesOf(file: PlanFile): GateView[] {
+  if (file.waiting_for === null) return [];
+  let gates: Gate[];
+  try {
+    gates = readPlanSnapshot(file, openGates);
+  } catch {
+    return []; // a snapshot that does not restore has no gate a button could answer (orca doctor says why)
+  }
+  return gates.map(viewOf);
+}
+
+function viewOf(gate: Gate): GateView {
+  switch (gate.kind) {
+    case 'approval':
+      return {
+        kind: gate.kind,
+        title: 'The plan waits for approval',
+        detail: [
+          `${gate.proposal.steps.length} step(s) proposed for: ${gate.proposal.goal}`,
+          ...(gate.changes ? [`Changes since the version you saw: ${diffSummary(gate.changes).join('; ')}`] : []),
+        ],
+        options: optionsOf(gate.kind, gate.options),
+      };
+    case 'budget':
+      return {
+        kind: gate.kind,
+        title: 'The plan paused at its dispatch cap',
+        detail: [`${gate.dispatches} of ${gate.cap} dispatches used; Continue allows ${gate.increment} more.`, `${gate.completed}/${gate.total} steps completed.`],
+        options: optionsOf(gate.kind, gate.options),
+      };
+    case 'deviation':
+      return {
+        kind: gate.kind,
+        step_id: gate.stepId,
+        title: `Step ${gate.stepId} (${gate.agent}) failed`,
+        detail: [`${gate.failures} failed attempt(s); last error: ${gate.error}`, ...(gate.breaker ? [gate.breaker] : [])],
+        options: optionsOf(gate.kind, gate.options),
+      };
+    case 'resume':
+      return {
+        kind: gate.kind,
+        step_id: gate.stepId,
+        title: `Step ${gate.stepId} (${gate.agent}) was interrupted by a restart`,
+        detail: [
+          `Attempt ${gate.attempt} left no result to reuse (${gate.detail}); it may already have changed: ${gate.files.join(', ') || 'any file (none declared)'}.`,
+          `Session ${gate.sessionId}${gate.lastActivityAt ? `, last active ${gate.lastActivityAt}` : ''}.`,
+        ],
+        options: optionsOf(gate.kind, gate.options),
+      };
+    case 'question':
+      return {
+        kind: gate.kind,
+        title: 'The planner asks',
+        detail: [...gate.questions.map((q) => q.question), 'Answer in OpenCode: the question dialog, or orca_ask_planner with this plan_id.'],
+        options: [],
+      };
+  }
+}
+
+function optionsOf(kind: CommandGate, labels: readonly string[]): GateOptionView[] {
+  return labels.map((label) => {
+    const entry = Object.entries(GATE_COMMANDS).find(([, spec]) => spec.option === label && (spec.gates as readonly string[]).includes(kind));
+    if (!entry) throw new Error(`No orca decide choice answers "${label}" at the ${kind} gate (hitl/commands.ts GATE_COMMANDS).`);
+    return { label, choice: entry[0].replace(/^orca-/, ''), needs_text: label in TEXT_NEEDED };
+  });
+}

@@ -1,0 +1,132 @@
+// One plan: its header, the gate it waits at, the step graph beside the selected step, the lists,
+// the decisions and the journal. Each part is redrawn only when its own data changed, so a live
+// update never wipes the guidance someone is typing.
+import { decide } from './api.js';
+import { h, list, replace, section } from './dom.js';
+import { cost, time, usage, WAITING, words } from './format.js';
+import { renderGates } from './gate.js';
+import { renderGraphPanel } from './graph.js';
+import { badge, progressBar } from './list.js';
+import { renderStep } from './step.js';
+import { renderDecisions, renderTimeline } from './timeline.js';
+
+export function createPlanPage(root, planId, refresh) {
+  const ui = { selected: undefined, revision: undefined, guidance: '', message: null, busy: false, showStates: true };
+  const el = {
+    problem: h('div'),
+    head: h('div'),
+    gates: h('div'),
+    graph: h('div', { class: 'graph-panel card' }),
+    step: h('aside', { class: 'step-panel card' }),
+    facts: h('div'),
+    decisions: h('div'),
+    timeline: h('div'),
+  };
+  replace(root, h('a', { class: 'back', href: '#/' }, '← all plans'), el.problem, el.head, el.gates, h('div', { class: 'plan-body' }, el.graph, el.step), el.facts, el.decisions, el.timeline);
+  const drawn = {};
+  let view;
+
+  /** Redraw `part` when the data it shows changed (or when forced). */
+  function draw(part, data, render, force = false) {
+    const key = JSON.stringify(data);
+    if (!force && drawn[part] === key) return;
+    drawn[part] = key;
+    render();
+  }
+
+  const selectedStep = () =>
+    view.steps.find((st) => st.id === ui.selected) ??
+    view.steps.find((st) => st.status === 'awaiting_decision' || st.status === 'awaiting_resume') ??
+    view.steps.find((st) => st.status === 'running') ??
+    view.steps[0];
+
+  async function onDecide(gate, option) {
+    const text = ui.guidance.trim();
+    if (option.needs_text && !text) {
+      ui.message = { kind: 'error', text: `${option.label} needs your guidance for the planner: write it in the box above.` };
+      drawAll(true);
+      el.gates.querySelector('textarea')?.focus();
+      return;
+    }
+    ui.busy = true;
+    ui.message = { kind: 'busy', text: `Sending ${option.label}…` };
+    drawAll(true);
+    try {
+      const result = await decide(planId, { choice: option.choice, ...(text ? { text } : {}), ...(gate.step_id ? { step: gate.step_id } : {}) });
+      ui.message = { kind: 'ok', text: `${result.summary}: ${result.message}${result.note ? ` (note: ${result.note})` : ''}` };
+      ui.guidance = '';
+    } catch (error) {
+      ui.message = { kind: 'error', text: error.message };
+    } finally {
+      ui.busy = false;
+      drawAll(true);
+      refresh();
+    }
+  }
+
+  function drawAll(forceGates = false) {
+    const step = selectedStep();
+    draw('head', [view.goal, view.status, view.state, view.waiting_for, view.progress, view.usage, view.dispatches, view.updated_at], () => replace(el.head, head(view)));
+    draw('gates', [view.gates, view.queued], () => renderGates(el.gates, view, ui, onDecide), forceGates);
+    draw('graph', [view.graph, view.revisions, step?.id, ui.revision], () =>
+      renderGraphPanel(el.graph, view, ui, step?.id, (id) => {
+        ui.selected = id;
+        drawAll();
+      }, (revision) => {
+        ui.revision = revision;
+        drawAll();
+      }),
+    );
+    draw('step', step, () => replace(el.step, step ? renderStep(step) : h('p', { class: 'muted' }, 'No steps yet.')));
+    draw('facts', [view.assumptions, view.risks, view.verification, view.relevant_files], () => replace(el.facts, facts(view)));
+    draw('decisions', view.decisions, () => replace(el.decisions, renderDecisions(view)));
+    draw('timeline', [view.timeline, ui.showStates], () =>
+      replace(el.timeline, renderTimeline(view, ui, (show) => {
+        ui.showStates = show;
+        drawAll();
+      })),
+    );
+  }
+
+  return {
+    update(next) {
+      view = next;
+      replace(el.problem);
+      document.title = `${next.plan_id} · ${words(next.status)} · Orca`;
+      drawAll();
+    },
+    problem(message) {
+      replace(el.problem, h('p', { class: 'problem' }, message));
+    },
+  };
+}
+
+function head(view) {
+  const facts = [
+    ['Plan', h('span', { class: 'mono' }, view.plan_id)],
+    ['State', view.state],
+    ['Waiting for', view.waiting_for ? h('strong', { class: 'waiting' }, WAITING[view.waiting_for] ?? view.waiting_for) : 'nothing'],
+    ['Progress', progressBar(view.progress), view.progress.running.length ? ` · running: ${view.progress.running.join(', ')}` : ''],
+    view.usage ? ['Usage', usage(view.usage)] : null,
+    view.dispatches ? ['Dispatches', `${view.dispatches.used} of ${view.dispatches.cap}`] : null,
+    ['Created', time(view.created_at)],
+    ['Updated', time(view.updated_at)],
+  ].filter(Boolean);
+  return h(
+    'section',
+    { class: 'card plan-head' },
+    h('h1', {}, badge(view.status, 'big'), ' ', view.goal || '(no goal yet)', view.usage?.cost !== undefined ? h('span', { class: 'cost' }, cost(view.usage.cost)) : null),
+    h('dl', { class: 'facts' }, facts.map(([term, ...value]) => [h('dt', {}, term), h('dd', {}, value)])),
+  );
+}
+
+function facts(view) {
+  return h(
+    'div',
+    { class: 'fact-lists' },
+    section('Assumptions', list(view.assumptions)),
+    section('Risks', list(view.risks)),
+    section('Verification', list(view.verification)),
+    section('Relevant files', list(view.relevant_files, { class: 'mono' })),
+  );
+}

@@ -1,0 +1,90 @@
+import { stepPrompt } from '../dispatch/step-prompt.js';
+import { threadContext } from '../machines/threading.js';
+import type { PlanFile, PlanFileStep } from '../persistence/plan-file.js';
+import type { GraphStep } from './graph-view.js';
+import { stepUsageOf, type Usage } from './usage.js';
+
+/** One step as the page's detail panel shows it: what it produced, how it failed, and what fed its prompt. */
+export interface StepView extends GraphStep {
+  description: string;
+  files: string[];
+  success?: string;
+  session_id?: string;
+  failures: Array<{ attempt: number; error: string; guidance?: string }>;
+  breaker?: string;
+  warnings: string[];
+  output?: { summary: string; artifacts: string[]; key_findings: string[] };
+  usage?: Usage;
+  /** What the specialist's prompt is made of, rendered as src/dispatch/step-prompt.ts renders it from this file. */
+  fed_by: {
+    /** The steps it depends on; `has_output` false until that step completed. */
+    steps: Array<{ id: string; agent: string; has_output: boolean }>;
+    /** Dependencies naming no step of the plan. */
+    missing: string[];
+    files: string[];
+    /** The prompt of its latest attempt, or of the next one when it failed (it carries the failed attempts). */
+    prompt_chars: number;
+    prompt_bytes: number;
+  };
+}
+
+export function stepView(file: PlanFile, raw: Record<string, unknown>, step: PlanFileStep): StepView {
+  const thread = threadContext(file, step.id);
+  const prompt = stepPrompt(thread);
+  const usage = stepUsageOf(raw, step.id);
+  const review = reviewOf(file, step);
+  const phase = phaseOf(file, step);
+  return {
+    id: step.id,
+    agent: step.agent,
+    status: step.status,
+    depends_on: step.depends_on,
+    attempts: step.attempts,
+    ...(review ? { review } : {}),
+    ...(phase ? { phase } : {}),
+    description: step.description,
+    files: step.files ?? [],
+    ...(step.success ? { success: step.success } : {}),
+    ...(step.session_id ? { session_id: step.session_id } : {}),
+    failures: step.failures.map(({ attempt, error, guidance }) => ({ attempt, error, ...(guidance ? { guidance } : {}) })),
+    ...(step.breaker ? { breaker: step.breaker } : {}),
+    warnings: step.warnings ?? [],
+    ...(step.output ? { output: step.output } : {}),
+    ...(usage ? { usage } : {}),
+    fed_by: {
+      steps: step.depends_on.flatMap((id) => {
+        const dep = file.steps.find((s) => s.id === id);
+        return dep ? [{ id, agent: dep.agent, has_output: dep.output !== undefined }] : [];
+      }),
+      missing: step.depends_on.filter((id) => !file.steps.some((s) => s.id === id)),
+      files: thread.relevant_files,
+      prompt_chars: prompt.length,
+      prompt_bytes: Buffer.byteLength(prompt, 'utf8'),
+    },
+  };
+}
+
+/** "review 2/3" once a reviewer has run on the step; the round limit is the plan's policy. */
+function reviewOf(file: PlanFile, step: PlanFileStep): string | undefined {
+  if (step.review_round === undefined) return undefined;
+  const policy = (file.snapshot.context as { policy?: { review_rounds?: unknown } }).policy;
+  const max = typeof policy?.review_rounds === 'number' ? `/${policy.review_rounds}` : '';
+  return `review ${step.review_round}${max}`;
+}
+
+/** The state of the step's own actor in the snapshot, while it has one: "running", "review.fixing", … */
+function phaseOf(file: PlanFile, step: PlanFileStep): string | undefined {
+  if (step.status !== 'running') return undefined;
+  const child = file.snapshot.children[`step:${step.id}`] as { snapshot?: { value?: unknown } } | undefined;
+  const value = child?.snapshot?.value;
+  return value === undefined ? undefined : statePath(value);
+}
+
+function statePath(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (value && typeof value === 'object') {
+    const [key, inner] = Object.entries(value)[0] ?? [];
+    if (key !== undefined) return `${key}.${statePath(inner)}`;
+  }
+  return String(value);
+}

@@ -1,0 +1,191 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { stepPrompt } from '../../src/dispatch/step-prompt.js';
+import { threadContext } from '../../src/machines/threading.js';
+import { readPlan, readPlanJournal, type PlanRead } from '../../src/ui/plan-source.js';
+import { planListView } from '../../src/ui/plan-list-view.js';
+import { planView } from '../../src/ui/plan-view.js';
+import { approvalPlan, budgetPlan, failedStepPlan, tempProject, type Project } from '../cli/fixtures.js';
+
+let project: Project;
+beforeEach(() => {
+  project = tempProject();
+});
+afterEach(() => project.remove());
+
+/** A plan made by a real host, released, then read back as the viewer reads it. */
+function released(make: (host: ReturnType<Project['host']>) => string, options: Parameters<Project['host']>[0] = {}) {
+  const host = project.host(options);
+  const planId = make(host);
+  host.dispose();
+  return planId;
+}
+function read(planId: string): PlanRead {
+  const result = readPlan(project.store.dir, planId);
+  if (!result.ok) throw new Error(`expected ${planId} to load: ${JSON.stringify(result)}`);
+  return result.plan;
+}
+/** Add fields to the plan file as a newer writer would (usage, revisions). */
+function patchFile(planId: string, patch: (raw: any) => void) {
+  const path = project.store.pathOf(planId);
+  const raw = JSON.parse(readFileSync(path, 'utf8'));
+  patch(raw);
+  writeFileSync(path, JSON.stringify(raw));
+}
+const view = (planId: string, queued: string[] = []) => planView(read(planId), readPlanJournal(project.store.dir, planId), queued);
+
+describe('the plan page data', () => {
+  it('should draw every step as a node coloured by its state, dependencies as edges, left to right', () => {
+    const planId = released((h) => failedStepPlan(h, 2));
+    const { graph, progress, status, waiting_for } = view(planId);
+    expect([status, waiting_for]).toEqual(['in_progress', 'deviation']);
+    expect(graph.nodes.map(({ id, agent, status: s, attempts }) => ({ id, agent, status: s, attempts }))).toEqual([
+      { id: 's1', agent: 'coder', status: 'completed', attempts: 1 },
+      { id: 's2', agent: 'tester', status: 'awaiting_decision', attempts: 2 },
+    ]);
+    const [s1, s2] = graph.nodes;
+    expect(s2!.x).toBeGreaterThanOrEqual(s1!.x + s1!.width);
+    expect(graph.edges).toEqual([{ from: 's1', to: 's2', points: expect.arrayContaining([expect.objectContaining({ x: expect.any(Number) })]) }]);
+    expect(graph.width).toBeGreaterThanOrEqual(s2!.x + s2!.width);
+    expect(progress).toEqual({ total: 2, completed: 1, running: [], awaiting_decision: ['s2'], stopped: 0, pending: 0 });
+  });
+
+  it("should show a step's output, failures with the human's guidance, and what fed its prompt", () => {
+    const planId = released((h) => failedStepPlan(h, 2));
+    const { steps } = view(planId);
+    expect(steps[0]).toMatchObject({ id: 's1', output: { summary: 'wrote hello.ts', artifacts: ['hello.ts'], key_findings: ['no router needed'] }, failures: [] });
+    const s2 = steps[1]!;
+    expect(s2.failures).toEqual([
+      { attempt: 1, error: 'test 1 is red', guidance: 'try fix 1' },
+      { attempt: 2, error: 'test 2 is red' },
+    ]);
+    expect(s2.fed_by.steps).toEqual([{ id: 's1', agent: 'coder', has_output: true }]);
+    expect(s2.fed_by.files).toEqual(['hello.ts']);
+    // The same prompt the plugin renders for this step (src/dispatch/step-prompt.ts), sized.
+    const prompt = stepPrompt(threadContext(read(planId).file, 's2'));
+    expect(prompt).toContain('test 2 is red');
+    expect([s2.fed_by.prompt_chars, s2.fed_by.prompt_bytes]).toEqual([prompt.length, Buffer.byteLength(prompt)]);
+    expect(steps[0]!.fed_by).toMatchObject({ steps: [], missing: [], files: ['hello.ts'] });
+    expect(steps[0]!.fed_by.prompt_chars).toBeLessThan(s2.fed_by.prompt_chars);
+  });
+
+  it('should offer the options of the approval gate with the orca decide choice each posts', () => {
+    const planId = released(approvalPlan);
+    expect(view(planId).gates).toEqual([
+      {
+        kind: 'approval',
+        title: 'The plan waits for approval',
+        detail: ['2 step(s) proposed for: Add a greeting to the home page'],
+        options: [
+          { label: 'Approve', choice: 'approve', needs_text: false },
+          { label: 'Request Changes', choice: 'changes', needs_text: true },
+          { label: 'Reject', choice: 'reject', needs_text: false },
+        ],
+      },
+    ]);
+  });
+
+  it('should offer Retry / Replan / Stop for a failed step, and drop Retry at the attempt limit', () => {
+    const open = released((h) => failedStepPlan(h, 1));
+    expect(view(open).gates).toMatchObject([{ kind: 'deviation', step_id: 's2', options: [{ choice: 'retry' }, { choice: 'replan' }, { choice: 'stop' }] }]);
+    const spent = released((h) => failedStepPlan(h, 2), { maxAttempts: 2 });
+    expect(view(spent).gates[0]!.options.map((o) => o.label)).toEqual(['Replan', 'Stop']);
+  });
+
+  it('should offer Continue / Stop at the dispatch cap, and the failed step behind it', () => {
+    const capped = released(budgetPlan, { policy: { max_dispatches: 1 } });
+    expect(view(capped).gates).toMatchObject([{ kind: 'budget', options: [{ choice: 'continue' }, { choice: 'stop' }], detail: ['1 of 1 dispatches used; Continue allows 1 more.', '1/2 steps completed.'] }]);
+    const both = released((h) => failedStepPlan(h, 1), { policy: { max_dispatches: 2 } });
+    expect(view(both).gates.map((g) => [g.kind, g.step_id])).toEqual([['budget', undefined], ['deviation', 's2']]);
+    expect(view(both).dispatches).toEqual({ used: 2, cap: 2 });
+  });
+
+  it("should show a planner's question without buttons (it is answered in OpenCode), and a plan with no steps yet", () => {
+    const planId = released((host) => {
+      const id = host.create({ message: 'greet' }).getSnapshot().context.plan_id;
+      host.send(id, { type: 'xstate.done.actor.openPlannerSession', output: { sessionId: 'ses_p' } } as never);
+      host.send(id, { type: 'xstate.done.actor.consultPlanner', output: { type: 'question', questions: [{ header: 'Style', question: 'Formal or casual?', options: [{ label: 'Formal' }] }] } } as never);
+      host.flush(id);
+      return id;
+    });
+    const { gates, graph, steps, waiting_for } = view(planId);
+    expect(waiting_for).toBe('question');
+    expect(gates).toEqual([{ kind: 'question', title: 'The planner asks', detail: ['Formal or casual?', 'Answer in OpenCode: the question dialog, or orca_ask_planner with this plan_id.'], options: [] }]);
+    expect([graph, steps]).toEqual([{ width: 0, height: 0, nodes: [], edges: [] }, []]);
+  });
+
+  it('should show no usage when the plan file has none, and the plan and step usage when it has', () => {
+    const planId = released((h) => failedStepPlan(h, 1));
+    const bare = view(planId);
+    expect(bare).not.toHaveProperty('usage');
+    expect(bare.steps.every((s) => !('usage' in s))).toBe(true);
+    expect(planListView(project.dir, [read(planId)]).plans[0]).not.toHaveProperty('usage');
+
+    patchFile(planId, (raw) => {
+      raw.usage = { turns: 4, input: 1200, output: 300, reasoning: 50, cache_read: 800, cache_write: 0, cost: 0.0123 };
+      raw.steps[0].usage = { turns: 2, input: 600, output: 150, reasoning: 0, cache_read: 400, cache_write: 0, cost: 0.006 };
+      raw.steps[1].usage = { cost: 'a lot' }; // malformed: shown as nothing
+    });
+    const withUsage = view(planId);
+    expect(withUsage.usage).toEqual({ turns: 4, input: 1200, output: 300, reasoning: 50, cache_read: 800, cache_write: 0, cost: 0.0123 });
+    expect(withUsage.steps[0]!.usage).toMatchObject({ turns: 2, cost: 0.006 });
+    expect(withUsage.steps[1]).not.toHaveProperty('usage');
+    expect(planListView(project.dir, [read(planId)]).plans[0]!.usage?.cost).toBe(0.0123);
+  });
+
+  it('should lay out the graph of each earlier version the file keeps, newest first', () => {
+    const planId = released(approvalPlan);
+    expect(view(planId).revisions).toEqual([]);
+    const version = (steps: Array<{ id: string; agent: string; description: string; depends_on?: string[] }>) => ({
+      goal: 'say hello',
+      steps,
+      assumptions: [],
+      risks: [],
+      verification: [],
+    });
+    patchFile(planId, (raw) => {
+      raw.revisions = [
+        version([{ id: 'a', agent: 'coder', description: 'first try' }]),
+        version([{ id: 'a', agent: 'coder', description: 'first try' }, { id: 'b', agent: 'tester', description: 'test it', depends_on: ['a'] }]),
+      ];
+    });
+    const revisions = view(planId).revisions;
+    expect(revisions.map((r) => [r.index, r.label, r.graph.nodes.map((n) => `${n.id}:${n.status}`), r.graph.edges.length])).toEqual([
+      [1, 'version 2: say hello', ['a:pending', 'b:pending'], 1],
+      [0, 'version 1: say hello', ['a:pending'], 0],
+    ]);
+  });
+
+  it('should turn the journal into a timeline and pass on the decisions waiting in the inbox', () => {
+    const planId = released((h) => failedStepPlan(h, 2));
+    const journal = readPlanJournal(project.store.dir, planId);
+    const { timeline, decisions, queued } = view(planId, ['approval.approve posted 2026-01-01T00:00:00.000Z']);
+    expect(timeline.total).toBe(journal.length);
+    expect(timeline.items[0]).toEqual({ at: journal[0]!.at, kind: 'event', who: 'init', title: 'xstate.init' });
+    expect(timeline.items).toContainEqual(expect.objectContaining({ kind: 'event', who: 'command', title: 'deviation.retry', detail: 'step s2 · text: try fix 1' }));
+    expect(timeline.items).toContainEqual(expect.objectContaining({ kind: 'state', who: 'step:s2', title: '→ awaiting_decision' }));
+    expect(decisions.map((d) => d.option)).toEqual(['Approve', 'Retry']);
+    expect(queued).toEqual(['approval.approve posted 2026-01-01T00:00:00.000Z']);
+  });
+
+  it('should be a pure function of the plan file and journal, and plain JSON', () => {
+    const planId = released((h) => failedStepPlan(h, 1));
+    const first = view(planId);
+    expect(view(planId)).toEqual(first);
+    expect(JSON.parse(JSON.stringify(first))).toEqual(first);
+  });
+});
+
+describe('the plans list data', () => {
+  it('should list plans newest first with status, progress and what each waits for, and name files that do not load', async () => {
+    const older = released((h) => failedStepPlan(h, 1));
+    await new Promise((resolve) => setTimeout(resolve, 5)); // a later ULID
+    const newer = released(approvalPlan);
+    const list = planListView(project.dir, [read(older), read(newer)], [{ plan_id: 'plan_01JDX4Z6Q5H2M3N4P5R6S7T8V9', reason: 'not valid JSON' }]);
+    expect(list.plans.map((p) => [p.plan_id, p.status, p.waiting_for, `${p.progress.completed}/${p.progress.total}`])).toEqual([
+      [newer, 'pending_approval', 'approval', '0/2'],
+      [older, 'in_progress', 'deviation', '1/2'],
+    ]);
+    expect(list.unreadable).toEqual([{ plan_id: 'plan_01JDX4Z6Q5H2M3N4P5R6S7T8V9', reason: 'not valid JSON' }]);
+  });
+});
