@@ -49,7 +49,7 @@ export function gateQuestions(gate: Gate): HitlQuestion[] {
         {
           header: `Interrupted: ${gate.stepId}`.slice(0, 30),
           question:
-            `Step ${gate.stepId} (${gate.agent}), attempt ${gate.attempt}, was running when the server stopped, and ${turn} left ` +
+            `Plan ${gate.planId}: step ${gate.stepId} (${gate.agent}), attempt ${gate.attempt}, was running when the server stopped, and ${turn} left ` +
             `no result to reuse (${gate.detail}). It may already have changed files: ${files}.\n` +
             `Session ${gate.sessionId}${since}.\nRe-run it, mark it done (type what it did in the next tab), or stop the plan?`,
           options: gate.options.map((label) => ({ label, description: RESUME_HELP[label] })),

@@ -3,6 +3,8 @@
 // step just completed), the server is restarted on the same project and home, the plan is resumed
 // with `RESUME plan_…`, and it must finish without running a completed step again and with an
 // in-flight step run at most once more, in the same session and under the same idempotency key.
+// A step in flight at the kill left no result: the resume gate asks before it runs again (Re-run),
+// or the human marks it done with their words as its summary and it is not dispatched again.
 // One scripted model serves the whole file; one project holds one plan per point.
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -23,18 +25,26 @@ const STEPS = [
   { id: 's4', agent: 'tester', depends_on: ['s3'] },
 ] as const;
 
-type Point = { name: string; kind: 'drafting' | 'pending_approval' | 'dispatched' | 'reviewing' | 'completed'; k?: number };
+type Point = {
+  name: string;
+  kind: 'drafting' | 'pending_approval' | 'dispatched' | 'reviewing' | 'completed';
+  k?: number;
+  /** The answer at the resume gate (default Re-run). */
+  atResume?: 'Re-run' | 'Mark done';
+};
+const MARKED_DONE = 'the coder had finished s3 before the crash';
 const POINTS: Point[] = [
   { name: 'drafting', kind: 'drafting' },
   { name: 'pending_approval', kind: 'pending_approval' },
   ...[1, 2, 3, 4].map((k) => ({ name: `dispatched:s${k}`, kind: 'dispatched' as const, k })),
+  { name: 'dispatched:s3 marked done', kind: 'dispatched', k: 3, atResume: 'Mark done' },
   // s1 and s3 are coder steps: killed while the reviewer checks them.
   ...[1, 3].map((k) => ({ name: `reviewing:s${k}`, kind: 'reviewing' as const, k })),
   ...[1, 2, 3, 4].map((k) => ({ name: `completed:s${k}`, kind: 'completed' as const, k })),
 ];
 
 /** The scenario tag travels in every prompt of a plan (the user's message, then the goal). */
-const tagOf = (point: Point) => point.name.replace(':', '_');
+const tagOf = (point: Point) => point.name.replace(':', '_').replace(/ /g, '_');
 const stepOf = (req: RecordedRequest) => /# Your step: (s\d)\b/.exec(req.lastUser)?.[1];
 const reviewedStepOf = (req: RecordedRequest) => /# Quality gate: review of step (s\d)\b/.exec(req.lastUser)?.[1];
 /** A request that starts a turn (its last message is the user's), not one answering a tool result. */
@@ -177,6 +187,14 @@ describe('crash matrix: kill -9 at every point of a 4-step plan, restart, resume
     return { session, done };
   }
 
+  /** Answer the plan's resume gate whenever it asks: Re-run, or Mark done with the human's summary. */
+  async function answerResume(planId: string, choice: 'Re-run' | 'Mark done'): Promise<boolean> {
+    const q = (await openQuestions(server)).find((x) => x.questions[0]?.question.includes(`Plan ${planId}: step`));
+    if (!q) return false;
+    await reply(server, q, [[choice], [choice === 'Mark done' ? MARKED_DONE : 'No guidance']]);
+    return true;
+  }
+
   /** Answer the scenario's approval dialog (Approve) whenever it is open; returns whether it did. */
   async function approveIfAsked(tag: string): Promise<boolean> {
     const q = (await openQuestions(server)).find((x) => x.questions[0]?.question.includes(`SCENARIO:${tag} goal`));
@@ -232,9 +250,11 @@ describe('crash matrix: kill -9 at every point of a 4-step plan, restart, resume
 
       // 3. Resume with a new Orca turn, approve when asked, until the plan file says completed.
       const resumed = await startTurn(`SCENARIO:${tag} RESUME ${planId}`);
+      let askedToResume = false;
       await waitFor(
         async () => {
           await approveIfAsked(tag);
+          if (await answerResume(planId, point.atResume ?? 'Re-run')) askedToResume = true;
           return planFile(planId).status === 'completed';
         },
         { timeoutMs: 45_000, intervalMs: 100, description: `plan ${planId} (${point.name}) to complete after resume` },
@@ -255,7 +275,9 @@ describe('crash matrix: kill -9 at every point of a 4-step plan, restart, resume
       const counts = Object.fromEntries(STEPS.map((s) => [s.id, dispatchesOf(tag, s.id).length]));
       for (const s of STEPS) {
         const count = counts[s.id]!;
-        if (completedAtKill.has(s.id)) expect(count, `${s.id} was completed at the kill: never dispatched again`).toBe(1);
+        if (completedAtKill.has(s.id) || (point.atResume === 'Mark done' && s.id === `s${k}`)) {
+          expect(count, `${s.id} was completed at the kill or marked done: never dispatched again`).toBe(1);
+        }
         else if (inFlight.has(s.id)) expect(count, `${s.id} was in flight at the kill: at most once more`).toBeLessThanOrEqual(2);
         else expect(count, `${s.id} had not started at the kill`).toBe(1);
         const step = file.steps.find((x: { id: string }) => x.id === s.id);
@@ -280,13 +302,29 @@ describe('crash matrix: kill -9 at every point of a 4-step plan, restart, resume
       const ofPlan = sessions.filter((x) => x.metadata?.orca?.plan_id === planId && /· s\d attempt/.test(x.title));
       const expected = STEPS.flatMap((s) => [
         `Orca ${s.agent} · ${s.id} attempt 1`,
-        ...(s.agent === 'coder' ? [`Orca reviewer · ${s.id} attempt 1`] : []),
+        // A step the human marked done is not reviewed: they vouched for it.
+        ...(s.agent === 'coder' && !(point.atResume === 'Mark done' && s.id === `s${k}`) ? [`Orca reviewer · ${s.id} attempt 1`] : []),
       ]);
       expect(ofPlan.map((x) => x.title).sort()).toEqual(expected.sort());
 
       // The planner is asked again only when it was the side effect in flight.
       expect(plannerTurns(tag).length).toBe(point.kind === 'drafting' ? 2 : 1);
-      if (point.kind === 'dispatched') expect(counts[`s${k}`]).toBe(2);
+      // A specialist turn in flight at the kill (coder and tester change files) waits at the resume gate;
+      // a reviewer's turn (read-only) simply runs again.
+      // In flight = its prompt reached the model before the kill (a session opened but not yet prompted is simply prompted).
+      const interrupted = point.kind === 'reviewing' ? undefined : [...inFlight][0];
+      if (point.kind === 'dispatched') expect(interrupted).toBe(`s${k}`);
+      expect(askedToResume, 'the resume gate asked').toBe(interrupted !== undefined);
+      if (interrupted) {
+        expect(journal(planId)).toContainEqual(expect.objectContaining({ kind: 'reconcile', decision: 'interrupted', idempotency_key: `${planId}:${interrupted}:1` }));
+        expect(file.decisions).toContainEqual(expect.objectContaining({ gate: 'resume', option: point.atResume ?? 'Re-run', step_id: interrupted }));
+      }
+      if (point.kind === 'dispatched' && point.atResume !== 'Mark done') expect(counts[`s${k}`]).toBe(2);
+      if (point.atResume === 'Mark done') {
+        expect(file.steps[k - 1]).toMatchObject({ status: 'completed', output: { summary: MARKED_DONE } });
+        // The next step is told what the human said the interrupted one did.
+        expect(dispatchesOf(tag, `s${k + 1}`)[0]!.lastUser).toContain(MARKED_DONE);
+      }
       // Killed during review: the reviewer is asked again (in its session), the coder's work is not redone.
       if (point.kind === 'reviewing') {
         expect(counts[`s${k}`]).toBe(1);
