@@ -1,3 +1,4 @@
+import { changesSinceRevision, diffLines } from '../machines/plan-diff.js';
 import type { PlanFile, PlanFileStep } from '../persistence/plan-file.js';
 import type { CommandContext } from './command.js';
 import { shortTime, WAITING_WORDS } from './format.js';
@@ -29,6 +30,7 @@ export function planLines(plan: PlanFile): string[] {
     ...section('Risks', plan.risks),
     ...section('Verification', plan.verification),
     ...section('Relevant files', plan.relevant_files),
+    ...changesSection(plan),
     '',
     'Decisions',
     ...(plan.decisions.length === 0
@@ -40,10 +42,18 @@ export function planLines(plan: PlanFile): string[] {
   ];
 }
 
+/** What changed against the previous version (the plan file keeps earlier versions in `revisions`). */
+function changesSection(plan: PlanFile): string[] {
+  const changes = changesSinceRevision(plan);
+  if (!changes) return [];
+  return ['', `Changes since version ${plan.revisions.length} (this is version ${plan.revisions.length + 1})`, ...diffLines(changes).map((l) => `  ${l}`)];
+}
+
 function nextStep(plan: PlanFile): string {
   const id = plan.plan_id;
   if (plan.waiting_for === 'approval') return `orca decide ${id} approve | reject | changes --message "…"`;
   if (plan.waiting_for === 'deviation') return `orca decide ${id} retry | replan | stop [--message "…"]`;
+  if (plan.waiting_for === 'resume') return `orca decide ${id} rerun | stop, or done --message "what it did"`;
   if (plan.waiting_for === 'budget') {
     const c = plan.snapshot.context as { dispatches?: unknown; dispatch_cap?: unknown };
     return `${c.dispatches} of ${c.dispatch_cap} dispatches used; orca decide ${id} continue | stop [--message "…"]`;

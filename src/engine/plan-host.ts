@@ -249,7 +249,8 @@ export class PlanHost {
   release(planId: string, { write = true }: { write?: boolean } = {}): Promise<void> {
     const live = this.live.get(planId);
     if (!live) return Promise.resolve();
-    if (write && live.writer.dirty && !live.releasing) {
+    // Written now when the file may lag the plan: a write behind in flight, or a cascade not yet persisted.
+    if (write && (live.writer.dirty || live.recorder.pending) && !live.releasing) {
       try {
         const file = this.fileOf(live);
         if (file) live.writer.writeNow(file);

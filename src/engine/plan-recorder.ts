@@ -40,6 +40,11 @@ export class PlanRecorder {
     );
   };
 
+  /** A cascade happened whose persist has not run yet. */
+  get pending(): boolean {
+    return this.queued !== null;
+  }
+
   /** Resolves once the cascade seen so far has been handed to the writers. */
   async recorded(): Promise<void> {
     await this.queued;

@@ -67,3 +67,18 @@ export function diffSummary(d: PlanDiff, max = 6): string[] {
   ];
   return lines.length <= max ? lines : [...lines.slice(0, max - 1), `… ${lines.length - max + 1} more (orca show)`];
 }
+
+/** A plan file's changes against the version before it (its last revision), or null when it has none. */
+export function changesSinceRevision(file: {
+  goal: string;
+  steps: Array<StepSpec & { status: string }>;
+  assumptions: string[];
+  risks: string[];
+  verification: string[];
+  revisions: PlanProposal[];
+}): PlanDiff | null {
+  const previous = file.revisions.at(-1);
+  if (!previous) return null;
+  const current: PlanProposal = { goal: file.goal, steps: file.steps, assumptions: file.assumptions, risks: file.risks, verification: file.verification };
+  return diffProposals(previous, current, new Set(file.steps.filter((s) => s.status === 'completed').map((s) => s.id)));
+}

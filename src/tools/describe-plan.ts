@@ -1,4 +1,5 @@
 import type { Orca } from '../composition-root.js';
+import { changesSinceRevision, diffLines } from '../machines/plan-diff.js';
 import { planIdArg, PLAN_ID_EXPECTED } from './plan-id-arg.js';
 import { defineTool } from './define-tool.js';
 
@@ -13,7 +14,8 @@ export function describePlanTool(orca: Pick<Orca, 'host' | 'store'>) {
     async execute({ plan_id: planId }) {
       if (orca.host.isLive(planId)) orca.host.flush(planId);
       const { snapshot: _snapshot, schema_version: _s, machine_version: _m, ...plan } = orca.store.load(planId);
-      return JSON.stringify(plan, null, 2);
+      const changes = changesSinceRevision(plan);
+      return JSON.stringify({ ...plan, ...(changes ? { changes_since_previous_version: diffLines(changes) } : {}) }, null, 2);
     },
   });
 }

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { approvalPlan, budgetPlan, failedStepPlan, runCli, tempProject, type Project } from './fixtures.js';
+import { approvalPlan, budgetPlan, failedStepPlan, runCli, tempProject, twoStepPlan, type Project } from './fixtures.js';
 
 let project: Project;
 beforeEach(() => {
@@ -30,6 +30,28 @@ describe('orca show', () => {
     expect(stdout).toContain('Verification\n  - npm test passes\n');
     expect(stdout).toContain('  2026-01-01 00:00:00Z  approval: Approve via command — "looks good"\n');
     expect(stdout).toContain('  2026-01-01 00:00:00Z  deviation (step s2): Retry via command — "try fix 1"\n');
+  });
+
+  it('should show every change of a revised plan against the version before it', async () => {
+    const host = project.host();
+    const planId = approvalPlan(host);
+    host.send(planId, { type: 'approval.request_changes', text: 'add docs', channel: 'command', at: '2026-01-01T00:00:00.000Z' });
+    host.send(planId, {
+      type: 'xstate.done.actor.revisePlan',
+      output: {
+        ...twoStepPlan,
+        steps: [twoStepPlan.steps[0]!, { ...twoStepPlan.steps[1]!, description: 'test hello.ts and its docs' }, { id: 'docs', agent: 'document-writer', description: 'document hello' }],
+      },
+    } as never);
+    await host.dispose();
+    const { stdout } = await runCli(['show', planId, '--dir', project.dir]);
+    expect(stdout).toContain(
+      [
+        'Changes since version 1 (this is version 2)',
+        '  + docs (document-writer): document hello',
+        '  ~ s2 description: test hello.ts → test hello.ts and its docs',
+      ].join('\n'),
+    );
   });
 
   it('should show the history from the journal: events with their source, states entered', async () => {

@@ -12,7 +12,7 @@ import { agentOf, builtPluginUrl, structured, scenarioOf, userTurns, orcaResumeR
 const ok = (summary: string) => structured({ type: 'success', summary, artifacts: [], key_findings: [] });
 const failed = (error: string) => structured({ type: 'failure', error });
 
-const plan = (scenario: string, steps: Array<{ id: string; agent: string; depends_on?: string[] }>) =>
+const plan = (scenario: string, steps: Array<{ id: string; agent: string; depends_on?: string[]; description?: string }>) =>
   structured({
     type: 'plan',
     goal: `SCENARIO:${scenario} goal`,
@@ -41,8 +41,16 @@ function respond(req: RecordedRequest): ScriptedReply {
         return turn === 1
           ? plan(scenario, [{ id: 's1', agent: 'coder' }, { id: 's2', agent: 'tester', depends_on: ['s1'] }])
           : plan(scenario, [{ id: 's1', agent: 'coder' }, { id: 's3', agent: 'tester', depends_on: ['s1'] }]);
-      case 'approve':
       case 'changes':
+        // The revision after Request Changes: s2 reworded, s3 added.
+        return turn === 1
+          ? plan(scenario, [{ id: 's1', agent: 'coder' }, { id: 's2', agent: 'tester', depends_on: ['s1'] }])
+          : plan(scenario, [
+              { id: 's1', agent: 'coder' },
+              { id: 's2', agent: 'tester', depends_on: ['s1'], description: 'do s2 in smaller pieces' },
+              { id: 's3', agent: 'document-writer', depends_on: ['s2'] },
+            ]);
+      case 'approve':
       case 'crash':
         return plan(scenario, [{ id: 's1', agent: 'coder' }, { id: 's2', agent: 'tester', depends_on: ['s1'] }]);
       default:
@@ -98,7 +106,7 @@ describe('human-in-the-loop through the native question dialog', () => {
     expect(asker.parentID).toBe(session.id);
     // 1.18 drops custom:false, so a typed answer is possible: it is no option, and the human is asked again.
     await reply(server, q, [['ship it now'], ['No guidance']]);
-    const again = await nextQuestion(server, /"ship it now" is not one of the options/);
+    const again = await nextQuestion(server, /^Note: "ship it now" is not offered at the approval gate/);
     expect(labels(again)).toEqual(['Approve', 'Request Changes', 'Reject']);
     await reply(server, again, [['Approve'], ['looks good']]);
     await done;
@@ -113,11 +121,15 @@ describe('human-in-the-loop through the native question dialog', () => {
     const again = await nextQuestion(server, /SCENARIO:changes goal/);
     const revision = model.chatRequests().filter((r) => agentOf(r) === 'planner' && scenarioOf(r) === 'changes').at(-1)!;
     expect(revision.lastUser).toContain('smaller steps please');
+    // The second approval question shows what changed against the version the human saw.
+    expect(again.questions[0]!.question).toContain('Changes since the version you saw: + s3 (document-writer); ~ s2: description');
     await reply(server, again, [['Reject'], ['No guidance']]);
     await done;
     const result = toolResult('changes');
     expect(result.status).toBe('rejected');
     expect(planFile(result.plan_id).status).toBe('rejected');
+    // The plan file keeps the version the human asked to change.
+    expect(planFile(result.plan_id).revisions.map((r: { steps: Array<{ id: string }> }) => r.steps.map((st) => st.id))).toEqual([['s1', 's2']]);
     expect(count('coder', 'changes')).toBe(0);
   }, 60_000);
 

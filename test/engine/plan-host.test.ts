@@ -111,4 +111,13 @@ describe('PlanHost and what observes it', () => {
     expect(saves).toBe(after);
     expect(existsSync(store.dir)).toBe(false);
   });
+
+  it('should write the state of a cascade not yet persisted when the plan is released in the same tick', async () => {
+    const { host } = hostWith();
+    const planId = host.create({ message: 'Add a greeting' }).getSnapshot().context.plan_id;
+    await host.waitFor(planId, (s) => s.value === 'pending_approval');
+    host.send(planId, { type: 'approval.reject', channel: 'tool', at: '2026-01-01T00:00:00.000Z' });
+    await host.release(planId); // before the cascade's persist ran
+    expect(onDisk(planId)).toMatchObject({ status: 'rejected', decisions: [{ gate: 'approval', option: 'Reject' }] });
+  });
 });
