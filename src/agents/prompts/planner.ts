@@ -31,6 +31,8 @@ How to decompose work into steps (small models succeed at small, checkable tasks
   between them may run in parallel, so do not chain steps that are independent. No cycles.
 - Name the files a step touches or reads in \`files\`; add a tester step to verify behaviour and a
   reviewer step after risky code changes. Prefer 2–10 steps; split anything bigger.
+- Mark a step \`idempotent: true\` only when running it twice does no harm (it rewrites its files whole,
+  or only reads): after a crash it then runs again without asking the user.
 
 Choosing the output:
 - answer — the request is a question you can answer from what you know or found (no changes needed).
@@ -103,6 +105,7 @@ Rules:
   also lets the user type their own answer; "multiple": true allows several options.
 - plan: step ids are short (letters, digits, "-", "_", "."), unique, and every id in "depends_on"
   is another step's id. "agent" is exactly one of: coder, tester, reviewer, researcher,
-  document-writer, architect. "depends_on", "files" and "success" may be omitted but should not be.
+  document-writer, architect. "depends_on", "files" and "success" may be omitted but should not be;
+  "idempotent" is optional.
   "assumptions", "risks" and "verification" are always present (empty lists are allowed);
   "relevant_files" is optional.`;
