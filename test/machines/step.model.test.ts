@@ -116,7 +116,8 @@ describe('step machine (model-based)', () => {
     console.info(
       `step machine: ${covered.size}/${gated.all.size} transitions, ${gated.states + plain.states} states, ${gated.edges + plain.edges} edges`,
     );
-  });
+    // CPU-bound graph walk: seconds on a quiet machine, much longer beside other work; time is not what it tests.
+  }, 300_000);
 
   it('should refuse Retry after the 10th failed attempt and still offer Replan and Stop', () => {
     const tenFailures = Array.from({ length: 10 }, (_, i) => [
