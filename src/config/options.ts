@@ -26,6 +26,8 @@ export const DEFAULT_TOOL_ABORT_AT = 4;
 export const DEFAULT_STEP_IDLE_SECONDS = 600;
 export const DEFAULT_HOOK_SECONDS = 30;
 
+const limit = (max: number) => z.number().int().min(1).max(max).optional();
+
 export const orcaOptions = z.strictObject({
   agents: z.partialRecord(z.enum(AGENT_IDS), agentSettings).optional(),
   concurrency: z.number().int().min(1).max(16).optional(),
@@ -76,6 +78,27 @@ export const orcaOptions = z.strictObject({
       post_step: z.array(z.string().min(1)).optional(),
     })
     .optional(),
+  /** The agenda (seed 002): plans and actions in time and on events. Each rail's default is seed 002's. */
+  agenda: z
+    .strictObject({
+      /** How often the scheduler looks for due items, in seconds (default 5). */
+      poll_seconds: z.number().int().min(1).max(3600).optional(),
+      /** Pending items in the project (default 30). */
+      max_pending_project: limit(1000),
+      /** Pending items of one session (default 10). */
+      max_pending_per_session: limit(1000),
+      /** Two pending time items at least this far apart; a cron item may not fire more often (default 60). */
+      min_interval_seconds: z.number().int().min(0).max(86_400).optional(),
+      /** Pending event items listening to one kind (default 5). */
+      max_pending_per_event_kind: limit(1000),
+      /** Bus events one session may emit in any hour (default 30). */
+      max_emits_per_session_per_hour: limit(10_000),
+      /** Cascade hops: an item made or fired by an item is one hop deeper (default 8). */
+      max_cascade_depth: limit(100),
+      /** Plans the agenda may start in any 24 hours (default 20). */
+      max_plans_per_day: limit(1000),
+    })
+    .optional(),
   /** The Stately inspector on 127.0.0.1 (also ORCA_INSPECT=1, ORCA_INSPECT_PORT). Off by default. */
   inspect: inspectOption.optional(),
   /** The plan viewer in the browser on 127.0.0.1: `true` or `{ port }` (also ORCA_UI=1, ORCA_UI_PORT). Off by default. */
@@ -102,6 +125,7 @@ export type OrcaOptions = z.infer<typeof orcaOptions>;
 
 
 export type AutoPolicy = NonNullable<NonNullable<OrcaOptions['hitl']>['auto']>;
+export type AgendaOptions = NonNullable<OrcaOptions['agenda']>;
 
 export class OrcaConfigError extends Error {
   override name = 'OrcaConfigError';

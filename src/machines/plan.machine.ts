@@ -36,6 +36,14 @@ export interface PlanInput {
   concurrency?: number;
   maxAttempts?: number;
   policy?: Partial<PlanPolicy>;
+  /** The agenda item firing that started this plan (seed 002); absent for plans a person started. */
+  agendaItem?: AgendaItemRef;
+}
+
+/** Which agenda item (and which of its firings) started a plan: how a restarted agenda finds it. */
+export interface AgendaItemRef {
+  agenda_id: string;
+  firing: number;
 }
 
 export interface PlanContext {
@@ -64,6 +72,8 @@ export interface PlanContext {
   /** Why the last planner turn failed (protocol error, transport error); cleared on success. */
   planner_error: string | null;
   outcome: 'completed' | 'stopped' | 'rejected' | null;
+  /** Optional, so snapshots written before it existed restore unchanged. */
+  agenda_item?: AgendaItemRef;
 }
 
 export type PlanEvent =
@@ -402,6 +412,7 @@ export const planMachine = setup({
     decisions: [],
     planner_error: null,
     outcome: null,
+    ...(input.agendaItem ? { agenda_item: input.agendaItem } : {}),
   }),
   initial: 'drafting',
   states: {

@@ -36,6 +36,7 @@ export function toPlanFile(
     decisions: c.decisions,
     waiting_for: waitingFor,
     revisions: c.revisions ?? [],
+    ...(c.agenda_item ? { agenda_item: c.agenda_item } : {}),
     snapshot: persisted as PlanFile['snapshot'],
   };
 }

@@ -90,6 +90,8 @@ export const planFile = z.object({
   waiting_for: z.enum(['approval', 'question', 'deviation', 'budget', 'resume']).nullable(),
   /** Earlier versions of the plan, oldest first: the last is the version the human saw before this one. */
   revisions: z.array(proposal).default([]),
+  /** The agenda item firing that started the plan (seed 002); absent when a person started it. */
+  agenda_item: z.object({ agenda_id: z.string(), firing: z.number().int().min(1) }).optional(),
   snapshot: persistedSnapshot,
 });
 
