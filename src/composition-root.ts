@@ -6,11 +6,19 @@ import { planPolicy } from './config/policy.js';
 import type { SessionMonitor } from './opencode/session-monitor.js';
 import { PlanHost, type PlanHostOptions } from './engine/plan-host.js';
 import { PlanStore } from './persistence/plan-store.js';
+import type { PlanFile } from './persistence/plan-file.js';
 import { appendJournal } from './persistence/journal.js';
 import { watchForToasts, type Toast } from './opencode/toasts.js';
 import { interruptedPlans, listSummaries } from './persistence/plan-index.js';
 import { sessionsFromClient, type SessionsPort } from './opencode/sessions.js';
 import { createQuestionAsker, type QuestionAsker } from './hitl/native-question/index.js';
+import { AgendaRuntime } from './agenda/runtime.js';
+import { agendaActions, type CommandRunner } from './engine/agenda-actions.js';
+import { publishLifecycle } from './engine/agenda-lifecycle.js';
+import { PlanFollower } from './engine/follow.js';
+import { autoChoice } from './hitl/auto-policy.js';
+import { autoAnswer } from './hitl/resolve.js';
+import { commandRunnerFromClient } from './opencode/slash-command.js';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
@@ -22,8 +30,13 @@ export interface Orca {
   store: PlanStore;
   sessions: SessionsPort;
   asker: QuestionAsker;
+  /** The project's agenda (seed 002): held by this process, or reached through its inbox. */
+  agenda: AgendaRuntime;
+  /** Follows the plans the agenda started (the auto policy answers their gates, or a human does elsewhere). */
+  follower: PlanFollower;
   log(level: LogLevel, message: string, extra?: Record<string, unknown>): void;
-  /** Stops polling and toasts, releases every plan; resolves when nothing is still being written. */
+  showToast(toast: Toast): void;
+  /** Stops the agenda, polling and toasts, releases every plan; resolves when nothing is still being written. */
   dispose(): Promise<void>;
 }
 
@@ -36,6 +49,8 @@ export interface OrcaParts {
   monitor: SessionMonitor;
   log: Orca['log'];
   showToast(toast: Toast): void;
+  /** Runs an agenda `command` action (default: refused, for hosts without OpenCode). */
+  runCommand?: CommandRunner;
   inspect?: PlanHostOptions['inspect'];
 }
 
@@ -57,6 +72,7 @@ export function createOrca(
     asker: createQuestionAsker({ client, directory, log: (level, message) => log(level, message) }),
     monitor: hooks.monitor,
     log,
+    runCommand: commandRunnerFromClient(client, directory),
     showToast: (toast) => {
       void client.tui.showToast({ body: toast, query: { directory } }).catch((error: unknown) => {
         log('warn', `toast "${toast.title}" could not be shown: ${(error as Error)?.message ?? String(error)}`);
@@ -109,6 +125,7 @@ export function assembleOrca(parts: OrcaParts): Orca {
   // Decisions from the CLI or another terminal reach plans running here within a second.
   const stopPolling = host.pollInboxes();
   const stopToasts = watchForToasts(host, showToast);
+  const { agenda, follower, stopAgenda } = assembleAgenda(parts, host, store);
   return {
     directory,
     options,
@@ -116,11 +133,63 @@ export function assembleOrca(parts: OrcaParts): Orca {
     store,
     sessions,
     asker: parts.asker,
+    agenda,
+    follower,
     log,
+    showToast,
     async dispose() {
+      await stopAgenda();
       stopPolling();
       stopToasts();
       await host.dispose();
+    },
+  };
+}
+
+/**
+ * The agenda over the plan host: its actions start, resume and follow plans; Orca's lifecycle is
+ * published on its bus; it runs in this process when it holds the agenda's lease.
+ */
+function assembleAgenda({ directory, options, sessions, log, showToast, runCommand }: OrcaParts, host: PlanHost, store: PlanStore) {
+  const stopping = new AbortController();
+  const follower = new PlanFollower(host, (gate) => autoAnswer({ options, log }, gate), log);
+  const { poll_seconds: pollSeconds, ...limits } = options.agenda ?? {};
+  const agenda: AgendaRuntime = new AgendaRuntime({
+    directory,
+    limits,
+    ...(pollSeconds ? { pollSeconds } : {}),
+    ports: {
+      ...agendaActions({
+        host,
+        store,
+        follower,
+        runCommand: runCommand ?? (async ({ command }) => Promise.reject(new Error(`/${command}: no OpenCode client to run commands with`))),
+        sessionExists: async (id) => (await sessions.get(id)) !== null,
+        autoAnswers: (gate) => autoChoice(gate, options.hitl?.auto) !== null,
+        signal: stopping.signal,
+      }),
+      log: (level, message) => log(level, message),
+      toast: showToast,
+    },
+  });
+  const depthOf = (file: PlanFile) => {
+    if (!file.agenda_item) return 0;
+    try {
+      return agenda.get(file.agenda_item.agenda_id).depth + 1;
+    } catch {
+      return 1; // the item is gone from the log: still one hop below whatever started it
+    }
+  };
+  const stopLifecycle = publishLifecycle(host, (event, depth) => agenda.publish(event.kind, event.subject, event.message, depth), depthOf, log);
+  agenda.start();
+  return {
+    agenda,
+    follower,
+    async stopAgenda() {
+      stopping.abort(new Error('Orca is stopping'));
+      stopLifecycle();
+      await agenda.stop();
+      await follower.stop();
     },
   };
 }

@@ -1,7 +1,7 @@
 import type { AgendaItemStatus } from '../machines/agenda-item.machine.js';
 import { parseWith, prepareCreated, type NewItem } from './create.js';
 import { AgendaInputError, AgendaStateError, quote } from './errors.js';
-import type { BusEmittedLine, CancelledLine } from './events.js';
+import type { BusEmittedLine, CancelledLine, StoreEvent } from './events.js';
 import { newAgendaId, newEventId, parseAgendaId } from './ids.js';
 import { DEFAULT_AGENDA_LIMITS, type AgendaLimits } from './limits.js';
 import { matches, parsePattern, patternsOf } from './matching.js';
@@ -126,9 +126,10 @@ export class Agenda {
   /**
    * Orca's own lifecycle (plan.completed, step.failed, gate.waiting…, subject the plan_id). Recorded
    * only when a pending item listens for it (items see only events after their creation, so an
-   * event no one waits for can fire nothing); returns null then.
+   * event no one waits for can fire nothing); returns null then. `depth`: the cascade depth of the
+   * item firing that started the plan, plus one (a plan an item started is part of its cascade).
    */
-  publish(kind: string, subject: string, message: string): BusEventView | null {
+  publish(kind: string, subject: string, message: string, { depth = 0 }: { depth?: number } = {}): BusEventView | null {
     if (!KIND.test(kind) || !/^\S{1,200}$/.test(subject)) {
       throw new AgendaInputError(
         `Invalid lifecycle event ${quote(`${kind}:${subject}`)}: expected a kind like "plan.completed" and a subject without spaces.`,
@@ -138,7 +139,7 @@ export class Agenda {
     const listens = (r: ItemRecord) =>
       r.snapshot.value === 'pending' && r.created.trigger.type === 'event' && patternsOf(r.created.trigger).some((p) => matches(p, event));
     const heard = this.store.items().some(listens);
-    return heard ? this.appendBus(this.ports.clock(), { kind, subject, message, source: 'orca' }) : null;
+    return heard ? this.appendBus(this.ports.clock(), { kind, subject, message, source: 'orca', depth }) : null;
   }
 
   /** Items in creation order; by default the pending and running ones. */
@@ -181,7 +182,24 @@ export class Agenda {
     await this.scheduler.idle();
   }
 
-  private tickInBackground(): void {
+  /**
+   * Every line of each item, in order (creation first), then every line appended from now on: what
+   * the inspector's item actors are fed. A listener that throws is logged and kept.
+   */
+  observe(listener: (line: StoreEvent) => void): () => void {
+    const safe = (line: StoreEvent) => {
+      try {
+        listener(line);
+      } catch (error) {
+        this.ports.log('warn', `agenda: an observer failed on ${line.type}: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    };
+    for (const record of this.store.items()) [record.created, ...record.lines].forEach(safe);
+    return this.store.subscribe((lines) => lines.forEach(safe));
+  }
+
+  /** A tick now, not awaited: its notices become toasts, a failure is logged and toasted. */
+  tickInBackground(): void {
     this.scheduler.tick().then(
       (report) => {
         for (const notice of report.notices) this.ports.toast({ variant: 'warning', title: 'Agenda', message: notice });
@@ -209,7 +227,10 @@ export class Agenda {
     return { type: 'agenda.cancelled', at: new Date(this.ports.clock()).toISOString(), agendaId: context.agendaId, reason };
   }
 
-  private appendBus(nowMs: number, e: Pick<BusEmittedLine, 'kind' | 'message' | 'source'> & { subject?: string; sessionId?: string }): BusEventView {
+  private appendBus(
+    nowMs: number,
+    e: Pick<BusEmittedLine, 'kind' | 'message' | 'source'> & { subject?: string; sessionId?: string; depth?: number },
+  ): BusEventView {
     const line: BusEmittedLine = {
       type: 'bus.emitted',
       at: new Date(nowMs).toISOString(),
@@ -219,7 +240,7 @@ export class Agenda {
       message: e.message,
       ...(e.sessionId !== undefined ? { sessionId: e.sessionId } : {}),
       source: e.source,
-      depth: 0,
+      depth: e.depth ?? 0,
     };
     this.store.append(line);
     return busView({ ...line, seq: -1 });

@@ -52,6 +52,7 @@ export class AgendaStore implements AgendaReader {
   private seq = 0;
   /** The file ends in a torn line (a crash mid-append): the next append starts on a new line. */
   private tornTail = false;
+  private readonly listeners = new Set<(lines: readonly StoreEvent[]) => void>();
 
   private constructor(readonly path: string) {}
 
@@ -92,6 +93,13 @@ export class AgendaStore implements AgendaReader {
     }
     this.tornTail = false;
     this.commit(staged);
+    for (const listener of this.listeners) listener(parsed);
+  }
+
+  /** Hear of every append once it is on disk and in memory (the inspector's item actors); returns the unsubscribe. */
+  subscribe(listener: (lines: readonly StoreEvent[]) => void): () => void {
+    this.listeners.add(listener);
+    return () => void this.listeners.delete(listener);
   }
 
   item(agendaId: string) {

@@ -7,6 +7,7 @@ import { decisionEvent, type Gate } from '../machines/gates.js';
 import { refusalOf } from './decide.js';
 import type { HitlQuestion } from '../machines/types.js';
 import { askPermission } from './permission-channel.js';
+import type { PlanEvent } from '../machines/plan.machine.js';
 
 const MAX_REASKS = 2;
 
@@ -30,6 +31,22 @@ function titleOf(gate: Gate): string {
 }
 
 /**
+ * Channel 4 alone: the configured auto policy's answer to a gate (logged), or null when a human
+ * must answer it (logged too when the breaker paused the policy). Shared by orca_ask_planner's
+ * resolver and the follower of plans the agenda started, which have no caller to ask.
+ */
+export function autoAnswer(orca: Pick<Orca, 'options' | 'log'>, gate: Gate): { event: PlanEvent } | null {
+  const auto = autoChoice(gate, orca.options.hitl?.auto);
+  if (auto) {
+    orca.log('info', `plan ${gate.planId}: ${gate.kind} gate answered "${auto.option}" by ${auto.text}`);
+    return { event: decisionEvent(gate, auto, { channel: 'auto', at: new Date().toISOString() }) };
+  }
+  const paused = autoPause(gate, orca.options.hitl?.auto);
+  if (paused) orca.log('warn', `plan ${gate.planId}: auto policy paused by the circuit breaker: ${paused}; asking a human`);
+  return null;
+}
+
+/**
  * Turn an open gate into an event through the first channel that can answer it:
  * 4. the explicit auto policy (only when configured);
  * 1. the native question dialog, raised from a direct child of the user's root session;
@@ -43,13 +60,8 @@ export async function resolveGate(
   signal: AbortSignal,
 ): Promise<GateAnswer> {
   const now = () => new Date().toISOString();
-  const auto = autoChoice(gate, orca.options.hitl?.auto);
-  if (auto) {
-    orca.log('info', `plan ${gate.planId}: ${gate.kind} gate answered "${auto.option}" by ${auto.text}`);
-    return { event: decisionEvent(gate, auto, { channel: 'auto', at: now() }) };
-  }
-  const paused = autoPause(gate, orca.options.hitl?.auto);
-  if (paused) orca.log('warn', `plan ${gate.planId}: auto policy paused by the circuit breaker: ${paused}; asking a human`);
+  const auto = autoAnswer(orca, gate);
+  if (auto) return auto;
 
   let questions = gateQuestions(gate);
   let asked = await orca.asker.ask({ callerSessionId: ctx.sessionID, questions, title: titleOf(gate), signal });
