@@ -25,12 +25,14 @@ export {
 } from './permission-format.js';
 export { agentMarker, findAgentMarker } from './prompts/marker.js';
 export {
+  AGENDA_TOOLS,
   AGENT_IDS,
   EDIT_TOOLS,
   FORBIDDEN_TOOLS,
   INSTALLED_AGENT_IDS,
   KNOWN_TOOLS,
   ORCA_TOOLS,
+  OWN_TOOLS,
   READ_ONLY_AGENT_IDS,
   READ_ONLY_TOOLS,
   ROLE_TOOLS,

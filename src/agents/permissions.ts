@@ -7,7 +7,7 @@ import {
   type PermissionRule,
   type PermissionValue,
 } from './permission-format.js';
-import { EDIT_TOOLS, FORBIDDEN_TOOLS, KNOWN_TOOLS, ORCA_TOOLS, READ_ONLY_TOOLS, ROLE_TOOLS, type AgentId } from './roles.js';
+import { AGENDA_TOOLS, EDIT_TOOLS, FORBIDDEN_TOOLS, KNOWN_TOOLS, ORCA_TOOLS, OWN_TOOLS, READ_ONLY_TOOLS, ROLE_TOOLS, type AgentId } from './roles.js';
 
 /**
  * Permission names Orca's HITL gates may pass to `ToolContext.ask` from orca's session (e.g.
@@ -54,8 +54,6 @@ export function inheritPermission(
   }
   return typeof value === 'string' ? value : { ...value };
 }
-
-const OWN_TOOLS: readonly string[] = Object.values(ORCA_TOOLS);
 
 /**
  * The granted keys at the user's global level. Orca's own tools ignore a bare global `"*"`:
@@ -131,6 +129,7 @@ const READ_ONLY_DENIED = [
   'skill',
   ORCA_TOOLS.askPlanner,
   ORCA_TOOLS.askSpecialist,
+  ...Object.values(AGENDA_TOOLS),
 ];
 
 /**

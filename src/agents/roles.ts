@@ -10,6 +10,24 @@ export const ORCA_TOOLS = {
 
 export type OrcaTool = (typeof ORCA_TOOLS)[keyof typeof ORCA_TOOLS];
 
+/** The agenda's tools (seed 002 names): the planner has all six, specialists emit and list. No tool resumes a paused agenda. */
+export const AGENDA_TOOLS = {
+  create: 'agenda_create',
+  list: 'agenda_list',
+  cancel: 'agenda_cancel',
+  emit: 'agenda_emit',
+  events: 'agenda_events',
+  pause: 'agenda_pause',
+} as const;
+
+const ALL_AGENDA_TOOLS = Object.values(AGENDA_TOOLS);
+const SPECIALIST_AGENDA = [AGENDA_TOOLS.emit, AGENDA_TOOLS.list] as const;
+/** What a specialist may never get, whatever the user configures: scheduling and pausing are the planner's. */
+const SPECIALIST_AGENDA_FORBIDDEN = ALL_AGENDA_TOOLS.filter((t) => !(SPECIALIST_AGENDA as readonly string[]).includes(t));
+
+/** Every tool this plugin registers. */
+export const OWN_TOOLS: readonly string[] = [...Object.values(ORCA_TOOLS), ...ALL_AGENDA_TOOLS];
+
 export { SPECIALIST_AGENTS, type SpecialistAgent };
 
 /** Every agent the plugin installs for a role, in the order of DESIGN.md's role table. */
@@ -45,7 +63,7 @@ export const EDIT_TOOLS = ['edit', 'write', 'apply_patch', 'patch', 'multiedit']
 
 const READ_TOOLS = ['read', 'glob', 'grep', 'list'] as const;
 const PLAN_LOOKUP = [ORCA_TOOLS.listPlans, ORCA_TOOLS.describePlan] as const;
-const SPECIALIST_BASE = [...READ_TOOLS, 'webfetch', ORCA_TOOLS.askSpecialist, ...PLAN_LOOKUP] as const;
+const SPECIALIST_BASE = [...READ_TOOLS, 'webfetch', ORCA_TOOLS.askSpecialist, ...PLAN_LOOKUP, ...SPECIALIST_AGENDA] as const;
 const WORKER = [...SPECIALIST_BASE, 'edit', 'write', 'apply_patch', 'todowrite'] as const;
 
 /**
@@ -54,7 +72,7 @@ const WORKER = [...SPECIALIST_BASE, 'edit', 'write', 'apply_patch', 'todowrite']
  */
 export const ROLE_TOOLS: Readonly<Record<AgentId, readonly string[]>> = {
   orca: [ORCA_TOOLS.askPlanner, ...PLAN_LOOKUP],
-  planner: [ORCA_TOOLS.askSpecialist, ...PLAN_LOOKUP, ...READ_TOOLS],
+  planner: [ORCA_TOOLS.askSpecialist, ...PLAN_LOOKUP, ...READ_TOOLS, ...ALL_AGENDA_TOOLS],
   coder: [...WORKER, 'bash'],
   tester: [...WORKER, 'bash'],
   'document-writer': WORKER,
@@ -69,12 +87,12 @@ export const ROLE_TOOLS: Readonly<Record<AgentId, readonly string[]>> = {
  */
 export const FORBIDDEN_TOOLS: Readonly<Record<Exclude<AgentId, 'orca'>, readonly string[]>> = {
   planner: [...EDIT_TOOLS, 'bash', 'task', 'question', ORCA_TOOLS.askPlanner],
-  coder: ['task', 'question', ORCA_TOOLS.askPlanner],
-  tester: ['task', 'question', ORCA_TOOLS.askPlanner],
-  'document-writer': ['task', 'question', ORCA_TOOLS.askPlanner],
-  reviewer: [...EDIT_TOOLS, 'task', 'question', ORCA_TOOLS.askPlanner],
-  researcher: [...EDIT_TOOLS, 'task', 'question', ORCA_TOOLS.askPlanner],
-  architect: [...EDIT_TOOLS, 'task', 'question', ORCA_TOOLS.askPlanner],
+  coder: ['task', 'question', ORCA_TOOLS.askPlanner, ...SPECIALIST_AGENDA_FORBIDDEN],
+  tester: ['task', 'question', ORCA_TOOLS.askPlanner, ...SPECIALIST_AGENDA_FORBIDDEN],
+  'document-writer': ['task', 'question', ORCA_TOOLS.askPlanner, ...SPECIALIST_AGENDA_FORBIDDEN],
+  reviewer: [...EDIT_TOOLS, 'task', 'question', ORCA_TOOLS.askPlanner, ...SPECIALIST_AGENDA_FORBIDDEN],
+  researcher: [...EDIT_TOOLS, 'task', 'question', ORCA_TOOLS.askPlanner, ...SPECIALIST_AGENDA_FORBIDDEN],
+  architect: [...EDIT_TOOLS, 'task', 'question', ORCA_TOOLS.askPlanner, ...SPECIALIST_AGENDA_FORBIDDEN],
 };
 
 /**
@@ -85,7 +103,7 @@ export const KNOWN_TOOLS: readonly string[] = [
   'bash', 'read', 'glob', 'grep', 'list', 'edit', 'write', 'apply_patch', 'patch', 'multiedit',
   'task', 'webfetch', 'websearch', 'codesearch', 'todowrite', 'todoread', 'skill', 'question', 'lsp',
   'plan_enter', 'plan_exit', 'invalid', 'execute',
-  ...Object.values(ORCA_TOOLS),
+  ...OWN_TOOLS,
 ];
 
 /** What a session created by orca_ask_specialist may call (seed 004 "Read-Only Permissions"). */

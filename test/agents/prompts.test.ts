@@ -69,6 +69,19 @@ describe('agent prompts', () => {
     expect(SpecialistOutputSchema.safeParse(example).success).toBe(true);
   });
 
+  it('teaches the planner when to schedule with the agenda and to tell the user what it scheduled', () => {
+    const { prompt } = installed.planner;
+    for (const word of ['agenda_create', 'agenda_list', 'agenda_cancel', 'agenda_emit', 'agenda_events', 'agenda_pause', 'recurring or follow-up', 'agendaId', 'BLOCKED [rule]', 'only the user can resume']) {
+      expect(prompt).toContain(word);
+    }
+  });
+
+  it.each(SPECIALIST_AGENTS)('tells %s it may emit and list, not schedule', (agent) => {
+    expect(installed[agent].prompt).toContain('agenda_emit');
+    expect(installed[agent].prompt).toContain('agenda_list');
+    expect(installed[agent].prompt).not.toContain('agenda_create');
+  });
+
   it('tells the reviewer how a failed review reads', () => {
     expect(installed.reviewer.prompt).toContain('changes_required');
     expect(installed.reviewer.prompt).toContain('[ERROR-001]');

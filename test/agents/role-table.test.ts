@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import {
+  AGENDA_TOOLS,
   AGENT_IDS,
+  OWN_TOOLS,
   READ_ONLY_AGENT_IDS,
   READ_ONLY_TOOLS,
   ROLE_TOOLS,
@@ -47,6 +49,18 @@ describe('the role table (DESIGN.md "Roles and tools")', () => {
     expect([...ROLE_TOOLS.orca].sort()).toEqual(['orca_ask_planner', 'orca_describe_plan', 'orca_list_plans']);
   });
 
+  it("gives the planner the agenda's six tools and specialists only agenda_emit and agenda_list (seed 002)", () => {
+    expect(ROLE_TOOLS.planner).toEqual(expect.arrayContaining(Object.values(AGENDA_TOOLS)));
+    for (const agent of SPECIALIST_AGENTS) {
+      expect(ROLE_TOOLS[agent].filter((t) => t.startsWith('agenda_')).sort()).toEqual(['agenda_emit', 'agenda_list']);
+    }
+    expect(ROLE_TOOLS.orca.filter((t) => t.startsWith('agenda_'))).toEqual([]);
+  });
+
+  it('registers no tool that resumes a paused agenda: a human does', () => {
+    expect(OWN_TOOLS.filter((t) => /resume/.test(t))).toEqual([]);
+  });
+
   it('gives the planner research tools only', () => {
     expect(ROLE_TOOLS.planner).toEqual(expect.arrayContaining(['orca_ask_specialist', 'orca_list_plans', 'orca_describe_plan', 'read', 'glob', 'grep']));
     for (const tool of ['edit', 'write', 'apply_patch', 'bash', 'task', 'orca_ask_planner']) expect(ROLE_TOOLS.planner).not.toContain(tool);
@@ -85,6 +99,19 @@ describe.each(Object.entries(USER_CONFIGS))('what OpenCode offers each agent, wi
   it.each(SPECIALIST_AGENTS)('never offers %s orca_ask_planner, task or question', (agent) => {
     for (const tool of ['orca_ask_planner', 'task', 'question']) expect(out[agent]).not.toContain(tool);
     expect(out[agent]).toEqual(expect.arrayContaining(['orca_ask_specialist', 'orca_describe_plan', 'orca_list_plans']));
+  });
+
+  it.each(SPECIALIST_AGENTS)('offers %s agenda_emit and agenda_list, never the planner\'s agenda tools', (agent) => {
+    expect(out[agent]).toEqual(expect.arrayContaining(['agenda_emit', 'agenda_list']));
+    for (const tool of ['agenda_create', 'agenda_cancel', 'agenda_events', 'agenda_pause']) expect(out[agent]).not.toContain(tool);
+  });
+
+  it('offers the planner every agenda tool', () => {
+    expect(out.planner).toEqual(expect.arrayContaining(Object.values(AGENDA_TOOLS)));
+  });
+
+  it.each(READ_ONLY_AGENT_IDS)('offers %s no agenda tool', (agent) => {
+    expect(out[agent].filter((t) => t.startsWith('agenda_'))).toEqual([]);
   });
 
   it.each(['reviewer', 'researcher', 'architect'] as const)('never offers %s an edit tool', (agent) => {

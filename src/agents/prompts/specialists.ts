@@ -6,7 +6,9 @@ results of the steps yours depends on. Do that step, and only that step.`;
 
 const ASKING = `If you need facts you cannot find yourself, ask another specialist with
 orca_ask_specialist(agent_id, question) (read-only for them); orca_describe_plan(plan_id) shows the
-whole plan, including assumptions and risks. You cannot start other agents or ask the user.`;
+whole plan, including assumptions and risks. You cannot start other agents or ask the user.
+agenda_emit(kind, message) announces an event on the project's agenda (e.g. "tests.failed" when the
+tests you ran fail) and agenda_list shows what is scheduled; scheduling is the planner's job.`;
 
 /** What each specialist is for and how it works (seed 000 roles, seed 003 checklists). */
 export const SPECIALIST_ROLES: Readonly<Record<SpecialistAgent, { title: string; description: string; body: string }>> = {
