@@ -7,7 +7,17 @@ import { createSessionMonitor, toolFailureLimits } from './opencode/session-moni
 import { startConfiguredInspector, type OrcaInspector } from './inspect/inspector.js';
 import { NOTE_PREFIX, registerQuestionChannel } from './hitl/native-question/index.js';
 import { isGateCommand, registerGateCommands, runGateCommand } from './hitl/commands.js';
-import { waitingSummaries } from './persistence/plan-index.js';
+import { listSummaries, waitingSummaries } from './persistence/plan-index.js';
+import { isAgendaCommand, registerAgendaCommands, runAgendaCommand } from './hitl/agenda-commands.js';
+import { inspectAgendaItems } from './inspect/agenda-actors.js';
+import { compactionContext } from './opencode/compaction.js';
+import { createIdleReminder } from './opencode/idle-reminder.js';
+import { agendaCancelTool } from './tools/agenda-cancel.js';
+import { agendaCreateTool } from './tools/agenda-create.js';
+import { agendaEmitTool } from './tools/agenda-emit.js';
+import { agendaEventsTool } from './tools/agenda-events.js';
+import { agendaListTool } from './tools/agenda-list.js';
+import { agendaPauseTool } from './tools/agenda-pause.js';
 import { askPlannerTool } from './tools/ask-planner.js';
 import { askSpecialistTool } from './tools/ask-specialist.js';
 import { describePlanTool } from './tools/describe-plan.js';
@@ -38,18 +48,31 @@ export const OrcaPlugin: Plugin = async (input, rawOptions) => {
         .showToast({ body: { title: 'Orca', message, variant: 'info' }, query: { directory: input.directory } })
         .catch((error: Error) => orca.log('warn', `toast "${message}" not shown: ${error.message}`)),
   });
+  // The agenda's items as actors in the inspector, only while it is on (and once this process runs the agenda).
+  if (inspector) orca.agenda.onOpen((agenda) => inspectAgendaItems(agenda, (event) => inspector?.inspect(event)));
+  const remind = createIdleReminder({
+    plans: () => listSummaries(orca.host.index),
+    items: () => orca.agenda.list(),
+    show: orca.showToast,
+    isRoot: async (sessionID) => (await orca.sessions.get(sessionID))?.parentID === undefined,
+  });
+  const observeIdle = guarded('the idle reminder', (event: Parameters<typeof remind>[0]) => void remind(event).catch((error: unknown) => orca.log('warn', `the idle reminder failed: ${(error as Error).message}`)), (level, message) => orca.log(level, message));
   return {
     config: async (config) => {
       applyAgents(config, options.agents ?? {});
       const channel = registerQuestionChannel(config);
-      if (channel.registered) registerGateCommands(config);
-      else orca.log('warn', `question dialog and slash commands unavailable: ${channel.reason}`);
+      if (channel.registered) {
+        registerGateCommands(config);
+        registerAgendaCommands(config);
+      } else orca.log('warn', `question dialog and slash commands unavailable: ${channel.reason}`);
     },
     'command.execute.before': async (input, output) => {
-      if (!isGateCommand(input.command)) return;
+      if (!isGateCommand(input.command) && !isAgendaCommand(input.command)) return;
       let note: string;
       try {
-        note = runGateCommand(orca, input.command, input.arguments, input.sessionID);
+        note = isGateCommand(input.command)
+          ? runGateCommand(orca, input.command, input.arguments, input.sessionID)
+          : await runAgendaCommand(orca, input.command as Parameters<typeof runAgendaCommand>[1], input.arguments);
       } catch (error) {
         note = `Orca: /${input.command} did nothing. ${(error as Error).message}`;
       }
@@ -58,7 +81,10 @@ export const OrcaPlugin: Plugin = async (input, rawOptions) => {
       output.parts.splice(0, output.parts.length, { ...(first ?? {}), type: 'text', text: `${NOTE_PREFIX} ${note}` } as (typeof output.parts)[number]);
     },
     // Every event of the server passes here: one the monitor cannot read is logged once, never thrown back at OpenCode.
-    event: async ({ event }) => observeEvent(event),
+    event: async ({ event }) => {
+      observeEvent(event);
+      observeIdle(event);
+    },
     // Runs before every model request with the session's transcript: where the tool-loop breaker acts.
     'experimental.chat.messages.transform': async (_input, output) => monitor.beforeModelRequest(output.messages),
     tool: {
@@ -66,6 +92,21 @@ export const OrcaPlugin: Plugin = async (input, rawOptions) => {
       orca_list_plans: listPlansTool(orca),
       orca_describe_plan: describePlanTool(orca),
       orca_ask_specialist: askSpecialistTool(orca),
+      agenda_create: agendaCreateTool(orca),
+      agenda_list: agendaListTool(orca),
+      agenda_cancel: agendaCancelTool(orca),
+      agenda_emit: agendaEmitTool(orca),
+      agenda_events: agendaEventsTool(orca),
+      agenda_pause: agendaPauseTool(orca),
+    },
+    // The compacted session keeps its unfinished plans and pending items, read from disk, not from the transcript.
+    'experimental.session.compacting': async (input, output) => {
+      try {
+        const context = compactionContext(input.sessionID, listSummaries(orca.host.index), orca.agenda.list());
+        if (context) output.context.push(context);
+      } catch (error) {
+        orca.log('warn', `compaction context not added: ${(error as Error).message}`);
+      }
     },
     // A plan waiting on a human must not be pushed on by an automatic "continue" after compaction.
     'experimental.compaction.autocontinue': async (input, output) => {

@@ -6,7 +6,11 @@ import { configFilesOf, pluginEntries, readConfigFile, type PluginEntry } from '
 import { findOpencode, opencodeVersion, pluginLocation } from './opencode-install.js';
 import { PACKAGE_NAME, packageInfo, packageRoot } from './package-info.js';
 import { listQuarantine, loadAllPlans, storeOf } from './project.js';
-import { WAITING_WORDS } from './format.js';
+import { shortTime, WAITING_WORDS } from './format.js';
+import { readAgenda } from '../agenda/runtime.js';
+import { nextDue } from '../agenda/describe.js';
+import { agendaLeaseHeld } from '../agenda/lease.js';
+import { runner } from './agenda.js';
 
 type Level = 'ok' | 'warn' | 'fail';
 type Say = (level: Level, text: string, ...details: string[]) => void;
@@ -66,6 +70,9 @@ export function doctorCommand({ io, project }: CommandContext): number {
     say('warn', `${plan.plan_id} waits for ${WAITING_WORDS[plan.waiting_for]}: ${how}`, plan.goal);
   }
 
+  lines.push('', 'Agenda');
+  checkAgenda(project, say);
+
   lines.push('', problems === 0 ? 'No problems found.' : `${problems} problem(s) found.`);
   println(io.stdout, ...lines);
   return problems === 0 ? 0 : 1;
@@ -96,6 +103,18 @@ function checkStarter(path: string, say: Say, show: (path: string) => string) {
   } catch (error) {
     say('fail', `${show(path)}: ${firstLine(error)}`, note);
   }
+}
+
+/** .opencode/agenda: pending items, the next due time, who runs it, a pause, lines that were skipped. */
+function checkAgenda(project: string, say: Say) {
+  const agenda = readAgenda(project);
+  const pending = agenda.list();
+  const next = nextDue(pending);
+  say('ok', pending.length === 0 ? 'no pending agenda items' : `${pending.length} pending agenda item(s)${next ? `, next due ${shortTime(next)}` : ''}`);
+  const running = agendaLeaseHeld(project);
+  say(running || pending.length === 0 ? 'ok' : 'warn', runner(project), ...(running ? [] : ['keep `opencode serve` running for the project (README: Agenda) so items fire on time']));
+  if (agenda.paused) say('warn', 'the agenda is paused: nothing fires until orca agenda resume or /agenda-resume', ...(agenda.configProblem ? [agenda.configProblem] : []));
+  for (const p of agenda.problems) say('warn', `.opencode/agenda/events.jsonl line ${p.line} was skipped: ${p.reason}`, p.text);
 }
 
 const DECISIONS = { approval: 'approve|reject|changes', deviation: 'retry|replan|stop', budget: 'continue|stop', resume: 'rerun|done|stop' } as const;

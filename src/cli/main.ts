@@ -3,7 +3,9 @@ import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { Command, CommandContext } from './command.js';
+import { agendaCommand } from './agenda.js';
 import { decideCommand } from './decide.js';
+import { emitCommand } from './emit.js';
 import { doctorCommand } from './doctor.js';
 import { RefusedError, UsageError } from './errors.js';
 import { initCommand } from './init.js';
@@ -28,6 +30,8 @@ export const COMMANDS: Record<string, { run: Command; args: [min: number, max: n
   doctor: { run: doctorCommand, args: [0, 0], options: [] },
   inspect: { run: inspectCommand, args: [1, 1], options: ['port', 'once'] },
   ui: { run: uiCommand, args: [0, 0], options: ['port'] },
+  agenda: { run: agendaCommand, args: [0, 2], options: ['message'] },
+  emit: { run: emitCommand, args: [1, 1], options: ['message'] },
 };
 
 const OPTIONS = {

@@ -18,6 +18,14 @@ Commands:
                                   otherwise it applies when the plan is resumed.
   init                            add the plugin to opencode.json(c), write .opencode/orca.jsonc
   doctor                          check OpenCode, the plugin, its config and the plans
+  agenda [list|events|cancel <agendaId>|clear|pause|resume] [--message <reason>]
+                                  the agenda: pending items and the next due time, the
+                                  latest bus events, cancel one item or every pending one,
+                                  pause or resume it (a running server applies the change
+                                  within a second; with none running it is written here)
+  emit <kind> [--message <text>]  an event on the agenda bus (tests.failed, deploy.done:prod):
+                                  a running server fires the items waiting for it; with
+                                  none running it is recorded and they fire at its start
   inspect <plan_id> [--port N] [--once]
                                   replay the plan from its journal into the Stately
                                   inspector on 127.0.0.1 (prints the URL; --once exits after)
@@ -27,7 +35,8 @@ Commands:
 
 Options:
   --dir <path>       the project (default: the current directory)
-  -m, --message <t>  guidance or a note for decide
+  -m, --message <t>  guidance or a note for decide, a reason for agenda cancel|clear,
+                     the event's message for emit
   -h, --help         this text
   -v, --version      the plugin's version
 

@@ -112,16 +112,19 @@ function defaultPlan(orca: Orca, gates: readonly CommandGate[], sessionID: strin
  * commands of the user's config: the names belong to this plugin.
  */
 export function registerGateCommands(cfg: { command?: Record<string, unknown> | undefined }): void {
+  for (const [name, spec] of Object.entries(GATE_COMMANDS)) registerNoteCommand(cfg, name, spec.description);
+}
+
+/** One command answered by the plugin in command.execute.before and said back by orca-hitl: no model turn. */
+export function registerNoteCommand(cfg: { command?: Record<string, unknown> | undefined }, name: string, description: string): void {
   cfg.command ??= {};
-  for (const [name, spec] of Object.entries(GATE_COMMANDS)) {
-    cfg.command[name] = {
-      description: `Orca: ${spec.description}`,
-      template: `${NOTE_PREFIX} $ARGUMENTS`,
-      agent: QUESTION_AGENT_ID,
-      model: `${QUESTION_PROVIDER_ID}/${QUESTION_MODEL_ID}`,
-      // The agent is a hidden subagent: without this OpenCode would run the command as a subtask
-      // on the session's default agent and model, i.e. a real model request.
-      subtask: false,
-    };
-  }
+  cfg.command[name] = {
+    description: `Orca: ${description}`,
+    template: `${NOTE_PREFIX} $ARGUMENTS`,
+    agent: QUESTION_AGENT_ID,
+    model: `${QUESTION_PROVIDER_ID}/${QUESTION_MODEL_ID}`,
+    // The agent is a hidden subagent: without this OpenCode would run the command as a subtask
+    // on the session's default agent and model, i.e. a real model request.
+    subtask: false,
+  };
 }

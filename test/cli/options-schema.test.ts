@@ -12,11 +12,24 @@ describe('schema/orca.schema.json', () => {
 
   it('should describe every option and forbid unknown keys, as the plugin does', () => {
     const schema = optionsJsonSchema() as any;
-    expect(Object.keys(schema.properties)).toEqual(['$schema', 'agents', 'concurrency', 'max_attempts', 'review', 'breakers', 'timeouts', 'hooks', 'inspect', 'ui', 'hitl']);
+    expect(Object.keys(schema.properties)).toEqual(['$schema', 'agents', 'concurrency', 'max_attempts', 'review', 'breakers', 'timeouts', 'hooks', 'agenda', 'inspect', 'ui', 'hitl']);
     expect(schema.additionalProperties).toBe(false);
     const auto = schema.properties.hitl.properties.auto;
     expect(auto.additionalProperties).toBe(false);
     expect(auto.properties.deviation).toMatchObject({ enum: ['retry', 'replan', 'stop'], description: expect.stringMatching(/step fails.*Never past a circuit breaker/) });
     expect(auto.properties.budget).toMatchObject({ enum: ['continue', 'stop'], description: expect.stringMatching(/dispatch cap/) });
+    const agenda = schema.properties.agenda;
+    expect(agenda.additionalProperties).toBe(false);
+    expect(Object.keys(agenda.properties)).toEqual([
+      'poll_seconds',
+      'max_pending_project',
+      'max_pending_per_session',
+      'min_interval_seconds',
+      'max_pending_per_event_kind',
+      'max_emits_per_session_per_hour',
+      'max_cascade_depth',
+      'max_plans_per_day',
+    ]);
+    expect(agenda.properties.max_pending_project.description).toMatch(/default 30/);
   });
 });
