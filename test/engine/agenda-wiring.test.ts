@@ -39,6 +39,7 @@ describe('agenda actions over the plan host', () => {
     const fired = await settled(a, id);
     expect(fired).toMatchObject({ status: 'executed', lastResult: expect.stringMatching(/proposed "Run the nightly checks" \(2 step\(s\)\): waits for approval/) });
     const planId = fired.planId!;
+    await a.orca.host.settled(planId); // the file is written behind the plan
     expect(planFile(a, planId)).toMatchObject({ status: 'pending_approval', waiting_for: 'approval', agenda_item: { agenda_id: id, firing: 1 } });
     expect(a.sessions.prompts.filter((p) => p.agent !== 'planner')).toEqual([]); // no step before approval
 
@@ -82,6 +83,7 @@ describe('agenda actions over the plan host', () => {
     await expect(a.orca.agenda.request(item({ type: 'time', executeAt: now() }, { type: 'command', command: '/orca-approve', sessionId: 'ses_user' }))).rejects.toThrow(
       /^BLOCKED \[gate_command\]: \/orca-approve answers a human gate/,
     );
+    await a.orca.host.settled(planId);
     expect(planFile(a, planId).status).toBe('pending_approval');
   });
 
