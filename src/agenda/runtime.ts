@@ -104,11 +104,21 @@ export class AgendaRuntime {
     }
     this.log('info', `agenda: this process runs the agenda of ${this.options.directory}${this.standbyLogged ? ' (taken over from the process that held it)' : ''}`);
     this.agenda.start(this.options.pollSeconds ?? DEFAULT_POLL_SECONDS);
+    if (this.agenda.paused) this.tellPaused(this.agenda);
     const inbox = setInterval(() => this.readInbox(), this.options.inboxMs ?? Math.min(1_000, this.pollMs));
     inbox.unref();
     this.timers.push(() => clearInterval(inbox));
     for (const fn of this.openListeners) this.runOpenListener(fn, this.agenda);
     return true;
+  }
+
+  /** A pause outlives restarts: say so at start, with what it holds back. */
+  private tellPaused(agenda: Agenda) {
+    const now = this.options.ports.clock?.() ?? Date.now();
+    const due = agenda.list({ status: 'pending' }).filter((i) => i.nextDueAt !== null && Date.parse(i.nextDueAt) <= now).length;
+    const message = `The agenda is paused${due > 0 ? `: ${due} due item(s) wait` : ''}; nothing fires until /agenda-resume or orca agenda resume.`;
+    this.log('warn', `agenda: ${message}`);
+    this.options.ports.toast({ variant: 'warning', title: 'Agenda paused', message });
   }
 
   private runOpenListener(fn: (agenda: Agenda) => void | (() => void), agenda: Agenda) {

@@ -15,8 +15,8 @@ describe('agenda items in the inspector', () => {
     const states = (agendaId: string) =>
       events
         .filter((e): e is Extract<InspectionEvent, { type: '@xstate.snapshot' }> => e.type === '@xstate.snapshot')
-        .filter((e) => (e.snapshot as { context: { agendaId: string } }).context.agendaId === agendaId)
-        .map((e) => (e.snapshot as { value: string }).value);
+        .filter((e) => (e.snapshot as unknown as { context: { agendaId: string } }).context.agendaId === agendaId)
+        .map((e) => (e.snapshot as unknown as { value: string }).value);
     expect(states(earlier.agendaId)).toEqual(['pending', 'running', 'executed']);
     expect(states(later.agendaId)).toEqual(['pending', 'cancelled']);
     expect(events.filter((e) => e.type === '@xstate.actor')).toHaveLength(2);
