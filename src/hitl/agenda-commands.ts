@@ -11,7 +11,7 @@ export const AGENDA_COMMANDS = {
   agenda: 'List the agenda: pending and running items (/agenda all: every item)',
   'agenda-clear': 'Cancel every pending agenda item: /agenda-clear [reason]',
   'agenda-pause': 'Pause the agenda: nothing fires until /agenda-resume',
-  'agenda-resume': 'Resume the paused agenda; what came due meanwhile fires now, marked late',
+  'agenda-resume': 'Resume the paused agenda; what came due meanwhile fires now',
 } as const;
 
 export type AgendaCommand = keyof typeof AGENDA_COMMANDS;
@@ -53,11 +53,12 @@ export async function runAgendaCommand(orca: Pick<Orca, 'agenda' | 'log'>, name:
       return outcome.status === 'queued' ? 'Orca agenda: the pause is queued for the process that runs the agenda.' : 'Orca agenda: paused. Nothing fires until /agenda-resume.';
     }
     case 'agenda-resume': {
+      // Counted before resuming: the tick it starts may fire them at once.
+      const due = orca.agenda.list().filter((i) => i.status === 'pending' && i.nextDueAt !== null && Date.parse(i.nextDueAt) <= Date.now()).length;
       const outcome = await orca.agenda.request({ op: 'resume' });
       orca.log('info', 'agenda: resumed with /agenda-resume');
       if (outcome.status === 'queued') return 'Orca agenda: the resume is queued for the process that runs the agenda.';
-      const due = orca.agenda.list().filter((i) => i.status === 'pending' && i.nextDueAt !== null && Date.parse(i.nextDueAt) <= Date.now()).length;
-      return `Orca agenda: resumed.${due > 0 ? ` ${due} item(s) came due while it was paused and fire now, marked late.` : ''}`;
+      return `Orca agenda: resumed.${due > 0 ? ` ${due} item(s) came due while it was paused and fire now.` : ''}`;
     }
   }
 }
