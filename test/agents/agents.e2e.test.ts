@@ -14,7 +14,7 @@ import { callTool, lastToolResult, startScriptedModel, text, type RecordedReques
 
 const applyUrl = pathToFileURL(join(projectRoot, 'src', 'agents', 'apply.ts')).href;
 
-// Dummy versions of Orca's four tools, so this test depends on nothing outside src/agents.
+// Dummy versions of Orca's four tools and the agenda's six, so this test depends on nothing outside src/agents.
 const PLUGIN = `
 import { tool } from '@opencode-ai/plugin';
 import { applyAgents } from ${JSON.stringify(applyUrl)};
@@ -36,6 +36,12 @@ export const AgentsUnderTest = async () => ({
     orca_list_plans: dummy('orca_list_plans'),
     orca_describe_plan: dummy('orca_describe_plan'),
     orca_ask_specialist: dummy('orca_ask_specialist'),
+    agenda_create: dummy('agenda_create'),
+    agenda_list: dummy('agenda_list'),
+    agenda_cancel: dummy('agenda_cancel'),
+    agenda_emit: dummy('agenda_emit'),
+    agenda_events: dummy('agenda_events'),
+    agenda_pause: dummy('agenda_pause'),
   },
 });
 `;
@@ -123,6 +129,14 @@ describe('agents on the real opencode binary', () => {
     const req = await offeredTools(agent);
     expect(findAgentMarker(req.system)).toBe(agent);
     expect([...req.tools].sort()).toEqual(expected(allowed));
+  }, 60_000);
+
+  it("offers the agenda's tools to the planner, only emit and list to specialists, none to orca", async () => {
+    expect(universe).toEqual(expect.arrayContaining(['agenda_create', 'agenda_list', 'agenda_cancel', 'agenda_emit', 'agenda_events', 'agenda_pause']));
+    const agendaOf = async (agent: string) => (await offeredTools(agent)).tools.filter((t) => t.startsWith('agenda_')).sort();
+    expect(await agendaOf('planner')).toEqual(['agenda_cancel', 'agenda_create', 'agenda_emit', 'agenda_events', 'agenda_list', 'agenda_pause']);
+    expect(await agendaOf('researcher')).toEqual(['agenda_emit', 'agenda_list']);
+    expect(await agendaOf('orca')).toEqual([]);
   }, 60_000);
 
   it('offers a read-only twin only read-only tools', async () => {
