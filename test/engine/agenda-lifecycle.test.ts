@@ -31,6 +31,7 @@ function file(status: PlanFile['status'], waiting_for: PlanFile['waiting_for'], 
     relevant_files: [],
     decisions: [],
     waiting_for,
+    revisions: [],
     snapshot: { status: 'active', value: status, context: { plan_id: id, caller_session_id: null }, children: {} },
   };
 }
