@@ -37,6 +37,8 @@ export class AgendaRuntime {
   private release: Release | null = null;
   private timers: Array<() => void> = [];
   private standbyLogged = false;
+  /** The last failure to open, logged once until it changes (a retry every few seconds must not flood the log). */
+  private lastOpenError = '';
   private stopped = false;
   private readonly openListeners = new Set<(agenda: Agenda) => void | (() => void)>();
   private readonly closers: Array<() => void> = [];
@@ -84,7 +86,7 @@ export class AgendaRuntime {
       this.release = acquireAgendaLease(this.options.directory, (error) => this.lost(error), this.options.leaseStaleMs);
     } catch (error) {
       if (!(error instanceof AgendaLeaseHeldError)) {
-        this.log('error', `agenda: could not take its lease: ${(error as Error).message}; retrying`);
+        this.logOnce(`agenda: could not take its lease: ${(error as Error).message}; retrying`);
         return false;
       }
       if (!this.standbyLogged) this.log('warn', `agenda: ${error.message}`);
@@ -99,7 +101,7 @@ export class AgendaRuntime {
       });
     } catch (error) {
       this.releaseLease();
-      this.log('error', `agenda: could not open .opencode/agenda: ${(error as Error).message}; retrying`);
+      this.logOnce(`agenda: could not open .opencode/agenda: ${(error as Error).message}; retrying`);
       return false;
     }
     this.log('info', `agenda: this process runs the agenda of ${this.options.directory}${this.standbyLogged ? ' (taken over from the process that held it)' : ''}`);
@@ -110,6 +112,12 @@ export class AgendaRuntime {
     this.timers.push(() => clearInterval(inbox));
     for (const fn of this.openListeners) this.runOpenListener(fn, this.agenda);
     return true;
+  }
+
+  private logOnce(message: string) {
+    if (message === this.lastOpenError) return;
+    this.lastOpenError = message;
+    this.log('error', message);
   }
 
   /** A pause outlives restarts: say so at start, with what it holds back. */
