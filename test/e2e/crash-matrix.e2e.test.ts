@@ -238,11 +238,12 @@ describe('crash matrix: kill -9 at every point of a 4-step plan, restart, resume
       const atKill = planFile(planId);
       const completedAtKill = new Set<string>(atKill.steps.filter((s: { status: string }) => s.status === 'completed').map((s: { id: string }) => s.id));
       const sessionAtKill = new Map<string, string>(atKill.steps.filter((s: { session_id?: string }) => s.session_id).map((s: { id: string; session_id: string }) => [s.id, s.session_id]));
-      const inFlight = new Set<string>(STEPS.filter((s) => dispatchesOf(tag, s.id).length > 0 && !completedAtKill.has(s.id)).map((s) => s.id));
 
       // 2. kill -9, let the held request go (its connection is gone), restart on the same project and home.
       await server.kill9();
       const killedAt = Date.now();
+      // In flight = its prompt reached the model before the kill (read after it: nothing arrives between kill and restart).
+      const inFlight = new Set<string>(STEPS.filter((s) => dispatchesOf(tag, s.id).length > 0 && !completedAtKill.has(s.id)).map((s) => s.id));
       armed.clear(); // a hold not reached before the kill must not catch the resumed dispatch
       releaseAll();
       server = await restartOpencode(server);
@@ -311,7 +312,7 @@ describe('crash matrix: kill -9 at every point of a 4-step plan, restart, resume
       expect(plannerTurns(tag).length).toBe(point.kind === 'drafting' ? 2 : 1);
       // A specialist turn in flight at the kill (coder and tester change files) waits at the resume gate;
       // a reviewer's turn (read-only) simply runs again.
-      // In flight = its prompt reached the model before the kill (a session opened but not yet prompted is simply prompted).
+      // A session opened but not yet prompted at the kill is simply prompted: only a prompt sent asks.
       const interrupted = point.kind === 'reviewing' ? undefined : [...inFlight][0];
       if (point.kind === 'dispatched') expect(interrupted).toBe(`s${k}`);
       expect(askedToResume, 'the resume gate asked').toBe(interrupted !== undefined);
