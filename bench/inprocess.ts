@@ -11,6 +11,8 @@ import { PlanStore } from '../src/persistence/plan-store.js';
 import { stepPrompt } from '../src/dispatch/step-prompt.js';
 import { watchForToasts } from '../src/opencode/toasts.js';
 import type { PlannerOutput, SpecialistResult } from '../src/machines/types.js';
+import type { Turn } from '../src/machines/turn.js';
+import { ZERO_USAGE } from '../src/machines/usage.js';
 import { stepResult, type BenchPlan } from './plans.js';
 
 /** The given ports; any other port the machines call fails the run, saying which. */
@@ -59,7 +61,7 @@ export async function runInProcess(plan: BenchPlan, options: InProcessOptions = 
     watchIdle: () => new Promise<never>(() => {}),
     runStepHooks: async () => ({ failures: [] }),
     openPlannerSession: async () => ({ sessionId: 'ses_bench_planner' }),
-    consultPlanner: async () => plan as PlannerOutput,
+    consultPlanner: async () => ({ value: plan as PlannerOutput, usage: { ...ZERO_USAGE, turns: 1 } }),
     openSpecialistSession: options.yieldIo
       ? async ({ stepId, attempt }) => {
           await macrotask();
@@ -67,11 +69,11 @@ export async function runInProcess(plan: BenchPlan, options: InProcessOptions = 
         }
       : async ({ stepId, attempt }) => ({ sessionId: `ses_bench_${stepId}_${attempt}` }),
     // What opencodePorts.runSpecialist does before it reaches OpenCode: build the prompt.
-    runSpecialist: async ({ thread }): Promise<SpecialistResult> => {
+    runSpecialist: async ({ thread }): Promise<Turn<SpecialistResult>> => {
       dispatches.push(performance.now());
       prompts.set(thread.step.id, stepPrompt(thread));
       if (options.yieldIo) await macrotask();
-      return stepResult(thread.step.id);
+      return { value: stepResult(thread.step.id), usage: { ...ZERO_USAGE, turns: 1 } };
     },
   });
   let saves = 0;

@@ -19,6 +19,10 @@ import { PlanFollower } from './engine/follow.js';
 import { autoChoice } from './hitl/auto-policy.js';
 import { autoAnswer } from './hitl/resolve.js';
 import { commandRunnerFromClient } from './opencode/slash-command.js';
+import type { TurnRecord } from './opencode/turn-port.js';
+import type { UsageMeter } from './opencode/usage-meter.js';
+import { createUsageHistory, USAGE_HISTORY_NAME, type UsageHistory } from './usage/history.js';
+import { join } from 'node:path';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
@@ -34,6 +38,10 @@ export interface Orca {
   agenda: AgendaRuntime;
   /** Follows the plans the agenda started (the auto policy answers their gates, or a human does elsewhere). */
   follower: PlanFollower;
+  /** This project's recent turns per agent, for forecasts (read on first use). */
+  history: UsageHistory;
+  /** Record a prompt's usage: the plan's journal, the history, and (a read-only ask) the plan's sums. */
+  recordTurn(record: TurnRecord): void;
   log(level: LogLevel, message: string, extra?: Record<string, unknown>): void;
   showToast(toast: Toast): void;
   /** Stops the agenda, polling and toasts, releases every plan; resolves when nothing is still being written. */
@@ -58,7 +66,7 @@ export interface OrcaParts {
 export function createOrca(
   input: Pick<PluginInput, 'client' | 'directory'>,
   options: OrcaOptions,
-  hooks: Pick<PlanHostOptions, 'inspect'> & { monitor: SessionMonitor },
+  hooks: Pick<PlanHostOptions, 'inspect'> & { monitor: SessionMonitor; meter?: UsageMeter },
 ): Orca {
   const { client, directory } = input;
   const log: Orca['log'] = (level, message, extra) => {
@@ -68,7 +76,7 @@ export function createOrca(
   return assembleOrca({
     directory,
     options,
-    sessions: sessionsFromClient(client, directory, (level, message) => log(level, message)),
+    sessions: sessionsFromClient(client, directory, (level, message) => log(level, message), hooks.meter),
     asker: createQuestionAsker({ client, directory, log: (level, message) => log(level, message) }),
     monitor: hooks.monitor,
     log,
@@ -92,6 +100,19 @@ export function assembleOrca(parts: OrcaParts): Orca {
     log('info', `plan ${plan_id}: ${record.role} session ${record.session_id}: ${record.decision}${record.detail ? ` (${record.detail})` : ''}`);
     appendJournal(store.journalPathOf(plan_id), [{ at: new Date().toISOString(), kind: 'reconcile', ...record }]);
   };
+  const history = createUsageHistory(join(store.dir, USAGE_HISTORY_NAME), { log: (level, message) => log(level, message) });
+  // Every prompt's usage: one journal line per turn and the history behind forecasts. The plan's
+  // sums come from the ports' results through the machines, except a read-only ask's (tools/ask-specialist.ts).
+  const recordTurn = ({ plan_id, ...record }: TurnRecord) => {
+    if (plan_id) {
+      try {
+        appendJournal(store.journalPathOf(plan_id), [{ at: new Date().toISOString(), kind: 'turn', ...record }]);
+      } catch (error) {
+        log('warn', `plan ${plan_id}: its journal did not take a turn's usage: ${(error as Error).message}`);
+      }
+    }
+    history.record(record.agent, record.usage);
+  };
   const quality = qualityPorts(sessions, {
     directory,
     isRecovering,
@@ -101,13 +122,14 @@ export function assembleOrca(parts: OrcaParts): Orca {
     guard: (id) => monitor.guard(id),
     abortReason: (id) => monitor.abortReason(id),
     log: (level, message) => log(level, message),
+    onTurn: recordTurn,
   });
   const host: PlanHost = new PlanHost({
     store,
     policy: planPolicy(options).plan,
     ports: {
       ...quality,
-      ...opencodePorts(sessions, { monitor, isRecovering, onReconcile }),
+      ...opencodePorts(sessions, { monitor, isRecovering, onReconcile, onTurn: recordTurn }),
     },
     ...(options.concurrency ? { concurrency: options.concurrency } : {}),
     ...(options.max_attempts ? { maxAttempts: options.max_attempts } : {}),
@@ -135,6 +157,8 @@ export function assembleOrca(parts: OrcaParts): Orca {
     asker: parts.asker,
     agenda,
     follower,
+    history,
+    recordTurn,
     log,
     showToast,
     async dispose() {

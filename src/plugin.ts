@@ -4,6 +4,7 @@ import { loadOrcaConfig } from './config/load.js';
 import { createOrca } from './composition-root.js';
 import { guarded } from './engine/observers.js';
 import { createSessionMonitor, toolFailureLimits } from './opencode/session-monitor.js';
+import { createUsageMeter } from './opencode/usage-meter.js';
 import { startConfiguredInspector, type OrcaInspector } from './inspect/inspector.js';
 import { NOTE_PREFIX, registerQuestionChannel } from './hitl/native-question/index.js';
 import { isGateCommand, registerGateCommands, runGateCommand } from './hitl/commands.js';
@@ -37,8 +38,16 @@ export const OrcaPlugin: Plugin = async (input, rawOptions) => {
     log: (level, message) => orca.log(level, message),
     ...toolFailureLimits(options),
   });
-  const orca = createOrca(input, options, { inspect: (event) => inspector?.inspect(event), monitor });
-  const observeEvent = guarded('the session monitor', (event: Parameters<typeof monitor.observe>[0]) => monitor.observe(event), (level, message) => orca.log(level, message));
+  // The earlier model requests of a prompt that called tools are known only from message.updated events.
+  const meter = createUsageMeter();
+  const orca = createOrca(input, options, { inspect: (event) => inspector?.inspect(event), monitor, meter });
+  const log = (level: 'warn' | 'error', message: string) => orca.log(level, message);
+  const observeSession = guarded('the session monitor', (event: Parameters<typeof monitor.observe>[0]) => monitor.observe(event), log);
+  const observeUsage = guarded('the usage meter', (event: Parameters<typeof meter.observe>[0]) => meter.observe(event), log);
+  const observeEvent = (event: Parameters<typeof monitor.observe>[0]) => {
+    observeSession(event);
+    observeUsage(event);
+  };
   orca.log('info', `orca loaded for ${input.directory}`);
   inspector = await startConfiguredInspector(options.inspect, orca.log);
   const ui = await startConfiguredUi(options.ui, input.directory, {

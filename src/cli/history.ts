@@ -1,5 +1,6 @@
 import { readJournal, type JournalEntry } from '../persistence/journal.js';
 import { shortTime, truncate } from './format.js';
+import { usageText } from '../usage/format.js';
 
 /** The plan's journal, one line per entry: events with their source, states entered, reconciliations. */
 export function historyLines(journalFile: string): string[] {
@@ -14,6 +15,8 @@ function entryText(entry: JournalEntry): string {
       return `event      ${entry.event.type} from ${entry.source}${eventDetail(entry.event)}`;
     case 'state':
       return `state      ${entry.actor} → ${entry.state}`;
+    case 'turn':
+      return `turn       ${entry.role}${entry.correction ? ' (correction)' : ''} ${entry.agent}${entry.step_id ? ` for step ${entry.step_id}` : ''}: ${usageText(entry.usage)}`;
     case 'reconcile':
       return `reconcile  ${entry.role} session ${entry.session_id}${entry.idempotency_key ? ` (${entry.idempotency_key})` : ''}: ${entry.decision}${entry.detail ? ` — ${entry.detail}` : ''}`;
     default:

@@ -26,6 +26,11 @@ const DESCRIPTIONS: Record<string, string> = {
   'breakers.tool_failures': 'Identical tool failures (same tool, input and error) in one specialist session.',
   'breakers.tool_failures.redirect_at': 'At this many, the model is told to try a different approach (default 3).',
   'breakers.tool_failures.abort_at': 'At this many, the session is aborted and the step fails (default 4).',
+  budget:
+    'What a plan may spend before it pauses at the budget gate (Continue / Stop), like breakers.max_dispatches. No limit unless set. Continue raises the limit that was reached by as much again.',
+  'budget.max_cost':
+    "Money per plan (every turn: planner, specialists, reviewer, fixer, corrections, read-only asks), in the currency of the models' configured prices, as OpenCode computes each message's cost.",
+  'budget.max_tokens': 'Tokens per plan, every class counted: input, output, reasoning, cache reads and cache writes.',
   timeouts: 'Time limits.',
   'timeouts.step_idle_seconds': 'A specialist (or reviewer) session idle this long is aborted and its step fails with TIMEOUT (default 600).',
   'timeouts.hook_seconds': 'Each step hook is killed after this long (default 30).',
@@ -48,7 +53,8 @@ const DESCRIPTIONS: Record<string, string> = {
   'hitl.auto.approval': 'At the approval gate: approve or reject every proposed plan.',
   'hitl.auto.deviation':
     'When a step fails: retry, replan or stop. retry stops once Retry is no longer offered. Never past a circuit breaker (breakers.same_error): there the gate waits for a human.',
-  'hitl.auto.budget': 'At the dispatch cap (breakers.max_dispatches): continue (another as many dispatches) or stop.',
+  'hitl.auto.budget':
+    'At the budget gate (breakers.max_dispatches, budget.max_cost, budget.max_tokens): continue (raise the limit that was reached by as much again) or stop.',
   'hitl.auto.resume': 'At the resume gate (a step a restart found interrupted, with no result to reuse): rerun it or stop the plan. Mark done always needs a human.',
   'hitl.auto.questions': 'Planner questions: first_option answers each with its first option.',
 };

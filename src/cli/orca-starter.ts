@@ -35,6 +35,11 @@ export function orcaStarter(version: string): string {
   // tool failures in one session get a redirect message, then the session is aborted.
   // "breakers": { "same_error": 3, "max_dispatches": 100, "tool_failures": { "redirect_at": 3, "abort_at": 4 } },
 
+  // What a plan may spend before it pauses for Continue / Stop, like max_dispatches: money (in
+  // the currency of your models' configured prices) and tokens of every class, cache reads
+  // included. Continue raises the limit that was reached by as much again. No limit unless set.
+  // "budget": { "max_cost": 2.5, "max_tokens": 5000000 },
+
   // A specialist idle this long is aborted and its step fails with TIMEOUT; hooks are killed after hook_seconds.
   // "timeouts": { "step_idle_seconds": 600, "hook_seconds": 30 },
 
@@ -53,8 +58,8 @@ export function orcaStarter(version: string): string {
       // At a circuit breaker (the same error again and again) none applies: a human decides.
       // "deviation": "stop",
 
-      // At the dispatch cap (100 specialist, reviewer and fixer turns per plan): "continue" for
-      // as many again, or "stop".
+      // At the budget gate (100 specialist, reviewer and fixer turns per plan, and budget.max_cost /
+      // budget.max_tokens when set): "continue" raises the limit reached by as much again, or "stop".
       // "budget": "stop",
 
       // Planner questions: "first_option" answers each with its first option.

@@ -3,12 +3,14 @@ import type { CommandContext } from './command.js';
 import { shortTime, table, truncate } from './format.js';
 import { println } from './io.js';
 import { loadAllPlans, storeOf } from './project.js';
+import { totalTokens } from '../machines/usage.js';
+import { formatCost, formatTokens } from '../usage/format.js';
 
 /** `orca plans`: the project's plans, newest first, read from their files. */
 export function plansCommand({ io, project }: CommandContext): number {
   const store = storeOf(project);
   const plans = loadAllPlans(store, (message) => println(io.stderr, `orca: quarantined: ${message}`))
-    .map(summarize)
+    .map((file) => ({ ...summarize(file), usage: file.usage }))
     .sort((a, b) => (a.plan_id < b.plan_id ? 1 : -1)); // ULIDs sort by creation time
   if (plans.length === 0) {
     println(io.stdout, `No plans in ${store.dir}.`);
@@ -20,8 +22,10 @@ export function plansCommand({ io, project }: CommandContext): number {
     p.waiting_for ?? '-',
     truncate(p.goal, 48),
     `${p.step_progress.completed}/${p.step_progress.total}`,
+    p.usage ? formatTokens(totalTokens(p.usage)) : '-',
+    p.usage ? formatCost(p.usage.cost) : '-',
     shortTime(p.updated_at),
   ]);
-  println(io.stdout, ...table(['PLAN', 'STATUS', 'WAITING FOR', 'GOAL', 'DONE', 'UPDATED'], rows));
+  println(io.stdout, ...table(['PLAN', 'STATUS', 'WAITING FOR', 'GOAL', 'DONE', 'TOKENS', 'COST', 'UPDATED'], rows));
   return 0;
 }

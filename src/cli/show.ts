@@ -5,6 +5,8 @@ import { shortTime, WAITING_WORDS } from './format.js';
 import { historyLines } from './history.js';
 import { println } from './io.js';
 import { loadPlan, planIdArgument, storeOf } from './project.js';
+import { totalTokens } from '../machines/usage.js';
+import { formatCost, formatTokens, tokenClasses, usageText } from '../usage/format.js';
 
 /** `orca show <plan_id>`: everything in the plan file except the raw snapshot, plus its journal. */
 export function showCommand({ io, project, args }: CommandContext): number {
@@ -23,6 +25,7 @@ export function planLines(plan: PlanFile): string[] {
     `  status   ${plan.status}${plan.state === plan.status ? '' : ` (state ${plan.state})`}`,
     `  waiting  ${plan.waiting_for ? `for ${WAITING_WORDS[plan.waiting_for]}: ${nextStep(plan)}` : 'for nothing'}`,
     `  created  ${shortTime(plan.created_at)}, updated ${shortTime(plan.updated_at)}`,
+    ...usageLines(plan),
     '',
     `Steps (${done}/${plan.steps.length} completed)`,
     ...(plan.steps.length === 0 ? ['  (none yet: the planner has not proposed a plan)'] : plan.steps.flatMap(stepLines)),
@@ -56,7 +59,10 @@ function nextStep(plan: PlanFile): string {
   if (plan.waiting_for === 'resume') return `orca decide ${id} rerun | stop, or done --message "what it did"`;
   if (plan.waiting_for === 'budget') {
     const c = plan.snapshot.context as { dispatches?: unknown; dispatch_cap?: unknown };
-    return `${c.dispatches} of ${c.dispatch_cap} dispatches used; orca decide ${id} continue | stop [--message "…"]`;
+    const used = [`${c.dispatches} of ${c.dispatch_cap} dispatches used`];
+    if (plan.usage && plan.budget?.max_cost != null) used.push(`${formatCost(plan.usage.cost)} of ${formatCost(plan.budget.max_cost)}`);
+    if (plan.usage && plan.budget?.max_tokens != null) used.push(`${formatTokens(totalTokens(plan.usage))} of ${formatTokens(plan.budget.max_tokens)} tokens`);
+    return `${used.join(', ')}; orca decide ${id} continue | stop [--message "…"]`;
   }
   return `answer in OpenCode (orca_ask_planner with plan_id ${id})`;
 }
@@ -69,6 +75,7 @@ function stepLines(step: PlanFileStep): string[] {
   if (step.files?.length) lines.push(`      files: ${step.files.join(', ')}`);
   if (step.success) lines.push(`      success: ${step.success}`);
   if (step.session_id) lines.push(`      session: ${step.session_id}`);
+  if (step.usage && step.usage.turns > 0) lines.push(`      usage: ${usageText(step.usage)} (${tokenClasses(step.usage)})`);
   for (const f of step.failures) lines.push(`      failed attempt ${f.attempt}: ${f.error}${f.guidance ? ` (guidance: ${f.guidance})` : ''}`);
   if (step.breaker) lines.push(`      ${step.breaker}`);
   if (step.output) {
@@ -77,6 +84,19 @@ function stepLines(step: PlanFileStep): string[] {
     for (const k of step.output.key_findings) lines.push(`      finding: ${k}`);
   }
   return lines;
+}
+
+/** What the plan's turns cost, and its money and token limits when it has them. */
+function usageLines(plan: PlanFile): string[] {
+  if (!plan.usage) return ['  usage    not recorded (written by a version without usage)'];
+  const limits = [
+    plan.budget?.max_cost != null ? `${formatCost(plan.budget.max_cost)}` : null,
+    plan.budget?.max_tokens != null ? `${formatTokens(plan.budget.max_tokens)} tokens` : null,
+  ].filter(Boolean);
+  return [
+    `  usage    ${usageText(plan.usage)}${limits.length ? ` (budget ${limits.join(', ')})` : ''}`,
+    `           ${tokenClasses(plan.usage)}`,
+  ];
 }
 
 function section(title: string, items: string[]): string[] {

@@ -61,6 +61,18 @@ export const orcaOptions = z.strictObject({
         .optional(),
     })
     .optional(),
+  /**
+   * What a plan may spend before it pauses at the budget gate (Continue / Stop), like the dispatch
+   * cap: money in the currency of the models' configured prices, and tokens of every class (input,
+   * output, reasoning, cache reads and writes). Continue raises the limit that was reached by as
+   * much again. No limit unless set.
+   */
+  budget: z
+    .strictObject({
+      max_cost: z.number().positive().max(1_000_000).optional(),
+      max_tokens: z.number().int().positive().max(1e12).optional(),
+    })
+    .optional(),
   timeouts: z
     .strictObject({
       /** A specialist idle this long is aborted and its step fails with TIMEOUT (default 600). */
@@ -110,7 +122,7 @@ export const orcaOptions = z.strictObject({
         .strictObject({
           approval: z.enum(['approve', 'reject']).optional(),
           deviation: z.enum(['retry', 'replan', 'stop']).optional(),
-          /** At the dispatch cap (breakers.max_dispatches). */
+          /** At the budget gate (breakers.max_dispatches, budget.max_cost, budget.max_tokens). */
           budget: z.enum(['continue', 'stop']).optional(),
           /** At the resume gate: a step whose turn a restart found interrupted (Mark done needs a human's words). */
           resume: z.enum(['rerun', 'stop']).optional(),

@@ -19,6 +19,8 @@ export function planPolicy(options: OrcaOptions): { plan: PlanPolicy; hook_timeo
       review_rounds: review.max_rounds ?? DEFAULT_REVIEW_ROUNDS,
       same_error_limit: options.breakers?.same_error ?? DEFAULT_SAME_ERROR_LIMIT,
       max_dispatches: options.breakers?.max_dispatches ?? DEFAULT_MAX_DISPATCHES,
+      max_cost: options.budget?.max_cost ?? null,
+      max_tokens: options.budget?.max_tokens ?? null,
       idle_ms: (options.timeouts?.step_idle_seconds ?? DEFAULT_STEP_IDLE_SECONDS) * 1000,
       pre_hooks: options.hooks?.pre_step ?? [],
       post_hooks: options.hooks?.post_step ?? [],

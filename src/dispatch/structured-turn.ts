@@ -5,12 +5,16 @@ import { describeShape } from './expected-shape.js';
 import type { CandidateSource } from './json-candidates.js';
 import { OutputProtocolError } from './output-protocol-error.js';
 import { parseModelOutput, validateOutput, type ParsedOutput } from './parse-output.js';
+import { isUsage } from '../machines/turn.js';
+import { addUsage, ZERO_USAGE, type Usage } from '../machines/usage.js';
 
 export interface TurnReply {
   /** The provider's structured output (OpenCode: `info.structured`), when it produced one. */
   readonly structured?: unknown;
   /** The reply's text, for models that answered in prose instead. */
   readonly text: string;
+  /** What the prompt cost (every model request it made); absent when the port cannot tell. */
+  readonly usage?: Usage;
 }
 
 /** One model session; every prompt of a turn, corrections included, goes to the same session. */
@@ -33,6 +37,20 @@ export interface StructuredTurnResult<T> {
   readonly value: T;
   readonly corrections: number;
   readonly via: 'structured' | CandidateSource;
+  /** Every prompt of the turn summed, corrections included. */
+  readonly usage: Usage;
+}
+
+/**
+ * An error of a turn that had already prompted: what those prompts cost rides along as
+ * `error.usage` (machines/turn.ts reads it), added to what the port attached for its own prompt.
+ */
+export function withUsage(error: unknown, usage: Usage): unknown {
+  if (usage.turns === 0 || typeof error !== 'object' || error === null || Object.isFrozen(error)) return error;
+  const own = (error as { usage?: unknown }).usage;
+  const value = isUsage(own) ? addUsage(own, usage) : usage;
+  Object.defineProperty(error, 'usage', { value, enumerable: false, configurable: true, writable: true });
+  return error;
 }
 
 /**
@@ -48,12 +66,19 @@ export async function runStructuredTurn<T>(
     throw new TypeError(`Expected \`maxCorrections\` to be a non-negative integer, got ${maxCorrections}.`);
 
   let text = prompt;
+  let usage = ZERO_USAGE;
   for (let attempt = 1; ; attempt++) {
-    signal?.throwIfAborted();
-    const reply = await abortable(port.prompt(text, { jsonSchema, signal }), signal);
+    let reply: TurnReply;
+    try {
+      signal?.throwIfAborted();
+      reply = await abortable(port.prompt(text, { jsonSchema, signal }), signal);
+    } catch (error) {
+      throw withUsage(error, usage);
+    }
+    usage = addUsage(usage, reply.usage ?? { ...ZERO_USAGE, turns: 1 });
     const outcome = readReply(reply, schema);
-    if (outcome.ok) return { value: outcome.value, corrections: attempt - 1, via: outcome.via };
-    if (attempt > maxCorrections) throw new OutputProtocolError({ label, attempts: attempt, lastReason: outcome.reason });
+    if (outcome.ok) return { value: outcome.value, corrections: attempt - 1, via: outcome.via, usage };
+    if (attempt > maxCorrections) throw withUsage(new OutputProtocolError({ label, attempts: attempt, lastReason: outcome.reason }), usage);
     text = correctionPrompt(outcome.reason, expectedShape(schema, jsonSchema));
   }
 }

@@ -1,5 +1,5 @@
 import type { PlanEvent } from '../machines/plan.machine.js';
-import { openGates, type Gate } from '../machines/gates.js';
+import { budgetKey, openGates, type Gate } from '../machines/gates.js';
 import type { PlanHost, PlanSnapshot } from './plan-host.js';
 
 /** Tags of the states where an orca_ask_planner call returns to its caller. */
@@ -47,7 +47,7 @@ export const gateKey = (gate: Gate) =>
   gate.kind === 'deviation'
     ? `${gate.planId}:deviation:${gate.stepId}:${gate.failures}`
     : gate.kind === 'budget'
-      ? `${gate.planId}:budget:${gate.cap}`
+      ? `${gate.planId}:budget:${budgetKey(gate)}`
       : `${gate.planId}:${gate.kind}`;
 
 /** Ask through `resolve`, but stop asking (and return 'closed') as soon as the gate is answered by another channel. */

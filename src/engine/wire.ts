@@ -15,6 +15,7 @@ import {
 } from '../machines/step.machine.js';
 import type { InterruptedTurn, PlannerOutput, ReviewResult, SpecialistResult } from '../machines/types.js';
 import type { PlanPorts } from '../machines/ports.js';
+import type { Turn } from '../machines/turn.js';
 
 type Port<K extends keyof PlanPorts> = PlanPorts[K];
 const actor = <I, O>(port: (input: I, signal: AbortSignal) => Promise<O>) =>
@@ -24,13 +25,13 @@ export function wirePlanMachine(ports: PlanPorts) {
   return planMachine.provide({
     actors: {
       openPlannerSession: actor<OpenPlannerSessionInput, Awaited<ReturnType<Port<'openPlannerSession'>>>>(ports.openPlannerSession),
-      consultPlanner: actor<ConsultPlannerInput, PlannerOutput>(ports.consultPlanner),
+      consultPlanner: actor<ConsultPlannerInput, Turn<PlannerOutput>>(ports.consultPlanner),
       step: stepMachine.provide({
         actors: {
           openSpecialistSession: actor<OpenSessionInput, { sessionId: string }>(ports.openSpecialistSession),
-          runSpecialist: actor<RunSpecialistInput, SpecialistResult | InterruptedTurn>(ports.runSpecialist),
-          runReview: actor<RunReviewInput, ReviewResult>(ports.runReview),
-          runFix: actor<RunFixInput, SpecialistResult | InterruptedTurn>(ports.runFix),
+          runSpecialist: actor<RunSpecialistInput, Turn<SpecialistResult | InterruptedTurn>>(ports.runSpecialist),
+          runReview: actor<RunReviewInput, Turn<ReviewResult>>(ports.runReview),
+          runFix: actor<RunFixInput, Turn<SpecialistResult | InterruptedTurn>>(ports.runFix),
           watchIdle: actor<WatchIdleInput, { idleMs: number }>(ports.watchIdle),
           runStepHooks: actor<StepHooksInput, { failures: string[] }>(ports.runStepHooks),
         },

@@ -5,13 +5,15 @@ import type { Gate, GateKind } from '../machines/gates.js';
 import { decide, DecisionError, waitingWords, type DecisionRefusal } from './decide.js';
 import { NOTE_PREFIX, QUESTION_AGENT_ID, QUESTION_MODEL_ID, QUESTION_PROVIDER_ID } from './native-question/index.js';
 import { quote } from '../text/quote.js';
+import { totalTokens } from '../machines/usage.js';
+import { formatCost, formatTokens } from '../usage/format.js';
 
 /**
  * Channel 3: slash commands, handled in `command.execute.before` with no model turn. Each takes
  * an optional plan_id (default: the plan waiting for that decision, this session's first) and
  * optional text: guidance for /orca-changes, /orca-retry and /orca-replan, a note otherwise.
  * `gates` lists where a command applies, in the order the gates are asked: /orca-stop answers
- * the dispatch cap when the plan waits there, else the failed step.
+ * the budget gate when the plan waits there, else the failed step.
  */
 export const GATE_COMMANDS = {
   'orca-approve': { gates: ['approval'], option: 'Approve', description: 'Approve the plan waiting for approval' },
@@ -22,7 +24,8 @@ export const GATE_COMMANDS = {
   'orca-continue': {
     gates: ['budget'],
     option: 'Continue',
-    description: 'Continue the plan paused at its dispatch cap, allowing as many dispatches again: /orca-continue [plan_id] [note]',
+    description:
+      'Continue the plan paused at its budget gate (dispatch cap, budget.max_cost, budget.max_tokens), raising the limit reached by as much again: /orca-continue [plan_id] [note]',
   },
   'orca-rerun': {
     gates: ['resume'],
@@ -37,7 +40,7 @@ export const GATE_COMMANDS = {
   'orca-stop': {
     gates: ['budget', 'resume', 'deviation'],
     option: 'Stop',
-    description: 'Stop the plan waiting at a failed or interrupted step or at its dispatch cap: /orca-stop [plan_id] [note]',
+    description: 'Stop the plan waiting at a failed or interrupted step or at its budget gate: /orca-stop [plan_id] [note]',
   },
 } as const satisfies Record<string, { gates: readonly CommandGate[]; option: string; description: string }>;
 
@@ -89,13 +92,20 @@ export function runGateCommand(orca: Orca, name: GateCommand, rawArguments: stri
   return `Orca: ${spec.option}${whereOf(gate)} recorded for plan ${planId}${text ? ` with ${quote(text)}` : ''}.`;
 }
 
-/** " for step s1", " at the dispatch cap (3 of 3)" or nothing: where a decision applies. */
-export const whereOf = (gate: Gate) =>
-  gate.kind === 'deviation' || gate.kind === 'resume'
-    ? ` for step ${gate.stepId}`
-    : gate.kind === 'budget'
-      ? ` at the dispatch cap (${gate.dispatches} of ${gate.cap})`
-      : '';
+/** " for step s1", " at the dispatch cap (3 of 3)", " at the budget gate ($0.52 of $0.50)" or nothing: where a decision applies. */
+export function whereOf(gate: Gate): string {
+  if (gate.kind === 'deviation' || gate.kind === 'resume') return ` for step ${gate.stepId}`;
+  if (gate.kind !== 'budget') return '';
+  if (gate.crossed.length === 1 && gate.crossed[0] === 'dispatches') return ` at the dispatch cap (${gate.dispatches} of ${gate.cap})`;
+  const limits = gate.crossed.map((limit) =>
+    limit === 'dispatches'
+      ? `${gate.dispatches} of ${gate.cap} dispatches`
+      : limit === 'cost'
+        ? `${formatCost(gate.usage.cost)} of ${formatCost(gate.cost_cap ?? 0)}`
+        : `${formatTokens(totalTokens(gate.usage))} of ${formatTokens(gate.token_cap ?? 0)} tokens`,
+  );
+  return ` at the budget gate (${limits.join(', ')})`;
+}
 
 function defaultPlan(orca: Orca, gates: readonly CommandGate[], sessionID: string, name: string): string {
   const waiting = waitingSummaries(orca.host.index).filter((p) => answers(gates, p.waiting_for));

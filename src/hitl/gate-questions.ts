@@ -1,13 +1,17 @@
 import type { HitlQuestion } from '../machines/types.js';
 import { APPROVAL_OPTIONS, type Gate } from '../machines/gates.js';
 import { diffSummary } from '../machines/plan-diff.js';
+import { totalTokens } from '../machines/usage.js';
+import { forecastText, type Forecast } from '../usage/forecast.js';
+import { formatCost, formatTokens, usageText } from '../usage/format.js';
 
 /**
  * The questions a human sees for a gate. Plugin gates use the two-question pattern: the action
  * (fixed options, custom: false) and optional free text (custom: true). A planner's questions
- * pass through as the planner wrote them: the emitter owns the format.
+ * pass through as the planner wrote them: the emitter owns the format. The approval question
+ * carries the plan's forecast when the caller has one (it needs the project's usage history).
  */
-export function gateQuestions(gate: Gate): HitlQuestion[] {
+export function gateQuestions(gate: Gate, { forecast }: { forecast?: Forecast } = {}): HitlQuestion[] {
   switch (gate.kind) {
     case 'question':
       return gate.questions;
@@ -15,7 +19,7 @@ export function gateQuestions(gate: Gate): HitlQuestion[] {
       return [
         {
           header: 'Plan approval',
-          question: `${approvalText(gate)}\nApprove this plan?`,
+          question: `${approvalText(gate)}\n${forecast ? `${forecastText(forecast)}\n` : ''}Approve this plan?`,
           options: APPROVAL_OPTIONS.map((label) => ({ label, description: APPROVAL_HELP[label] })),
           custom: false,
         },
@@ -58,25 +62,55 @@ export function gateQuestions(gate: Gate): HitlQuestion[] {
         guidanceQuestion('For Mark done: what the step did (it becomes its summary). Otherwise a note for the record. Optional.'),
       ];
     }
-    case 'budget': {
-      const steps = `${gate.completed} of ${gate.total} step${gate.total === 1 ? '' : 's'} completed`;
+    case 'budget':
       return [
         {
-          header: 'Dispatch budget spent',
-          question:
-            `Plan ${gate.planId} has used its dispatch budget: ${gate.dispatches} dispatches of the cap ${gate.cap} ` +
-            `(specialist, reviewer and fixer turns); ${steps}. No new dispatch starts until you decide.\n` +
-            `Continue allows ${gate.increment} more dispatches; Stop ends the plan as failed, keeping what is done.`,
+          header: budgetHeader(gate),
+          question: budgetQuestion(gate),
           options: gate.options.map((label) => ({ label, description: BUDGET_HELP[label] })),
           custom: false,
         },
         guidanceQuestion('A note for the record. Optional.'),
       ];
-    }
   }
 }
 
 const capitalize = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
+
+type BudgetGate = Extract<Gate, { kind: 'budget' }>;
+
+function budgetHeader(gate: BudgetGate): string {
+  if (gate.crossed.length !== 1) return 'Budget reached';
+  return { dispatches: 'Dispatch budget spent', cost: 'Cost budget reached', tokens: 'Token budget reached' }[gate.crossed[0]!];
+}
+
+/** Which limits were reached, what was spent and on which steps, and what Continue and Stop do. */
+function budgetQuestion(gate: BudgetGate): string {
+  const reached = gate.crossed.map((limit) => {
+    if (limit === 'dispatches') return `${gate.dispatches} dispatches of the cap ${gate.cap} (specialist, reviewer and fixer turns)`;
+    if (limit === 'cost') return `${formatCost(gate.usage.cost)} spent of the ${formatCost(gate.cost_cap ?? 0)} limit (budget.max_cost)`;
+    return `${formatTokens(totalTokens(gate.usage))} tokens of the ${formatTokens(gate.token_cap ?? 0)} limit (budget.max_tokens)`;
+  });
+  const spentOn = gate.steps.filter((st) => st.usage.turns > 0).map((st) => `${st.id} (${st.agent}, ${st.status}) ${usageText(st.usage)}`);
+  const stepTurns = gate.steps.reduce((n, st) => n + st.usage.turns, 0);
+  const rest = gate.usage.turns - stepTurns;
+  if (rest > 0) {
+    const stepCost = gate.steps.reduce((n, st) => n + st.usage.cost, 0);
+    const stepTokens = gate.steps.reduce((n, st) => n + totalTokens(st.usage), 0);
+    spentOn.push(`other turns (planner, asks) ${rest} turn${rest === 1 ? '' : 's'}, ${formatTokens(totalTokens(gate.usage) - stepTokens)} tokens, ${formatCost(Math.max(0, gate.usage.cost - stepCost))}`);
+  }
+  const raises = gate.crossed.map((limit) => {
+    if (limit === 'dispatches') return `allows ${gate.increment} more dispatches`;
+    if (limit === 'cost') return `raises the money limit by ${formatCost(gate.cost_increment ?? 0)} to ${formatCost(gate.after_continue.cost_cap ?? 0)}`;
+    return `raises the token limit by ${formatTokens(gate.token_increment ?? 0)} to ${formatTokens(gate.after_continue.token_cap ?? 0)}`;
+  });
+  const steps = `${gate.completed} of ${gate.total} step${gate.total === 1 ? '' : 's'} completed`;
+  return (
+    `Plan ${gate.planId} has reached its budget: ${reached.join('; ')}. ${capitalize(steps)}. No new dispatch starts until you decide.\n` +
+    `Spent so far: ${usageText(gate.usage)}${spentOn.length ? `, on ${spentOn.join('; ')}` : ''}.\n` +
+    `Continue ${raises.join(' and ')}; Stop ends the plan as failed, keeping what is done.`
+  );
+}
 
 const guidanceQuestion = (question: string): HitlQuestion => ({
   header: 'Guidance',
@@ -102,7 +136,7 @@ const RESUME_HELP: Record<string, string> = {
   Stop: 'End the plan as failed; completed steps keep their outputs',
 };
 const BUDGET_HELP: Record<string, string> = {
-  Continue: 'Raise the cap and go on with the plan',
+  Continue: 'Raise the limit that was reached and go on with the plan',
   Stop: 'End the plan as failed; completed steps keep their outputs',
 };
 

@@ -1,5 +1,8 @@
 import type { ToolContext } from '@opencode-ai/plugin';
-import type { Gate } from '../machines/gates.js';
+import { budgetKey, type Gate } from '../machines/gates.js';
+import { forecastText, type Forecast } from '../usage/forecast.js';
+import { formatCost, formatTokens } from '../usage/format.js';
+import { totalTokens } from '../machines/usage.js';
 
 /**
  * Channel 2: OpenCode's permission prompt (ToolContext.ask), used when the native question
@@ -10,10 +13,15 @@ import type { Gate } from '../machines/gates.js';
  * dispatch cap. Planner questions cannot be asked here.
  * Each ask uses a pattern unique to the decision, so "Allow always" never answers a later gate.
  */
-export async function askPermission(ctx: Pick<ToolContext, 'ask'>, gate: Gate): Promise<{ option: string; text?: string } | null> {
+export async function askPermission(
+  ctx: Pick<ToolContext, 'ask'>,
+  gate: Gate,
+  { forecast }: { forecast?: Forecast } = {},
+): Promise<{ option: string; text?: string } | null> {
   if (gate.kind === 'question') return null;
   try {
-    await ctx.ask({ ...permissionAsk(gate), always: [] });
+    const ask = permissionAsk(gate);
+    await ctx.ask({ ...ask, ...(forecast ? { metadata: { ...ask.metadata, forecast: forecastText(forecast) } } : {}), always: [] });
   } catch (error) {
     const feedback = feedbackOf(error);
     if (feedback === undefined) throw error;
@@ -58,13 +66,17 @@ function permissionAsk(gate: Exclude<Gate, { kind: 'question' }>) {
     case 'budget':
       return {
         permission: 'orca_dispatch_budget',
-        // The cap rises with every Continue: each pause at the cap is its own decision.
-        patterns: [`${gate.planId}:budget:${gate.cap}`],
+        // A limit rises with every Continue: each pause at the budget gate is its own decision.
+        patterns: [`${gate.planId}:budget:${budgetKey(gate)}`],
         metadata: {
           plan_id: gate.planId,
+          reached: gate.crossed,
           dispatches: gate.dispatches,
           cap: gate.cap,
           continue_allows: gate.increment,
+          spent: `${formatTokens(totalTokens(gate.usage))} tokens, ${formatCost(gate.usage.cost)}`,
+          ...(gate.cost_cap !== null ? { max_cost: gate.cost_cap } : {}),
+          ...(gate.token_cap !== null ? { max_tokens: gate.token_cap } : {}),
           steps_completed: `${gate.completed} of ${gate.total}`,
           options: gate.options,
         },

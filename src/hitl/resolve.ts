@@ -8,6 +8,7 @@ import { refusalOf } from './decide.js';
 import type { HitlQuestion } from '../machines/types.js';
 import { askPermission } from './permission-channel.js';
 import type { PlanEvent } from '../machines/plan.machine.js';
+import { forecastPlan, forecastText, type Forecast } from '../usage/forecast.js';
 
 const MAX_REASKS = 2;
 
@@ -22,7 +23,7 @@ function titleOf(gate: Gate): string {
     case 'deviation':
       return gate.breaker ? `Orca: step ${gate.stepId} failed (circuit breaker)` : `Orca: step ${gate.stepId} failed`;
     case 'budget':
-      return `Orca: plan ${gate.planId} used its dispatch budget`;
+      return `Orca: plan ${gate.planId} reached its budget`;
     case 'question':
       return 'Orca: the planner asks';
     case 'resume':
@@ -30,15 +31,21 @@ function titleOf(gate: Gate): string {
   }
 }
 
+/** The approval gate's forecast from this project's usage history (DESIGN "Usage and cost"); none at other gates. */
+function forecastOf(orca: Orca, gate: Gate): Forecast | undefined {
+  if (gate.kind !== 'approval') return undefined;
+  return forecastPlan(gate.proposal.steps, gate.review_agents, (agent) => orca.history.stats(agent));
+}
+
 /**
  * Channel 4 alone: the configured auto policy's answer to a gate (logged), or null when a human
  * must answer it (logged too when the breaker paused the policy). Shared by orca_ask_planner's
  * resolver and the follower of plans the agenda started, which have no caller to ask.
  */
-export function autoAnswer(orca: Pick<Orca, 'options' | 'log'>, gate: Gate): { event: PlanEvent } | null {
+export function autoAnswer(orca: Pick<Orca, 'options' | 'log'>, gate: Gate, forecast?: Forecast): { event: PlanEvent } | null {
   const auto = autoChoice(gate, orca.options.hitl?.auto);
   if (auto) {
-    orca.log('info', `plan ${gate.planId}: ${gate.kind} gate answered "${auto.option}" by ${auto.text}`);
+    orca.log('info', `plan ${gate.planId}: ${gate.kind} gate answered "${auto.option}" by ${auto.text}${forecast ? ` (${forecastText(forecast)})` : ''}`);
     return { event: decisionEvent(gate, auto, { channel: 'auto', at: new Date().toISOString() }) };
   }
   const paused = autoPause(gate, orca.options.hitl?.auto);
@@ -60,10 +67,11 @@ export async function resolveGate(
   signal: AbortSignal,
 ): Promise<GateAnswer> {
   const now = () => new Date().toISOString();
-  const auto = autoAnswer(orca, gate);
+  const forecast = forecastOf(orca, gate);
+  const auto = autoAnswer(orca, gate, forecast);
   if (auto) return auto;
 
-  let questions = gateQuestions(gate);
+  let questions = gateQuestions(gate, forecast ? { forecast } : {});
   let asked = await orca.asker.ask({ callerSessionId: ctx.sessionID, questions, title: titleOf(gate), signal });
   // OpenCode 1.18 drops `custom: false`, so the dialog lets the human type an answer that is no option.
   // The same check as every other channel (hitl/decide.ts): an option the gate offers, with text where it needs one.
@@ -86,7 +94,7 @@ export async function resolveGate(
   }
 
   orca.log('warn', `plan ${gate.planId}: question dialog unavailable (${asked.reason}); using the permission prompt`);
-  const permitted = await askPermission(ctx, gate);
+  const permitted = await askPermission(ctx, gate, forecast ? { forecast } : {});
   if (permitted) {
     const refused = refusalOf(gate, permitted, 'permission');
     if (refused) return { waiting: `${refused.message} The plan waits at this gate.` };

@@ -1,8 +1,10 @@
 import type { AnyActorRef, SnapshotFrom } from 'xstate';
 import type { PlanEvent, PlanMachine } from './plan.machine.js';
+import { crossedLimits, planUsage, raisedCaps, type BudgetLimit } from './budget.js';
 import { diffProposals, type PlanDiff } from './plan-diff.js';
 import type { StepContext } from './step.machine.js';
-import type { DecisionChannel, DecisionSource, HitlQuestion, PlanProposal } from './types.js';
+import type { DecisionChannel, DecisionSource, HitlQuestion, PlanProposal, SpecialistId, StepStatus } from './types.js';
+import { ZERO_USAGE, type Usage } from './usage.js';
 
 /**
  * The one place that says where a plan waits for a human and what each gate offers. Gates are
@@ -43,6 +45,8 @@ export type Gate =
       proposal: PlanProposal;
       /** What changed against the version the human saw before (null for a first version). */
       changes: PlanDiff | null;
+      /** Specialists whose steps get a reviewer round (the plan's policy): the forecast counts them. */
+      review_agents: SpecialistId[];
     } & Offered<ApprovalOption>)
   | ({ kind: 'question'; questions: HitlQuestion[] } & Offered<never>)
   | ({
@@ -56,10 +60,23 @@ export type Gate =
     } & Offered<DeviationOption>)
   | ({
       kind: 'budget';
+      /** The limits reached: the dispatch cap, the money budget, the token budget (Continue raises these). */
+      crossed: BudgetLimit[];
       dispatches: number;
       cap: number;
       /** How many more dispatches Continue allows (policy.max_dispatches). */
       increment: number;
+      /** What the plan spent so far (planner, steps, read-only asks). */
+      usage: Usage;
+      /** The money and token limits now (null: none), and what Continue adds to each (budget.max_cost, budget.max_tokens). */
+      cost_cap: number | null;
+      token_cap: number | null;
+      cost_increment: number | null;
+      token_increment: number | null;
+      /** What each step spent so far. */
+      steps: Array<{ id: string; agent: SpecialistId; status: StepStatus; usage: Usage }>;
+      /** The limits Continue sets (only the crossed ones change). */
+      after_continue: { cap: number; cost_cap: number | null; token_cap: number | null };
       completed: number;
       total: number;
     } & Offered<BudgetOption>)
@@ -84,11 +101,15 @@ export const WAITING_WORDS = {
   approval: 'approval',
   question: "answers to the planner's questions",
   deviation: 'a decision on a failed step',
-  budget: 'a decision at the dispatch cap',
+  budget: 'a decision at the budget gate',
   resume: 'a decision on an interrupted step',
 } as const satisfies Record<GateKind, string>;
 
-/** The gates open in a plan, in the order they are asked: the plan's own, the dispatch cap, then each step's (interrupted or failed). */
+/** The limits of one pause at the budget gate ("100:0.5:-"): each Continue raises one, so each pause is its own decision. */
+export const budgetKey = (gate: Pick<Extract<Gate, { kind: 'budget' }>, 'cap' | 'cost_cap' | 'token_cap'>) =>
+  [gate.cap, gate.cost_cap, gate.token_cap].map((n) => n ?? '-').join(':');
+
+/** The gates open in a plan, in the order they are asked: the plan's own, the budget gate, then each step's (interrupted or failed). */
 export function openGates(snapshot: PlanSnapshot): Gate[] {
   const c = snapshot.context;
   const planId = c.plan_id;
@@ -100,6 +121,7 @@ export function openGates(snapshot: PlanSnapshot): Gate[] {
         kind: 'approval',
         proposal: c.proposal,
         changes: previous ? diffProposals(previous, c.proposal, kept) : null,
+        review_agents: c.policy.review_agents,
         ...offered(snapshot, { kind: 'approval', planId }, APPROVAL_OPTIONS),
       },
     ];
@@ -109,9 +131,19 @@ export function openGates(snapshot: PlanSnapshot): Gate[] {
   if (snapshot.hasTag('gate.budget')) {
     gates.push({
       kind: 'budget',
+      crossed: crossedLimits(c),
       dispatches: c.dispatches,
       cap: c.dispatch_cap,
       increment: c.policy.max_dispatches,
+      usage: planUsage(c),
+      cost_cap: c.cost_cap ?? null,
+      token_cap: c.token_cap ?? null,
+      cost_increment: c.policy.max_cost ?? null,
+      token_increment: c.policy.max_tokens ?? null,
+      steps: c.steps.map((st) => ({ id: st.id, agent: st.agent, status: st.status, usage: st.usage ?? ZERO_USAGE })),
+      after_continue: (({ dispatch_cap, cost_cap, token_cap }) => ({ cap: dispatch_cap, cost_cap: cost_cap ?? null, token_cap: token_cap ?? null }))(
+        raisedCaps(c),
+      ),
       completed: c.steps.filter((st) => st.status === 'completed').length,
       total: c.steps.length,
       ...offered(snapshot, { kind: 'budget', planId }, BUDGET_OPTIONS),
@@ -138,6 +170,9 @@ export function openGates(snapshot: PlanSnapshot): Gate[] {
     }
     if (!s?.hasTag?.('gate.deviation')) continue;
     const stepId = s.context.stepId as string;
+    // The step reports its failure to the plan after its own transition (and after what its turn
+    // cost): until the plan has taken step.failed, the gate is not open yet.
+    if (!c.steps.some((st) => st.id === stepId && st.status === 'awaiting_decision')) continue;
     const failures = s.context.failures as Array<{ error: string }>;
     gates.push({
       kind: 'deviation',

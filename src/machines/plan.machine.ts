@@ -1,7 +1,10 @@
 import { assign, enqueueActions, sendTo, setup, stopChild } from 'xstate';
+import { crossedLimits, dispatchesLeft, raisedCaps, withTurnUsage } from './budget.js';
 import { notProvided } from './not-provided.js';
 import { stepMachine, type StepParentEvent } from './step.machine.js';
 import { allStepsCompleted, readySteps, threadContext, WRITING_AGENTS } from './threading.js';
+import { usageOfError, type Turn } from './turn.js';
+import { ZERO_USAGE, type Usage } from './usage.js';
 import {
   DEFAULT_PLAN_POLICY,
   type DecisionRecord,
@@ -62,6 +65,12 @@ export interface PlanContext {
   dispatches: number;
   /** The plan pauses for the human once `dispatches` reaches this; Continue raises it by policy.max_dispatches. */
   dispatch_cap: number;
+  /** What every turn of the plan cost (planner, steps, read-only asks); absent in plans from before it was recorded. */
+  usage?: Usage;
+  /** The plan pauses once usage.cost reaches this (null: no limit); Continue raises it by policy.max_cost. */
+  cost_cap?: number | null;
+  /** The plan pauses once all tokens (totalTokens) reach this (null: no limit); Continue raises it by policy.max_tokens. */
+  token_cap?: number | null;
   planner_session_id: string | null;
   caller_session_id: string | null;
   /** The next message the planner will be sent. */
@@ -90,6 +99,8 @@ export type PlanEvent =
   | ({ type: 'resume.stop'; stepId: string; text?: string } & DecisionSource)
   | ({ type: 'budget.continue'; text?: string } & DecisionSource)
   | ({ type: 'budget.stop'; text?: string } & DecisionSource)
+  /** A turn's usage: from a step (with its id), or a read-only ask made from the plan's sessions. */
+  | { type: 'usage.recorded'; stepId?: string; usage: Usage }
   | StepParentEvent;
 
 export interface OpenPlannerSessionInput {
@@ -125,12 +136,16 @@ export function replanMessage(step: StepRecord, guidance?: string): string {
     .join('\n');
 }
 
-/** New step records for a proposal; a completed step whose id survives a replan keeps its output. */
+/**
+ * New step records for a proposal; a completed step whose id survives a replan keeps its output.
+ * A step id that survives keeps what its turns cost so far.
+ */
 function stepRecords(proposal: PlanProposal, previous: StepRecord[]): StepRecord[] {
   return proposal.steps.map((spec) => {
     const kept = previous.find((p) => p.id === spec.id && p.status === 'completed');
     if (kept) return { ...kept, ...spec, status: 'completed', depends_on: spec.depends_on ?? [] };
-    return { ...spec, depends_on: spec.depends_on ?? [], status: 'pending', attempts: 0, failures: [] };
+    const usage = previous.find((p) => p.id === spec.id)?.usage;
+    return { ...spec, depends_on: spec.depends_on ?? [], status: 'pending', attempts: 0, failures: [], ...(usage ? { usage } : {}) };
   });
 }
 
@@ -145,8 +160,8 @@ export const stepPolicy = (policy: PlanPolicy, step: StepRecord): StepPolicy => 
   post_hooks: policy.post_hooks,
 });
 
-/** Steps to start now: ready ones, no more than the dispatch budget left. */
-const startable = (c: PlanContext) => readySteps(c.steps, c.concurrency).slice(0, Math.max(0, c.dispatch_cap - c.dispatches));
+/** Steps to start now: ready ones, no more than the budget lets start (none once money or tokens are spent). */
+const startable = (c: PlanContext) => readySteps(c.steps, c.concurrency).slice(0, dispatchesLeft(c));
 
 const updateStep = (steps: StepRecord[], id: string, patch: Partial<StepRecord>) =>
   steps.map((s) => (s.id === id ? { ...s, ...patch } : s));
@@ -177,26 +192,34 @@ const forwardAs =
     } as StepDecision,
   });
 
-/** Where a planner turn leads; shared by drafting and changes_requested. */
+type PlannerDone = { event: { output: Turn<PlannerOutput> } };
+const plannerOutput = ({ event }: PlannerDone) => event.output.value;
+const plannerUsage = { type: 'recordUsage' as const, params: ({ event }: PlannerDone) => ({ usage: event.output.usage }) };
+
+/** Where a planner turn leads; shared by drafting and changes_requested. Its usage counts in every case. */
 const plannerDone = [
   {
-    guard: { type: 'plannerProposedPlan' as const, params: ({ event }: { event: { output: PlannerOutput } }) => event.output },
+    guard: { type: 'plannerProposedPlan' as const, params: plannerOutput },
     target: '#plan.pending_approval',
-    actions: { type: 'acceptProposal' as const, params: ({ event }: { event: { output: PlannerOutput } }) => event.output },
+    actions: [plannerUsage, { type: 'acceptProposal' as const, params: plannerOutput }],
   },
   {
-    guard: { type: 'plannerAskedQuestion' as const, params: ({ event }: { event: { output: PlannerOutput } }) => event.output },
+    guard: { type: 'plannerAskedQuestion' as const, params: plannerOutput },
     target: '#plan.drafting.awaiting_answers',
-    actions: { type: 'recordQuestions' as const, params: ({ event }: { event: { output: PlannerOutput } }) => event.output },
+    actions: [plannerUsage, { type: 'recordQuestions' as const, params: plannerOutput }],
   },
   {
     target: '#plan.drafting.answered',
-    actions: { type: 'recordAnswer' as const, params: ({ event }: { event: { output: PlannerOutput } }) => event.output },
+    actions: [plannerUsage, { type: 'recordAnswer' as const, params: plannerOutput }],
   },
 ];
 const plannerFailed = {
   target: '#plan.drafting.planner_failed',
-  actions: { type: 'recordPlannerError' as const, params: ({ event }: { event: { error: unknown } }) => ({ error: errorText(event.error) }) },
+  actions: [
+    // A turn that failed after its corrections still cost what its prompts did.
+    { type: 'recordUsage' as const, params: ({ event }: { event: { error: unknown } }) => ({ usage: usageOfError(event.error) ?? ZERO_USAGE }) },
+    { type: 'recordPlannerError' as const, params: ({ event }: { event: { error: unknown } }) => ({ error: errorText(event.error) }) },
+  ],
 };
 
 export const planMachine = setup({
@@ -208,7 +231,7 @@ export const planMachine = setup({
   actors: {
     step: stepMachine,
     openPlannerSession: notProvided<{ sessionId: string }, OpenPlannerSessionInput>('openPlannerSession'),
-    consultPlanner: notProvided<PlannerOutput, ConsultPlannerInput>('consultPlanner'),
+    consultPlanner: notProvided<Turn<PlannerOutput>, ConsultPlannerInput>('consultPlanner'),
   },
   guards: {
     hasPlannerSession: ({ context }) => context.planner_session_id !== null,
@@ -219,7 +242,7 @@ export const planMachine = setup({
       context.steps.some((s) => s.id === params.stepId && s.status === 'awaiting_decision' && (params.channel !== 'auto' || !s.breaker)),
     /**
      * Retry is offered below the attempt limit. The auto policy may not retry past an open breaker
-     * or a spent dispatch budget: those wait for a human.
+     * or a spent budget (dispatches, money, tokens): those wait for a human.
      */
     canRetryStep: ({ context }, params: { stepId: string; channel: string }) =>
       context.steps.some(
@@ -227,7 +250,7 @@ export const planMachine = setup({
           s.id === params.stepId &&
           s.status === 'awaiting_decision' &&
           s.failures.length < context.max_attempts &&
-          (params.channel !== 'auto' || (!s.breaker && context.dispatches < context.dispatch_cap)),
+          (params.channel !== 'auto' || (!s.breaker && dispatchesLeft(context) > 0)),
       ),
     /** Re-run and Stop at the resume gate (the auto policy may choose them); Mark done needs the human's words. */
     stepAwaitingResume: ({ context }, params: { stepId: string }) =>
@@ -236,9 +259,12 @@ export const planMachine = setup({
       params.channel !== 'auto' &&
       (params.text ?? '').trim().length > 0 &&
       context.steps.some((s) => s.id === params.stepId && s.status === 'awaiting_resume'),
-    /** The budget is spent and the plan wants another dispatch: a step is ready to start or waits for a decision. */
-    dispatchBudgetSpent: ({ context }) =>
-      context.dispatches >= context.dispatch_cap &&
+    /**
+     * A limit of the budget is reached (dispatches, money or tokens) and the plan wants another
+     * dispatch: a step is ready to start or waits for a decision.
+     */
+    budgetSpent: ({ context }) =>
+      crossedLimits(context).length > 0 &&
       (readySteps(context.steps, context.concurrency).length > 0 || context.steps.some((s) => s.status === 'awaiting_decision')),
     allStepsCompleted: ({ context }) => allStepsCompleted(context.steps),
     completesPlan: ({ context }, params: { stepId: string }) =>
@@ -274,6 +300,10 @@ export const planMachine = setup({
       pending_message: null,
     }),
     recordPlannerError: assign({ planner_error: (_, params: { error: string }) => params.error }),
+    /** A turn's usage, summed into the plan and, for a step's turn, into that step. */
+    recordUsage: assign(({ context }, params: { stepId?: string; usage: Usage }) =>
+      params.usage.turns > 0 ? withTurnUsage(context, params) : {},
+    ),
     recordDecision: assign({
       decisions: ({ context }, params: DecisionRecord) => [...context.decisions, params],
     }),
@@ -334,7 +364,8 @@ export const planMachine = setup({
       steps: ({ context }, p: { stepId: string; round: number }) => updateStep(context.steps, p.stepId, { review_round: p.round }),
       dispatches: ({ context }) => context.dispatches + 1,
     }),
-    raiseBudget: assign({ dispatch_cap: ({ context }) => context.dispatches + context.policy.max_dispatches }),
+    /** Continue: each crossed limit raised by its configured amount (budget.ts). */
+    raiseBudget: assign(({ context }) => raisedCaps(context)),
     addGuidance: assign({
       steps: ({ context }, p: { stepId: string; text?: string }) =>
         context.steps.map((s) =>
@@ -404,6 +435,9 @@ export const planMachine = setup({
     policy: { ...DEFAULT_PLAN_POLICY, ...input.policy },
     dispatches: 0,
     dispatch_cap: input.policy?.max_dispatches ?? DEFAULT_PLAN_POLICY.max_dispatches,
+    usage: ZERO_USAGE,
+    cost_cap: input.policy?.max_cost ?? null,
+    token_cap: input.policy?.max_tokens ?? null,
     planner_session_id: null,
     caller_session_id: input.callerSessionId ?? null,
     pending_message: input.message,
@@ -415,6 +449,9 @@ export const planMachine = setup({
     ...(input.agendaItem ? { agenda_item: input.agendaItem } : {}),
   }),
   initial: 'drafting',
+  on: {
+    'usage.recorded': { actions: { type: 'recordUsage', params: ({ event }) => event } },
+  },
   states: {
     drafting: {
       initial: 'routing',
@@ -526,9 +563,12 @@ export const planMachine = setup({
       states: {
         running: {
           entry: 'startReadySteps',
-          always: { guard: 'dispatchBudgetSpent', target: 'budget_exhausted' },
+          always: { guard: 'budgetSpent', target: 'budget_exhausted' },
         },
-        /** Seed 003's "100 iterations → stop, show progress": no new dispatch until a human says Continue. */
+        /**
+         * Seed 003's "100 iterations → stop, show progress", and the money and token budgets: no new
+         * dispatch until a human says Continue (which raises the crossed limits) or Stop.
+         */
         budget_exhausted: {
           tags: ['gate.budget'],
           on: {

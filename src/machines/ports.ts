@@ -1,22 +1,25 @@
 import type { ConsultPlannerInput, OpenPlannerSessionInput } from './plan.machine.js';
 import type { OpenSessionInput, RunFixInput, RunReviewInput, RunSpecialistInput, StepHooksInput, WatchIdleInput } from './step.machine.js';
+import type { Turn } from './turn.js';
 import type { InterruptedTurn, PlannerOutput, ReviewResult, SpecialistResult } from './types.js';
 
 /**
  * The side effects the machines invoke, as plain async functions. The OpenCode adapter provides
  * them in the plugin; tests provide fakes. Each gets the actor's AbortSignal (stopped actor =
  * aborted call) and, for steps, the idempotency key plan:step:attempt (with :review:N / :fix:N).
+ * The ports that run model turns resolve with the result and what the turns cost (`Turn`); when
+ * they fail after prompting, the error carries what was spent as `error.usage` (turn.ts).
  */
 export interface PlanPorts {
   openPlannerSession(input: OpenPlannerSessionInput, signal: AbortSignal): Promise<{ sessionId: string }>;
-  consultPlanner(input: ConsultPlannerInput, signal: AbortSignal): Promise<PlannerOutput>;
+  consultPlanner(input: ConsultPlannerInput, signal: AbortSignal): Promise<Turn<PlannerOutput>>;
   openSpecialistSession(input: OpenSessionInput, signal: AbortSignal): Promise<{ sessionId: string }>;
   /** `interrupted` when a restored turn left no result and `input.rerun` is false: the machine asks first. */
-  runSpecialist(input: RunSpecialistInput, signal: AbortSignal): Promise<SpecialistResult | InterruptedTurn>;
+  runSpecialist(input: RunSpecialistInput, signal: AbortSignal): Promise<Turn<SpecialistResult | InterruptedTurn>>;
   /** The reviewer's verdict on a step's work (seed 003 quality gate). */
-  runReview(input: RunReviewInput, signal: AbortSignal): Promise<ReviewResult>;
+  runReview(input: RunReviewInput, signal: AbortSignal): Promise<Turn<ReviewResult>>;
   /** The specialist fixes what the reviewer reported, in its own session. */
-  runFix(input: RunFixInput, signal: AbortSignal): Promise<SpecialistResult | InterruptedTurn>;
+  runFix(input: RunFixInput, signal: AbortSignal): Promise<Turn<SpecialistResult | InterruptedTurn>>;
   /** Resolves once the session has been idle for input.idleMs, after aborting it; never otherwise. */
   watchIdle(input: WatchIdleInput, signal: AbortSignal): Promise<{ idleMs: number }>;
   /** Pre-step hooks reject with the failing hook's output; post-step hooks resolve with their failures. */

@@ -1,6 +1,8 @@
-import { assign, sendParent, setup } from 'xstate';
+import { assign, enqueueActions, sendParent, setup } from 'xstate';
 import { notProvided } from './not-provided.js';
 import { errorSignature, repeatedSignature } from './error-signature.js';
+import { usageOfError, type Turn } from './turn.js';
+import type { Usage } from './usage.js';
 import type {
   DecisionSource,
   FailedAttempt,
@@ -84,7 +86,9 @@ export type StepParentEvent =
   | { type: 'step.interrupted'; stepId: string; attempt: number }
   | { type: 'step.completed'; stepId: string; output: StepOutput; warnings?: string[] }
   | { type: 'step.replan_chosen'; stepId: string; guidance?: string }
-  | { type: 'step.stop_chosen'; stepId: string; guidance?: string };
+  | { type: 'step.stop_chosen'; stepId: string; guidance?: string }
+  /** What one of the step's turns (specialist, reviewer, fixer, with their corrections) cost. */
+  | { type: 'usage.recorded'; stepId: string; usage: Usage };
 
 /** The idempotency key of one dispatch: the same attempt is never two different side effects. */
 export const idempotencyKey = (planId: string, stepId: string, attempt: number) => `${planId}:${stepId}:${attempt}`;
@@ -171,10 +175,14 @@ const timeoutError = (who: string, idleMs: number) =>
   `TIMEOUT: the ${who} was idle for ${Math.round(idleMs / 1000)} s (timeouts.step_idle_seconds); its session was aborted`;
 
 /** Param mappers shared by the turns' transitions. */
-const failureOf = ({ event }: { event: { output: SpecialistResult | InterruptedTurn } }) => ({
-  error: event.output.type === 'failure' ? event.output.error : 'unexpected result',
+const failureOf = ({ event }: { event: { output: Turn<SpecialistResult | InterruptedTurn> } }) => ({
+  error: event.output.value.type === 'failure' ? event.output.value.error : 'unexpected result',
 });
 const errorOf = ({ event }: { event: { error: unknown } }) => ({ error: errorText(event.error) });
+const valueOf = <T>({ event }: { event: { output: Turn<T> } }) => event.output.value;
+/** Every outcome of a turn reports what it cost to the plan: a result's usage, or what a failed turn spent. */
+const usageOfDone = { type: 'reportUsage' as const, params: ({ event }: { event: { output: Turn<unknown> } }) => ({ usage: event.output.usage }) };
+const usageOfFailure = { type: 'reportUsage' as const, params: ({ event }: { event: { error: unknown } }) => ({ usage: usageOfError(event.error) }) };
 
 /** Replan and Stop, the same at the deviation gate and at an open breaker. */
 const guidanceOf = ({ event }: { event: { guidance?: string } }) => ({ guidance: event.guidance });
@@ -213,9 +221,9 @@ export const stepMachine = setup({
   actors: {
     runStepHooks: notProvided<{ failures: string[] }, StepHooksInput>('runStepHooks'),
     openSpecialistSession: notProvided<{ sessionId: string }, OpenSessionInput>('openSpecialistSession'),
-    runSpecialist: notProvided<SpecialistResult | InterruptedTurn, RunSpecialistInput>('runSpecialist'),
-    runReview: notProvided<ReviewResult, RunReviewInput>('runReview'),
-    runFix: notProvided<SpecialistResult | InterruptedTurn, RunFixInput>('runFix'),
+    runSpecialist: notProvided<Turn<SpecialistResult | InterruptedTurn>, RunSpecialistInput>('runSpecialist'),
+    runReview: notProvided<Turn<ReviewResult>, RunReviewInput>('runReview'),
+    runFix: notProvided<Turn<SpecialistResult | InterruptedTurn>, RunFixInput>('runFix'),
     /** Resolves when the session has been idle for `idleMs` (after aborting it). Never an `after` timer: it restores. */
     watchIdle: notProvided<{ idleMs: number }, WatchIdleInput>('watchIdle'),
   },
@@ -296,6 +304,10 @@ export const stepMachine = setup({
         context.failures.map((f, i) =>
           i === context.failures.length - 1 && params.guidance ? { ...f, guidance: params.guidance } : f,
         ),
+    }),
+    /** The plan sums usage (steps[].usage, usage) and checks its budget; a turn that cost nothing is not reported. */
+    reportUsage: enqueueActions(({ context, enqueue }, params: { usage: Usage | null }) => {
+      if (params.usage && params.usage.turns > 0) enqueue.sendParent({ type: 'usage.recorded', stepId: context.stepId, usage: params.usage });
     }),
     notifyDispatched: sendParent(({ context }) => ({
       type: 'step.dispatched',
@@ -415,26 +427,23 @@ export const stepMachine = setup({
           }),
           onDone: [
             {
-              guard: { type: 'turnInterrupted', params: ({ event }) => event.output },
+              guard: { type: 'turnInterrupted', params: valueOf },
               target: 'awaiting_resume',
-              actions: { type: 'recordInterruption', params: ({ event }) => ({ result: event.output, turn: 'specialist' as const }) },
+              actions: { type: 'recordInterruption', params: ({ event }) => ({ result: event.output.value, turn: 'specialist' as const }) },
             },
             {
-              guard: { type: 'specialistSucceeded', params: ({ event }) => event.output },
+              guard: { type: 'specialistSucceeded', params: valueOf },
               target: 'checking',
-              actions: { type: 'recordOutput', params: ({ event }) => event.output },
+              actions: [usageOfDone, { type: 'recordOutput', params: valueOf }],
             },
             {
               target: 'failed_attempt',
-              actions: {
-                type: 'recordFailure',
-                params: failureOf,
-              },
+              actions: [usageOfDone, { type: 'recordFailure', params: failureOf }],
             },
           ],
           onError: {
             target: 'failed_attempt',
-            actions: { type: 'recordFailure', params: errorOf },
+            actions: [usageOfFailure, { type: 'recordFailure', params: errorOf }],
           },
         },
         idleWatch('watchSpecialist', (c) => c.sessionId, (c) => c.agent),
@@ -483,32 +492,34 @@ export const stepMachine = setup({
                 maxRounds: context.policy.review_rounds,
               }),
               onDone: [
-                { guard: { type: 'reviewPassed', params: ({ event }) => event.output }, target: '#step.finishing' },
+                { guard: { type: 'reviewPassed', params: valueOf }, target: '#step.finishing', actions: usageOfDone },
                 {
-                  guard: { type: 'reviewRepeats', params: ({ event }) => event.output },
+                  guard: { type: 'reviewRepeats', params: valueOf },
                   target: '#step.breaker_open',
                   actions: [
-                    { type: 'recordReviewFail', params: ({ event }) => event.output },
-                    { type: 'recordFailure', params: ({ context, event }) => ({ error: reviewFailure(context, event.output) }) },
+                    usageOfDone,
+                    { type: 'recordReviewFail', params: valueOf },
+                    { type: 'recordFailure', params: ({ context, event }) => ({ error: reviewFailure(context, event.output.value) }) },
                     'openBreaker',
                   ],
                 },
                 {
                   guard: 'reviewRoundsRemain',
                   target: 'fixing',
-                  actions: { type: 'recordReviewFail', params: ({ event }) => event.output },
+                  actions: [usageOfDone, { type: 'recordReviewFail', params: valueOf }],
                 },
                 {
                   target: '#step.failed_attempt',
                   actions: [
-                    { type: 'recordReviewFail', params: ({ event }) => event.output },
-                    { type: 'recordFailure', params: ({ context, event }) => ({ error: reviewFailure(context, event.output) }) },
+                    usageOfDone,
+                    { type: 'recordReviewFail', params: valueOf },
+                    { type: 'recordFailure', params: ({ context, event }) => ({ error: reviewFailure(context, event.output.value) }) },
                   ],
                 },
               ],
               onError: {
                 target: '#step.failed_attempt',
-                actions: { type: 'recordFailure', params: ({ event }) => ({ error: `reviewer: ${errorText(event.error)}` }) },
+                actions: [usageOfFailure, { type: 'recordFailure', params: ({ event }) => ({ error: `reviewer: ${errorText(event.error)}` }) }],
               },
             },
             idleWatch('watchReviewer', (c) => c.review.session_id, () => 'reviewer'),
@@ -531,26 +542,23 @@ export const stepMachine = setup({
               }),
               onDone: [
                 {
-                  guard: { type: 'turnInterrupted', params: ({ event }) => event.output },
+                  guard: { type: 'turnInterrupted', params: valueOf },
                   target: '#step.awaiting_resume',
-                  actions: { type: 'recordInterruption', params: ({ event }) => ({ result: event.output, turn: 'fix' as const }) },
+                  actions: { type: 'recordInterruption', params: ({ event }) => ({ result: event.output.value, turn: 'fix' as const }) },
                 },
                 {
-                  guard: { type: 'specialistSucceeded', params: ({ event }) => event.output },
+                  guard: { type: 'specialistSucceeded', params: valueOf },
                   target: 'reviewing',
-                  actions: [{ type: 'recordOutput', params: ({ event }) => event.output }, 'nextReviewRound'],
+                  actions: [usageOfDone, { type: 'recordOutput', params: valueOf }, 'nextReviewRound'],
                 },
                 {
                   target: '#step.failed_attempt',
-                  actions: {
-                    type: 'recordFailure',
-                    params: failureOf,
-                  },
+                  actions: [usageOfDone, { type: 'recordFailure', params: failureOf }],
                 },
               ],
               onError: {
                 target: '#step.failed_attempt',
-                actions: { type: 'recordFailure', params: errorOf },
+                actions: [usageOfFailure, { type: 'recordFailure', params: errorOf }],
               },
             },
             idleWatch('watchFixer', (c) => c.sessionId, (c) => `${c.agent} (fixing)`),

@@ -5,6 +5,7 @@ import type { HitlQuestion as ProtocolHitlQuestion } from '../protocol/hitl-ques
 import type { Plan, PlannerOutput as ProtocolPlannerOutput, PlanStep } from '../protocol/planner-output.js';
 import type { ReviewErrorSchema, ReviewOutput } from '../protocol/review-output.js';
 import { SPECIALIST_AGENTS } from '../protocol/specialist-agents.js';
+import type { Usage } from './usage.js';
 import type { SpecialistOutput } from '../protocol/specialist-output.js';
 
 export const SPECIALISTS = SPECIALIST_AGENTS;
@@ -63,6 +64,8 @@ export interface StepRecord extends StepSpec {
   review_round?: number;
   /** Post-step hook failures: recorded, never blocking. */
   warnings?: string[];
+  /** What this step's turns cost (specialist, reviewer, fixer, corrections, its read-only asks); absent before its first turn. */
+  usage?: Usage;
 }
 
 /** How a step runs: what the plan's options say, fixed when the step starts (so a restore behaves the same). */
@@ -93,6 +96,10 @@ export interface PlanPolicy {
   post_hooks: string[];
   /** Dispatches per budget: the plan pauses for the human each time this many more have started. */
   max_dispatches: number;
+  /** Money per budget (budget.max_cost), null for none; absent in plans from before it existed. */
+  max_cost?: number | null;
+  /** Tokens of every class per budget (budget.max_tokens), null for none; absent in plans from before it existed. */
+  max_tokens?: number | null;
 }
 
 export const DEFAULT_PLAN_POLICY: PlanPolicy = {
@@ -103,6 +110,8 @@ export const DEFAULT_PLAN_POLICY: PlanPolicy = {
   pre_hooks: [],
   post_hooks: [],
   max_dispatches: 100,
+  max_cost: null,
+  max_tokens: null,
 };
 
 /** Where a human (or an explicit auto policy) answered a gate. */

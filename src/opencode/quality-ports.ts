@@ -1,4 +1,4 @@
-import { runStructuredTurn, type TurnPort } from '../dispatch/structured-turn.js';
+import { runStructuredTurn, withUsage } from '../dispatch/structured-turn.js';
 import { fixPrompt, reviewPrompt } from '../dispatch/review-prompt.js';
 import { ReviewOutputSchema, reviewOutputJsonSchema } from '../protocol/review-output.js';
 import { SpecialistOutputSchema, specialistOutputJsonSchema } from '../protocol/specialist-output.js';
@@ -6,6 +6,9 @@ import type { SessionsPort } from './sessions.js';
 import { describeHookFailure, hookFailed, runStepHooks, StepHookError } from '../hooks/step-hooks.js';
 import type { QualityPorts } from '../machines/ports.js';
 import { recoverTurn, type ReconcileRecord } from './reconcile.js';
+import { usageOfError } from '../machines/turn.js';
+import { ZERO_USAGE, type Usage } from '../machines/usage.js';
+import { recordingTurnPort, type OnTurn } from './turn-port.js';
 
 export interface QualityPortOptions {
   /** The project directory: hooks run there. */
@@ -21,6 +24,8 @@ export interface QualityPortOptions {
   /** Whether a turn was in flight in a restored plan (PlanHost.isRecovering); default never. */
   isRecovering?: (idempotencyKey: string) => boolean;
   onReconcile?: (record: ReconcileRecord) => void;
+  /** Told of every prompt once it is answered, with what it cost (the journal, the usage history). */
+  onTurn?: OnTurn;
 }
 
 /**
@@ -29,20 +34,19 @@ export interface QualityPortOptions {
  * timeout, and the step hooks.
  */
 export function qualityPorts(sessions: SessionsPort, options: QualityPortOptions): QualityPorts {
-  const turnPort = (sessionID: string, agent: string): TurnPort => ({
-    prompt: (text, { jsonSchema, signal }) => sessions.prompt({ sessionID, agent, text, jsonSchema, ...(signal ? { signal } : {}) }),
-  });
-
   /** Run a turn with the tool-loop breaker on its session; its abort reason wins over the turn's own error. */
-  async function guarded<T>(sessionId: string, turn: () => Promise<{ value: T }>): Promise<{ value: T } | { aborted: string }> {
+  async function guarded<T>(
+    sessionId: string,
+    turn: () => Promise<{ value: T; usage: Usage }>,
+  ): Promise<{ value: T; usage: Usage } | { aborted: string; usage: Usage }> {
     const unguard = options.guard(sessionId);
     try {
       const result = await turn();
       const reason = options.abortReason(sessionId);
-      return reason ? { aborted: reason } : result;
+      return reason ? { aborted: reason, usage: result.usage } : result;
     } catch (error) {
       const reason = options.abortReason(sessionId);
-      if (reason) return { aborted: reason };
+      if (reason) return { aborted: reason, usage: usageOfError(error) ?? ZERO_USAGE };
       throw error;
     } finally {
       unguard();
@@ -50,9 +54,10 @@ export function qualityPorts(sessions: SessionsPort, options: QualityPortOptions
   }
 
   return {
-    async runReview({ sessionId, thread, work, round, maxRounds }, signal) {
+    async runReview({ sessionId, thread, work, round, maxRounds, idempotencyKey }, signal) {
+      const who = { plan_id: thread.plan_id, step_id: thread.step.id, role: 'reviewer' as const, agent: 'reviewer', session_id: sessionId, idempotency_key: idempotencyKey };
       const value = await guarded(sessionId, () =>
-        runStructuredTurn(turnPort(sessionId, 'reviewer'), {
+        runStructuredTurn(recordingTurnPort(sessions, who, options.onTurn), {
           schema: ReviewOutputSchema,
           jsonSchema: reviewOutputJsonSchema(),
           prompt: reviewPrompt(thread, work, round, maxRounds),
@@ -60,18 +65,20 @@ export function qualityPorts(sessions: SessionsPort, options: QualityPortOptions
           label: 'reviewer output',
         }),
       );
-      if ('aborted' in value) throw new Error(`reviewer ${value.aborted}`);
-      return value.value;
+      if ('aborted' in value) throw withUsage(new Error(`reviewer ${value.aborted}`), value.usage);
+      return { value: value.value, usage: value.usage };
     },
 
     async runFix({ sessionId, agent, thread, errors, round, rerun, idempotencyKey }, signal) {
       const prompt = fixPrompt(thread, errors, round);
       const recovery = { sessions, isRecovering: options.isRecovering ?? (() => false), ...(options.onReconcile ? { onReconcile: options.onReconcile } : {}) };
       const record = { plan_id: thread.plan_id, role: 'fixer' as const, session_id: sessionId, idempotency_key: idempotencyKey };
+      // A finished turn taken over after a restart was paid for (and recorded) by the process that ran it.
       const earlier = await recoverTurn(recovery, record, { prompt, schema: SpecialistOutputSchema, rerun, signal });
-      if (earlier) return 'value' in earlier ? earlier.value : earlier;
+      if (earlier) return { value: 'value' in earlier ? earlier.value : earlier, usage: ZERO_USAGE };
+      const who = { plan_id: thread.plan_id, step_id: thread.step.id, role: 'fixer' as const, agent, session_id: sessionId, idempotency_key: idempotencyKey };
       const value = await guarded(sessionId, () =>
-        runStructuredTurn(turnPort(sessionId, agent), {
+        runStructuredTurn(recordingTurnPort(sessions, who, options.onTurn), {
           schema: SpecialistOutputSchema,
           jsonSchema: specialistOutputJsonSchema(),
           prompt,
@@ -79,8 +86,8 @@ export function qualityPorts(sessions: SessionsPort, options: QualityPortOptions
           label: `${agent} output`,
         }),
       );
-      if ('aborted' in value) return { type: 'failure', error: value.aborted };
-      return value.value;
+      if ('aborted' in value) return { value: { type: 'failure', error: value.aborted }, usage: value.usage };
+      return { value: value.value, usage: value.usage };
     },
 
     async watchIdle({ planId, stepId, sessionId, idleMs }, signal) {

@@ -1,4 +1,4 @@
-import { runStructuredTurn, type TurnPort } from '../dispatch/structured-turn.js';
+import { runStructuredTurn, withUsage, type TurnPort } from '../dispatch/structured-turn.js';
 import { stepPrompt } from '../dispatch/step-prompt.js';
 import { PlannerOutputSchema, plannerOutputJsonSchema } from '../protocol/planner-output.js';
 import { SpecialistOutputSchema, specialistOutputJsonSchema } from '../protocol/specialist-output.js';
@@ -6,12 +6,17 @@ import type { SessionsPort } from './sessions.js';
 import type { SessionMonitor } from './session-monitor.js';
 import type { SessionPorts } from '../machines/ports.js';
 import { recoverTurn, type ReconcileRecord } from './reconcile.js';
+import { recordingTurnPort, type OnTurn } from './turn-port.js';
+import { ZERO_USAGE } from '../machines/usage.js';
+import { usageOfError } from '../machines/turn.js';
 
 export type { ReconcileRecord } from './reconcile.js';
 
 /** The machines' side effects, done in OpenCode child sessions of the calling session. */
-export function opencodePorts(sessions: SessionsPort, { onReconcile, monitor, isRecovering = () => true }: {
+export function opencodePorts(sessions: SessionsPort, { onReconcile, onTurn, monitor, isRecovering = () => true }: {
     onReconcile?: (record: ReconcileRecord) => void;
+    /** Told of every prompt once it is answered, with what it cost (the journal, the usage history). */
+    onTurn?: OnTurn;
     /**
      * Whether the side effect with this idempotency key may have started before (PlanHost.isRecovering:
      * it was in flight in a restored snapshot). Only then are OpenCode's sessions searched for what
@@ -23,10 +28,6 @@ export function opencodePorts(sessions: SessionsPort, { onReconcile, monitor, is
   } = {}): SessionPorts {
   const recovery = { sessions, isRecovering, ...(onReconcile ? { onReconcile } : {}) };
 
-  const turnPort = (sessionID: string, agent: string): TurnPort => ({
-    prompt: (text, { jsonSchema, signal }) =>
-      sessions.prompt({ sessionID, agent, text, jsonSchema, ...(signal ? { signal } : {}) }),
-  });
 
   return {
     async openPlannerSession({ planId, callerSessionId }) {
@@ -35,15 +36,12 @@ export function opencodePorts(sessions: SessionsPort, { onReconcile, monitor, is
 
     // A planner turn restarted after a crash is simply asked again: it changes nothing outside the
     // plan, and OpenCode 1.18 cannot list the messages of a structured-output session to reuse it.
-    async consultPlanner({ sessionId, message }, signal) {
-      const { value } = await runStructuredTurn(turnPort(sessionId, 'planner'), {
-        schema: PlannerOutputSchema,
-        jsonSchema: plannerOutputJsonSchema(),
-        prompt: message,
-        signal,
-        label: 'planner output',
-      });
-      return value;
+    async consultPlanner({ planId, sessionId, message }, signal) {
+      const { value, usage } = await runStructuredTurn(
+        recordingTurnPort(sessions, { plan_id: planId, role: 'planner', agent: 'planner', session_id: sessionId }, onTurn),
+        { schema: PlannerOutputSchema, jsonSchema: plannerOutputJsonSchema(), prompt: message, signal, label: 'planner output' },
+      );
+      return { value, usage };
     },
 
     async openSpecialistSession({ planId, stepId, agent, attempt, idempotencyKey, parentSessionId }) {
@@ -71,29 +69,34 @@ export function opencodePorts(sessions: SessionsPort, { onReconcile, monitor, is
       const unguard = monitor?.guard(sessionId);
       const brokenLoop = () => monitor?.abortReason(sessionId);
       // A session the breaker aborted gets no correction prompt: its turn ends here.
-      const port = turnPort(sessionId, agent);
+      const port = recordingTurnPort(
+        sessions,
+        { plan_id: thread.plan_id, step_id: thread.step.id, role: 'specialist', agent, session_id: sessionId, idempotency_key: idempotencyKey },
+        onTurn,
+      );
       const guardedPort: TurnPort = {
         async prompt(text, options) {
           const reply = await port.prompt(text, options);
           const reason = brokenLoop();
-          if (reason) throw new Error(reason);
+          if (reason) throw withUsage(new Error(reason), reply.usage ?? ZERO_USAGE);
           return reply;
         },
       };
       try {
+        // A finished turn taken over after a restart was paid for (and recorded) by the process that ran it.
         const earlier = await recoverTurn(recovery, record, { prompt, schema: SpecialistOutputSchema, rerun, signal });
-        if (earlier) return 'value' in earlier ? earlier.value : earlier;
-        const { value } = await runStructuredTurn(guardedPort, {
+        if (earlier) return { value: 'value' in earlier ? earlier.value : earlier, usage: ZERO_USAGE };
+        const { value, usage } = await runStructuredTurn(guardedPort, {
           schema: SpecialistOutputSchema,
           jsonSchema: specialistOutputJsonSchema(),
           prompt,
           signal,
           label: `${agent} output`,
         });
-        return value;
+        return { value, usage };
       } catch (error) {
         const reason = brokenLoop();
-        if (reason) return { type: 'failure', error: reason };
+        if (reason) return { value: { type: 'failure', error: reason }, usage: usageOfError(error) ?? ZERO_USAGE };
         throw error;
       } finally {
         unguard?.();

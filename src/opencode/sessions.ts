@@ -1,4 +1,6 @@
 import type { PluginInput } from '@opencode-ai/plugin';
+import type { Usage } from '../machines/usage.js';
+import { usageOfMessage, type AssistantInfo, type UsageMeter } from './usage-meter.js';
 
 /**
  * The part of OpenCode the orchestration needs: child sessions and blocking prompts. One small
@@ -48,6 +50,8 @@ export interface PromptReply {
   text: string;
   /** OpenCode's error on the assistant message, e.g. StructuredOutputError. */
   error?: string;
+  /** What the prompt cost: its assistant messages' tokens and cost (one turn, every model request of it). */
+  usage: Usage;
 }
 
 type Client = PluginInput['client'];
@@ -63,7 +67,16 @@ function describeError(error: unknown): string {
   return [e.name, e.data?.message ?? e.message].filter(Boolean).join(': ') || JSON.stringify(error);
 }
 
-export function sessionsFromClient(client: Client, directory: string, log?: (level: 'warn', message: string) => void): SessionsPort {
+/**
+ * `meter` adds the earlier model requests of a prompt that called tools (from `message.updated`
+ * events); without it a reply's usage is its last request's.
+ */
+export function sessionsFromClient(
+  client: Client,
+  directory: string,
+  log?: (level: 'warn', message: string) => void,
+  meter?: UsageMeter,
+): SessionsPort {
   const session = client.session;
   return {
     async create({ parentID, title, permission, metadata }) {
@@ -83,6 +96,7 @@ export function sessionsFromClient(client: Client, directory: string, log?: (lev
           .abort({ path: { id: sessionID }, query: { directory } })
           .then((res) => res.error && abortFailed(res.error), abortFailed);
       signal?.addEventListener('abort', onAbort, { once: true });
+      const untrack = meter?.track(sessionID);
       try {
         const res = await call(session.prompt, session)({
           path: { id: sessionID },
@@ -98,7 +112,7 @@ export function sessionsFromClient(client: Client, directory: string, log?: (lev
         });
         signal?.throwIfAborted();
         const data = res.data as
-          | { info?: { structured?: unknown; error?: unknown }; parts?: Array<{ type: string; text?: string; synthetic?: boolean }> }
+          | { info?: AssistantInfo & { structured?: unknown; error?: unknown }; parts?: Array<{ type: string; text?: string; synthetic?: boolean }> }
           | undefined;
         if (!data?.info) throw new Error(`OpenCode prompt failed in session ${sessionID}: ${describeError(res.error)}`);
         const textOut = (data.parts ?? [])
@@ -109,8 +123,10 @@ export function sessionsFromClient(client: Client, directory: string, log?: (lev
           ...(data.info.structured !== undefined ? { structured: data.info.structured } : {}),
           text: textOut,
           ...(data.info.error ? { error: describeError(data.info.error) } : {}),
+          usage: meter ? meter.promptUsage(sessionID, data.info) : usageOfMessage(data.info),
         };
       } finally {
+        untrack?.();
         signal?.removeEventListener('abort', onAbort);
       }
     },

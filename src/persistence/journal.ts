@@ -1,4 +1,5 @@
 import { appendFileSync, existsSync, readFileSync } from 'node:fs';
+import type { Usage } from '../machines/usage.js';
 
 /**
  * An append-only JSONL record per plan, `.opencode/plans/{plan_id}.journal.jsonl`: every event
@@ -9,7 +10,19 @@ export type JournalEntry =
   | { at: string; kind: 'event'; source: EventSource; event: { type: string; [key: string]: unknown } }
   | { at: string; kind: 'state'; actor: string; state: string }
   /** After a restore: what was done about a side effect that was in flight (see engine/reconcile.ts). */
-  | { at: string; kind: 'reconcile'; role: string; session_id: string; idempotency_key?: string; decision: string; detail?: string };
+  | { at: string; kind: 'reconcile'; role: string; session_id: string; idempotency_key?: string; decision: string; detail?: string }
+  /** One prompt Orca sent for the plan and what it cost (opencode/turn-port.ts): every turn, corrections and read-only asks included. */
+  | {
+      at: string;
+      kind: 'turn';
+      role: string;
+      agent: string;
+      step_id?: string;
+      session_id: string;
+      idempotency_key?: string;
+      correction: boolean;
+      usage: Usage;
+    };
 
 export type EventSource = 'tool' | 'question' | 'permission' | 'command' | 'cli' | 'auto' | 'child' | 'invoke' | 'init';
 

@@ -1,6 +1,8 @@
 import type { SnapshotFrom } from 'xstate';
 import { PLAN_MACHINE_VERSION, type PlanMachine } from '../machines/plan.machine.js';
 import type { PlanStatus } from '../machines/types.js';
+import { planUsage } from '../machines/budget.js';
+import { ZERO_USAGE } from '../machines/usage.js';
 import { SCHEMA_VERSION, type PlanFile } from './plan-file.js';
 
 /** "drafting.awaiting_answers" from { drafting: 'awaiting_answers' }. */
@@ -28,7 +30,7 @@ export function toPlanFile(
     status: planStatus(snapshot.value),
     state: statePath(snapshot.value),
     ...times,
-    steps: c.steps.map((s) => ({ ...s, depends_on: s.depends_on ?? [] })),
+    steps: c.steps.map((s) => ({ ...s, depends_on: s.depends_on ?? [], usage: s.usage ?? ZERO_USAGE })),
     assumptions: c.proposal?.assumptions ?? [],
     risks: c.proposal?.risks ?? [],
     verification: c.proposal?.verification ?? [],
@@ -37,6 +39,8 @@ export function toPlanFile(
     waiting_for: waitingFor,
     revisions: c.revisions ?? [],
     ...(c.agenda_item ? { agenda_item: c.agenda_item } : {}),
+    usage: planUsage(c),
+    budget: { dispatches: c.dispatches, dispatch_cap: c.dispatch_cap, max_cost: c.cost_cap ?? null, max_tokens: c.token_cap ?? null },
     snapshot: persisted as PlanFile['snapshot'],
   };
 }

@@ -34,6 +34,18 @@ const proposal = z.object({
   relevant_files: z.array(z.string()).optional(),
 });
 
+/** What turns cost, as OpenCode reported it: `{turns, input, output, reasoning, cache_read, cache_write, cost}`. */
+const count = z.number().finite().min(0);
+export const usageRecord = z.object({
+  turns: count,
+  input: count,
+  output: count,
+  reasoning: count,
+  cache_read: count,
+  cache_write: count,
+  cost: count,
+});
+
 export const planFileStep = z.object({
   id: z.string(),
   agent: z.enum(SPECIALISTS),
@@ -52,6 +64,8 @@ export const planFileStep = z.object({
   breaker: z.string().optional(),
   review_round: z.number().int().optional(),
   warnings: z.array(z.string()).optional(),
+  /** What the step's turns cost (absent in files written before usage was recorded). */
+  usage: usageRecord.optional(),
 });
 
 const decision = z.object({
@@ -86,12 +100,26 @@ export const planFile = z.object({
   verification: z.array(z.string()),
   relevant_files: z.array(z.string()),
   decisions: z.array(decision),
-  /** The human decision the plan waits for, if any (approval, a planner question, a failed step, the dispatch cap, an interrupted step). */
+  /** The human decision the plan waits for, if any (approval, a planner question, a failed step, the budget gate, an interrupted step). */
   waiting_for: z.enum(['approval', 'question', 'deviation', 'budget', 'resume']).nullable(),
   /** Earlier versions of the plan, oldest first: the last is the version the human saw before this one. */
   revisions: z.array(proposal).default([]),
   /** The agenda item firing that started the plan (seed 002); absent when a person started it. */
   agenda_item: z.object({ agenda_id: z.string(), firing: z.number().int().min(1) }).optional(),
+  /** What every turn of the plan cost: planner, steps, read-only asks (absent in files written before usage was recorded). */
+  usage: usageRecord.optional(),
+  /**
+   * The budget now: dispatches used and their cap, and the money and token limits (null: none).
+   * Each Continue at the budget gate raises the limits that were reached. Absent in older files.
+   */
+  budget: z
+    .object({
+      dispatches: z.number().int().min(0),
+      dispatch_cap: z.number().int().min(0),
+      max_cost: z.number().min(0).nullable(),
+      max_tokens: z.number().min(0).nullable(),
+    })
+    .optional(),
   snapshot: persistedSnapshot,
 });
 

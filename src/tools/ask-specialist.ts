@@ -4,10 +4,12 @@ import { READ_ONLY_SESSION_PERMISSIONS } from '../agents/permissions.js';
 import { readOnlyAgentId } from '../agents/roles.js';
 import type { Orca } from '../composition-root.js';
 import { defineTool } from './define-tool.js';
+import type { Usage } from '../machines/usage.js';
+import { isPlanId } from '../persistence/plan-id.js';
 
 const SESSION_ID = /^ses_[A-Za-z0-9]+$/;
 
-export function askSpecialistTool(orca: Pick<Orca, 'sessions'>) {
+export function askSpecialistTool(orca: Pick<Orca, 'sessions' | 'host' | 'recordTurn' | 'log'>) {
   return defineTool({
     name: 'orca_ask_specialist',
     description:
@@ -37,10 +39,29 @@ export function askSpecialistTool(orca: Pick<Orca, 'sessions'>) {
         ).id;
       // The hidden read-only twin: OpenCode enforces its permissions whatever the prompt passes.
       // No `tools` map here: in 1.18 it would replace the session's read-only ruleset.
-      const reply = await orca.sessions.prompt({ sessionID, agent: readOnlyAgentId(args.agent_id), text: args.question, signal: ctx.abort });
+      const agent = readOnlyAgentId(args.agent_id);
+      const reply = await orca.sessions.prompt({ sessionID, agent, text: args.question, signal: ctx.abort });
+      await recordAsk(orca, ctx.sessionID, { agent, session_id: sessionID, usage: reply.usage });
       return JSON.stringify({ agent_id: args.agent_id, session_id: sessionID, answer: reply.text, ...(reply.error ? { error: reply.error } : {}) }, null, 2);
     },
   });
+}
+
+/**
+ * A read-only ask is a turn Orca started: it goes to the journal and the history, and into the
+ * sums of the plan (and step) whose session asked, read from that session's metadata.
+ */
+async function recordAsk(orca: Pick<Orca, 'sessions' | 'host' | 'recordTurn' | 'log'>, callerId: string, turn: { agent: string; session_id: string; usage: Usage }) {
+  let owner: { plan_id?: unknown; step_id?: unknown } | undefined;
+  try {
+    owner = ((await orca.sessions.get(callerId))?.metadata as { orca?: { plan_id?: unknown; step_id?: unknown } } | undefined)?.orca;
+  } catch (error) {
+    orca.log('warn', `the usage of a read-only ask in ${turn.session_id} is not counted in a plan: its caller ${callerId} could not be read (${(error as Error).message})`);
+  }
+  const planId = typeof owner?.plan_id === 'string' && isPlanId(owner.plan_id) ? owner.plan_id : undefined;
+  const stepId = typeof owner?.step_id === 'string' ? owner.step_id : undefined;
+  orca.recordTurn({ ...(planId ? { plan_id: planId } : {}), ...(stepId ? { step_id: stepId } : {}), role: 'ask', correction: false, ...turn });
+  if (planId && orca.host.isLive(planId)) orca.host.send(planId, { type: 'usage.recorded', ...(stepId ? { stepId } : {}), usage: turn.usage });
 }
 
 /** Only a session this tool created for the same agent may be continued: never a step's working session. */

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { approvalPlan, tempProject, twoStepPlan, type Project } from './fixtures.js';
+import { ONE_TURN } from '../support/turns.js';
 
 const root = join(import.meta.dirname, '..', '..');
 const bin = join(root, 'dist', 'cli', 'main.js');
@@ -66,7 +67,7 @@ describe('the built orca bin', () => {
          const host = new PlanHost({ store: PlanStore.forProject(process.cwd()), ports: idlePlanPorts });
          const id = host.create({ message: 'hello' }).getSnapshot().context.plan_id;
          host.send(id, { type: 'xstate.done.actor.openPlannerSession', output: { sessionId: 's' } });
-         host.send(id, { type: 'xstate.done.actor.consultPlanner', output: ${JSON.stringify(twoStepPlan)} });
+         host.send(id, { type: 'xstate.done.actor.consultPlanner', output: ${JSON.stringify({ value: twoStepPlan, usage: ONE_TURN })} });
          host.flush(id);
          host.pollInboxes();
          console.log(id);

@@ -162,9 +162,9 @@ describe('orca decide: the dispatch cap and the circuit breaker', () => {
 
     const approval = await released(approvalPlan);
     const c = await decide(approval, 'continue');
-    expect([c.code, c.stderr]).toEqual([1, `orca: Plan ${approval} is not waiting for a decision at the dispatch cap: it waits for approval.\n`]);
+    expect([c.code, c.stderr]).toEqual([1, `orca: Plan ${approval} is not waiting for a decision at the budget gate: it waits for approval.\n`]);
     const st = await decide(approval, 'stop');
-    expect(st.stderr).toBe(`orca: Plan ${approval} is not waiting for a decision at the dispatch cap, a decision on an interrupted step or a decision on a failed step: it waits for approval.\n`);
+    expect(st.stderr).toBe(`orca: Plan ${approval} is not waiting for a decision at the budget gate, a decision on an interrupted step or a decision on a failed step: it waits for approval.\n`);
     const named = await decide(approval, 'stop', '--step', 's1');
     expect(named.stderr).toBe(`orca: Plan ${approval} is not waiting for a decision on a failed step: it waits for approval.\n`);
     const step = await decide(approval, 'continue', '--step', 's1');

@@ -109,7 +109,7 @@ describe('orca doctor', () => {
     const failed = failedStepPlan(other, 1);
     await other.dispose();
     const { stdout } = await doctor();
-    expect(stdout).toContain(`  ! ${capped} waits for a decision at the dispatch cap: orca decide ${capped} continue|stop\n`);
+    expect(stdout).toContain(`  ! ${capped} waits for a decision at the budget gate: orca decide ${capped} continue|stop\n`);
     expect(stdout).toContain(`  ! ${failed} waits for a decision on a failed step: orca decide ${failed} retry|replan|stop\n`);
   });
 });

@@ -7,12 +7,15 @@ import type { CliIo } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
 import { PlanStore } from '../../src/persistence/plan-store.js';
 import { idlePorts } from '../support/idle-ports.js';
+import { turn } from '../support/turns.js';
 
 /** Invoked actors that never settle: the tests deliver invoke outcomes as events. */
 export const ports = idlePorts;
 /** No reviewer gate: a coder step completes on its specialist's success, as these fixtures deliver it. */
 const policy = { review_agents: [] };
-const done = (id: string, output: unknown) => ({ type: `xstate.done.actor.${id}`, output }) as never;
+/** The invokes that run model turns resolve with `{ value, usage }`: each costs one test turn here. */
+const TURN_ACTORS = new Set(['consultPlanner', 'revisePlan', 'runSpecialist', 'runReview', 'runFix']);
+const done = (id: string, output: unknown) => ({ type: `xstate.done.actor.${id}`, output: TURN_ACTORS.has(id) ? turn(output) : output }) as never;
 const by = { channel: 'command' as const, at: '2026-01-01T00:00:00.000Z' };
 
 export const twoStepPlan = {

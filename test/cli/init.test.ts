@@ -88,7 +88,7 @@ describe('orca init', () => {
     await init();
     const starter = read('.opencode/orca.jsonc');
     expect(starter).toMatch(/Read when OpenCode starts, over ~\/\.config\/opencode\/orca\.jsonc/);
-    for (const key of ['agents', 'concurrency', 'max_attempts', 'review', 'breakers', 'timeouts', 'hooks', 'approval', 'deviation', 'budget', 'questions']) {
+    for (const key of ['agents', 'concurrency', 'max_attempts', 'review', 'breakers', 'budget', 'timeouts', 'hooks', 'approval', 'deviation', 'questions']) {
       expect(starter).toContain(`// "${key}":`);
     }
     const errors: unknown[] = [];
@@ -105,6 +105,7 @@ describe('orca init', () => {
       max_attempts: 10,
       review: { enabled: true, agents: ['coder'], max_rounds: 3 },
       breakers: { same_error: 3, max_dispatches: 100, tool_failures: { redirect_at: 3, abort_at: 4 } },
+      budget: { max_cost: 2.5, max_tokens: 5_000_000 },
       timeouts: { step_idle_seconds: 600, hook_seconds: 30 },
       hooks: { pre_step: ['npm run lint'], post_step: [] },
       hitl: { auto: { approval: 'approve', deviation: 'stop', budget: 'stop', questions: 'first_option' } },

@@ -12,12 +12,13 @@ describe('schema/orca.schema.json', () => {
 
   it('should describe every option and forbid unknown keys, as the plugin does', () => {
     const schema = optionsJsonSchema() as any;
-    expect(Object.keys(schema.properties)).toEqual(['$schema', 'agents', 'concurrency', 'max_attempts', 'review', 'breakers', 'timeouts', 'hooks', 'agenda', 'inspect', 'ui', 'hitl']);
+    expect(Object.keys(schema.properties)).toEqual(['$schema', 'agents', 'concurrency', 'max_attempts', 'review', 'breakers', 'budget', 'timeouts', 'hooks', 'agenda', 'inspect', 'ui', 'hitl']);
     expect(schema.additionalProperties).toBe(false);
     const auto = schema.properties.hitl.properties.auto;
     expect(auto.additionalProperties).toBe(false);
     expect(auto.properties.deviation).toMatchObject({ enum: ['retry', 'replan', 'stop'], description: expect.stringMatching(/step fails.*Never past a circuit breaker/) });
-    expect(auto.properties.budget).toMatchObject({ enum: ['continue', 'stop'], description: expect.stringMatching(/dispatch cap/) });
+    expect(auto.properties.budget).toMatchObject({ enum: ['continue', 'stop'], description: expect.stringMatching(/budget gate.*budget.max_cost/) });
+    expect(schema.properties.budget.properties.max_tokens.description).toMatch(/cache reads/);
     const agenda = schema.properties.agenda;
     expect(agenda.additionalProperties).toBe(false);
     expect(Object.keys(agenda.properties)).toEqual([

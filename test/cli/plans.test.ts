@@ -20,9 +20,10 @@ describe('orca plans', () => {
     expect(code).toBe(0);
     expect(stderr).toBe('');
     const lines = stdout.trimEnd().split('\n');
-    expect(lines[0]).toMatch(/^PLAN\s+STATUS\s+WAITING FOR\s+GOAL\s+DONE\s+UPDATED$/);
-    expect(lines[1]).toMatch(new RegExp(`^${newer}\\s+pending_approval\\s+approval\\s+Add a greeting to the home page\\s+0/2\\s+\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\dZ$`));
-    expect(lines[2]).toMatch(new RegExp(`^${older}\\s+in_progress\\s+deviation\\s+Add a greeting to the home page\\s+1/2\\s`));
+    expect(lines[0]).toMatch(/^PLAN\s+STATUS\s+WAITING FOR\s+GOAL\s+DONE\s+TOKENS\s+COST\s+UPDATED$/);
+    // One planner turn (110 tokens, $0.001 in the fixtures); the older plan: planner, s1 and s2's turns.
+    expect(lines[1]).toMatch(new RegExp(`^${newer}\\s+pending_approval\\s+approval\\s+Add a greeting to the home page\\s+0/2\\s+110\\s+\\$0\\.001\\s+\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\dZ$`));
+    expect(lines[2]).toMatch(new RegExp(`^${older}\\s+in_progress\\s+deviation\\s+Add a greeting to the home page\\s+1/2\\s+330\\s+\\$0\\.003\\s`));
     expect(lines).toHaveLength(3);
   });
 

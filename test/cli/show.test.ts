@@ -89,7 +89,7 @@ describe('orca show', () => {
     await host.dispose();
     const { stdout } = await runCli(['show', planId, '--dir', project.dir]);
     expect(stdout).toContain('  status   in_progress (state in_progress.budget_exhausted)\n');
-    expect(stdout).toContain(`  waiting  for a decision at the dispatch cap: 1 of 1 dispatches used; orca decide ${planId} continue | stop [--message "…"]\n`);
+    expect(stdout).toContain(`  waiting  for a decision at the budget gate: 1 of 1 dispatches used; orca decide ${planId} continue | stop [--message "…"]\n`);
   });
 
   it("should show why a step's breaker stopped automatic retrying", async () => {

@@ -6,7 +6,17 @@ import { DEFAULT_PLAN_POLICY } from '../../src/machines/types.js';
 describe('planPolicy', () => {
   it('should give the documented defaults when nothing is configured', () => {
     expect(planPolicy(parseOptions({}))).toEqual({
-      plan: { review_agents: ['coder'], review_rounds: 3, same_error_limit: 3, idle_ms: 600_000, pre_hooks: [], post_hooks: [], max_dispatches: 100 },
+      plan: {
+        review_agents: ['coder'],
+        review_rounds: 3,
+        same_error_limit: 3,
+        idle_ms: 600_000,
+        pre_hooks: [],
+        post_hooks: [],
+        max_dispatches: 100,
+        max_cost: null,
+        max_tokens: null,
+      },
       hook_timeout_ms: 30_000,
     });
     expect(planPolicy(parseOptions({})).plan).toEqual(DEFAULT_PLAN_POLICY);
@@ -18,6 +28,7 @@ describe('planPolicy', () => {
       breakers: { same_error: 4, max_dispatches: 7 },
       timeouts: { step_idle_seconds: 90, hook_seconds: 5 },
       hooks: { pre_step: ['npm run lint'], post_step: ['notify-send done'] },
+      budget: { max_cost: 1.5, max_tokens: 2_000_000 },
     });
     expect(planPolicy(options)).toEqual({
       plan: {
@@ -28,6 +39,8 @@ describe('planPolicy', () => {
         pre_hooks: ['npm run lint'],
         post_hooks: ['notify-send done'],
         max_dispatches: 7,
+        max_cost: 1.5,
+        max_tokens: 2_000_000,
       },
       hook_timeout_ms: 5_000,
     });
@@ -43,5 +56,8 @@ describe('planPolicy', () => {
     expect(() => parseOptions({ hooks: { pre_step: 'npm test' } })).toThrow(/hooks\.pre_step: .*array/);
     expect(() => parseOptions({ timeouts: { step_idle_seconds: 0 } })).toThrow(/timeouts\.step_idle_seconds/);
     expect(() => parseOptions({ breakers: { tool_failures: { redirect_at: 4 } } })).toThrow(/breakers\.tool_failures: expected redirect_at below abort_at/);
+    expect(() => parseOptions({ budget: { max_cost: 0 } })).toThrow(/budget\.max_cost: .*>0/);
+    expect(() => parseOptions({ budget: { max_tokens: 1.5 } })).toThrow(/budget\.max_tokens: .*expected int/);
+    expect(() => parseOptions({ budget: { max_dollars: 1 } })).toThrow(/max_dollars/);
   });
 });

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { OutputProtocolError, runStructuredTurn, type TurnPort, type TurnReply } from '../../src/dispatch/index.js';
 import { PlannerOutputSchema, plannerOutputJsonSchema } from '../../src/protocol/index.js';
+import { ZERO_USAGE } from '../../src/machines/usage.js';
+import { usageOfError } from '../../src/machines/turn.js';
 
 const answer = { type: 'answer', content: 'Use pnpm.' };
 const badPlan = {
@@ -40,6 +42,8 @@ describe('runStructuredTurn', () => {
       value: answer,
       corrections: 0,
       via: 'structured',
+      // A port that cannot tell what a prompt cost still counts the turn.
+      usage: { ...ZERO_USAGE, turns: 1 },
     });
     expect(prompts).toEqual(['Plan this.']);
     expect(schemas).toEqual([options.jsonSchema]);
@@ -54,7 +58,7 @@ describe('runStructuredTurn', () => {
     const { port, prompts } = scriptedPort({ structured: badPlan, text: '' }, { text: JSON.stringify(answer) });
     const result = await runStructuredTurn(port, options);
 
-    expect(result).toEqual({ value: answer, corrections: 1, via: 'whole' });
+    expect(result).toEqual({ value: answer, corrections: 1, via: 'whole', usage: { ...ZERO_USAGE, turns: 2 } });
     expect(prompts).toHaveLength(2);
     expect(prompts[1]).toContain('steps[1].agent: expected one of "coder"|"tester"');
     expect(prompts[1]).toContain('{"type":"answer","content":string}');
@@ -78,6 +82,35 @@ describe('runStructuredTurn', () => {
         'planner output was invalid after 2 correction prompts: steps[1].agent: expected one of "coder"|"tester"|"reviewer"|"researcher"|"document-writer"|"architect"',
     });
     expect(prompts[1]).toContain('no JSON object found in the reply');
+  });
+
+  it('should sum what every prompt of the turn cost, corrections included, also into the error of a failed turn', async () => {
+    const cost = (input: number) => ({ ...ZERO_USAGE, turns: 1, input, output: 1, cache_read: 10, cost: input / 1000 });
+    const fixed = scriptedPort({ text: 'no json', usage: cost(100) }, { structured: answer, text: '', usage: cost(200) });
+    const summed = (await runStructuredTurn(fixed.port, options)).usage;
+    expect(summed).toEqual({ ...ZERO_USAGE, turns: 2, input: 300, output: 2, cache_read: 20, cost: summed.cost });
+    expect(summed.cost).toBeCloseTo(0.3, 12);
+
+    const broken = scriptedPort({ text: 'a', usage: cost(1) }, { text: 'b', usage: cost(2) }, { text: 'c', usage: cost(3) });
+    const error = await runStructuredTurn(broken.port, options).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(OutputProtocolError);
+    expect(usageOfError(error)).toEqual({ ...ZERO_USAGE, turns: 3, input: 6, output: 3, cache_read: 30, cost: 0.006 });
+    // Not enumerable: an error written to a log or the journal stays as it was.
+    expect(Object.keys(error as object)).not.toContain('usage');
+  });
+
+  it('should carry the usage of the prompts before a transport error', async () => {
+    const replies = [{ text: 'no json', usage: { ...ZERO_USAGE, turns: 1, output: 7 } }];
+    const port: TurnPort = {
+      prompt: async () => {
+        const reply = replies.shift();
+        if (!reply) throw new Error('connection reset');
+        return reply;
+      },
+    };
+    const error = await runStructuredTurn(port, options).catch((e: unknown) => e);
+    expect((error as Error).message).toBe('connection reset');
+    expect(usageOfError(error)).toEqual({ ...ZERO_USAGE, turns: 1, output: 7 });
   });
 
   it('should honour a smaller correction budget', async () => {

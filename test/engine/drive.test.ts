@@ -181,8 +181,24 @@ describe('drivePlan at the circuit breaker and the dispatch cap', () => {
     const t = setup(succeed, { approval: 'approve', deviation: 'retry' }, { policy: { max_dispatches: 1 } });
     const { planId, result } = await run(t);
     expect(result.kind).toBe('waiting');
-    expect(result.kind === 'waiting' && result.gates).toEqual([
-      { kind: 'budget', planId, dispatches: 1, cap: 1, increment: 1, completed: 1, total: 3, options: ['Continue', 'Stop'], autoOptions: ['Continue', 'Stop'] },
+    expect(result.kind === 'waiting' && result.gates).toMatchObject([
+      {
+        kind: 'budget',
+        planId,
+        crossed: ['dispatches'],
+        dispatches: 1,
+        cap: 1,
+        increment: 1,
+        // The planner's turn and the coder's, each one test turn (fake-sessions).
+        usage: { turns: 2 },
+        cost_cap: null,
+        token_cap: null,
+        after_continue: { cap: 2, cost_cap: null, token_cap: null },
+        completed: 1,
+        total: 3,
+        options: ['Continue', 'Stop'],
+        autoOptions: ['Continue', 'Stop'],
+      },
     ]);
     expect(t.prompts.filter((p) => p.agent !== 'planner').map((p) => p.agent)).toEqual(['coder']);
     t.host.flush(planId);

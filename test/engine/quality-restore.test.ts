@@ -8,6 +8,7 @@ import { idlePlanPorts, type PlanPorts } from '../../src/machines/ports.js';
 import { stepActorId } from '../../src/machines/plan.machine.js';
 import type { WatchIdleInput } from '../../src/machines/step.machine.js';
 import { PlanStore } from '../../src/persistence/plan-store.js';
+import { turn } from '../support/turns.js';
 
 /**
  * The step timeout is an invoked actor, not an `after` timer (whose timers a restored snapshot
@@ -48,7 +49,7 @@ describe('step timeout across a restore', () => {
     const host = new PlanHost({ store, ports: first.ports, policy: { idle_ms: 600_000 } });
     const planId = host.create({ message: 'hello' }).getSnapshot().context.plan_id;
     host.send(planId, { type: 'xstate.done.actor.openPlannerSession', output: { sessionId: 'ses_p' } } as never);
-    host.send(planId, { type: 'xstate.done.actor.consultPlanner', output: plan } as never);
+    host.send(planId, { type: 'xstate.done.actor.consultPlanner', output: turn(plan) } as never);
     host.send(planId, approve);
     await settle();
     expect(first.watches).toEqual([{ planId, stepId: 's1', sessionId: 'ses_tester', idleMs: 600_000 }]);

@@ -52,13 +52,13 @@ describe('slash commands at the dispatch cap', () => {
 
   it('should say clearly when no plan waits at a dispatch cap', () => {
     const { orca, host } = orcaWith();
-    expect(() => runGateCommand(orca, 'orca-continue', '', 'ses_any')).toThrow(new CommandError('No plan is waiting for a decision at the dispatch cap.'));
+    expect(() => runGateCommand(orca, 'orca-continue', '', 'ses_any')).toThrow(new CommandError('No plan is waiting for a decision at the budget gate.'));
     expect(() => runGateCommand(orca, 'orca-stop', '', 'ses_any')).toThrow(
-      'No plan is waiting for a decision at the dispatch cap, a decision on an interrupted step or a decision on a failed step.',
+      'No plan is waiting for a decision at the budget gate, a decision on an interrupted step or a decision on a failed step.',
     );
     const planId = approvalPlan(host);
     expect(() => runGateCommand(orca, 'orca-continue', planId, 'ses_any')).toThrow(
-      `Plan ${planId} is not waiting for a decision at the dispatch cap: it waits for approval.`,
+      `Plan ${planId} is not waiting for a decision at the budget gate: it waits for approval.`,
     );
   });
 
@@ -75,8 +75,8 @@ describe('slash commands at the dispatch cap', () => {
     registerGateCommands(cfg);
     expect(Object.keys(cfg.command!)).toEqual(Object.keys(GATE_COMMANDS));
     expect(cfg.command!['orca-continue'].description).toBe(
-      'Orca: Continue the plan paused at its dispatch cap, allowing as many dispatches again: /orca-continue [plan_id] [note]',
+      'Orca: Continue the plan paused at its budget gate (dispatch cap, budget.max_cost, budget.max_tokens), raising the limit reached by as much again: /orca-continue [plan_id] [note]',
     );
-    expect(cfg.command!['orca-stop'].description).toMatch(/failed or interrupted step or at its dispatch cap/);
+    expect(cfg.command!['orca-stop'].description).toMatch(/failed or interrupted step or at its budget gate/);
   });
 });

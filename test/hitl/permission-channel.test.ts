@@ -8,6 +8,7 @@ const approval: Gate = {
   planId: 'plan_X',
   proposal: { goal: 'g', steps: [{ id: 's1', agent: 'coder', description: 'd' }], assumptions: [], risks: [], verification: [] },
   changes: null,
+  review_agents: ['coder'],
   options: ['Approve', 'Request Changes', 'Reject'],
   autoOptions: ['Approve', 'Request Changes', 'Reject'],
 };
@@ -67,8 +68,13 @@ describe('permission channel', () => {
     expect(await askPermission(c, budget(100))).toEqual({ option: 'Continue' });
     expect(await askPermission(c, budget(200))).toEqual({ option: 'Continue' });
     expect(c.asks).toMatchObject([
-      { permission: 'orca_dispatch_budget', patterns: ['plan_X:budget:100'], always: [], metadata: { dispatches: 100, cap: 100, continue_allows: 100, steps_completed: '2 of 5' } },
-      { permission: 'orca_dispatch_budget', patterns: ['plan_X:budget:200'] },
+      {
+        permission: 'orca_dispatch_budget',
+        patterns: ['plan_X:budget:100:-:-'],
+        always: [],
+        metadata: { reached: ['dispatches'], dispatches: 100, cap: 100, continue_allows: 100, spent: '42,000 tokens, $0.42', steps_completed: '2 of 5' },
+      },
+      { permission: 'orca_dispatch_budget', patterns: ['plan_X:budget:200:-:-'] },
     ]);
   });
 

@@ -5,17 +5,19 @@ import type { AskInput, AskOutcome } from '../../src/hitl/native-question/asker.
 import { resolveGate } from '../../src/hitl/resolve.js';
 import type { Orca } from '../../src/composition-root.js';
 import { budgetGate, deviationGate } from './gate-fixtures.js';
+import type { AgentTurns } from '../../src/usage/history.js';
 
 const breaker = 'circuit breaker: the same error 3 times in a row on step s1; automatic retrying stopped, a human decides';
 const deviation: Gate = deviationGate({ breaker });
 const budget: Gate = budgetGate({ dispatches: 5, cap: 5, increment: 5, completed: 1, total: 2 });
 
 /** An Orca whose dialog answers from a script, and whose permission prompt is never reached unless the dialog is unavailable. */
-function fakeOrca(auto: AutoPolicy | undefined, replies: AskOutcome[]) {
+function fakeOrca(auto: AutoPolicy | undefined, replies: AskOutcome[], history: Record<string, AgentTurns> = {}) {
   const logs: string[] = [];
   const asked: AskInput[] = [];
   const orca = {
     options: auto ? { hitl: { auto } } : {},
+    history: { stats: (agent: string) => history[agent] ?? null, record: () => {} },
     log: (level: string, message: string) => void logs.push(`${level}: ${message}`),
     asker: {
       ask: async (input: AskInput) => {
@@ -54,8 +56,42 @@ describe('resolveGate', () => {
       { kind: 'answered', answers: [['Stop'], ['No guidance']], sessionId: 'ses_q' },
     ]);
     expect(await resolveGate(orca, budget, ctx, signal)).toMatchObject({ event: { type: 'budget.stop', channel: 'question' } });
-    expect(asked.map((a) => a.title)).toEqual(['Orca: plan plan_X used its dispatch budget', 'Orca: plan plan_X used its dispatch budget']);
-    expect(asked[1]!.questions[0]!.question).toMatch(/^Note: "keep going" is not offered at the budget gate of plan plan_X \(offered: Continue, Stop\)\.\n\nPlan plan_X has used its dispatch budget/);
+    expect(asked.map((a) => a.title)).toEqual(['Orca: plan plan_X reached its budget', 'Orca: plan plan_X reached its budget']);
+    expect(asked[1]!.questions[0]!.question).toMatch(/^Note: "keep going" is not offered at the budget gate of plan plan_X \(offered: Continue, Stop\)\.\n\nPlan plan_X has reached its budget/);
+  });
+
+  it('should forecast the plan in the approval question: no history yet, then from the medians per agent', async () => {
+    const approval: Gate = {
+      kind: 'approval',
+      planId: 'plan_X',
+      proposal: {
+        goal: 'g',
+        steps: [
+          { id: 'impl', agent: 'coder', description: 'd' },
+          { id: 'docs', agent: 'document-writer', description: 'd' },
+        ],
+        assumptions: [],
+        risks: [],
+        verification: [],
+      },
+      changes: null,
+      review_agents: ['coder'],
+      options: ['Approve', 'Request Changes', 'Reject'],
+      autoOptions: ['Approve', 'Request Changes', 'Reject'],
+    };
+    const first = fakeOrca(undefined, []);
+    await resolveGate(first.orca, approval, ctx, signal);
+    expect(first.asked[0]!.questions[0]!.question).toContain(
+      'Forecast: at least 3 dispatches (2 steps + 1 reviewer round); tokens and cost: no history yet',
+    );
+    const later = fakeOrca({ approval: 'approve' }, [], {
+      coder: { turns: 5, median_tokens: 10_000, median_cost: 0.03 },
+      reviewer: { turns: 2, median_tokens: 4_000, median_cost: 0.01 },
+    });
+    await resolveGate(later.orca, approval, ctx, signal);
+    expect(later.logs[0]).toContain(
+      'Forecast: at least 3 dispatches (2 steps + 1 reviewer round); about 14,000 tokens and $0.04, from the medians of 7 recorded turns (coder 5, reviewer 2); no history yet for document-writer, not counted.',
+    );
   });
 
   it('should fall back to the permission prompt at the dispatch cap: Allow once is Continue', async () => {
@@ -63,6 +99,6 @@ describe('resolveGate', () => {
     const asks: unknown[] = [];
     const answer = await resolveGate(orca, budget, { sessionID: 'ses_root', ask: async (input: unknown) => void asks.push(input) } as never, signal);
     expect(answer).toMatchObject({ event: { type: 'budget.continue', channel: 'permission' } });
-    expect(asks).toMatchObject([{ permission: 'orca_dispatch_budget', patterns: ['plan_X:budget:5'] }]);
+    expect(asks).toMatchObject([{ permission: 'orca_dispatch_budget', patterns: ['plan_X:budget:5:-:-'] }]);
   });
 });

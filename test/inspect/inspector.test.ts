@@ -11,6 +11,7 @@ import { idlePlanMachine } from '../machines/fixtures.js';
 import { freshPort } from '../support/fresh-port.js';
 import { connectPage, definitionOf } from './page-client.js';
 import { idlePorts } from '../support/idle-ports.js';
+import { turn } from '../support/turns.js';
 
 const ports = idlePorts;
 
@@ -69,7 +70,7 @@ describe('inspector', () => {
     actor.send({ type: 'xstate.done.actor.openPlannerSession', output: { sessionId: 's' } } as never);
     actor.send({
       type: 'xstate.done.actor.consultPlanner',
-      output: { type: 'plan', goal: 'g', steps: [{ id: 's1', agent: 'coder', description: 'd' }], assumptions: [], risks: [], verification: [] },
+      output: turn({ type: 'plan', goal: 'g', steps: [{ id: 's1', agent: 'coder', description: 'd' }], assumptions: [], risks: [], verification: [] }),
     } as never);
     actor.send({ type: 'approval.approve', channel: 'tool', at: '2026-01-01T00:00:00.000Z' });
     const step = await page.next((m) => m.type === '@xstate.actor' && m.name === 'step:s1', 'the step actor registration');

@@ -11,6 +11,7 @@ import { readJournal } from '../../src/persistence/journal.js';
 import { PlanStore } from '../../src/persistence/plan-store.js';
 import { freshPort } from '../support/fresh-port.js';
 import { connectPage, definitionOf } from './page-client.js';
+import { turn } from '../support/turns.js';
 
 const by = { channel: 'command' as const, at: '2026-01-01T00:00:00.000Z' };
 
@@ -20,8 +21,8 @@ function fakePorts(): PlanPorts {
   return {
     ...idlePlanPorts,
     openPlannerSession: async () => ({ sessionId: 'ses_planner' }),
-    consultPlanner: async () => ({
-      type: 'plan',
+    consultPlanner: async () => turn({
+      type: 'plan' as const,
       goal: 'greet',
       steps: [
         { id: 's1', agent: 'coder', description: 'write hello.ts' },
@@ -35,8 +36,8 @@ function fakePorts(): PlanPorts {
     runSpecialist: async (input) => {
       const n = (attempts.get(input.agent) ?? 0) + 1;
       attempts.set(input.agent, n);
-      if (input.agent === 'coder' && n === 1) return { type: 'failure', error: 'tsc failed' };
-      return { type: 'success', summary: `${input.agent} done`, artifacts: [] };
+      if (input.agent === 'coder' && n === 1) return turn({ type: 'failure' as const, error: 'tsc failed' });
+      return turn({ type: 'success' as const, summary: `${input.agent} done`, artifacts: [] });
     },
   };
 }

@@ -2,6 +2,8 @@ import { fromPromise } from 'xstate';
 import { planMachine } from '../../src/machines/plan.machine.js';
 import { stepMachine } from '../../src/machines/step.machine.js';
 import type { PlannerOutput, StepRecord } from '../../src/machines/types.js';
+import type { Usage } from '../../src/machines/usage.js';
+import { ONE_TURN, turn } from '../support/turns.js';
 
 /** Invoked actors that never settle: tests drive invoke outcomes with synthetic done/error events. */
 const pending = fromPromise(() => new Promise<never>(() => {}));
@@ -20,14 +22,29 @@ export const idleStepMachine = stepMachine.provide({
 
 /** The step machine alone: no parent to notify. */
 export const standaloneStepMachine = idleStepMachine.provide({
-  actions: { notifyDispatched: silent, notifyTurn: silent, notifyFailed: silent, notifyInterrupted: silent, notifyCompleted: silent, notifyReplan: silent, notifyStop: silent },
+  actions: {
+    reportUsage: silent,
+    notifyDispatched: silent,
+    notifyTurn: silent,
+    notifyFailed: silent,
+    notifyInterrupted: silent,
+    notifyCompleted: silent,
+    notifyReplan: silent,
+    notifyStop: silent,
+  },
 });
 
 export const idlePlanMachine = planMachine.provide({
   actors: { openPlannerSession: pending as never, consultPlanner: pending as never, step: idleStepMachine },
 });
 
-export const done = (id: string, output: unknown) => ({ type: `xstate.done.actor.${id}`, output });
+/** The invokes that run model turns: they resolve with `{ value, usage }` (machines/turn.ts). */
+const TURN_ACTORS = new Set(['consultPlanner', 'revisePlan', 'runSpecialist', 'runReview', 'runFix']);
+/** An invoke's outcome; a turn's value is wrapped with what it cost (one test turn unless `cost` says otherwise). */
+export const done = (id: string, output: unknown, cost: Usage = ONE_TURN) => ({
+  type: `xstate.done.actor.${id}`,
+  output: TURN_ACTORS.has(id) ? turn(output, cost) : output,
+});
 export const fail = (id: string, message = 'boom') => ({ type: `xstate.error.actor.${id}`, error: new Error(message) });
 export const by = { channel: 'tool' as const, at: '2026-01-01T00:00:00.000Z' };
 

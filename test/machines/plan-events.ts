@@ -1,14 +1,21 @@
 import { statePath } from '../../src/persistence/plan-envelope.js';
 import { answer, by, done, fail, question, stepKey, twoStepPlan } from './fixtures.js';
+import { usage } from '../support/turns.js';
+import { totalTokens } from '../../src/machines/usage.js';
 
-/** A budget of 3 dispatches: two steps and one retry or reviewer turn reach the cap. */
+/**
+ * A budget of 3 dispatches (two steps and one retry or reviewer turn reach the cap) and of 1,000
+ * tokens: two of the steps' 600-token turns cross it (planner turns, 110 tokens each, count too).
+ */
 export const input = {
   planId: 'plan_X',
   message: 'Add a greeting',
   callerSessionId: 'root',
   maxAttempts: 2,
-  policy: { max_dispatches: 3, review_agents: [] },
+  policy: { max_dispatches: 3, max_tokens: 1000, review_agents: [] },
 };
+/** A step's turn that costs 600 tokens. */
+export const bigTurn = usage({ input: 500, output: 100, cost: 0.01 });
 /** A revision that keeps only the first step: after a replan that completed it, nothing is left to run. */
 const onlyFirstStep = twoStepPlan.type === 'plan' ? { ...twoStepPlan, steps: [twoStepPlan.steps[0]!] } : twoStepPlan;
 
@@ -54,6 +61,8 @@ function stepEvents(s: any): any[] {
             { type: 'step.dispatched', stepId: step.id, attempt: step.failures.length + 1, sessionId: 'ses_x' },
             // Reviewer turns are bounded by review rounds in a real step; here by the cap.
             ...(s.context.dispatches <= s.context.dispatch_cap ? [{ type: 'step.turn', stepId: step.id, kind: 'review', round: 1 }] : []),
+            // What a turn cost; reported until the token budget is crossed (the guards only tell crossed from not).
+            ...(tokensLeft(s.context) ? [{ type: 'usage.recorded', stepId: step.id, usage: bigTurn }] : []),
             { type: 'step.failed', stepId: step.id, attempt: step.failures.length + 1, error: 'red', signature: 'red' },
             { type: 'step.failed', stepId: step.id, attempt: step.failures.length + 1, error: 'red', signature: 'red', breaker: 'same error' },
             { type: 'step.interrupted', stepId: step.id, attempt: step.failures.length + 1 },
@@ -85,7 +94,11 @@ function stepEvents(s: any): any[] {
 }
 
 export const serializePlan = (s: any) =>
-  `${statePath(s.value)}|${s.context.planner_session_id ? 'S' : '-'}|${stepKey(s.context.steps)}|${budgetLeft(s.context)}`;
+  `${statePath(s.value)}|${s.context.planner_session_id ? 'S' : '-'}|${stepKey(s.context.steps)}|${budgetLeft(s.context)}|${tokensLeft(s.context) ? 'T' : '-'}`;
+
+/** Whether the token budget still has room (the guards read nothing finer). */
+const tokensLeft = (c: { usage?: Parameters<typeof totalTokens>[0]; token_cap?: number | null }) =>
+  typeof c.token_cap !== 'number' || totalTokens(c.usage!) < c.token_cap;
 
 /** The guards only tell 0, 1, 2 or more dispatches left (two steps) apart, so states are compared on that. */
 const budgetLeft = (c: { dispatches: number; dispatch_cap: number }) => Math.max(-1, Math.min(2, c.dispatch_cap - c.dispatches));

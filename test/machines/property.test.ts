@@ -543,7 +543,7 @@ function runSequence(index: number, profile: Profile, stats: Stats, trace?: (lin
       }
 
       // (c) completed steps stay completed with their output, unless a new proposal drops them.
-      const isProposal = action.event.type.startsWith('xstate.done.actor.') && (action.event as any).output?.type === 'plan';
+      const isProposal = action.event.type.startsWith('xstate.done.actor.') && (action.event as any).output?.value?.type === 'plan';
       const afterSteps = new Map<string, any>(after.context.steps.map((s: any) => [s.id, s]));
       for (const [id, output] of [...completed]) {
         const step = afterSteps.get(id);

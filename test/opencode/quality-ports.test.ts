@@ -3,6 +3,8 @@ import { qualityPorts } from '../../src/opencode/quality-ports.js';
 import type { SessionsPort } from '../../src/opencode/sessions.js';
 import { fakeSessions } from '../support/fake-sessions.js';
 import type { ThreadedContext } from '../../src/machines/types.js';
+import { ONE_TURN, usage } from '../support/turns.js';
+import { usageOfError } from '../../src/machines/turn.js';
 
 const thread: ThreadedContext = {
   plan_id: 'plan_X',
@@ -32,7 +34,7 @@ describe('quality ports', () => {
       { idempotencyKey: 'k', sessionId: 'ses_r', thread, work: { summary: 'wrote greet', artifacts: ['src/greet.ts'], key_findings: [] }, round: 1, maxRounds: 3 },
       signal,
     );
-    expect(verdict).toEqual({ type: 'fail', errors: [error] });
+    expect(verdict).toEqual({ value: { type: 'fail', errors: [error] }, usage: ONE_TURN });
     expect(fake.prompts).toHaveLength(1);
     expect(fake.prompts[0]).toMatchObject({ sessionID: 'ses_r', agent: 'reviewer' });
     for (const part of ['round 1 of 3', 'Success criteria: greet("") returns a greeting', 'Summary: wrote greet', 'src/greet.ts', '"type":"fail"']) {
@@ -43,16 +45,18 @@ describe('quality ports', () => {
   it('should send a correction prompt for malformed reviewer output and then fail clearly', async () => {
     const fake = fakeSessions(() => 'looks fine to me');
     const work = { summary: 's', artifacts: [], key_findings: [] };
-    await expect(base(fake.port).runReview({ idempotencyKey: 'k', sessionId: 'ses_r', thread, work, round: 1, maxRounds: 3 }, signal)).rejects.toThrow(
-      /reviewer output/,
-    );
+    const failure = await base(fake.port).runReview({ idempotencyKey: 'k', sessionId: 'ses_r', thread, work, round: 1, maxRounds: 3 }, signal).catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(Error);
+    expect((failure as Error).message).toMatch(/reviewer output/);
     expect(fake.prompts).toHaveLength(3);
+    // The three prompts were paid for: the error carries their usage for the plan's sums.
+    expect(usageOfError(failure)).toEqual(usage({ turns: 3, input: 300, output: 30, cost: 0.003 }));
   });
 
   it("should give the fixer every error report in seed 003's format, in the specialist's own session", async () => {
     const fake = fakeSessions(() => ({ type: 'success', summary: 'fixed', artifacts: ['src/greet.ts'] }));
     const result = await base(fake.port).runFix({ idempotencyKey: 'k', sessionId: 'ses_c', agent: 'coder', thread, errors: [error], round: 1, rerun: false }, signal);
-    expect(result).toMatchObject({ type: 'success', summary: 'fixed' });
+    expect(result).toMatchObject({ value: { type: 'success', summary: 'fixed' }, usage: ONE_TURN });
     expect(fake.prompts[0]).toMatchObject({ sessionID: 'ses_c', agent: 'coder' });
     for (const part of ['[ERROR-001] Logic', 'File: src/greet.ts', 'Line: 2', 'Issue: empty name', 'Found: x', 'Expected: y', 'Fix: z', 'Fix ALL reported errors']) {
       expect(fake.prompts[0]!.text).toContain(part);
@@ -70,7 +74,8 @@ describe('quality ports', () => {
       abortReason: () => 'aborted after 4 identical failures of read: File not found',
     });
     const result = await ports.runFix({ idempotencyKey: 'k', sessionId: 'ses_c', agent: 'coder', thread, errors: [error], round: 1, rerun: false }, signal);
-    expect(result).toEqual({ type: 'failure', error: 'aborted after 4 identical failures of read: File not found' });
+    expect(result.value).toEqual({ type: 'failure', error: 'aborted after 4 identical failures of read: File not found' });
+    expect(result.usage.turns).toBe(3);
     expect(guarded).toEqual([]);
   });
 

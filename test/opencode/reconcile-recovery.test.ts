@@ -12,6 +12,7 @@ import type { OpenSessionInput, RunSpecialistInput } from '../../src/machines/st
 import type { SessionsPort } from '../../src/opencode/sessions.js';
 import { inFlightKeys } from '../../src/persistence/in-flight.js';
 import { PlanStore } from '../../src/persistence/plan-store.js';
+import { ONE_TURN } from '../support/turns.js';
 
 const never = () => new Promise<never>(() => {});
 /** Ports that never settle unless given, whatever ports the machines grow. */
@@ -69,7 +70,7 @@ describe('PlanHost.isRecovering', () => {
       store,
       ports: portsWith({
         openPlannerSession: async () => ({ sessionId: 'ses_planner' }),
-        consultPlanner: async () => plan as never,
+        consultPlanner: async () => ({ value: plan, usage: ONE_TURN }) as never,
         openSpecialistSession: async ({ idempotencyKey }: OpenSessionInput) => {
           record(idempotencyKey);
           return stage === 'opening' ? never() : { sessionId: 'ses_s1' };
@@ -115,7 +116,7 @@ describe('opencodePorts lookups', () => {
     const calls: string[] = [];
     const sessions: SessionsPort = {
       create: async () => (calls.push('create'), { id: 'ses_new' }),
-      prompt: async () => (calls.push('prompt'), { structured: ok, text: '' }),
+      prompt: async () => (calls.push('prompt'), { structured: ok, text: '', usage: ONE_TURN }),
       abort: async () => void calls.push('abort'),
       messages: async () => (calls.push('messages'), []),
       busy: async () => (calls.push('busy'), false),
@@ -133,7 +134,7 @@ describe('opencodePorts lookups', () => {
     const { sessions, calls } = fakeSessions();
     const ports = opencodePorts(sessions, { isRecovering: () => false });
     const { sessionId } = await ports.openSpecialistSession(open, signal);
-    expect(await ports.runSpecialist(run(sessionId), signal)).toMatchObject({ type: 'success' });
+    expect(await ports.runSpecialist(run(sessionId), signal)).toMatchObject({ value: { type: 'success' }, usage: ONE_TURN });
     expect(calls).toEqual(['create', 'prompt']);
   });
 

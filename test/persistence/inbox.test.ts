@@ -6,6 +6,7 @@ import { PlanHost } from '../../src/engine/plan-host.js';
 import { inboxDir, postDecision } from '../../src/persistence/inbox.js';
 import { PlanStore } from '../../src/persistence/plan-store.js';
 import { idlePorts } from '../support/idle-ports.js';
+import { turn } from '../support/turns.js';
 
 const ports = idlePorts;
 const plan = { type: 'plan', goal: 'g', steps: [{ id: 's1', agent: 'coder', description: 'd' }], assumptions: [], risks: [], verification: [] };
@@ -21,7 +22,7 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 function waitingPlan(host: PlanHost) {
   const planId = host.create({ message: 'hello' }).getSnapshot().context.plan_id;
   host.send(planId, { type: 'xstate.done.actor.openPlannerSession', output: { sessionId: 'ses_p' } } as never);
-  host.send(planId, { type: 'xstate.done.actor.consultPlanner', output: plan } as never);
+  host.send(planId, { type: 'xstate.done.actor.consultPlanner', output: turn(plan) } as never);
   return planId;
 }
 const approve = { type: 'approval.approve', channel: 'cli', at: '2026-01-01T00:00:00.000Z' };

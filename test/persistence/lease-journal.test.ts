@@ -10,6 +10,7 @@ import { PlanStore } from '../../src/persistence/plan-store.js';
 import { projectRoot } from '../support/opencode-sandbox.js';
 import { waitFor } from '../support/wait-for.js';
 import { idlePorts } from '../support/idle-ports.js';
+import { turn } from '../support/turns.js';
 
 const ports = idlePorts;
 const at = { channel: 'tool' as const, at: '2026-01-01T00:00:00.000Z' };
@@ -79,7 +80,7 @@ describe('plan journal', () => {
     host.send(planId, { type: 'xstate.done.actor.openPlannerSession', output: { sessionId: 'ses_p' } } as never);
     host.send(planId, {
       type: 'xstate.done.actor.consultPlanner',
-      output: { type: 'plan', goal: 'g', steps: [{ id: 's1', agent: 'coder', description: 'd' }], assumptions: [], risks: [], verification: [] },
+      output: turn({ type: 'plan', goal: 'g', steps: [{ id: 's1', agent: 'coder', description: 'd' }], assumptions: [], risks: [], verification: [] }),
     } as never);
     await Promise.resolve();
     host.send(planId, { type: 'approval.approve', ...at, channel: 'command' });

@@ -1,4 +1,5 @@
 import type { SessionsPort } from '../../src/opencode/sessions.js';
+import { ONE_TURN } from './turns.js';
 
 /**
  * A fake of our own sessions port (not of OpenCode): sessions are created with ids ses_1, ses_2, …,
@@ -18,7 +19,7 @@ export function fakeSessions(reply: (agent: string, text: string, n: number) => 
     async prompt({ sessionID, agent, text }) {
       prompts.push({ sessionID, agent, text });
       const out = reply(agent, text, prompts.filter((p) => p.agent === agent).length);
-      return typeof out === 'string' ? { text: out } : { structured: out, text: '' };
+      return typeof out === 'string' ? { text: out, usage: ONE_TURN } : { structured: out, text: '', usage: ONE_TURN };
     },
     abort: async (id) => void aborted.push(id),
     async get(id) {

@@ -1,6 +1,7 @@
 import type { PlanPorts } from '../../src/machines/ports.js';
 import type { PlannerOutput } from '../../src/machines/types.js';
 import { idlePlanPorts } from '../../src/machines/ports.js';
+import { turn } from './turns.js';
 
 /**
  * Ports that answer at once: the planner proposes `plan` (or what `planner` returns for the n-th
@@ -12,9 +13,9 @@ export function instantPorts(planner: PlannerOutput | ((message: string, n: numb
   return {
     ...idlePlanPorts,
     openPlannerSession: async () => ({ sessionId: `ses_planner${++sessions}` }),
-    consultPlanner: async ({ message }) => (typeof planner === 'function' ? planner(message, ++turns) : planner),
+    consultPlanner: async ({ message }) => turn(typeof planner === 'function' ? planner(message, ++turns) : planner),
     openSpecialistSession: async ({ stepId }) => ({ sessionId: `ses_${stepId}${++sessions}` }),
-    runSpecialist: async ({ idempotencyKey }) => ({ type: 'success', summary: `${idempotencyKey.split(':')[1]} done`, artifacts: [] }),
+    runSpecialist: async ({ idempotencyKey }) => turn({ type: 'success', summary: `${idempotencyKey.split(':')[1]} done`, artifacts: [] }),
     runStepHooks: async () => ({ failures: [] }),
   };
 }

@@ -8,6 +8,16 @@ export type ScriptedReply = {
   toolCalls?: ScriptedToolCall[];
   /** Wait this long before answering (on top of the server's `latencyMs`). */
   delayMs?: number;
+  /** What the usage chunk reports (default: 100 prompt tokens and a count derived from the reply). */
+  usage?: ScriptedUsage;
+};
+
+/** An OpenAI usage block: cached tokens are part of prompt_tokens, reasoning tokens part of completion_tokens. */
+export type ScriptedUsage = {
+  prompt_tokens: number;
+  completion_tokens: number;
+  cached_tokens?: number;
+  reasoning_tokens?: number;
 };
 
 const MODEL = 'fake-model';
@@ -74,8 +84,18 @@ function finishReason(reply: ScriptedReply): 'tool_calls' | 'stop' {
   return reply.toolCalls && reply.toolCalls.length > 0 ? 'tool_calls' : 'stop';
 }
 
-// Token counts only need to be plausible: OpenCode shows them and sums cost from them.
+// Token counts only need to be plausible unless a script sets them: OpenCode shows them and sums cost from them.
 function usage(reply: ScriptedReply) {
+  if (reply.usage) {
+    const { prompt_tokens, completion_tokens, cached_tokens, reasoning_tokens } = reply.usage;
+    return {
+      prompt_tokens,
+      completion_tokens,
+      total_tokens: prompt_tokens + completion_tokens,
+      ...(cached_tokens !== undefined ? { prompt_tokens_details: { cached_tokens } } : {}),
+      ...(reasoning_tokens !== undefined ? { completion_tokens_details: { reasoning_tokens } } : {}),
+    };
+  }
   const completion = Math.max(1, Math.ceil((reply.text ?? '').length / 4) + (reply.toolCalls?.length ?? 0) * 10);
   return { prompt_tokens: 100, completion_tokens: completion, total_tokens: 100 + completion };
 }

@@ -7,7 +7,7 @@ import { rememberPort } from './fresh-port.js';
 import { completionBody, completionId, streamChunks, type ScriptedReply } from './openai-wire.js';
 import { parseRecordedRequest, type RecordedRequest } from './scripted-request.js';
 
-export type { ScriptedReply, ScriptedToolCall } from './openai-wire.js';
+export type { ScriptedReply, ScriptedToolCall, ScriptedUsage } from './openai-wire.js';
 export * from './scripted-request.js';
 
 export type ScriptedModelOptions = {

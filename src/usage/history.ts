@@ -1,0 +1,93 @@
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { z } from 'zod';
+import { totalTokens, type Usage } from '../machines/usage.js';
+import { writeFileAtomic } from '../persistence/atomic-write.js';
+
+/**
+ * What this project's recent turns cost, per agent: the last `perAgent` turns of each (tokens of
+ * every class and cost), written as each turn finishes, so a forecast reads one small file instead
+ * of every plan's journal. `.opencode/plans/.usage-history` (not `.json`: the plan store lists
+ * those as plans). Read lazily on first use, never at plugin start. Two servers on one project may
+ * lose a few of each other's records (last write wins): it only feeds an estimate.
+ */
+export const USAGE_HISTORY_NAME = '.usage-history';
+export const USAGE_HISTORY_FORMAT = 1;
+export const DEFAULT_TURNS_PER_AGENT = 50;
+
+const record = z.tuple([z.number().finite().min(0), z.number().finite().min(0)]);
+const historyFile = z.object({ format: z.literal(USAGE_HISTORY_FORMAT), agents: z.record(z.string(), z.array(record)) });
+
+/** One agent's recorded turns in short: how many, and the median tokens and cost of one turn. */
+export interface AgentTurns {
+  turns: number;
+  median_tokens: number;
+  median_cost: number;
+}
+
+export interface UsageHistory {
+  /** Remember one finished turn of `agent`. */
+  record(agent: string, usage: Usage): void;
+  /** The agent's recorded turns, or null when there are none. */
+  stats(agent: string): AgentTurns | null;
+}
+
+type Log = (level: 'warn', message: string) => void;
+
+export function createUsageHistory(path: string, { perAgent = DEFAULT_TURNS_PER_AGENT, log = () => {} }: { perAgent?: number; log?: Log } = {}): UsageHistory {
+  if (!Number.isInteger(perAgent) || perAgent < 1) throw new TypeError(`Expected \`perAgent\` to be a positive integer, got ${perAgent}.`);
+  let agents: Record<string, Array<[number, number]>> | null = null;
+
+  const load = () => {
+    if (agents) return agents;
+    agents = {};
+    if (!existsSync(path)) return agents;
+    try {
+      const parsed = historyFile.safeParse(JSON.parse(readFileSync(path, 'utf8')));
+      if (parsed.success) agents = parsed.data.agents as Record<string, Array<[number, number]>>;
+      else log('warn', `the usage history ${path} is from another version or damaged; forecasts start from no history`);
+    } catch (error) {
+      log('warn', `the usage history ${path} cannot be read (${(error as Error).message}); forecasts start from no history`);
+    }
+    return agents;
+  };
+
+  return {
+    record(agent, usage) {
+      const all = load();
+      // Another process may have recorded turns since: merge on top of the file, not of our copy.
+      const onDisk = readQuietly(path);
+      const merged = onDisk ? { ...all, ...onDisk } : all;
+      const turns = [...(merged[agent] ?? []), [totalTokens(usage), usage.cost] as [number, number]].slice(-perAgent);
+      agents = { ...merged, [agent]: turns };
+      try {
+        mkdirSync(dirname(path), { recursive: true });
+        writeFileAtomic(path, JSON.stringify({ format: USAGE_HISTORY_FORMAT, agents }), { fsync: false });
+      } catch (error) {
+        log('warn', `the usage history ${path} cannot be written (${(error as Error).message}); forecasts will not include this turn`);
+      }
+    },
+    stats(agent) {
+      const turns = load()[agent] ?? [];
+      if (turns.length === 0) return null;
+      return { turns: turns.length, median_tokens: median(turns.map((t) => t[0])), median_cost: median(turns.map((t) => t[1])) };
+    },
+  };
+}
+
+/** The middle value (the mean of the two middle ones for an even count). */
+export function median(values: number[]): number {
+  if (values.length === 0) throw new RangeError('Expected at least one value for a median, got none.');
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+function readQuietly(path: string): Record<string, Array<[number, number]>> | null {
+  try {
+    const parsed = historyFile.safeParse(JSON.parse(readFileSync(path, 'utf8')));
+    return parsed.success ? (parsed.data.agents as Record<string, Array<[number, number]>>) : null;
+  } catch {
+    return null;
+  }
+}
