@@ -46,7 +46,7 @@ function waiting(name: string) {
   const host = project.host(spec.host);
   const planId = spec.make(host);
   const gate = openGates(host.open(planId).getSnapshot())[0]!;
-  const orca = { host, options: {}, log: () => {} } as unknown as Orca;
+  const orca = { host, options: {}, log: () => {}, history: { stats: () => null, record: () => {} } } as unknown as Orca;
   return { host, planId, gate, orca };
 }
 

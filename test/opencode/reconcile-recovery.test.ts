@@ -13,6 +13,7 @@ import type { SessionsPort } from '../../src/opencode/sessions.js';
 import { inFlightKeys } from '../../src/persistence/in-flight.js';
 import { PlanStore } from '../../src/persistence/plan-store.js';
 import { ONE_TURN } from '../support/turns.js';
+import { ZERO_USAGE } from '../../src/machines/usage.js';
 
 const never = () => new Promise<never>(() => {});
 /** Ports that never settle unless given, whatever ports the machines grow. */
@@ -164,16 +165,15 @@ describe('opencodePorts lookups', () => {
     sessions.get = async (id) => (calls.push('get'), { id, updatedAt: '2026-11-23T10:00:00.000Z' });
     const records: ReconcileRecord[] = [];
     const ports = opencodePorts(sessions, { isRecovering: () => true, onReconcile: (r) => records.push(r) });
+    // Nothing was prompted in this process: nothing spent.
     expect(await ports.runSpecialist(run('ses_earlier', false), signal)).toEqual({
-      type: 'interrupted',
-      session_id: 'ses_earlier',
-      detail: 'its turn never finished',
-      last_activity_at: '2026-11-23T10:00:00.000Z',
+      value: { type: 'interrupted', session_id: 'ses_earlier', detail: 'its turn never finished', last_activity_at: '2026-11-23T10:00:00.000Z' },
+      usage: ZERO_USAGE,
     });
     expect(calls).toEqual(['messages', 'busy', 'get']); // nothing sent to the model
     expect(records).toEqual([expect.objectContaining({ decision: 'interrupted', detail: 'its turn never finished' })]);
     calls.length = 0;
-    expect(await ports.runSpecialist(run('ses_earlier', true), signal)).toMatchObject({ type: 'success' });
+    expect(await ports.runSpecialist(run('ses_earlier', true), signal)).toMatchObject({ value: { type: 'success' }, usage: ONE_TURN });
     expect(calls).toEqual(['messages', 'busy', 'prompt']);
     expect(records.at(-1)).toMatchObject({ decision: 'redispatch' });
   });
