@@ -23,6 +23,7 @@ import type { TurnRecord } from './opencode/turn-port.js';
 import type { UsageMeter } from './opencode/usage-meter.js';
 import { createUsageHistory, USAGE_HISTORY_NAME, type UsageHistory } from './usage/history.js';
 import { join } from 'node:path';
+import { toolTitlesFromClient, type ToolTitlePort } from './opencode/tool-title.js';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
@@ -40,6 +41,8 @@ export interface Orca {
   follower: PlanFollower;
   /** This project's recent turns per agent, for forecasts (read on first use). */
   history: UsageHistory;
+  /** Retitles running tool calls (orca_ask_planner's progress); absent where there is no server. */
+  titles?: ToolTitlePort;
   /** Record a prompt's usage: the plan's journal, the history, and (a read-only ask) the plan's sums. */
   recordTurn(record: TurnRecord): void;
   log(level: LogLevel, message: string, extra?: Record<string, unknown>): void;
@@ -60,6 +63,7 @@ export interface OrcaParts {
   /** Runs an agenda `command` action (default: refused, for hosts without OpenCode). */
   runCommand?: CommandRunner;
   inspect?: PlanHostOptions['inspect'];
+  titles?: ToolTitlePort;
 }
 
 /** Orca over OpenCode's client: its sessions, question dialog, log and toasts. */
@@ -79,6 +83,7 @@ export function createOrca(
     sessions: sessionsFromClient(client, directory, (level, message) => log(level, message), hooks.meter),
     asker: createQuestionAsker({ client, directory, log: (level, message) => log(level, message) }),
     monitor: hooks.monitor,
+    titles: toolTitlesFromClient(client, directory),
     log,
     runCommand: commandRunnerFromClient(client, directory),
     showToast: (toast) => {
@@ -159,6 +164,7 @@ export function assembleOrca(parts: OrcaParts): Orca {
     follower,
     history,
     recordTurn,
+    ...(parts.titles ? { titles: parts.titles } : {}),
     log,
     showToast,
     async dispose() {

@@ -1,5 +1,8 @@
 import type { PlanHost } from '../engine/plan-host.js';
 import type { PlanSummary } from '../persistence/plan-index.js';
+import type { PlanFile } from '../persistence/plan-file.js';
+import { totalTokens } from '../machines/usage.js';
+import { formatCost, formatTokens } from '../usage/format.js';
 
 export interface Toast {
   title: string;
@@ -16,7 +19,7 @@ export function toastFor(before: PlanSummary | undefined, after: PlanSummary): T
     if (after.waiting_for === 'question') return { title: 'Orca: the planner asks', message: `${after.plan_id}: ${goal}`, variant: 'info' };
     if (after.waiting_for === 'budget') {
       const progress = `${after.step_progress.completed}/${after.step_progress.total} steps done`;
-      return { title: 'Orca: dispatch budget spent', message: `${after.plan_id} (${progress}) waits for Continue / Stop`, variant: 'warning' };
+      return { title: 'Orca: budget reached', message: `${after.plan_id} (${progress}) waits for Continue / Stop`, variant: 'warning' };
     }
   }
   if (after.status !== before?.status) {
@@ -26,10 +29,75 @@ export function toastFor(before: PlanSummary | undefined, after: PlanSummary): T
   return null;
 }
 
-/** Show a toast whenever a plan changes in a way toastFor cares about (an observer: it cannot block the plan's writes). */
+type FileFacts = Pick<PlanFile, 'plan_id' | 'steps' | 'usage' | 'budget' | 'waiting_for'>;
+
+/** The fractions of a budget that get a toast when a plan's spending crosses them. */
+export const BUDGET_WARNINGS = [0.5, 0.9] as const;
+
+/** How much of its money and token limits a plan has spent (absent: no such limit). */
+export function budgetShares(file: Partial<FileFacts>): { cost?: number; tokens?: number } {
+  const usage = file.usage;
+  if (!usage) return {};
+  const cap = file.budget;
+  return {
+    ...(cap?.max_cost ? { cost: usage.cost / cap.max_cost } : {}),
+    ...(cap?.max_tokens ? { tokens: totalTokens(usage) / cap.max_tokens } : {}),
+  };
+}
+
+/** A toast for each budget warning the plan crossed between two of its files (50 %, 90 % of a limit). */
+export function budgetToasts(before: { cost?: number; tokens?: number }, file: Partial<FileFacts>): Toast[] {
+  const after = budgetShares(file);
+  const toasts: Toast[] = [];
+  for (const limit of ['cost', 'tokens'] as const) {
+    const now = after[limit];
+    if (now === undefined) continue;
+    const crossed = BUDGET_WARNINGS.filter((w) => (before[limit] ?? 0) < w && now >= w && now < 1).at(-1);
+    if (crossed === undefined) continue;
+    const spent = limit === 'cost' ? formatCost(file.usage!.cost) : `${formatTokens(totalTokens(file.usage!))} tokens`;
+    const of = limit === 'cost' ? formatCost(file.budget!.max_cost!) : formatTokens(file.budget!.max_tokens!);
+    toasts.push({
+      title: `Orca: ${Math.round(crossed * 100)}% of the ${limit === 'cost' ? 'cost' : 'token'} budget`,
+      message: `${file.plan_id} spent ${spent} of ${of}`,
+      variant: crossed >= 0.9 ? 'warning' : 'info',
+    });
+  }
+  return toasts;
+}
+
+/** A toast for each failed attempt recorded since `before` (failures per step id). */
+export function failureToasts(before: Map<string, number>, file: Partial<FileFacts>): Toast[] {
+  const toasts: Toast[] = [];
+  for (const step of file.steps ?? []) {
+    for (const failure of step.failures.slice(before.get(step.id) ?? 0)) {
+      const error = failure.error.length > 100 ? `${failure.error.slice(0, 99)}…` : failure.error;
+      toasts.push({
+        title: `Orca: step ${step.id} (${step.agent}) failed`,
+        message: `${file.plan_id}, attempt ${failure.attempt}: ${error}${file.waiting_for === 'deviation' ? ' — waits for Retry / Replan / Stop' : ''}`,
+        variant: 'warning',
+      });
+    }
+  }
+  return toasts;
+}
+
+/**
+ * Show a toast whenever a plan changes in a way a human should notice: toastFor's changes, each
+ * step failure, and 50 % and 90 % of a money or token budget. An observer: it cannot block the
+ * plan's writes. What it saw of each plan is counted from the first change it hears of, so a
+ * plan restored with failures or spending behind it does not toast them again.
+ */
 export function watchForToasts(host: Pick<PlanHost, 'observe'>, show: (toast: Toast) => void): () => void {
-  return host.observe('the toast watcher', ({ before, after }) => {
+  const seen = new Map<string, { failures: Map<string, number>; shares: { cost?: number; tokens?: number } }>();
+  return host.observe('the toast watcher', ({ planId, before, after, file }) => {
+    const last = seen.get(planId);
+    const failures = new Map((file.steps ?? []).map((s) => [s.id, s.failures.length]));
+    seen.set(planId, { failures, shares: budgetShares(file) });
+    const stepToasts = last ? failureToasts(last.failures, file) : [];
     const toast = toastFor(before, after);
-    if (toast) show(toast);
+    // A failure toast names the step and its error: the generic "a step failed" adds nothing then.
+    if (toast && !(stepToasts.length > 0 && after.waiting_for === 'deviation' && before?.waiting_for !== 'deviation')) show(toast);
+    for (const t of stepToasts) show(t);
+    for (const t of last ? budgetToasts(last.shares, file) : []) show(t);
   });
 }

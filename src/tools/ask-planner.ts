@@ -6,6 +6,7 @@ import { renderDrive } from './render.js';
 import { defineTool } from './define-tool.js';
 import { planIdArg, PLAN_ID_EXPECTED } from './plan-id-arg.js';
 import { toolError } from './tool-error.js';
+import { followProgressTitle } from '../opencode/progress-title.js';
 
 export const ASK_PLANNER_DESCRIPTION =
   "Send the user's message to the planner. Creates a plan (omit plan_id) or continues one (pass its plan_id). " +
@@ -36,11 +37,25 @@ export function askPlannerTool(orca: Orca) {
         if ((await orca.host.openWhenFree(planId, ctx.abort)).getSnapshot().can(event)) orca.host.send(planId, event);
       }
       ctx.metadata({ title: `plan ${planId}`, metadata: { plan_id: planId } });
+      // ctx.metadata shows nothing for plugin tools in 1.18.33: the running part is retitled through the server.
+      const progress = orca.titles
+        ? followProgressTitle({
+            host: orca.host,
+            titles: orca.titles,
+            planId,
+            call: { sessionID: ctx.sessionID, messageID: ctx.messageID, tool: 'orca_ask_planner', input: { message: args.message, plan_id: args.plan_id } },
+            log: (level, message) => orca.log(level, message),
+          })
+        : null;
       try {
         const result = await drivePlan(orca.host, planId, (gate, signal) => resolveGate(orca, gate, ctx, signal), ctx.abort);
+        // No title update may land after the result: OpenCode completes the part once this returns.
+        await progress?.stop();
         const rendered = renderDrive(result);
-        return { title: `plan ${planId}: ${String(rendered.status)}`, output: JSON.stringify(rendered, null, 2), metadata: rendered };
+        const spent = typeof rendered.spent === 'string' ? ` · ${rendered.spent}` : '';
+        return { title: `plan ${planId}: ${String(rendered.status)}${spent}`, output: JSON.stringify(rendered, null, 2), metadata: rendered };
       } catch (error) {
+        await progress?.stop();
         if (ctx.abort.aborted) {
           // Esc: stop following; the plan keeps its last saved state and resumes with the same plan_id.
           await orca.host.release(planId);

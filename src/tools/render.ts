@@ -2,6 +2,8 @@ import type { DriveResult } from '../engine/drive.js';
 import type { PlanSnapshot } from '../engine/plan-host.js';
 import type { Gate } from '../machines/gates.js';
 import type { PlanSummary } from '../persistence/plan-index.js';
+import { planUsage } from '../machines/budget.js';
+import { usageText } from '../usage/format.js';
 
 /** What orca_ask_planner returns (seed 000): answer | completed | stopped | rejected | failure, or waiting. */
 export function renderDrive(result: DriveResult): Record<string, unknown> {
@@ -13,9 +15,9 @@ export function renderDrive(result: DriveResult): Record<string, unknown> {
     case 'outcome.failure':
       return { status: 'failure', plan_id: c.plan_id, error: c.planner_error, resume: 'Send a new message with this plan_id to try again.' };
     case 'outcome.completed':
-      return { status: 'completed', plan_id: c.plan_id, goal: c.goal, steps: stepResults(result.snapshot) };
+      return { status: 'completed', plan_id: c.plan_id, goal: c.goal, steps: stepResults(result.snapshot), ...spent(result.snapshot) };
     case 'outcome.stopped':
-      return { status: 'stopped', plan_id: c.plan_id, goal: c.goal, steps: stepResults(result.snapshot), decision: c.decisions.at(-1) };
+      return { status: 'stopped', plan_id: c.plan_id, goal: c.goal, steps: stepResults(result.snapshot), decision: c.decisions.at(-1), ...spent(result.snapshot) };
     case 'outcome.rejected':
       return { status: 'rejected', plan_id: c.plan_id, goal: c.goal, decision: c.decisions.at(-1) };
   }
@@ -33,6 +35,12 @@ function renderWaiting(snapshot: PlanSnapshot, gates: Gate[], reason: string): R
   };
 }
 
+/** What the whole plan cost (planner, steps, asks), as numbers and in words. */
+function spent(snapshot: PlanSnapshot) {
+  const usage = planUsage(snapshot.context);
+  return { usage, spent: usageText(usage) };
+}
+
 function stepResults(snapshot: PlanSnapshot) {
   return snapshot.context.steps.map((s) => ({
     id: s.id,
@@ -44,6 +52,7 @@ function stepResults(snapshot: PlanSnapshot) {
     ...(s.status !== 'completed' && s.failures.length > 0 ? { last_error: s.failures.at(-1)!.error } : {}),
     ...(s.breaker ? { breaker: s.breaker } : {}),
     ...(s.warnings?.length ? { warnings: s.warnings } : {}),
+    ...(s.usage ? { usage: s.usage } : {}),
   }));
 }
 

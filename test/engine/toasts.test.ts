@@ -27,7 +27,7 @@ describe('toasts', () => {
   it('should toast when a plan starts waiting at its dispatch cap, with its progress', () => {
     const before = summary({ status: 'in_progress', step_progress: { completed: 3, total: 5 } });
     const after = summary({ status: 'in_progress', waiting_for: 'budget', step_progress: { completed: 3, total: 5 } });
-    expect(toastFor(before, after)).toEqual({ title: 'Orca: dispatch budget spent', message: 'plan_X (3/5 steps done) waits for Continue / Stop', variant: 'warning' });
+    expect(toastFor(before, after)).toEqual({ title: 'Orca: budget reached', message: 'plan_X (3/5 steps done) waits for Continue / Stop', variant: 'warning' });
     // Still at the cap after another save: no second toast.
     expect(toastFor(after, { ...after, updated_at: 't2' })).toBeNull();
   });
@@ -50,5 +50,51 @@ describe('toasts', () => {
     stop();
     change(waiting, summary({ status: 'failed' }));
     expect(shown.map((t) => t.title)).toEqual(['Orca: plan waits for approval', 'Orca: plan completed']);
+  });
+});
+
+describe('toasts for budgets and step failures', () => {
+  const step = (failures: Array<{ attempt: number; error: string }>) => ({ id: 's1', agent: 'coder', failures });
+  const file = (patch: Record<string, unknown>) =>
+    ({ plan_id: 'plan_X', steps: [], usage: undefined, budget: { dispatches: 0, dispatch_cap: 100, max_cost: 1, max_tokens: 1000 }, waiting_for: null, ...patch }) as never;
+  const spent = (cost: number, input: number) => ({ turns: 1, input, output: 0, reasoning: 0, cache_read: 0, cache_write: 0, cost });
+
+  it('should warn at 50% and 90% of the money and token budgets, once each, and again after Continue raised the limit', () => {
+    let observer: PlanObserver | undefined;
+    const host = { observe: (_name: string, o: PlanObserver) => ((observer = o), () => {}) };
+    const shown: Toast[] = [];
+    watchForToasts(host, (t) => shown.push(t));
+    const at = (patch: Record<string, unknown>) => observer!({ planId: 'plan_X', before: summary({}), after: summary({}), file: file(patch) });
+    at({ usage: spent(0.1, 100) });
+    at({ usage: spent(0.55, 200) });
+    at({ usage: spent(0.6, 300) });
+    at({ usage: spent(0.95, 950) });
+    at({ usage: spent(0.96, 960), budget: { dispatches: 0, dispatch_cap: 100, max_cost: 2, max_tokens: 2000 } });
+    at({ usage: spent(1.1, 1100), budget: { dispatches: 0, dispatch_cap: 100, max_cost: 2, max_tokens: 2000 } });
+    expect(shown.map((t) => `${t.title}: ${t.message}`)).toEqual([
+      'Orca: 50% of the cost budget: plan_X spent $0.55 of $1.00',
+      'Orca: 90% of the cost budget: plan_X spent $0.95 of $1.00',
+      'Orca: 90% of the token budget: plan_X spent 950 tokens of 1,000',
+      'Orca: 50% of the cost budget: plan_X spent $1.10 of $2.00',
+      'Orca: 50% of the token budget: plan_X spent 1,100 tokens of 2,000',
+    ]);
+  });
+
+  it('should toast each step failure with its error, instead of the generic one', () => {
+    let observer: PlanObserver | undefined;
+    const host = { observe: (_name: string, o: PlanObserver) => ((observer = o), () => {}) };
+    const shown: Toast[] = [];
+    watchForToasts(host, (t) => shown.push(t));
+    const running = summary({ status: 'in_progress' });
+    const waiting = summary({ status: 'in_progress', waiting_for: 'deviation' });
+    observer!({ planId: 'plan_X', before: running, after: running, file: file({ steps: [step([])] }) });
+    observer!({ planId: 'plan_X', before: running, after: waiting, file: file({ steps: [step([{ attempt: 1, error: 'tests are red' }])], waiting_for: 'deviation' }) });
+    // Auto retry: the second failure does not change what the plan waits for, and still gets its toast.
+    observer!({ planId: 'plan_X', before: waiting, after: waiting, file: file({ steps: [step([{ attempt: 1, error: 'tests are red' }, { attempt: 2, error: 'x'.repeat(150) }])], waiting_for: 'deviation' }) });
+    expect(shown.map((t) => [t.title, t.message])).toEqual([
+      ['Orca: step s1 (coder) failed', 'plan_X, attempt 1: tests are red — waits for Retry / Replan / Stop'],
+      // A long error is cut at 100 characters.
+      ['Orca: step s1 (coder) failed', `plan_X, attempt 2: ${'x'.repeat(99)}… — waits for Retry / Replan / Stop`],
+    ]);
   });
 });

@@ -1,0 +1,64 @@
+import type { PluginInput } from '@opencode-ai/plugin';
+import { quote } from '../text/quote.js';
+
+/** A tool call's part as OpenCode stores it (only what finding and retitling it needs). */
+export interface ToolPart {
+  id: string;
+  sessionID: string;
+  messageID: string;
+  type: 'tool';
+  tool: string;
+  state: { status: string; input?: Record<string, unknown>; title?: string; [key: string]: unknown };
+  [key: string]: unknown;
+}
+
+/**
+ * The title OpenCode shows for a running tool call. In 1.18.33 a plugin tool's `ctx.metadata({title})`
+ * shows nothing, so the part is changed through the server: PATCH
+ * /session/:id/message/:messageID/part/:partID with the whole part, which publishes
+ * `message.part.updated` to every client.
+ */
+export interface ToolTitlePort {
+  /** The running part of the call to `tool` with this input in the message, or null. */
+  find(at: { sessionID: string; messageID: string }, call: { tool: string; input: Record<string, unknown> }): Promise<ToolPart | null>;
+  /** Give the running part this title; resolves once the server took it. */
+  setTitle(part: ToolPart, title: string): Promise<void>;
+}
+
+type RawClient = {
+  get(options: { url: string; query?: Record<string, unknown> }): Promise<{ data?: unknown; error?: unknown }>;
+  patch(options: { url: string; query?: Record<string, unknown>; body?: unknown; headers?: Record<string, string> }): Promise<{ data?: unknown; error?: unknown }>;
+};
+
+const sameInput = (a: Record<string, unknown> | undefined, b: Record<string, unknown>) =>
+  a !== undefined && Object.keys(b).every((k) => b[k] === undefined || JSON.stringify(a[k]) === JSON.stringify(b[k]));
+
+/** Over the plugin's v1 client: its hey-api request client, which the v1 groups share (same fetch and auth); v1 has no part API. */
+export function toolTitlesFromClient(client: PluginInput['client'], directory: string): ToolTitlePort {
+  const raw = (client.session as unknown as { _client?: RawClient })._client;
+  const rawClient = () => {
+    if (typeof raw?.get !== 'function' || typeof raw.patch !== 'function') {
+      throw new Error('Expected the v1 SDK client to expose its request client (_client); cannot retitle the tool call.');
+    }
+    return raw;
+  };
+  const path = (...segments: string[]) => segments.map(encodeURIComponent).join('/');
+  return {
+    async find({ sessionID, messageID }, call) {
+      const res = await rawClient().get({ url: `/session/${path(sessionID)}/message/${path(messageID)}`, query: { directory } });
+      const parts = (res.data as { parts?: ToolPart[] } | undefined)?.parts;
+      if (!Array.isArray(parts)) throw new Error(`Expected GET /session/${sessionID}/message/${messageID} to return the message's parts, got ${quote(res.error ?? res.data)}`);
+      return parts.find((p) => p.type === 'tool' && p.tool === call.tool && p.state?.status === 'running' && sameInput(p.state.input, call.input)) ?? null;
+    },
+    async setTitle(part, title) {
+      const body: ToolPart = { ...part, state: { ...part.state, title } };
+      const res = await rawClient().patch({
+        url: `/session/${path(part.sessionID)}/message/${path(part.messageID)}/part/${path(part.id)}`,
+        query: { directory },
+        body,
+        headers: { 'content-type': 'application/json' },
+      });
+      if (res.error) throw new Error(`Expected PATCH of tool part ${part.id} to succeed: ${quote(res.error)}`);
+    },
+  };
+}
