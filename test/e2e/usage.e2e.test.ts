@@ -1,0 +1,231 @@
+// Usage and cost on the real opencode binary: the scripted model reports usage in its stream's
+// usage chunk, the model config gives prices per million tokens, and Orca sums what OpenCode
+// computed from them, pauses at the token budget, forecasts from this project's history and
+// retitles orca_ask_planner's running tool call while the plan runs.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { reportOnFailure } from '../support/failure-report.js';
+import { restartOpencode, startOpencode, type OpencodeServer } from '../support/opencode-server.js';
+import { lastToolResult, startScriptedModel, type RecordedRequest, type ScriptedModel, type ScriptedReply, type ScriptedUsage } from '../support/scripted-model.js';
+import { runCli } from '../cli/fixtures.js';
+import { nextQuestion, reply } from './hitl-answers.js';
+import { agentOf, builtPluginUrl, isReviewRequest, scenarioOf, structured } from './team.js';
+import type { Usage } from '../../src/machines/usage.js';
+
+/** Prices per million tokens, as a user's opencode.json gives them for a model. */
+const PRICE = { input: 3, output: 15, cache_read: 0.3, cache_write: 3.75 };
+
+/** What each agent's requests report in the usage chunk (cached tokens are part of prompt_tokens, reasoning of completion_tokens). */
+const REPORTED: Record<string, ScriptedUsage> = {
+  planner: { prompt_tokens: 1000, completion_tokens: 100 },
+  coder: { prompt_tokens: 3000, completion_tokens: 300, cached_tokens: 1000, reasoning_tokens: 50 },
+  reviewer: { prompt_tokens: 1500, completion_tokens: 80, cached_tokens: 500 },
+  'document-writer': { prompt_tokens: 800, completion_tokens: 120, reasoning_tokens: 20 },
+};
+
+/** OpenCode's rules: input = prompt − cached, output = completion − reasoning, reasoning at the output price. */
+function asOpencodeCounts(u: ScriptedUsage, times = 1): Usage {
+  const cached = u.cached_tokens ?? 0;
+  const reasoning = u.reasoning_tokens ?? 0;
+  const input = u.prompt_tokens - cached;
+  const output = u.completion_tokens - reasoning;
+  const cost = (input * PRICE.input + output * PRICE.output + reasoning * PRICE.output + cached * PRICE.cache_read) / 1e6;
+  return { turns: times, input: input * times, output: output * times, reasoning: reasoning * times, cache_read: cached * times, cache_write: 0, cost: cost * times };
+}
+const sum = (...all: Usage[]): Usage =>
+  all.reduce((a, b) => ({ turns: a.turns + b.turns, input: a.input + b.input, output: a.output + b.output, reasoning: a.reasoning + b.reasoning, cache_read: a.cache_read + b.cache_read, cache_write: a.cache_write + b.cache_write, cost: a.cost + b.cost }));
+
+const ok = (summary: string) => structured({ type: 'success', summary, artifacts: [], key_findings: [] });
+const planOf = (scenario: string, steps: Array<{ id: string; agent: string; depends_on?: string[] }>) =>
+  structured({ type: 'plan', goal: `SCENARIO:${scenario} goal`, steps: steps.map((s) => ({ description: `do ${s.id}`, ...s })), assumptions: [], risks: [], verification: [] });
+
+let model: ScriptedModel;
+let server: OpencodeServer;
+/** Chat requests of one agent in one scenario (model requests, not turns: a tool call makes two). */
+const requestsOf = (agent: string, scenario: string) => model.chatRequests().filter((r) => agentOf(r) === agent && scenarioOf(r) === scenario);
+
+function respond(req: RecordedRequest): ScriptedReply {
+  const agent = agentOf(req);
+  const scenario = scenarioOf(req);
+  const usage = REPORTED[agent];
+  const withUsage = (r: ScriptedReply): ScriptedReply => (usage ? { ...r, usage } : r);
+  if (agent === 'orca') {
+    if (lastToolResult(req)) return { text: 'relayed' };
+    return { toolCalls: [{ name: 'orca_ask_planner', arguments: { message: req.lastUser } }] };
+  }
+  if (agent === 'planner') {
+    return withUsage(
+      scenario === 'sums'
+        ? planOf(scenario, [{ id: 'impl', agent: 'coder' }, { id: 'docs', agent: 'document-writer', depends_on: ['impl'] }])
+        : planOf(scenario, [{ id: 's1', agent: 'document-writer' }, { id: 's2', agent: 'document-writer', depends_on: ['s1'] }]),
+    );
+  }
+  if (agent === 'coder') {
+    // A turn with a tool call: two model requests, two assistant messages; only the last is the prompt's reply.
+    if (!req.messages.some((m) => m.role === 'tool')) return withUsage({ toolCalls: [{ name: 'read', arguments: { filePath: join(server.projectDir, 'README.md') } }] });
+    return withUsage(ok('greet() written'));
+  }
+  if (agent === 'reviewer' && isReviewRequest(req)) return withUsage(structured({ type: 'pass', summary: 'meets the criteria' }));
+  if (agent === 'document-writer') return withUsage(ok(`documented ${/Your step: (\w+)/.exec(req.lastUser)?.[1]}`));
+  throw new Error(`unscripted ${agent} in ${scenario}`);
+}
+
+const planPath = (planId: string) => join(server.projectDir, '.opencode', 'plans', `${planId}.json`);
+const planFile = (planId: string) => JSON.parse(readFileSync(planPath(planId), 'utf8'));
+
+/** Start an Orca turn without waiting for it: it blocks while the plan waits on the human. */
+async function start(text: string) {
+  const session = (await server.client.session.create({ title: text })).data!;
+  const done = server.client.session.prompt({ sessionID: session.id, agent: 'orca', parts: [{ type: 'text', text }] });
+  return { session, done };
+}
+const toolResult = (scenario: string) => {
+  const last = model.chatRequests().filter((r) => agentOf(r) === 'orca' && scenarioOf(r) === scenario).at(-1)!;
+  return JSON.parse(lastToolResult(last)!.content);
+};
+
+describe('usage and cost of a plan on the real server', () => {
+  reportOnFailure(() => ({ server, model }));
+  const cost = { provider: { fake: { models: { 'fake-model': { cost: PRICE } } } } };
+
+  beforeAll(async () => {
+    model = await startScriptedModel({ respond });
+    server = await startOpencode({ modelUrl: model.url, plugins: [builtPluginUrl], config: cost, requestTimeoutMs: 180_000 });
+  }, 60_000);
+
+  afterAll(async () => {
+    await server?.stop();
+    await model?.close();
+  });
+
+  let firstPlan: string;
+
+  it('should sum every turn per step and per plan as OpenCode computed it, retitle the running call, and forecast nothing without history', async () => {
+    const started = Date.now();
+    const { session, done } = await start('SCENARIO:sums');
+    const approval = await nextQuestion(server, /SCENARIO:sums goal/);
+    expect(approval.questions[0]!.question).toContain('Forecast: at least 3 dispatches (2 steps + 1 reviewer round); tokens and cost: no history yet');
+    await reply(server, approval, [['Approve'], ['No guidance']]);
+    await done;
+    const result = toolResult('sums');
+    expect(result.status).toBe('completed');
+    firstPlan = result.plan_id;
+
+    const planner = asOpencodeCounts(REPORTED.planner!, requestsOf('planner', 'sums').length);
+    // The coder's turn made two model requests (a read, then its answer): both are in its usage, as one turn.
+    expect(requestsOf('coder', 'sums')).toHaveLength(2);
+    const impl = sum({ ...asOpencodeCounts(REPORTED.coder!, 2), turns: 1 }, asOpencodeCounts(REPORTED.reviewer!, requestsOf('reviewer', 'sums').length));
+    const docs = asOpencodeCounts(REPORTED['document-writer']!, requestsOf('document-writer', 'sums').length);
+    const file = planFile(firstPlan);
+    const close = (u: Usage) => ({ ...u, cost: expect.closeTo(u.cost, 10) });
+    expect(file.steps.map((s: { id: string; usage: Usage }) => [s.id, s.usage])).toEqual([
+      ['impl', close(impl)],
+      ['docs', close(docs)],
+    ]);
+    expect(file.usage).toEqual(close(sum(planner, impl, docs)));
+    expect(result.usage).toEqual(file.usage);
+    expect(result.spent).toMatch(/^4 turns, [\d,]+ tokens, \$0\.\d+$/);
+
+    // One journal line per turn, with what it cost.
+    const journal = readFileSync(join(server.projectDir, '.opencode', 'plans', `${firstPlan}.journal.jsonl`), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
+      .filter((e) => e.kind === 'turn');
+    expect(journal.map((e) => [e.role, e.agent, e.step_id ?? null])).toEqual([
+      ['planner', 'planner', null],
+      ['specialist', 'coder', 'impl'],
+      ['reviewer', 'reviewer', 'impl'],
+      ['specialist', 'document-writer', 'docs'],
+    ]);
+
+    // The running orca_ask_planner call was retitled as the plan went (message.part.updated).
+    const titles = server.events
+      .ofType('message.part.updated')
+      .map((e) => e.properties.part)
+      .filter((p) => p?.type === 'tool' && p.tool === 'orca_ask_planner' && p.sessionID === session.id && p.state?.status === 'running')
+      .map((p) => p.state.title as string | undefined)
+      .filter((t): t is string => typeof t === 'string');
+    const distinct = [...new Set(titles)];
+    expect(distinct).toEqual(expect.arrayContaining([expect.stringMatching(new RegExp(`^${firstPlan} · 0/2 done · impl \\(coder\\) running · \\$0\\.\\d+$`))]));
+    expect(distinct.some((t) => /· 1\/2 done · docs \(document-writer\) running · \$0\.\d+$/.test(t))).toBe(true);
+    // The tool's own result closed the part: its final title is the outcome with the total.
+    const final = server.events
+      .ofType('message.part.updated')
+      .map((e) => e.properties.part)
+      .filter((p) => p?.type === 'tool' && p.tool === 'orca_ask_planner' && p.sessionID === session.id)
+      .at(-1);
+    expect(final.state).toMatchObject({ status: 'completed', title: expect.stringMatching(new RegExp(`^plan ${firstPlan}: completed · 4 turns`)) });
+    console.info(`usage e2e: first plan (sums, titles) ${Date.now() - started} ms; titles seen: ${distinct.join(' | ')}`);
+  }, 120_000);
+
+  it('should print the usage per plan and per step in orca plans and orca show', async () => {
+    const show = await runCli(['show', firstPlan, '--dir', server.projectDir]);
+    expect(show.code).toBe(0);
+    expect(show.stdout).toMatch(/^ {2}usage {4}4 turns, [\d,]+ tokens, \$0\.\d+$/m);
+    expect(show.stdout).toMatch(/^ {6}usage: 2 turns, [\d,]+ tokens, \$0\.\d+ \(in [\d,]+ · out [\d,]+ · reasoning 100 · cache read 2,500 · cache write 0\)$/m);
+    expect(show.stdout).toMatch(/turn {7}specialist coder for step impl: 1 turn, 6,600 tokens, \$0\.\d+/);
+    const plans = await runCli(['plans', '--dir', server.projectDir]);
+    expect(plans.stdout).toMatch(new RegExp(`^${firstPlan}\\s+completed\\s+-\\s+SCENARIO:sums goal\\s+2/2\\s+[\\d,]+\\s+\\$0\\.\\d+\\s`, 'm'));
+    console.info(`orca show ${firstPlan}:\n${show.stdout.split('\nHistory')[0]}`);
+  });
+
+  describe('with budget.max_tokens 2,000', () => {
+    beforeAll(async () => {
+      server = await restartOpencode(server, { config: { ...cost, plugin: [[builtPluginUrl, { budget: { max_tokens: 2000 } }]] }, plugins: [] });
+    }, 60_000);
+
+    it('should forecast from the first plan, pause at the budget gate after the first step, and complete on Continue', async () => {
+      const started = Date.now();
+      const { done } = await start('SCENARIO:budgetgo');
+      const approval = await nextQuestion(server, /SCENARIO:budgetgo goal/);
+      // The first plan's document-writer turn: 920 tokens, $0.0042 (800 in at $3, 100 out and 20 reasoning at $15 per million).
+      expect(approval.questions[0]!.question).toContain(
+        'Forecast: at least 2 dispatches (2 steps); about 1,840 tokens and $0.0084, from the medians of 1 recorded turn (document-writer 1).',
+      );
+      await reply(server, approval, [['Approve'], ['No guidance']]);
+      const budget = await nextQuestion(server, /has reached its budget/);
+      expect(budget.questions[0]!.header).toBe('Token budget reached');
+      // The planner's 1,100 tokens and s1's 920 cross the 2,000.
+      expect(budget.questions[0]!.question).toContain('2,020 tokens of the 2,000 limit (budget.max_tokens)');
+      expect(budget.questions[0]!.question).toContain('on s1 (document-writer, completed) 1 turn, 920 tokens, $0.0042');
+      expect(budget.questions[0]!.question).toContain('Continue raises the token limit by 2,000 to 4,020');
+      expect(budget.questions[0]!.options.map((o) => o.label)).toEqual(['Continue', 'Stop']);
+      const paused = planFile(toolPlanId(budget.questions[0]!.question));
+      expect([paused.waiting_for, paused.steps.map((s: { status: string }) => s.status)]).toEqual(['budget', ['completed', 'pending']]);
+      await reply(server, budget, [['Continue'], ['No guidance']]);
+      await done;
+      const result = toolResult('budgetgo');
+      expect(result.status).toBe('completed');
+      const file = planFile(result.plan_id);
+      expect(file.decisions.map((d: { gate: string; option: string }) => `${d.gate}:${d.option}`)).toEqual(['approval:Approve', 'budget:Continue']);
+      expect(file.budget).toEqual({ dispatches: 2, dispatch_cap: 100, max_cost: null, max_tokens: 4020 });
+      console.info(`usage e2e: budget Continue ${Date.now() - started} ms`);
+    }, 120_000);
+
+    it('should forecast from every recorded turn of the agent, and end the plan on Stop', async () => {
+      const started = Date.now();
+      const { done } = await start('SCENARIO:budgetstop');
+      const approval = await nextQuestion(server, /SCENARIO:budgetstop goal/);
+      expect(approval.questions[0]!.question).toMatch(
+        /Forecast: at least 2 dispatches \(2 steps\); about 1,840 tokens and \$0\.0084, from the medians of 3 recorded turns \(document-writer 3\)\./,
+      );
+      await reply(server, approval, [['Approve'], ['No guidance']]);
+      const budget = await nextQuestion(server, /has reached its budget/);
+      await reply(server, budget, [['Stop'], ['too expensive']]);
+      await done;
+      const result = toolResult('budgetstop');
+      expect(result.status).toBe('stopped');
+      expect(result.steps.map((s: { id: string; status: string }) => [s.id, s.status])).toEqual([
+        ['s1', 'completed'],
+        ['s2', 'pending'],
+      ]);
+      expect(planFile(result.plan_id).decisions.at(-1)).toMatchObject({ gate: 'budget', option: 'Stop', channel: 'question', text: 'too expensive' });
+      expect(requestsOf('document-writer', 'budgetstop')).toHaveLength(1);
+      console.info(`usage e2e: budget Stop ${Date.now() - started} ms`);
+    }, 120_000);
+  });
+});
+
+const toolPlanId = (question: string) => /Plan (plan_\w+) has reached its budget/.exec(question)![1]!;
