@@ -184,8 +184,10 @@ describe('usage and cost of a plan on the real server', () => {
       expect(approval.questions[0]!.question).toContain(
         'Forecast: at least 2 dispatches (2 steps); about 1,840 tokens and $0.0084, from the medians of 1 recorded turn (document-writer 1).',
       );
+      console.info(`approval question of the second plan:\n${approval.questions[0]!.question}`);
       await reply(server, approval, [['Approve'], ['No guidance']]);
       const budget = await nextQuestion(server, /has reached its budget/);
+      console.info(`budget question:\n${budget.questions[0]!.question}`);
       expect(budget.questions[0]!.header).toBe('Token budget reached');
       // The planner's 1,100 tokens and s1's 920 cross the 2,000.
       expect(budget.questions[0]!.question).toContain('2,020 tokens of the 2,000 limit (budget.max_tokens)');
