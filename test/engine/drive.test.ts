@@ -214,6 +214,17 @@ describe('drivePlan at the circuit breaker and the dispatch cap', () => {
     expect([result.snapshot.context.dispatches, result.snapshot.context.dispatch_cap]).toEqual([3, 3]);
   });
 
+  it('should pause at the money budget like the cap: hitl.auto.budget=continue raises it and the plan completes', async () => {
+    // Each fake turn costs $0.001: the planner's and the coder's reach $0.002 before the docs step;
+    // Continue raises the limit to $0.004, which the last step reaches when nothing is left to start.
+    const t = setup(succeed, { approval: 'approve', budget: 'continue' }, { policy: { max_cost: 0.002 } });
+    const { result } = await run(t);
+    expect(result.kind === 'outcome' && result.tag).toBe('outcome.completed');
+    expect(options(result)).toEqual(['approval:Approve:auto', 'budget:Continue:auto']);
+    expect(result.snapshot.context.usage).toMatchObject({ turns: 4, cost: 0.004 });
+    expect(result.snapshot.context.cost_cap).toBe(0.004);
+  });
+
   it('should stop the plan at the cap with hitl.auto.budget=stop', async () => {
     const t = setup(succeed, { approval: 'approve', budget: 'stop' }, { policy: { max_dispatches: 1 } });
     const { result } = await run(t);

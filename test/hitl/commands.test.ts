@@ -50,6 +50,24 @@ describe('slash commands at the dispatch cap', () => {
     expect(both.host.open(planId).getSnapshot().context.decisions.at(-1)).toMatchObject({ gate: 'budget', option: 'Stop' });
   });
 
+  it('should continue a plan paused at its token budget, raising the limit by budget.max_tokens above what was spent', () => {
+    // One test turn is 110 tokens: the planner's and s1's cross 150.
+    const { orca, host } = orcaWith({ policy: { max_tokens: 150 } });
+    const planId = budgetPlan(host);
+    expect(runGateCommand(orca, 'orca-continue', planId, 'ses_any')).toBe(`Orca: Continue at the budget gate (220 of 150 tokens) recorded for plan ${planId}.`);
+    const s = host.open(planId).getSnapshot();
+    expect([s.context.token_cap, s.context.dispatch_cap, s.context.steps[1]!.status]).toEqual([370, 100, 'running']);
+  });
+
+  it('should stop a plan paused at its cost budget with /orca-stop, before any failed step', () => {
+    const { orca, host } = orcaWith({ policy: { max_cost: 0.002 } });
+    const planId = budgetPlan(host);
+    expect(runGateCommand(orca, 'orca-stop', `${planId} over budget`, 'ses_any')).toBe(
+      `Orca: Stop at the budget gate ($0.002 of $0.002) recorded for plan ${planId} with "over budget".`,
+    );
+    expect(host.open(planId).getSnapshot().value).toBe('failed');
+  });
+
   it('should say clearly when no plan waits at a dispatch cap', () => {
     const { orca, host } = orcaWith();
     expect(() => runGateCommand(orca, 'orca-continue', '', 'ses_any')).toThrow(new CommandError('No plan is waiting for a decision at the budget gate.'));
