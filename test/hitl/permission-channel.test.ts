@@ -63,6 +63,13 @@ describe('permission channel', () => {
     await expect(askPermission(ctx(new Error('socket closed')), approval)).rejects.toThrow('socket closed');
   });
 
+  it("should put the approval forecast in the permission's metadata", async () => {
+    const c = ctx('allow');
+    const forecast = { dispatches: { steps: 1, reviews: 1, total: 2 }, estimate: null };
+    expect(await askPermission(c, approval, { forecast })).toEqual({ option: 'Approve' });
+    expect(c.asks).toMatchObject([{ permission: 'orca_plan_approval', metadata: { forecast: expect.stringMatching(/^Forecast: at least 2 dispatches \(1 step \+ 1 reviewer round\); tokens and cost: no history yet/) } }]);
+  });
+
   it('should map Allow to Continue at the dispatch cap, with a pattern unique to each pause', async () => {
     const c = ctx('allow');
     expect(await askPermission(c, budget(100))).toEqual({ option: 'Continue' });
