@@ -1,4 +1,4 @@
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,12 +13,12 @@ import { idlePorts } from '../support/idle-ports.js';
 import { usage } from '../support/turns.js';
 
 /**
- * A plan file written by machine version 2 before usage was recorded (generated once by the code
+ * A plan file written by machine version 3 before usage was recorded (generated once by the code
  * of that time, committed, never regenerated): in progress, its first step completed, its second
  * running. It must load and resume with no usage and no money or token limit, and count what its
  * turns cost from then on.
  */
-const FIXTURE = fileURLToPath(new URL('../fixtures/before-usage/plan-machine2-running.json', import.meta.url));
+const FIXTURE = fileURLToPath(new URL('../fixtures/before-usage/plan-machine3-running.json', import.meta.url));
 const fixture = JSON.parse(readFileSync(FIXTURE, 'utf8'));
 
 let dir: string;
@@ -73,7 +73,7 @@ describe('a plan file from before usage was recorded', () => {
     const path = store.pathOf(fixture.plan_id);
     rmSync(path);
     const host = new PlanHost({ store, ports: idlePorts });
-    require('node:fs').writeFileSync(path, JSON.stringify(copy));
+    writeFileSync(path, JSON.stringify(copy));
     const actor = host.open(fixture.plan_id);
     // Restored in `running`, where the guard is only evaluated at the next event: any plan event does.
     actor.send({ type: 'usage.recorded', usage: ZERO_USAGE });
