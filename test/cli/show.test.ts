@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { approvalPlan, budgetPlan, failedStepPlan, runCli, tempProject, twoStepPlan, type Project } from './fixtures.js';
+import { turn } from '../support/turns.js';
 
 let project: Project;
 beforeEach(() => {
@@ -38,10 +39,10 @@ describe('orca show', () => {
     host.send(planId, { type: 'approval.request_changes', text: 'add docs', channel: 'command', at: '2026-01-01T00:00:00.000Z' });
     host.send(planId, {
       type: 'xstate.done.actor.revisePlan',
-      output: {
+      output: turn({
         ...twoStepPlan,
         steps: [twoStepPlan.steps[0]!, { ...twoStepPlan.steps[1]!, description: 'test hello.ts and its docs' }, { id: 'docs', agent: 'document-writer', description: 'document hello' }],
-      },
+      }),
     } as never);
     await host.dispose();
     const { stdout } = await runCli(['show', planId, '--dir', project.dir]);

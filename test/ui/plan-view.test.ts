@@ -6,6 +6,7 @@ import { readPlan, readPlanJournal, type PlanRead } from '../../src/ui/plan-sour
 import { planListView } from '../../src/ui/plan-list-view.js';
 import { planView } from '../../src/ui/plan-view.js';
 import { approvalPlan, budgetPlan, failedStepPlan, tempProject, type Project } from '../cli/fixtures.js';
+import { turn } from '../support/turns.js';
 
 let project: Project;
 beforeEach(() => {
@@ -104,7 +105,7 @@ describe('the plan page data', () => {
     const planId = released((host) => {
       const id = host.create({ message: 'greet' }).getSnapshot().context.plan_id;
       host.send(id, { type: 'xstate.done.actor.openPlannerSession', output: { sessionId: 'ses_p' } } as never);
-      host.send(id, { type: 'xstate.done.actor.consultPlanner', output: { type: 'question', questions: [{ header: 'Style', question: 'Formal or casual?', options: [{ label: 'Formal' }] }] } } as never);
+      host.send(id, { type: 'xstate.done.actor.consultPlanner', output: turn({ type: 'question', questions: [{ header: 'Style', question: 'Formal or casual?', options: [{ label: 'Formal' }] }] }) } as never);
       host.flush(id);
       return id;
     });
@@ -116,6 +117,12 @@ describe('the plan page data', () => {
 
   it('should show no usage when the plan file has none, and the plan and step usage when it has', () => {
     const planId = released((h) => failedStepPlan(h, 1));
+    // As a file written before usage was recorded.
+    patchFile(planId, (raw) => {
+      delete raw.usage;
+      delete raw.budget;
+      for (const step of raw.steps) delete step.usage;
+    });
     const bare = view(planId);
     expect(bare).not.toHaveProperty('usage');
     expect(bare.steps.every((s) => !('usage' in s))).toBe(true);
@@ -124,7 +131,7 @@ describe('the plan page data', () => {
     patchFile(planId, (raw) => {
       raw.usage = { turns: 4, input: 1200, output: 300, reasoning: 50, cache_read: 800, cache_write: 0, cost: 0.0123 };
       raw.steps[0].usage = { turns: 2, input: 600, output: 150, reasoning: 0, cache_read: 400, cache_write: 0, cost: 0.006 };
-      raw.steps[1].usage = { cost: 'a lot' }; // malformed: shown as nothing
+      delete raw.steps[1].usage; // none recorded: shown as nothing (a malformed one fails the plan file's schema)
     });
     const withUsage = view(planId);
     expect(withUsage.usage).toEqual({ turns: 4, input: 1200, output: 300, reasoning: 50, cache_read: 800, cache_write: 0, cost: 0.0123 });
