@@ -145,6 +145,8 @@ describe('what the user sees in child sessions, and structured output refused', 
       expect(t2[0]!.tools).not.toContain('StructuredOutput');
       const plan = planFileOf(server, planId);
       expect(plan.steps.map((s: { attempts: number }) => s.attempts)).toEqual([1, 1]);
+      // The refused attempt is a turn of the step too: t1 counts two, t2 one.
+      expect(plan.steps.map((s: { usage?: { turns: number } }) => s.usage?.turns)).toEqual([2, 1]);
       expect(journalOf(server, planId).filter((e) => e.kind === 'protocol')).toEqual([
         expect.objectContaining({ agent: 'researcher', protocol: 'text', reason: expect.stringContaining(REFUSAL), session_id: plan.steps[0].session_id }),
       ]);
