@@ -195,7 +195,7 @@ const targets = [
 ];
 
 section('Definitions');
-say(`P1 bound = Σ over the DAG's longest dependency path of (model calls of the step × latency): ${crit.steps} steps × ${crit.calls / crit.steps} StructuredOutput call × ${LATENCY} ms = ${p1Bound} ms. Measured from the plan's journal: the approval.approve event (auto policy) → the plan entering "completed", so the orca and planner turns are outside both sides.`);
+say(`P1 bound = Σ over the DAG's longest dependency path of (model calls of the step × latency): ${crit.steps} steps × ${crit.calls / crit.steps} model call × ${LATENCY} ms = ${p1Bound} ms. Measured from the plan's journal: the approval.approve event (auto policy) → the plan entering "completed", so the orca and planner turns are outside both sides.`);
 say(`  including them instead: whole orca session.prompt ${f(dag4.totalWallMs, 0)} ms vs (${crit.calls} critical + ${orcaPlannerCalls} orca/planner calls) × ${LATENCY} ms = ${p1WholeBound} ms → ${f(dag4.totalWallMs / p1WholeBound, 2)}`);
 say(`  concurrency 1, same plan: approval→completed ${dag1.approvalToCompletedMs} ms (${f(dag1PerStep, 0)} ms/step) vs sequential bound ${seqCalls} × ${LATENCY} = ${seqCalls * LATENCY} ms → ${f(dag1.approvalToCompletedMs / (seqCalls * LATENCY), 2)}; concurrency 4 is ${f(dag1.approvalToCompletedMs / dag4.approvalToCompletedMs, 2)}× faster (ideal ${f(seqCalls / crit.calls, 1)}×)`);
 say(`  what OpenCode alone allows: ${crit.steps} × bare prompt at ${LATENCY} ms (${f(bare300Prompt, 0)} ms) = ${f(crit.steps * bare300Prompt, 0)} ms → ${f((crit.steps * bare300Prompt) / p1Bound, 2)} of the bound even with zero orchestration and perfect parallelism`);

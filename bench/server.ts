@@ -4,7 +4,7 @@ import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { startOpencode, type OpencodeServer } from '../test/support/opencode-server.js';
 import { startScriptedModel, type RecordedRequest, type ScriptedModel, type ScriptedModelOptions, type ScriptedReply } from '../test/support/scripted-model.js';
-import { agentOf, builtPluginUrl, orcaRelay, structured, team, type AgentScript } from '../test/e2e/team.js';
+import { agentOf, builtPluginUrl, jsonReply, orcaRelay, structured, team, type AgentScript } from '../test/e2e/team.js';
 import { readJournal, type JournalEntry } from '../src/persistence/journal.js';
 import { specialistOutputJsonSchema } from '../src/protocol/specialist-output.js';
 import { stepResult, type BenchPlan } from './plans.js';
@@ -80,7 +80,7 @@ export async function startBenchServer({ concurrency, latencyMs, env = {}, plugi
   return bench;
 }
 
-const specialistScript: AgentScript = (req) => structured(stepResult(stepIdOf(req) ?? 'unknown'));
+const specialistScript: AgentScript = (req) => jsonReply(stepResult(stepIdOf(req) ?? 'unknown'));
 
 export interface StepTiming {
   id: string;
@@ -112,7 +112,7 @@ const ms = (iso: string) => Date.parse(iso);
 
 export async function runPlan(bench: BenchServer, plan: BenchPlan, request: string): Promise<PlanRun> {
   const { server, model } = bench;
-  const scripts: Record<string, AgentScript> = { orca: orcaRelay(request), planner: () => structured(plan) };
+  const scripts: Record<string, AgentScript> = { orca: orcaRelay(request), planner: () => jsonReply(plan) };
   for (const a of SPECIALIST_AGENTS) scripts[a] = specialistScript;
   bench.setScript(team(scripts));
   const plansDir = join(server.projectDir, '.opencode', 'plans');

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startOpencode } from '../test/support/opencode-server.js';
 import { lastToolResult, startScriptedModel } from '../test/support/scripted-model.js';
-import { agentOf, builtPluginUrl, orcaRelay, structured, team } from '../test/e2e/team.js';
+import { agentOf, builtPluginUrl, orcaRelay, jsonReply, team } from '../test/e2e/team.js';
 import { labels, nextQuestion, reply } from '../test/e2e/hitl-answers.js';
 
 const REQUEST = 'Add a greet(name) function to the project, document it and test it.';
@@ -30,13 +30,13 @@ const REVIEW_ERROR = {
   expected: 'a greeting for an empty name',
   fix: 'Return "Hello, stranger!" when name is empty',
 };
-const done = (summary: string, artifacts: string[]) => structured({ type: 'success', summary, artifacts, key_findings: [] });
+const done = (summary: string, artifacts: string[]) => jsonReply({ type: 'success', summary, artifacts, key_findings: [] });
 
 const say = (s = '') => console.log(s);
 const model = await startScriptedModel({
   respond: team({
     orca: orcaRelay(REQUEST),
-    planner: () => structured(PLAN),
+    planner: () => jsonReply(PLAN),
     coder: (req) =>
       /# Fix required/.test(req.lastUser)
         ? done('greet(name) now returns "Hello, stranger!" for an empty name', ['src/greet.ts'])
@@ -44,8 +44,8 @@ const model = await startScriptedModel({
     // The quality gate (seed 003): the reviewer fails the first version once, the coder fixes it.
     reviewer: (_req, turn) =>
       turn === 1
-        ? structured({ type: 'fail', summary: 'one edge case', errors: [REVIEW_ERROR] })
-        : structured({ type: 'pass', summary: 'greet() meets the step, empty names included' }),
+        ? jsonReply({ type: 'fail', summary: 'one edge case', errors: [REVIEW_ERROR] })
+        : jsonReply({ type: 'pass', summary: 'greet() meets the step, empty names included' }),
     'document-writer': () => done('README.md has a greet() section with an example', ['README.md']),
     tester: (req) =>
       done(`test/greet.test.ts checks greet("Ada"); it was told: ${/Summary: ([^\n]+)/.exec(req.lastUser)?.[1] ?? '?'}`, ['test/greet.test.ts']),

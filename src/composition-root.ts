@@ -1,6 +1,6 @@
 import type { PluginInput } from '@opencode-ai/plugin';
 import type { OrcaOptions } from './config/options.js';
-import { opencodePorts, type ReconcileRecord } from './opencode/session-ports.js';
+import { opencodePorts } from './opencode/session-ports.js';
 import { qualityPorts } from './opencode/quality-ports.js';
 import { planPolicy } from './config/policy.js';
 import type { SessionMonitor } from './opencode/session-monitor.js';
@@ -24,6 +24,9 @@ import type { UsageMeter } from './opencode/usage-meter.js';
 import { createUsageHistory, USAGE_HISTORY_NAME, type UsageHistory } from './usage/history.js';
 import { join } from 'node:path';
 import { toolTitlesFromClient, type ToolTitlePort } from './opencode/tool-title.js';
+import { createTurnRunner, type ReconcileRecord } from './opencode/turn-runner.js';
+import { journalProtocolMemory } from './opencode/protocol-memory.js';
+import { modelOf, outputProtocolOf } from './config/options.js';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
@@ -118,23 +121,29 @@ export function assembleOrca(parts: OrcaParts): Orca {
     }
     history.record(record.agent, record.usage);
   };
-  const quality = qualityPorts(sessions, {
-    directory,
+  // Every turn Orca starts goes through this one runner: protocol, corrections, breaker, abort, reconciliation.
+  const turns = createTurnRunner(sessions, {
+    monitor,
+    protocolOf: (agent) => outputProtocolOf(options, agent),
+    memory: journalProtocolMemory({ journalPathOf: (planId) => store.journalPathOf(planId), modelOf: (agent) => modelOf(options, agent) }),
     isRecovering,
     onReconcile,
+    onTurn: recordTurn,
+    log: (level, message) => log(level, message),
+  });
+  const quality = qualityPorts(sessions, {
+    directory,
     hookTimeoutMs: planPolicy(options).hook_timeout_ms,
     idle: monitor,
-    guard: (id) => monitor.guard(id),
-    abortReason: (id) => monitor.abortReason(id),
+    turns,
     log: (level, message) => log(level, message),
-    onTurn: recordTurn,
   });
   const host: PlanHost = new PlanHost({
     store,
     policy: planPolicy(options).plan,
     ports: {
       ...quality,
-      ...opencodePorts(sessions, { monitor, isRecovering, onReconcile, onTurn: recordTurn }),
+      ...opencodePorts(sessions, { turns, isRecovering, onReconcile }),
     },
     ...(options.concurrency ? { concurrency: options.concurrency } : {}),
     ...(options.max_attempts ? { maxAttempts: options.max_attempts } : {}),

@@ -1,6 +1,7 @@
 import type { Hooks, Plugin } from '@opencode-ai/plugin';
 import { applyAgents } from './agents/apply.js';
 import { loadOrcaConfig } from './config/load.js';
+import { agentOverrides } from './config/options.js';
 import { createOrca } from './composition-root.js';
 import { guarded } from './engine/observers.js';
 import { createSessionMonitor, toolFailureLimits } from './opencode/session-monitor.js';
@@ -68,7 +69,7 @@ export const OrcaPlugin: Plugin = async (input, rawOptions) => {
   const observeIdle = guarded('the idle reminder', (event: Parameters<typeof remind>[0]) => void remind(event).catch((error: unknown) => orca.log('warn', `the idle reminder failed: ${(error as Error).message}`)), (level, message) => orca.log(level, message));
   return {
     config: async (config) => {
-      applyAgents(config, options.agents ?? {});
+      applyAgents(config, agentOverrides(options));
       const channel = registerQuestionChannel(config);
       if (channel.registered) {
         registerGateCommands(config);

@@ -19,6 +19,8 @@ function entryText(entry: JournalEntry): string {
       return `turn       ${entry.role}${entry.correction ? ' (correction)' : ''} ${entry.agent}${entry.step_id ? ` for step ${entry.step_id}` : ''}: ${usageText(entry.usage)}`;
     case 'reconcile':
       return `reconcile  ${entry.role} session ${entry.session_id}${entry.idempotency_key ? ` (${entry.idempotency_key})` : ''}: ${entry.decision}${entry.detail ? ` — ${entry.detail}` : ''}`;
+    case 'protocol':
+      return `protocol   ${entry.agent}${entry.model ? ` (${entry.model})` : ''} uses the text protocol from now on: structured output refused in session ${entry.session_id} — ${truncate(entry.reason, 100)}`;
     default:
       return `unknown    ${truncate(JSON.stringify(entry), 100)}`;
   }

@@ -5,7 +5,7 @@ import { orcaOptions } from '../config/options.js';
 const DESCRIPTIONS: Record<string, string> = {
   '': 'Options of the Orca plugin (opencode-orca-statecharts): the second element of its entry in opencode.json\'s "plugin", or .opencode/orca.jsonc.',
   agents:
-    'Per agent (orca, planner, coder, tester, reviewer, researcher, document-writer, architect): model ("provider/model"), temperature, prompt (replaces the role text; the output protocol is kept), disable. Role permissions always apply on top.',
+    'Per agent (orca, planner, coder, tester, reviewer, researcher, document-writer, architect): model ("provider/model"), temperature, prompt (replaces the role text; the output protocol is kept), disable, and output ("text", the default: the reply ends with one JSON object; or "structured": OpenCode structured output, whose sessions OpenCode 1.18 cannot list, falling back to text when the model refuses it; not for orca). Role permissions always apply on top.',
   concurrency:
     'How many ready steps run at once (default 4). Steps whose declared `files` overlap never run together, nor do two file-changing steps (coder, tester, document-writer) unless both declared disjoint `files`.',
   max_attempts: 'Failed attempts of a step after which Retry is no longer offered (default 10); Replan and Stop stay available.',

@@ -15,7 +15,9 @@ export function orcaStarter(version: string): string {
   "$schema": "${schemaUrl(version)}",
 
   // Per agent: "model" ("provider/model"), "temperature", "prompt" (replaces the role text;
-  // the output protocol is kept), "disable". Role permissions always apply on top.
+  // the output protocol is kept), "disable", "output" ("text", the default: the reply ends with
+  // one JSON object; or "structured": OpenCode structured output, whose sessions OpenCode 1.18
+  // cannot list). Role permissions always apply on top.
   // "agents": { "coder": { "model": "anthropic/claude-sonnet-4-5", "temperature": 0.2 } },
 
   // How many ready steps run at once (1 to 16). Steps whose \`files\` overlap never run together,

@@ -4,6 +4,7 @@ import { inspectOption } from '../inspect/settings.js';
 import { uiOption } from '../ui/settings.js';
 import { AGENT_IDS } from '../agents/roles.js';
 import { SPECIALISTS } from '../machines/types.js';
+import { OUTPUT_PROTOCOLS, type OutputProtocol } from '../dispatch/output-protocol.js';
 
 /**
  * Plugin options, from opencode.json: `"plugin": [["opencode-orca-statecharts", { ... }]]`.
@@ -15,6 +16,12 @@ const agentSettings = z.strictObject({
   temperature: z.number().min(0).max(2).optional(),
   prompt: z.string().min(1).optional(),
   disable: z.boolean().optional(),
+  /**
+   * How the agent's turns return their JSON answer: "text" (default: the reply ends with one JSON
+   * object) or "structured" (OpenCode's structured output; such sessions cannot be listed in
+   * OpenCode 1.18, and a model that refuses it falls back to text).
+   */
+  output: z.enum(OUTPUT_PROTOCOLS).optional(),
 });
 
 export const DEFAULT_REVIEW_AGENTS = ['coder'] as const;
@@ -29,7 +36,13 @@ export const DEFAULT_HOOK_SECONDS = 30;
 const limit = (max: number) => z.number().int().min(1).max(max).optional();
 
 export const orcaOptions = z.strictObject({
-  agents: z.partialRecord(z.enum(AGENT_IDS), agentSettings).optional(),
+  agents: z
+    .partialRecord(z.enum(AGENT_IDS), agentSettings)
+    .refine((agents) => agents.orca?.output === undefined, {
+      message: 'expected no `output` for orca: its turns are started by OpenCode, not by Orca (`output` applies to planner and the specialists)',
+      path: ['orca', 'output'],
+    })
+    .optional(),
   concurrency: z.number().int().min(1).max(16).optional(),
   max_attempts: z.number().int().min(1).max(100).optional(),
   /** Seed 003's quality gate: a reviewer checks the work of code-writing steps; FAIL goes to a fixer pass. */
@@ -135,6 +148,24 @@ export const orcaOptions = z.strictObject({
 
 export type OrcaOptions = z.infer<typeof orcaOptions>;
 
+
+/** The output protocol of an agent's turns (`agents.<id>.output`); text unless configured. */
+export function outputProtocolOf(options: OrcaOptions, agent: string): OutputProtocol {
+  return options.agents?.[agent as keyof NonNullable<OrcaOptions['agents']>]?.output ?? 'text';
+}
+
+/** The model configured for an agent (`agents.<id>.model`), undefined for OpenCode's default. */
+export function modelOf(options: OrcaOptions, agent: string): string | undefined {
+  return options.agents?.[agent as keyof NonNullable<OrcaOptions['agents']>]?.model;
+}
+
+/** The agent settings OpenCode gets: everything but what only Orca reads (`output`). */
+export function agentOverrides(options: OrcaOptions): Record<string, Record<string, unknown>> {
+  return Object.fromEntries(Object.entries(options.agents ?? {}).map(([id, settings]) => {
+    const { output: _output, ...forOpenCode } = settings ?? {};
+    return [id, forOpenCode];
+  }));
+}
 
 export type AutoPolicy = NonNullable<NonNullable<OrcaOptions['hitl']>['auto']>;
 export type AgendaOptions = NonNullable<OrcaOptions['agenda']>;

@@ -1,3 +1,5 @@
+import { QUOTE_MAX } from '../text/quote.js';
+
 /** A model kept replying with output that does not match the expected schema. */
 export class OutputProtocolError extends Error {
   override readonly name = 'OutputProtocolError';
@@ -13,5 +15,18 @@ export class OutputProtocolError extends Error {
     );
     this.attempts = attempts;
     this.lastReason = lastReason;
+  }
+}
+
+/** A prompt of the turn ended with an error (the provider's, or OpenCode's) and no reply to read. */
+export class TurnEndedError extends Error {
+  override readonly name = 'TurnEndedError';
+  /** OpenCode's error on the assistant message, e.g. `APIError: Bad Request`. */
+  readonly error: string;
+
+  constructor({ label, error }: { label: string; error: string }) {
+    const shown = error.length > QUOTE_MAX ? `${error.slice(0, QUOTE_MAX)}… (${error.length} characters)` : error;
+    super(`expected ${label}, but the turn ended with ${shown}`);
+    this.error = error;
   }
 }

@@ -20,7 +20,7 @@ export function reviewPrompt(thread: ThreadedContext, work: StepOutput, round: n
   sections.push(
     '# Check\nRead the changed files. Check syntax, imports, types, logic (does it do what the step asked, edge cases), ' +
       'style, security basics, and every success criterion. Report only real issues, never guesses.',
-    '# Answer\nReply with exactly one JSON object: {"type":"pass","summary":"why it passes"} or ' +
+    '# Answer\nOne JSON object (see the output protocol below): {"type":"pass","summary":"why it passes"} or ' +
       '{"type":"fail","summary":"…","errors":[{"id":"ERROR-001","category":"Logic","file":"path","line":12,' +
       '"issue":"what is wrong","found":"the problematic code","expected":"what it should be","fix":"how to fix it"}]}.',
   );
@@ -32,7 +32,7 @@ export function fixPrompt(thread: ThreadedContext, errors: ReviewError[], round:
     `# Fix required: the reviewer failed your work on step ${thread.step.id} (review round ${round})`,
     reviewErrorsText(errors),
     '# Rules\nFix ALL reported errors. Minimal changes only: no unrelated improvements, no refactoring while fixing.',
-    '# When you are done\nReply with exactly one JSON object: ' +
+    '# When you are done\nAnswer with one JSON object (see the output protocol below): ' +
       '{"type":"success","summary":"the changes you made","artifacts":["files changed"],"key_findings":[]} ' +
       'or, if you cannot fix them, {"type":"failure","error":"what went wrong","cause":"why"}.',
   ].join('\n\n');

@@ -1,4 +1,8 @@
 import type { ThreadedContext } from '../machines/types.js';
+import { SpecialistOutputSchema, specialistOutputJsonSchema } from '../protocol/specialist-output.js';
+import { withProtocol, type OutputProtocol } from './output-protocol.js';
+import { expectedShape } from './protocol-turn.js';
+import { turnHeader, turnStart } from './turn-header.js';
 
 /**
  * The whole prompt a specialist gets for one step (seed 000, "Step Prompt Structure"). It is built
@@ -32,9 +36,18 @@ export function stepPrompt(thread: ThreadedContext): string {
     );
   }
   sections.push(
-    '# When you are done\nReply with exactly one JSON object: ' +
+    '# When you are done\nAnswer with one JSON object (see the output protocol below), e.g. ' +
       '{"type":"success","summary":"what you did","artifacts":["files created or changed"],"key_findings":["facts later steps need"]} ' +
       'or, if you could not do the step, {"type":"failure","error":"what went wrong","cause":"why"}.',
   );
   return sections.join('\n\n');
+}
+
+/**
+ * The whole first prompt of a specialist's step turn as the turn runner sends it: the header line,
+ * the step prompt and the output protocol section (the plan viewer sizes it from the plan file).
+ */
+export function specialistTurnPrompt(thread: ThreadedContext, attempt: number, protocol: OutputProtocol = 'text'): string {
+  const header = turnHeader({ planId: thread.plan_id, agent: thread.step.agent, stepId: thread.step.id, attempt });
+  return withProtocol(turnStart(header, stepPrompt(thread)), protocol, expectedShape(SpecialistOutputSchema, specialistOutputJsonSchema()));
 }

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { parseModelOutput, validateOutput } from '../dispatch/parse-output.js';
 import type { InterruptedTurn } from '../machines/types.js';
-import type { SessionsPort } from './sessions.js';
+import type { SessionMessage, SessionsPort } from './sessions.js';
 
 /**
  * A restored plan restarts the side effect it was waiting for with the same input (same session,
@@ -16,6 +16,10 @@ export type Reconciled<T> =
   | { decision: 'reused'; value: T; waited: boolean }
   | { decision: 'redispatch'; reason: string; waited: boolean };
 
+/**
+ * `prompt` is the start of the turn's first prompt (its header and body): the output protocol
+ * section after it may differ between the first run and this one.
+ */
 export async function reconcileSession<T>(
   sessions: SessionsPort,
   sessionID: string,
@@ -24,9 +28,10 @@ export async function reconcileSession<T>(
   signal: AbortSignal,
   pollMs = 500,
 ): Promise<Reconciled<T>> {
+  const start = prompt.trim();
   // Only what happened since this very prompt counts: a session's earlier turns answered other prompts.
-  const since = (all: Awaited<ReturnType<SessionsPort['messages']>>) => {
-    const at = all.findLastIndex((m) => m.role === 'user' && m.text.trim() === prompt.trim());
+  const since = (all: SessionMessage[]) => {
+    const at = all.findLastIndex((m) => m.role === 'user' && m.text.trim().startsWith(start));
     return at < 0 ? null : all.slice(at);
   };
   const waitWhileBusy = async () => {
@@ -45,8 +50,9 @@ export async function reconcileSession<T>(
     listed = await sessions.messages(sessionID);
   } catch (error) {
     // OpenCode 1.18.33 cannot list the messages of a session prompted with a json_schema format
-    // ("Expected OutputFormatJsonSchema"): such a session was prompted before, so this is a restart
-    // whose result cannot be read. Let a running turn finish, then run the same attempt again.
+    // (opencode#26929, "Expected OutputFormatJsonSchema"): such a session was prompted before (the
+    // structured protocol), so this is a restart whose result cannot be read. Let a running turn
+    // finish, then run the same attempt again.
     const waited = await waitWhileBusy();
     return { decision: 'redispatch', reason: `its messages cannot be read (${(error as Error).message.slice(0, 120)})`, waited };
   }
@@ -57,16 +63,18 @@ export async function reconcileSession<T>(
   const last = messages.at(-1);
   if (last?.role === 'assistant') {
     const parsed = last.structured !== undefined ? validateOutput(last.structured, schema) : parseModelOutput(last.text, schema);
-    if (parsed.ok) return { decision: 'reused', value: parsed.value, waited };
-    return { decision: 'redispatch', reason: `its last reply is not a valid result (${parsed.reason})`, waited };
+    if (parsed.ok) {
+      return { decision: 'reused', value: parsed.value, waited };
+    }
+    return { decision: 'redispatch', reason: last.error ? `its turn ended with ${last.error.slice(0, 120)}` : `its last reply is not a valid result (${parsed.reason})`, waited };
   }
-  return { decision: 'redispatch', reason: last?.error ? `its turn ended with ${last.error}` : 'its turn never finished', waited };
+  return { decision: 'redispatch', reason: last?.error ? `its turn ended with ${last.error.slice(0, 120)}` : 'its turn never finished', waited };
 }
 
 /** What reconciliation decided for a restarted side effect, for the plan's journal. */
 export interface ReconcileRecord {
   plan_id: string;
-  role: 'planner' | 'specialist' | 'fixer';
+  role: 'planner' | 'specialist' | 'reviewer' | 'fixer';
   session_id: string;
   idempotency_key?: string;
   decision: 'reused' | 'waited' | 'redispatch' | 'reused_session' | 'interrupted';
@@ -88,6 +96,7 @@ export interface TurnRecoveryOptions {
 export async function recoverTurn<T>(
   { sessions, isRecovering, onReconcile }: TurnRecoveryOptions,
   record: Omit<ReconcileRecord, 'decision'> & { idempotency_key: string },
+  /** `prompt`: the start of the turn's first prompt, as reconcileSession matches it. */
   turn: { prompt: string; schema: z.ZodType<T>; rerun: boolean; signal: AbortSignal },
 ): Promise<{ value: T } | InterruptedTurn | undefined> {
   if (!isRecovering(record.idempotency_key)) return undefined;

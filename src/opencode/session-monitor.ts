@@ -11,6 +11,11 @@ export interface BusEvent {
   properties?: unknown;
 }
 
+/** A session's status as `session.status` events carry it; `retry` while OpenCode retries a failed model request. */
+export type SessionStatus =
+  | { type: 'idle' | 'busy' }
+  | { type: 'retry'; attempt: number; message: string; next: number };
+
 export interface SessionMonitorOptions {
   /** Abort the session's running turn (SessionsPort.abort). */
   abort(sessionId: string): Promise<void>;
@@ -46,6 +51,8 @@ export interface SessionMonitor {
   guard(sessionId: string): () => void;
   /** Why the breaker aborted the session, while it is guarded. */
   abortReason(sessionId: string): string | undefined;
+  /** Calls `listener` with each status the session reports until the returned function is called. */
+  watchStatus(sessionId: string, listener: (status: SessionStatus) => void): () => void;
   /** The `experimental.chat.messages.transform` hook: runs before every model request. */
   beforeModelRequest(messages: TranscriptMessage[]): Promise<void>;
 }
@@ -66,6 +73,7 @@ export function createSessionMonitor({
   const activity = new Map<string, number>();
   /** Guarded sessions: what was last logged for them, and the abort reason once aborted. */
   const guarded = new Map<string, { redirected?: string; aborted?: string }>();
+  const statusListeners = new Map<string, Set<(status: SessionStatus) => void>>();
 
   return {
     observe: function observeSessionEvent(event) {
@@ -73,6 +81,27 @@ export function createSessionMonitor({
       if (!sessionId) return;
       if (event.type === 'session.deleted') activity.delete(sessionId);
       else activity.set(sessionId, clock());
+      if (event.type !== 'session.status') return;
+      const listeners = statusListeners.get(sessionId);
+      const status = statusOf(event);
+      if (!listeners || !status) return;
+      for (const listener of [...listeners]) {
+        try {
+          listener(status);
+        } catch (error) {
+          log('error', `session ${sessionId}: a status listener failed: ${(error as Error)?.message ?? String(error)}`);
+        }
+      }
+    },
+
+    watchStatus(sessionId, listener) {
+      let listeners = statusListeners.get(sessionId);
+      if (!listeners) statusListeners.set(sessionId, (listeners = new Set()));
+      listeners.add(listener);
+      return () => {
+        listeners.delete(listener);
+        if (listeners.size === 0 && statusListeners.get(sessionId) === listeners) statusListeners.delete(sessionId);
+      };
     },
 
     lastActivity: (sessionId) => activity.get(sessionId),
@@ -157,6 +186,20 @@ function redirectMessage(messages: TranscriptMessage[], text: string): Transcrip
   return {
     info: { ...lastUser.info, id, role: 'user', time: { created: Date.now() } },
     parts: [{ id: `prt_orca_redirect_${Date.now()}`, sessionID, messageID: id, type: 'text', text, synthetic: true }],
+  };
+}
+
+/** The status a `session.status` event carries, or undefined when it is not one OpenCode 1.18 sends. */
+function statusOf(event: BusEvent): SessionStatus | undefined {
+  const status = (event.properties as { status?: Record<string, unknown> } | undefined)?.status;
+  if (!status) return undefined;
+  if (status.type === 'idle' || status.type === 'busy') return { type: status.type };
+  if (status.type !== 'retry') return undefined;
+  return {
+    type: 'retry',
+    attempt: typeof status.attempt === 'number' ? status.attempt : 0,
+    message: typeof status.message === 'string' ? status.message : '',
+    next: typeof status.next === 'number' ? status.next : 0,
   };
 }
 

@@ -1,46 +1,53 @@
-import { runStructuredTurn, withUsage, type TurnPort } from '../dispatch/structured-turn.js';
 import { stepPrompt } from '../dispatch/step-prompt.js';
+import { attemptOfKey, turnHeader } from '../dispatch/turn-header.js';
 import { PlannerOutputSchema, plannerOutputJsonSchema } from '../protocol/planner-output.js';
 import { SpecialistOutputSchema, specialistOutputJsonSchema } from '../protocol/specialist-output.js';
 import type { SessionsPort } from './sessions.js';
-import type { SessionMonitor } from './session-monitor.js';
 import type { SessionPorts } from '../machines/ports.js';
-import { recoverTurn, type ReconcileRecord } from './reconcile.js';
-import { recordingTurnPort, type OnTurn } from './turn-port.js';
-import { ZERO_USAGE } from '../machines/usage.js';
 import { usageOfError } from '../machines/turn.js';
+import { ZERO_USAGE } from '../machines/usage.js';
+import { createTurnRunner, TurnAbortedError, type TurnRunner, type TurnRunnerOptions } from './turn-runner.js';
 
-export type { ReconcileRecord } from './reconcile.js';
+export type { ReconcileRecord } from './turn-runner.js';
 
-/** The machines' side effects, done in OpenCode child sessions of the calling session. */
-export function opencodePorts(sessions: SessionsPort, { onReconcile, onTurn, monitor, isRecovering = () => true }: {
-    onReconcile?: (record: ReconcileRecord) => void;
-    /** Told of every prompt once it is answered, with what it cost (the journal, the usage history). */
-    onTurn?: OnTurn;
-    /**
-     * Whether the side effect with this idempotency key may have started before (PlanHost.isRecovering:
-     * it was in flight in a restored snapshot). Only then are OpenCode's sessions searched for what
-     * it left; a fresh dispatch skips those calls. Default: always search.
-     */
-    isRecovering?: (idempotencyKey: string) => boolean;
-    /** Guards specialist sessions against tool loops; its abort reason becomes the step's error. */
-    monitor?: SessionMonitor;
-  } = {}): SessionPorts {
-  const recovery = { sessions, isRecovering, ...(onReconcile ? { onReconcile } : {}) };
+export interface SessionPortOptions extends TurnRunnerOptions {
+  /** The turn runner every turn goes through; default: one built from `sessions` and these options. */
+  turns?: TurnRunner;
+}
 
+/** `{attempt}` from an idempotency key `plan:step:attempt[…]`, for the turn header. */
+export const attemptOf = (idempotencyKey: string) => {
+  const n = attemptOfKey(idempotencyKey);
+  return n === undefined ? {} : { attempt: n };
+};
+
+/**
+ * The machines' side effects, done in OpenCode child sessions of the calling session. Every model
+ * turn goes through the turn runner; each port resolves with its result and what the turn cost.
+ */
+export function opencodePorts(sessions: SessionsPort, options: SessionPortOptions = {}): SessionPorts {
+  const { onReconcile, isRecovering = () => true } = options;
+  const turns = options.turns ?? createTurnRunner(sessions, options);
 
   return {
     async openPlannerSession({ planId, callerSessionId }) {
       return { sessionId: (await sessions.create({ parentID: callerSessionId, title: `Orca planner · ${planId}`, metadata: { orca: { plan_id: planId, role: 'planner' } } })).id };
     },
 
-    // A planner turn restarted after a crash is simply asked again: it changes nothing outside the
-    // plan, and OpenCode 1.18 cannot list the messages of a structured-output session to reuse it.
+    // A planner turn restarted after a crash is simply asked again: it changes nothing outside the plan.
     async consultPlanner({ planId, sessionId, message }, signal) {
-      const { value, usage } = await runStructuredTurn(
-        recordingTurnPort(sessions, { plan_id: planId, role: 'planner', agent: 'planner', session_id: sessionId }, onTurn),
-        { schema: PlannerOutputSchema, jsonSchema: plannerOutputJsonSchema(), prompt: message, signal, label: 'planner output' },
-      );
+      const { value, usage } = await turns.run({
+        planId,
+        role: 'planner',
+        sessionId,
+        agent: 'planner',
+        header: turnHeader({ planId, agent: 'planner' }),
+        prompt: message,
+        schema: PlannerOutputSchema,
+        jsonSchema: plannerOutputJsonSchema(),
+        label: 'planner output',
+        signal,
+      });
       return { value, usage };
     },
 
@@ -51,55 +58,43 @@ export function opencodePorts(sessions: SessionsPort, { onReconcile, onTurn, mon
           (c) => (c.metadata as { orca?: { idempotency_key?: string } } | undefined)?.orca?.idempotency_key === idempotencyKey,
         );
         if (existing) {
-          onReconcile?.({ plan_id: planId, role: 'specialist', session_id: existing.id, idempotency_key: idempotencyKey, decision: 'reused_session' });
+          onReconcile?.({ plan_id: planId, role: agent === 'reviewer' ? 'reviewer' : 'specialist', session_id: existing.id, idempotency_key: idempotencyKey, decision: 'reused_session' });
           return { sessionId: existing.id };
         }
       }
       const session = await sessions.create({
         parentID: parentSessionId,
         title: `Orca ${agent} · ${stepId} attempt ${attempt}`,
-        metadata: { orca: { plan_id: planId, step_id: stepId, attempt, idempotency_key: idempotencyKey } },
+        metadata: { orca: { plan_id: planId, step_id: stepId, agent, attempt, idempotency_key: idempotencyKey } },
       });
       return { sessionId: session.id };
     },
 
     async runSpecialist({ sessionId, agent, thread, idempotencyKey, rerun }, signal) {
-      const prompt = stepPrompt(thread);
-      const record = { plan_id: thread.plan_id, role: 'specialist' as const, session_id: sessionId, idempotency_key: idempotencyKey };
-      const unguard = monitor?.guard(sessionId);
-      const brokenLoop = () => monitor?.abortReason(sessionId);
-      // A session the breaker aborted gets no correction prompt: its turn ends here.
-      const port = recordingTurnPort(
-        sessions,
-        { plan_id: thread.plan_id, step_id: thread.step.id, role: 'specialist', agent, session_id: sessionId, idempotency_key: idempotencyKey },
-        onTurn,
-      );
-      const guardedPort: TurnPort = {
-        async prompt(text, options) {
-          const reply = await port.prompt(text, options);
-          const reason = brokenLoop();
-          if (reason) throw withUsage(new Error(reason), reply.usage ?? ZERO_USAGE);
-          return reply;
-        },
-      };
       try {
-        // A finished turn taken over after a restart was paid for (and recorded) by the process that ran it.
-        const earlier = await recoverTurn(recovery, record, { prompt, schema: SpecialistOutputSchema, rerun, signal });
-        if (earlier) return { value: 'value' in earlier ? earlier.value : earlier, usage: ZERO_USAGE };
-        const { value, usage } = await runStructuredTurn(guardedPort, {
+        const outcome = await turns.run({
+          planId: thread.plan_id,
+          stepId: thread.step.id,
+          role: 'specialist',
+          sessionId,
+          agent,
+          header: turnHeader({ planId: thread.plan_id, agent, stepId: thread.step.id, ...attemptOf(idempotencyKey) }),
+          prompt: stepPrompt(thread),
           schema: SpecialistOutputSchema,
           jsonSchema: specialistOutputJsonSchema(),
-          prompt,
-          signal,
           label: `${agent} output`,
+          guard: true,
+          idempotencyKey,
+          rerun,
+          signal,
         });
-        return { value, usage };
+        // Restored, no result left, and it changes files: the step machine asks before running it again.
+        if ('interrupted' in outcome) return { value: outcome.interrupted, usage: outcome.usage };
+        return { value: outcome.value, usage: outcome.usage };
       } catch (error) {
-        const reason = brokenLoop();
-        if (reason) return { value: { type: 'failure', error: reason }, usage: usageOfError(error) ?? ZERO_USAGE };
+        // The tool-loop breaker stopped the specialist: a failed attempt, not a broken port.
+        if (error instanceof TurnAbortedError) return { value: { type: 'failure', error: error.reason }, usage: usageOfError(error) ?? ZERO_USAGE };
         throw error;
-      } finally {
-        unguard?.();
       }
     },
   };

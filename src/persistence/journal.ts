@@ -22,7 +22,12 @@ export type JournalEntry =
       idempotency_key?: string;
       correction: boolean;
       usage: Usage;
-    };
+    }
+  /**
+   * The agent's model refused structured output (see opencode/protocol-memory.ts): the plan's later
+   * turns of that agent, with that model, use the text protocol. `model` is absent for OpenCode's default model.
+   */
+  | { at: string; kind: 'protocol'; agent: string; model?: string; protocol: 'text'; reason: string; session_id: string };
 
 export type EventSource = 'tool' | 'question' | 'permission' | 'command' | 'cli' | 'auto' | 'child' | 'invoke' | 'init';
 

@@ -1,4 +1,4 @@
-import { stepPrompt } from '../dispatch/step-prompt.js';
+import { specialistTurnPrompt } from '../dispatch/step-prompt.js';
 import { threadContext } from '../machines/threading.js';
 import type { PlanFile, PlanFileStep } from '../persistence/plan-file.js';
 import type { GraphStep } from './graph-view.js';
@@ -15,7 +15,7 @@ export interface StepView extends GraphStep {
   warnings: string[];
   output?: { summary: string; artifacts: string[]; key_findings: string[] };
   usage?: Usage;
-  /** What the specialist's prompt is made of, rendered as src/dispatch/step-prompt.ts renders it from this file. */
+  /** What the specialist's prompt is made of, rendered as src/dispatch/step-prompt.ts renders it from this file (specialistTurnPrompt). */
   fed_by: {
     /** The steps it depends on; `has_output` false until that step completed. */
     steps: Array<{ id: string; agent: string; has_output: boolean }>;
@@ -30,7 +30,11 @@ export interface StepView extends GraphStep {
 
 export function stepView(file: PlanFile, raw: Record<string, unknown>, step: PlanFileStep): StepView {
   const thread = threadContext(file, step.id);
-  const prompt = stepPrompt(thread);
+  // A failed step waiting for a decision shows the prompt of its next attempt (it carries the failures).
+  const attempt = step.status === 'awaiting_decision' ? step.attempts + 1 : Math.max(1, step.attempts);
+  // As the turn runner sends it with the default text protocol (an agent configured for structured
+  // output gets a protocol section a few characters different).
+  const prompt = specialistTurnPrompt(thread, attempt);
   const usage = stepUsageOf(raw, step.id);
   const review = reviewOf(file, step);
   const phase = phaseOf(file, step);

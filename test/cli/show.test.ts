@@ -84,6 +84,20 @@ describe('orca show', () => {
     expect(stdout).toContain('Decisions\n  (none)\n');
   });
 
+  it("should show when an agent's model refused structured output and the plan switched it to text", async () => {
+    const host = project.host();
+    const planId = approvalPlan(host);
+    await host.dispose();
+    const { appendJournal } = await import('../../src/persistence/journal.js');
+    appendJournal(project.store.journalPathOf(planId), [
+      { at: '2026-01-02T00:00:00.000Z', kind: 'protocol', agent: 'coder', model: 'deep/thinker', protocol: 'text', reason: 'APIError: Thinking mode does not support this tool_choice', session_id: 'ses_x' },
+    ]);
+    const { stdout } = await runCli(['show', planId, '--dir', project.dir]);
+    expect(stdout).toContain(
+      '  2026-01-02 00:00:00Z  protocol   coder (deep/thinker) uses the text protocol from now on: structured output refused in session ses_x — APIError: Thinking mode does not support this tool_choice\n',
+    );
+  });
+
   it('should show the dispatch cap a plan waits at, with how to answer it', async () => {
     const host = project.host({ policy: { max_dispatches: 1 } });
     const planId = budgetPlan(host);

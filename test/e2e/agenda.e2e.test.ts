@@ -15,7 +15,7 @@ import { reportOnFailure } from '../support/failure-report.js';
 import { createSandbox, projectRoot } from '../support/opencode-sandbox.js';
 import { FAKE_MODEL, restartOpencode, startOpencode, waitFor, type OpencodeServer } from '../support/opencode-server.js';
 import { lastToolResult, startScriptedModel, toolResults, type RecordedRequest, type ScriptedModel, type ScriptedReply } from '../support/scripted-model.js';
-import { agentOf, builtPluginUrl, passingReview, scenarioOf, structured } from './team.js';
+import { agentOf, builtPluginUrl, passingReview, scenarioOf, jsonReply } from './team.js';
 
 type Call = { name: string; arguments: unknown };
 const encode = (rounds: Call[][]) => Buffer.from(JSON.stringify(rounds)).toString('base64url');
@@ -40,14 +40,14 @@ function respond(req: RecordedRequest): ScriptedReply | Promise<ScriptedReply> {
     const rounds = decode(firstUser(req));
     if (rounds) {
       const done = roundsDone(req);
-      return done < rounds.length ? { toolCalls: rounds[done]! } : structured({ type: 'answer', content: `SCENARIO:${scenario} scheduled` });
+      return done < rounds.length ? { toolCalls: rounds[done]! } : jsonReply({ type: 'answer', content: `SCENARIO:${scenario} scheduled` });
     }
-    const reply = structured({ type: 'plan', goal: `SCENARIO:${scenario} goal`, steps: [{ id: 's1', agent: 'coder', description: 'do it' }], assumptions: [], risks: [], verification: [] });
+    const reply = jsonReply({ type: 'plan', goal: `SCENARIO:${scenario} goal`, steps: [{ id: 's1', agent: 'coder', description: 'do it' }], assumptions: [], risks: [], verification: [] });
     // Held: the firing that started this plan is mid-effect until the test kills the server.
     if (scenario === 'held') return new Promise((resolve) => held.push(() => resolve(reply)));
     return reply;
   }
-  if (agent === 'coder') return structured({ type: 'success', summary: `coder did ${scenario}`, artifacts: [] });
+  if (agent === 'coder') return jsonReply({ type: 'success', summary: `coder did ${scenario}`, artifacts: [] });
   const review = passingReview(req);
   if (review) return review;
   // OpenCode's compaction agent: summarise.

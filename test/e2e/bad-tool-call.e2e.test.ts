@@ -8,7 +8,7 @@ import { PlanStore } from '../../src/persistence/plan-store.js';
 import { reportOnFailure } from '../support/failure-report.js';
 import { startOpencode, type OpencodeServer } from '../support/opencode-server.js';
 import { startScriptedModel, toolResults, type ScriptedModel } from '../support/scripted-model.js';
-import { builtPluginUrl, structured, team } from './team.js';
+import { builtPluginUrl, jsonReply, team } from './team.js';
 
 /** What a model may send when it gets the call wrong (OpenCode passes each to execute as it is). */
 const BAD_CALLS: Array<[label: string, args: Record<string, unknown>]> = [
@@ -43,8 +43,8 @@ describe('a bad orca_ask_planner call on the real server', () => {
           if (n === BAD_CALLS.length) return { toolCalls: [{ name: 'orca_ask_planner', arguments: { message: 'Write hello.txt' } }] };
           return { text: 'done' };
         },
-        planner: () => structured(PLAN),
-        'document-writer': () => structured({ type: 'success', summary: 'hello.txt written', artifacts: ['hello.txt'] }),
+        planner: () => jsonReply(PLAN),
+        'document-writer': () => jsonReply({ type: 'success', summary: 'hello.txt written', artifacts: ['hello.txt'] }),
       }),
     });
     server = await startOpencode({

@@ -8,7 +8,7 @@ import { projectRoot } from '../support/opencode-sandbox.js';
 import { startOpencode, waitFor, type OpencodeServer } from '../support/opencode-server.js';
 import { lastToolResult, startScriptedModel, type RecordedRequest, type ScriptedModel, type ScriptedReply } from '../support/scripted-model.js';
 import { dismiss, nextQuestion, reply } from './hitl-answers.js';
-import { agentOf, builtPluginUrl, structured, scenarioOf, passingReview } from './team.js';
+import { agentOf, builtPluginUrl, jsonReply, scenarioOf, passingReview } from './team.js';
 
 let model: ScriptedModel;
 const count = (agent: string, scenario: string) => model.chatRequests().filter((r) => agentOf(r) === agent && scenarioOf(r) === scenario).length;
@@ -18,11 +18,11 @@ function respond(req: RecordedRequest): ScriptedReply {
   const scenario = scenarioOf(req);
   if (agent === 'orca') return lastToolResult(req) ? { text: 'relayed' } : { toolCalls: [{ name: 'orca_ask_planner', arguments: { message: req.lastUser } }] };
   if (agent === 'planner') {
-    return structured({ type: 'plan', goal: `SCENARIO:${scenario} goal`, steps: [{ id: 's1', agent: 'coder', description: 'do s1' }], assumptions: [], risks: [], verification: [] });
+    return jsonReply({ type: 'plan', goal: `SCENARIO:${scenario} goal`, steps: [{ id: 's1', agent: 'coder', description: 'do s1' }], assumptions: [], risks: [], verification: [] });
   }
   if (agent === 'coder') {
     const fails = scenario.startsWith('dev_') && !(scenario === 'dev_retry' && count('coder', scenario) > 1);
-    return structured(fails ? { type: 'failure', error: `broken ${scenario}` } : { type: 'success', summary: `coder did ${scenario}`, artifacts: [] });
+    return jsonReply(fails ? { type: 'failure', error: `broken ${scenario}` } : { type: 'success', summary: `coder did ${scenario}`, artifacts: [] });
   }
   const review = passingReview(req);
   if (review) return review;

@@ -6,7 +6,7 @@ import { reportOnFailure } from '../support/failure-report.js';
 import { createSandbox } from '../support/opencode-sandbox.js';
 import { startOpencode, type OpencodeServer } from '../support/opencode-server.js';
 import { lastToolResult, startScriptedModel, type ScriptedModel } from '../support/scripted-model.js';
-import { agentOf, builtPluginUrl, orcaRelay, structured, team } from './team.js';
+import { agentOf, builtPluginUrl, orcaRelay, jsonReply, team } from './team.js';
 
 const PLAN = { type: 'plan', goal: 'g', steps: [{ id: 's1', agent: 'coder', description: 'd' }], assumptions: [], risks: [], verification: [] };
 
@@ -20,8 +20,8 @@ describe('.opencode/orca.jsonc', () => {
     model = await startScriptedModel({
       respond: team({
         orca: orcaRelay('do it'),
-        planner: () => structured(PLAN),
-        coder: () => structured({ type: 'success', summary: 'done', artifacts: [] }),
+        planner: () => jsonReply(PLAN),
+        coder: () => jsonReply({ type: 'success', summary: 'done', artifacts: [] }),
       }),
     });
     const sandbox = createSandbox({});

@@ -16,7 +16,7 @@ import { restartOpencode, startOpencode, waitFor, type OpencodeServer } from '..
 import { lastToolResult, startScriptedModel, type RecordedRequest, type ScriptedModel, type ScriptedReply } from '../support/scripted-model.js';
 import { nextQuestion, openQuestions, reply } from './hitl-answers.js';
 import { projectRoot } from '../support/opencode-sandbox.js';
-import { agentOf, structured, scenarioOf, orcaResumeRelay, passingReview } from './team.js';
+import { agentOf, jsonReply, scenarioOf, orcaResumeRelay, passingReview } from './team.js';
 
 const STEPS = [
   { id: 's1', agent: 'coder' },
@@ -61,14 +61,14 @@ function releaseAll() {
   }
 }
 
-const ok = (summary: string) => structured({ type: 'success', summary, artifacts: [], key_findings: [] });
+const ok = (summary: string) => jsonReply({ type: 'success', summary, artifacts: [], key_findings: [] });
 
 function script(req: RecordedRequest): ScriptedReply {
   const agent = agentOf(req);
   const scenario = scenarioOf(req);
   if (agent === 'orca') return orcaResumeRelay(req);
   if (agent === 'planner') {
-    return structured({
+    return jsonReply({
       type: 'plan',
       goal: `SCENARIO:${scenario} goal`,
       steps: STEPS.map((s) => ({ description: `do ${s.id}`, ...s })),
@@ -242,12 +242,21 @@ describe('crash matrix: kill -9 at every point of a 4-step plan, restart, resume
       // 2. kill -9, let the held request go (its connection is gone), restart on the same project and home.
       await server.kill9();
       const killedAt = Date.now();
-      // In flight = its prompt reached the model before the kill (read after it: nothing arrives between kill and restart).
-      const inFlight = new Set<string>(STEPS.filter((s) => dispatchesOf(tag, s.id).length > 0 && !completedAtKill.has(s.id)).map((s) => s.id));
       armed.clear(); // a hold not reached before the kill must not catch the resumed dispatch
       releaseAll();
+      const afterKill = planFile(planId);
       server = await restartOpencode(server);
       const restartedAt = Date.now();
+      // In flight = OpenCode had stored its prompt in the step's session before the kill: its model
+      // request may not have reached the scripted model yet (a busy machine), and the restored plan
+      // still finds the prompt unanswered. A session opened but not yet prompted is simply prompted.
+      const inFlight = new Set<string>();
+      for (const s of afterKill.steps as Array<{ id: string; status: string; session_id?: string }>) {
+        if (s.status === 'completed' || !s.session_id) continue;
+        const messages = (await server.client.session.messages({ sessionID: s.session_id })).data ?? [];
+        const prompted = messages.some((m) => m.info.role === 'user' && m.parts.some((p) => p.type === 'text' && p.text.includes(`# Your step: ${s.id}`)));
+        if (prompted) inFlight.add(s.id);
+      }
 
       // 3. Resume with a new Orca turn, approve when asked, until the plan file says completed.
       const resumed = await startTurn(`SCENARIO:${tag} RESUME ${planId}`);

@@ -7,13 +7,13 @@ import { reportOnFailure } from '../support/failure-report.js';
 import { restartOpencode, startOpencode, type OpencodeServer } from '../support/opencode-server.js';
 import { lastToolResult, startScriptedModel, type RecordedRequest, type ScriptedModel, type ScriptedReply } from '../support/scripted-model.js';
 import { dismiss, labels, nextQuestion, reply } from './hitl-answers.js';
-import { agentOf, builtPluginUrl, structured, scenarioOf, userTurns, orcaResumeRelay, passingReview } from './team.js';
+import { agentOf, builtPluginUrl, jsonReply, scenarioOf, userTurns, orcaResumeRelay, passingReview } from './team.js';
 
-const ok = (summary: string) => structured({ type: 'success', summary, artifacts: [], key_findings: [] });
-const failed = (error: string) => structured({ type: 'failure', error });
+const ok = (summary: string) => jsonReply({ type: 'success', summary, artifacts: [], key_findings: [] });
+const failed = (error: string) => jsonReply({ type: 'failure', error });
 
 const plan = (scenario: string, steps: Array<{ id: string; agent: string; depends_on?: string[]; description?: string }>) =>
-  structured({
+  jsonReply({
     type: 'plan',
     goal: `SCENARIO:${scenario} goal`,
     steps: steps.map((s) => ({ description: `do ${s.id}`, ...s })),
@@ -35,8 +35,8 @@ function respond(req: RecordedRequest): ScriptedReply {
     switch (scenario) {
       case 'question':
         return turn === 1
-          ? structured({ type: 'question', questions: [{ header: 'Style', question: 'Formal or casual greeting?', options: [{ label: 'Formal' }, { label: 'Casual' }] }] })
-          : structured({ type: 'answer', content: `planner heard: ${req.lastUser.replace(/\s+/g, ' ')}` });
+          ? jsonReply({ type: 'question', questions: [{ header: 'Style', question: 'Formal or casual greeting?', options: [{ label: 'Formal' }, { label: 'Casual' }] }] })
+          : jsonReply({ type: 'answer', content: `planner heard: ${req.lastUser.replace(/\s+/g, ' ')}` });
       case 'replan':
         return turn === 1
           ? plan(scenario, [{ id: 's1', agent: 'coder' }, { id: 's2', agent: 'tester', depends_on: ['s1'] }])

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reportOnFailure } from '../support/failure-report.js';
 import { startOpencode, type OpencodeServer } from '../support/opencode-server.js';
 import { lastToolResult, startScriptedModel, type RecordedRequest, type ScriptedModel } from '../support/scripted-model.js';
-import { agentOf, builtPluginUrl, orcaRelay, structured, team } from './team.js';
+import { agentOf, builtPluginUrl, orcaRelay, jsonReply, team } from './team.js';
 
 const PLAN = {
   type: 'plan',
@@ -33,11 +33,11 @@ describe('orca_ask_planner end to end', () => {
     model = await startScriptedModel({
       respond: team({
         orca: orcaRelay('Add a greet function, document it and test it'),
-        planner: () => structured(PLAN),
+        planner: () => jsonReply(PLAN),
         // The text beside each call is transcript only: it must never reach another step.
-        coder: () => structured(success('greet() implemented in src/greet.ts', ['src/greet.ts']), 'TRANSCRIPT-CODER-SCRATCH'),
-        'document-writer': () => structured(success('README documents greet()', ['README.md']), 'TRANSCRIPT-DOCS-SCRATCH'),
-        tester: () => structured(success('greet tests pass', ['test/greet.test.ts'])),
+        coder: () => jsonReply(success('greet() implemented in src/greet.ts', ['src/greet.ts']), 'TRANSCRIPT-CODER-SCRATCH'),
+        'document-writer': () => jsonReply(success('README documents greet()', ['README.md']), 'TRANSCRIPT-DOCS-SCRATCH'),
+        tester: () => jsonReply(success('greet tests pass', ['test/greet.test.ts'])),
       }),
     });
     server = await startOpencode({

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reportOnFailure } from '../support/failure-report.js';
 import { startOpencode, type OpencodeServer } from '../support/opencode-server.js';
 import { lastToolResult, startScriptedModel, toolResults, type RecordedRequest, type ScriptedModel, type ScriptedReply } from '../support/scripted-model.js';
-import { agentOf, builtPluginUrl, structured, scenarioOf, userTurns, passingReview } from './team.js';
+import { agentOf, builtPluginUrl, jsonReply, scenarioOf, userTurns, passingReview } from './team.js';
 
 /**
  * One server, several conversations. Each Orca session's first message names a scenario; every
@@ -31,7 +31,7 @@ function respond(req: RecordedRequest): ScriptedReply {
     return { toolCalls: [{ name: 'orca_ask_planner', arguments: { message: req.lastUser } }] };
   }
   if (agent === 'planner') {
-    if (scenario === 'fix_once') return userTurns(req) === 1 ? { text: 'Sure! I will plan this: steps are impl then test.' } : structured(PLAN);
+    if (scenario === 'fix_once') return userTurns(req) === 1 ? { text: 'Sure! I will plan this: steps are impl then test.' } : jsonReply(PLAN);
     if (scenario === 'never_valid') return { text: `<think>hmm</think> plan attempt ${userTurns(req)}: {"type": "plan", "steps": "all"}` };
     if (scenario === 'ask_specialist') {
       // Ask the researcher twice in one conversation, then answer the user.
@@ -46,9 +46,9 @@ function respond(req: RecordedRequest): ScriptedReply {
         return { toolCalls: [{ name: 'orca_ask_specialist', arguments: { agent_id: 'architect', question: 'Q3', session_id: asked } }] };
       }
       const second = toolResults(req).at(-2)!;
-      return structured({ type: 'answer', content: `researcher said: ${JSON.parse(second.content).answer} | third: ${result!.content}` });
+      return jsonReply({ type: 'answer', content: `researcher said: ${JSON.parse(second.content).answer} | third: ${result!.content}` });
     }
-    if (scenario === 'denied_tool') return structured(PLAN);
+    if (scenario === 'denied_tool') return jsonReply(PLAN);
   }
   if (agent === 'researcher.readonly') {
     // A read-only session: the attempt to write is refused, and the researcher reports what happened.
@@ -59,7 +59,7 @@ function respond(req: RecordedRequest): ScriptedReply {
   if (agent === 'reviewer') {
     // The reviewer is denied edit: OpenCode must refuse the call.
     if (!result) return { toolCalls: [{ name: 'edit', arguments: { filePath: 'notes.txt', oldString: 'original', newString: 'edited' } }] };
-    return structured({ type: 'success', summary: `edit said: ${result.content.slice(0, 200)}`, artifacts: [] });
+    return jsonReply({ type: 'success', summary: `edit said: ${result.content.slice(0, 200)}`, artifacts: [] });
   }
   const review = passingReview(req);
   if (review) return review;

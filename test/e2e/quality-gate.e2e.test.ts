@@ -9,7 +9,7 @@ import { reportOnFailure } from '../support/failure-report.js';
 import { startOpencode, waitFor, type OpencodeServer } from '../support/opencode-server.js';
 import { lastToolResult, startScriptedModel, type RecordedRequest, type ScriptedModel, type ScriptedReply } from '../support/scripted-model.js';
 import { dismiss, labels, nextQuestion } from './hitl-answers.js';
-import { agentOf, builtPluginUrl, isFixRequest, isReviewRequest, orcaResumeRelay, scenarioOf, structured } from './team.js';
+import { agentOf, builtPluginUrl, isFixRequest, isReviewRequest, orcaResumeRelay, scenarioOf, jsonReply } from './team.js';
 
 /** One single-step plan per scenario; step ids are unique so hooks and questions can tell them apart. */
 const STEPS = {
@@ -29,7 +29,8 @@ const BUDGET_SCENARIOS: Scenario[] = ['budget'];
 const SUCCESS_CRITERIA = 'hello("Ada") returns "Hello, Ada!"';
 const CODER_SCRATCH = 'CODER-SCRATCH-NOTE-7f3a';
 const IDLE_SECONDS = 2;
-const TESTER_DELAY_MS = 6_000;
+// Far beyond the idle timeout, so a busy machine cannot blur "stopped by the idle watch" with "the tester answered".
+const TESTER_DELAY_MS = 30_000;
 
 const reviewError = (file: string, issue: string, line = 1) => ({
   id: 'ERROR-001',
@@ -62,7 +63,7 @@ const GATE_OPTIONS = {
 const IDLE_OPTIONS = { hitl: { auto: { approval: 'approve', deviation: 'stop' } }, timeouts: { step_idle_seconds: IDLE_SECONDS } };
 const BUDGET_OPTIONS = { hitl: { auto: { approval: 'approve', budget: 'stop' } }, breakers: { max_dispatches: 1 } };
 
-const success = (summary: string, artifacts: string[] = []) => structured({ type: 'success', summary, artifacts, key_findings: [] });
+const success = (summary: string, artifacts: string[] = []) => jsonReply({ type: 'success', summary, artifacts, key_findings: [] });
 
 let model: ScriptedModel;
 const requests = (agent: string, scenario: Scenario) => model.chatRequests().filter((r) => agentOf(r) === agent && scenarioOf(r) === scenario);
@@ -73,7 +74,7 @@ function respond(req: RecordedRequest): ScriptedReply {
   if (agent === 'orca') return orcaResumeRelay(req);
   if (agent === 'planner') {
     const step = STEPS[scenario];
-    return structured({
+    return jsonReply({
       type: 'plan',
       goal: `SCENARIO:${scenario} goal`,
       steps: [
@@ -88,15 +89,15 @@ function respond(req: RecordedRequest): ScriptedReply {
   const turn = requests(agent, scenario).length; // this request included
   if (agent === 'coder') {
     if (isFixRequest(req)) return success(scenario === 'review_loop' ? 'hello() now greets its argument' : `fix ${turn - 1} for ${scenario}`, ['hello.ts']);
-    // The text beside the structured output is transcript only: the reviewer must never see it.
-    return structured({ type: 'success', summary: 'hello() written', artifacts: ['hello.ts'], key_findings: [] }, `${CODER_SCRATCH} thinking out loud`);
+    // The prose before the JSON answer is transcript only: the reviewer must never see it.
+    return jsonReply({ type: 'success', summary: 'hello() written', artifacts: ['hello.ts'], key_findings: [] }, `${CODER_SCRATCH} thinking out loud`);
   }
   if (agent === 'reviewer' && isReviewRequest(req)) {
     if (turn > 5) throw new Error(`runaway review loop in ${scenario}`);
-    if (scenario === 'review_loop' && turn === 1) return structured({ type: 'fail', summary: 'one error', errors: [reviewError('hello.ts', 'greets nobody')] });
-    if (scenario === 'review_fail') return structured({ type: 'fail', errors: [ROUND_ERRORS[turn - 1]] });
-    if (scenario === 'breaker') return structured({ type: 'fail', errors: [reviewError('hello.ts', 'greets nobody')] });
-    return structured({ type: 'pass', summary: `scripted reviewer passes round ${turn}` });
+    if (scenario === 'review_loop' && turn === 1) return jsonReply({ type: 'fail', summary: 'one error', errors: [reviewError('hello.ts', 'greets nobody')] });
+    if (scenario === 'review_fail') return jsonReply({ type: 'fail', errors: [ROUND_ERRORS[turn - 1]] });
+    if (scenario === 'breaker') return jsonReply({ type: 'fail', errors: [reviewError('hello.ts', 'greets nobody')] });
+    return jsonReply({ type: 'pass', summary: `scripted reviewer passes round ${turn}` });
   }
   if (agent === 'researcher') return success(`researcher did ${scenario} turn ${turn}`);
   if (agent === 'tester') {
@@ -159,7 +160,8 @@ describe('the quality gate, step hooks and the idle timeout', () => {
     expect(reviewer).toHaveLength(2);
 
     const [review1, review2] = reviewer;
-    expect(review1!.lastUser).toMatch(/^# Quality gate: review of step impl \(coder\) of plan plan_\w+, round 1 of 3/);
+    // The first line says, in the reviewer's session, what it is; then the review prompt.
+    expect(review1!.lastUser).toMatch(/^Orca · plan_\w+ · step impl \(reviewer\) · attempt 1 · review round 1\n\n# Quality gate: review of step impl \(coder\) of plan plan_\w+, round 1 of 3/);
     expect(review1!.lastUser).toContain(`Success criteria: ${SUCCESS_CRITERIA}`);
     expect(review1!.lastUser).toContain('Summary: hello() written');
     expect(review1!.lastUser).toContain('Files created or changed: hello.ts');
@@ -168,7 +170,7 @@ describe('the quality gate, step hooks and the idle timeout', () => {
     for (const req of reviewer) expect(promptText(req)).not.toContain(CODER_SCRATCH);
 
     const fix = coder[1]!.lastUser;
-    expect(fix).toMatch(/^# Fix required: the reviewer failed your work on step impl \(review round 1\)/);
+    expect(fix).toMatch(/^Orca · plan_\w+ · step impl \(coder\) · attempt 1 · fix round 1\n\n# Fix required: the reviewer failed your work on step impl \(review round 1\)/);
     for (const field of ['[ERROR-001] Logic', 'File: hello.ts', 'Line: 1', 'Issue: greets nobody', 'Found: return "Hello";', 'Expected: return `Hello, ${name}!`;', 'Fix: interpolate the name argument']) {
       expect(fix).toContain(field);
     }

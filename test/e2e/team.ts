@@ -37,13 +37,25 @@ export const isReviewRequest = (req: RecordedRequest) => req.lastUser.includes('
 /** A quality-gate fixer turn: the reviewer's errors sent back to the specialist's session (src/dispatch/review-prompt.ts). */
 export const isFixRequest = (req: RecordedRequest) => req.lastUser.includes('# Fix required: the reviewer failed your work');
 
-const passingReviewer: AgentScript = () => structured({ type: 'pass', summary: 'scripted reviewer: the work meets the criteria' });
+const passingReviewer: AgentScript = () => jsonReply({ type: 'pass', summary: 'scripted reviewer: the work meets the criteria' });
 
 /** A PASS for a quality-gate review request, for scripts whose scenarios are not about the reviewer. */
 export const passingReview = (req: RecordedRequest): ScriptedReply | undefined =>
   agentOf(req) === 'reviewer' && isReviewRequest(req) ? passingReviewer(req, 0) : undefined;
 
-/** Reply with StructuredOutput (OpenCode's json_schema format tool) carrying `value`. */
+/**
+ * The text protocol (Orca's default): a reply that ends with one JSON object, after some prose
+ * when given, as a model writes it.
+ */
+export const jsonReply = (value: unknown, prose?: string): ScriptedReply => ({
+  text: `${prose ? `${prose}\n\n` : ''}${JSON.stringify(value)}`,
+});
+
+/**
+ * Structured output, for agents configured with `output: "structured"`: a StructuredOutput call
+ * (OpenCode's json_schema format tool) carrying `value`. The scripted model refuses it when the
+ * request offers no such tool.
+ */
 export const structured = (value: unknown, text?: string): ScriptedReply => ({
   ...(text ? { text } : {}),
   toolCalls: [{ name: 'StructuredOutput', arguments: value }],

@@ -7,10 +7,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reportOnFailure } from '../support/failure-report.js';
 import { startOpencode, type OpencodeServer } from '../support/opencode-server.js';
 import { lastToolResult, startScriptedModel, toolResults, type RecordedRequest, type ScriptedModel, type ScriptedReply } from '../support/scripted-model.js';
-import { agentOf, builtPluginUrl, orcaResumeRelay, scenarioOf, structured } from './team.js';
+import { agentOf, builtPluginUrl, orcaResumeRelay, scenarioOf, jsonReply } from './team.js';
 
 const plan = (scenario: string) =>
-  structured({
+  jsonReply({
     type: 'plan',
     goal: `SCENARIO:${scenario} summarise the release notes`,
     steps: [{ id: 'notes', agent: 'researcher', description: 'Read docs/RELEASE-NOTES.md and summarise it' }],
@@ -37,10 +37,10 @@ describe('identical tool failures in a specialist session', () => {
     if (agent === 'planner') return plan(scenarioOf(req));
     if (agent !== 'researcher') throw new Error(`unscripted agent ${agent}`);
     // Without a working breaker the loop would never end: fail fast and visibly instead.
-    if (requests('researcher', scenarioOf(req)).length > 8) return structured({ type: 'failure', error: 'the breaker never fired' });
+    if (requests('researcher', scenarioOf(req)).length > 8) return jsonReply({ type: 'failure', error: 'the breaker never fired' });
     // "stubborn" reads the missing file whatever it is told; "heeds" reads another file once redirected.
     if (scenarioOf(req) === 'heeds') {
-      if (lastToolResult(req)?.content.includes('v2.0')) return structured({ type: 'success', summary: 'v2.0 notes summarised', artifacts: [] });
+      if (lastToolResult(req)?.content.includes('v2.0')) return jsonReply({ type: 'success', summary: 'v2.0 notes summarised', artifacts: [] });
       if (REDIRECT.test(JSON.stringify(req.messages))) return read('docs/CHANGELOG.md');
     }
     return read('docs/RELEASE-NOTES.md');

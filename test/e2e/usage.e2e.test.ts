@@ -10,7 +10,7 @@ import { restartOpencode, startOpencode, type OpencodeServer } from '../support/
 import { lastToolResult, startScriptedModel, type RecordedRequest, type ScriptedModel, type ScriptedReply, type ScriptedUsage } from '../support/scripted-model.js';
 import { runCli } from '../cli/fixtures.js';
 import { nextQuestion, reply } from './hitl-answers.js';
-import { agentOf, builtPluginUrl, isReviewRequest, scenarioOf, structured } from './team.js';
+import { agentOf, builtPluginUrl, isReviewRequest, scenarioOf, jsonReply } from './team.js';
 import type { Usage } from '../../src/machines/usage.js';
 
 /** Prices per million tokens, as a user's opencode.json gives them for a model. */
@@ -36,9 +36,9 @@ function asOpencodeCounts(u: ScriptedUsage, times = 1): Usage {
 const sum = (...all: Usage[]): Usage =>
   all.reduce((a, b) => ({ turns: a.turns + b.turns, input: a.input + b.input, output: a.output + b.output, reasoning: a.reasoning + b.reasoning, cache_read: a.cache_read + b.cache_read, cache_write: a.cache_write + b.cache_write, cost: a.cost + b.cost }));
 
-const ok = (summary: string) => structured({ type: 'success', summary, artifacts: [], key_findings: [] });
+const ok = (summary: string) => jsonReply({ type: 'success', summary, artifacts: [], key_findings: [] });
 const planOf = (scenario: string, steps: Array<{ id: string; agent: string; depends_on?: string[] }>) =>
-  structured({ type: 'plan', goal: `SCENARIO:${scenario} goal`, steps: steps.map((s) => ({ description: `do ${s.id}`, ...s })), assumptions: [], risks: [], verification: [] });
+  jsonReply({ type: 'plan', goal: `SCENARIO:${scenario} goal`, steps: steps.map((s) => ({ description: `do ${s.id}`, ...s })), assumptions: [], risks: [], verification: [] });
 
 let model: ScriptedModel;
 let server: OpencodeServer;
@@ -66,7 +66,7 @@ function respond(req: RecordedRequest): ScriptedReply {
     if (!req.messages.some((m) => m.role === 'tool')) return withUsage({ toolCalls: [{ name: 'read', arguments: { filePath: join(server.projectDir, 'README.md') } }] });
     return withUsage(ok('greet() written'));
   }
-  if (agent === 'reviewer' && isReviewRequest(req)) return withUsage(structured({ type: 'pass', summary: 'meets the criteria' }));
+  if (agent === 'reviewer' && isReviewRequest(req)) return withUsage(jsonReply({ type: 'pass', summary: 'meets the criteria' }));
   if (agent === 'document-writer') return withUsage(ok(`documented ${/Your step: (\w+)/.exec(req.lastUser)?.[1]}`));
   throw new Error(`unscripted ${agent} in ${scenario}`);
 }

@@ -4,7 +4,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { inspectCommand } from '../../src/inspect/inspect-command.js';
-import { builtPluginUrl, orcaRelay, structured, team } from '../e2e/team.js';
+import { builtPluginUrl, orcaRelay, jsonReply, team } from '../e2e/team.js';
 import { freshPort } from '../support/fresh-port.js';
 import { startOpencode, waitFor, type OpencodeServer } from '../support/opencode-server.js';
 import { startScriptedModel, type ScriptedModel } from '../support/scripted-model.js';
@@ -36,9 +36,9 @@ describe('the inspector in the plugin', () => {
     model = await startScriptedModel({
       respond: team({
         orca: orcaRelay('greet'),
-        planner: () => structured(PLAN),
-        coder: () => structured(success('greet() written')),
-        tester: () => structured(success('greet() tested')),
+        planner: () => jsonReply(PLAN),
+        coder: () => jsonReply(success('greet() written')),
+        tester: () => jsonReply(success('greet() tested')),
       }),
     });
     server = await startOpencode({

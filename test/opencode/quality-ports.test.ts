@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { qualityPorts } from '../../src/opencode/quality-ports.js';
 import type { SessionsPort } from '../../src/opencode/sessions.js';
 import { fakeSessions } from '../support/fake-sessions.js';
+import { createTurnRunner } from '../../src/opencode/turn-runner.js';
 import type { ThreadedContext } from '../../src/machines/types.js';
 import { ONE_TURN, usage } from '../support/turns.js';
 import { usageOfError } from '../../src/machines/turn.js';
@@ -21,8 +22,6 @@ const base = (sessions: SessionsPort, over: Partial<Parameters<typeof qualityPor
     directory: process.cwd(),
     hookTimeoutMs: 5_000,
     idle: { waitIdle: async () => {} },
-    guard: () => () => {},
-    abortReason: () => undefined,
     log: () => {},
     ...over,
   });
@@ -31,13 +30,14 @@ describe('quality ports', () => {
   it("should ask the reviewer with the step's criteria and the specialist's report, and read its verdict", async () => {
     const fake = fakeSessions(() => ({ type: 'fail', errors: [error] }));
     const verdict = await base(fake.port).runReview(
-      { idempotencyKey: 'k', sessionId: 'ses_r', thread, work: { summary: 'wrote greet', artifacts: ['src/greet.ts'], key_findings: [] }, round: 1, maxRounds: 3 },
+      { idempotencyKey: 'plan_X:impl:1:review:1', sessionId: 'ses_r', thread, work: { summary: 'wrote greet', artifacts: ['src/greet.ts'], key_findings: [] }, round: 1, maxRounds: 3 },
       signal,
     );
     expect(verdict).toEqual({ value: { type: 'fail', errors: [error] }, usage: ONE_TURN });
     expect(fake.prompts).toHaveLength(1);
     expect(fake.prompts[0]).toMatchObject({ sessionID: 'ses_r', agent: 'reviewer' });
-    for (const part of ['round 1 of 3', 'Success criteria: greet("") returns a greeting', 'Summary: wrote greet', 'src/greet.ts', '"type":"fail"']) {
+    expect(fake.prompts[0]!.text.split('\n')[0]).toBe('Orca · plan_X · step impl (reviewer) · attempt 1 · review round 1');
+    for (const part of ['round 1 of 3', 'Success criteria: greet("") returns a greeting', 'Summary: wrote greet', 'src/greet.ts', '"type":"fail"', '# Output protocol\nEnd your reply with exactly one JSON object']) {
       expect(fake.prompts[0]!.text).toContain(part);
     }
   });
@@ -45,7 +45,7 @@ describe('quality ports', () => {
   it('should send a correction prompt for malformed reviewer output and then fail clearly', async () => {
     const fake = fakeSessions(() => 'looks fine to me');
     const work = { summary: 's', artifacts: [], key_findings: [] };
-    const failure = await base(fake.port).runReview({ idempotencyKey: 'k', sessionId: 'ses_r', thread, work, round: 1, maxRounds: 3 }, signal).catch((e: unknown) => e);
+    const failure = await base(fake.port).runReview({ idempotencyKey: 'plan_X:impl:1:review:1', sessionId: 'ses_r', thread, work, round: 1, maxRounds: 3 }, signal).catch((e: unknown) => e);
     expect(failure).toBeInstanceOf(Error);
     expect((failure as Error).message).toMatch(/reviewer output/);
     expect(fake.prompts).toHaveLength(3);
@@ -55,9 +55,10 @@ describe('quality ports', () => {
 
   it("should give the fixer every error report in seed 003's format, in the specialist's own session", async () => {
     const fake = fakeSessions(() => ({ type: 'success', summary: 'fixed', artifacts: ['src/greet.ts'] }));
-    const result = await base(fake.port).runFix({ idempotencyKey: 'k', sessionId: 'ses_c', agent: 'coder', thread, errors: [error], round: 1, rerun: false }, signal);
+    const result = await base(fake.port).runFix({ idempotencyKey: 'plan_X:impl:1:fix:1', sessionId: 'ses_c', agent: 'coder', thread, errors: [error], round: 1, rerun: false }, signal);
     expect(result).toMatchObject({ value: { type: 'success', summary: 'fixed' }, usage: ONE_TURN });
     expect(fake.prompts[0]).toMatchObject({ sessionID: 'ses_c', agent: 'coder' });
+    expect(fake.prompts[0]!.text.split('\n')[0]).toBe('Orca · plan_X · step impl (coder) · attempt 1 · fix round 1');
     for (const part of ['[ERROR-001] Logic', 'File: src/greet.ts', 'Line: 2', 'Issue: empty name', 'Found: x', 'Expected: y', 'Fix: z', 'Fix ALL reported errors']) {
       expect(fake.prompts[0]!.text).toContain(part);
     }
@@ -66,16 +67,19 @@ describe('quality ports', () => {
   it("should report a fixer turn aborted by the tool-loop breaker with the breaker's reason, and unguard the session", async () => {
     const fake = fakeSessions(() => 'no json');
     const guarded: string[] = [];
-    const ports = base(fake.port, {
-      guard: (id) => {
+    const monitor = {
+      guard: (id: string) => {
         guarded.push(id);
-        return () => guarded.splice(guarded.indexOf(id), 1);
+        return () => void guarded.splice(guarded.indexOf(id), 1);
       },
       abortReason: () => 'aborted after 4 identical failures of read: File not found',
-    });
-    const result = await ports.runFix({ idempotencyKey: 'k', sessionId: 'ses_c', agent: 'coder', thread, errors: [error], round: 1, rerun: false }, signal);
+      watchStatus: () => () => {},
+    };
+    const ports = base(fake.port, { turns: createTurnRunner(fake.port, { monitor }) });
+    const result = await ports.runFix({ idempotencyKey: 'plan_X:impl:1:fix:1', sessionId: 'ses_c', agent: 'coder', thread, errors: [error], round: 1, rerun: false }, signal);
     expect(result.value).toEqual({ type: 'failure', error: 'aborted after 4 identical failures of read: File not found' });
-    expect(result.usage.turns).toBe(3);
+    // The breaker ends the turn after the reply it aborted: no correction prompt, one turn paid for.
+    expect(result.usage).toEqual(ONE_TURN);
     expect(guarded).toEqual([]);
   });
 

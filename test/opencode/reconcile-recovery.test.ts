@@ -117,7 +117,7 @@ describe('opencodePorts lookups', () => {
     const calls: string[] = [];
     const sessions: SessionsPort = {
       create: async () => (calls.push('create'), { id: 'ses_new' }),
-      prompt: async () => (calls.push('prompt'), { structured: ok, text: '', usage: ONE_TURN }),
+      prompt: async () => (calls.push('prompt'), { text: JSON.stringify(ok), usage: ONE_TURN }),
       abort: async () => void calls.push('abort'),
       messages: async () => (calls.push('messages'), []),
       busy: async () => (calls.push('busy'), false),
@@ -161,7 +161,8 @@ describe('opencodePorts lookups', () => {
   it('should report a restored turn that left no result as interrupted, unless it may run again', async () => {
     const { sessions, calls } = fakeSessions();
     // The session got this very prompt and never answered it: the turn was in flight.
-    sessions.messages = async () => (calls.push('messages'), [{ role: 'user', text: stepPrompt(thread as never) }]);
+    const sent = `Orca · plan_x · step s1 (coder) · attempt 1\n\n${stepPrompt(thread as never)}\n\n# Output protocol\nEnd your reply with …`;
+    sessions.messages = async () => (calls.push('messages'), [{ role: 'user', text: sent }]);
     sessions.get = async (id) => (calls.push('get'), { id, updatedAt: '2026-11-23T10:00:00.000Z' });
     const records: ReconcileRecord[] = [];
     const ports = opencodePorts(sessions, { isRecovering: () => true, onReconcile: (r) => records.push(r) });

@@ -34,6 +34,11 @@ describe('reconcileSession', () => {
     });
   });
 
+  it('should match the turn by the start of its prompt, whatever protocol section followed', async () => {
+    const done = session([[user(`${PROMPT}\n\n# Output protocol\nCall the StructuredOutput tool…`), { role: 'assistant', text: 'reading…' }, { role: 'assistant', text: JSON.stringify(ok) }]]);
+    expect(await reconcileSession(done, 'ses_1', PROMPT, SpecialistOutputSchema, signal)).toMatchObject({ decision: 'reused', value: ok });
+  });
+
   it('should wait for a turn still running, then take its result', async () => {
     const running = session([[user()], [user(), { role: 'assistant', text: '```json\n{"type":"success","summary":"late","artifacts":[]}\n```' }]], [true, true, false]);
     expect(await reconcileSession(running, 'ses_1', PROMPT, SpecialistOutputSchema, signal, 1)).toMatchObject({

@@ -178,3 +178,32 @@ describe('tool-failure breaker', () => {
     expect(() => monitorWith({ redirectAt: 0 })).toThrow('Expected `redirectAt` to be a positive integer, got 0.');
   });
 });
+
+describe('session status', () => {
+  const status = (sessionID: string, s: Record<string, unknown>) => ({ type: 'session.status', properties: { sessionID, status: s } });
+
+  it("should hand a watcher each status of its session, retries with the provider's message, until it stops watching", () => {
+    const { monitor } = monitorWith();
+    const seen: unknown[] = [];
+    const stop = monitor.watchStatus('ses_a', (s) => seen.push(s));
+    monitor.observe(status('ses_a', { type: 'busy' }));
+    monitor.observe(status('ses_b', { type: 'busy' }));
+    monitor.observe(status('ses_a', { type: 'retry', attempt: 2, message: 'Thinking mode does not support this tool_choice', next: 123 }));
+    monitor.observe(status('ses_a', { type: 'compacting' })); // a status 1.18 does not send: ignored
+    stop();
+    monitor.observe(status('ses_a', { type: 'idle' }));
+    expect(seen).toEqual([{ type: 'busy' }, { type: 'retry', attempt: 2, message: 'Thinking mode does not support this tool_choice', next: 123 }]);
+  });
+
+  it('should log a watcher that throws and still tell the others', () => {
+    const { monitor, logs } = monitorWith();
+    const seen: string[] = [];
+    monitor.watchStatus('ses_a', () => {
+      throw new Error('boom');
+    });
+    monitor.watchStatus('ses_a', (s) => seen.push(s.type));
+    monitor.observe(status('ses_a', { type: 'busy' }));
+    expect(seen).toEqual(['busy']);
+    expect(logs).toEqual(['error: session ses_a: a status listener failed: boom']);
+  });
+});

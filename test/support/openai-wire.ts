@@ -10,6 +10,8 @@ export type ScriptedReply = {
   delayMs?: number;
   /** What the usage chunk reports (default: 100 prompt tokens and a count derived from the reply). */
   usage?: ScriptedUsage;
+  /** Answer with this HTTP error instead of a completion (a provider refusing the request). */
+  httpError?: { status: number; message: string };
 };
 
 /** An OpenAI usage block: cached tokens are part of prompt_tokens, reasoning tokens part of completion_tokens. */

@@ -157,7 +157,7 @@ async function launch(cwd: string, env: NodeJS.ProcessEnv, options: StartOpencod
   for (let attempt = 1; ; attempt++) {
     const args = ['serve', '--hostname', '127.0.0.1', '--port', String(await freshPort()), '--print-logs'];
     if (options.logLevel) args.push('--log-level', options.logLevel);
-    const child = spawnOpencode({ args, cwd, env, startTimeoutMs: options.startTimeoutMs ?? 20_000 });
+    const child = spawnOpencode({ args, cwd, env, startTimeoutMs: options.startTimeoutMs ?? 60_000 });
     try {
       await child.ready;
       return child;

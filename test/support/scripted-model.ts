@@ -77,8 +77,20 @@ export async function startScriptedModel(options: ScriptedModelOptions): Promise
       return;
     }
 
+    // A script that answers with StructuredOutput where OpenCode offered no such tool is a script bug:
+    // OpenCode would only report an unknown tool and ask again.
+    if (reply.toolCalls?.some((c) => c.name === 'StructuredOutput') && !recorded.tools.includes('StructuredOutput')) {
+      recorded.error = `the script answered with StructuredOutput, but the request offered no such tool (text protocol?); tools: ${recorded.tools.join(', ')}`;
+      sendError(res, 500, recorded.error);
+      return;
+    }
+
     await sleep((options.latencyMs ?? 0) + (reply.delayMs ?? 0));
     if (res.destroyed) return;
+    if (reply.httpError) {
+      sendError(res, reply.httpError.status, reply.httpError.message);
+      return;
+    }
     const id = completionId(idPrefix, n);
     if (body.stream === false || body.stream === undefined) {
       sendJson(res, 200, completionBody(reply, id));

@@ -10,10 +10,10 @@ import { reportOnFailure } from '../support/failure-report.js';
 import { startOpencode, waitFor, type OpencodeServer } from '../support/opencode-server.js';
 import { lastToolResult, startScriptedModel, type RecordedRequest, type ScriptedModel, type ScriptedReply } from '../support/scripted-model.js';
 import { dismiss, nextQuestion, reply } from '../e2e/hitl-answers.js';
-import { agentOf, builtPluginUrl, passingReview, scenarioOf, structured } from '../e2e/team.js';
+import { agentOf, builtPluginUrl, passingReview, scenarioOf, jsonReply } from '../e2e/team.js';
 import { eventStream, request } from './http-client.js';
 
-const ok = (summary: string, artifacts: string[] = []) => structured({ type: 'success', summary, artifacts, key_findings: [`${summary}: done`] });
+const ok = (summary: string, artifacts: string[] = []) => jsonReply({ type: 'success', summary, artifacts, key_findings: [`${summary}: done`] });
 const STEPS = {
   approve: [
     { id: 'build', agent: 'coder', description: 'write greet()', files: ['src/greet.ts'] },
@@ -36,12 +36,12 @@ async function respond(req: RecordedRequest): Promise<ScriptedReply> {
   const agent = agentOf(req);
   const scenario = scenarioOf(req) as keyof typeof STEPS;
   if (agent === 'orca') return lastToolResult(req) ? { text: 'relayed' } : { toolCalls: [{ name: 'orca_ask_planner', arguments: { message: req.lastUser } }] };
-  if (agent === 'planner') return structured({ type: 'plan', goal: `SCENARIO:${scenario} greet the world`, steps: STEPS[scenario], assumptions: ['node 20'], risks: [], verification: ['npm test'] });
+  if (agent === 'planner') return jsonReply({ type: 'plan', goal: `SCENARIO:${scenario} greet the world`, steps: STEPS[scenario], assumptions: ['node 20'], risks: [], verification: ['npm test'] });
   const review = passingReview(req);
   if (review) return review;
   // The first step of the approval scenario runs until the test lets it finish: the page must show it running first.
   if (scenario === 'approve' && agent === 'coder') await buildReleased;
-  if (scenario === 'retry' && agent === 'tester' && requestsOf('tester', 'retry').length === 1) return structured({ type: 'failure', error: 'the test runner is missing' });
+  if (scenario === 'retry' && agent === 'tester' && requestsOf('tester', 'retry').length === 1) return jsonReply({ type: 'failure', error: 'the test runner is missing' });
   return ok(`${agent} did ${scenario}`, agent === 'coder' ? ['src/greet.ts'] : []);
 }
 

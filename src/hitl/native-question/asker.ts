@@ -2,7 +2,7 @@ import type { PluginInput } from '@opencode-ai/plugin';
 import type { HitlQuestion } from '../../machines/types.js';
 import { describeError, questionSessionsFromClient, type QuestionSessions } from './client-sessions.js';
 import { QUESTION_MODEL } from './ids.js';
-import { encodeQuestionPayload } from './payload.js';
+import { encodeQuestionPayload, questionMessage } from './payload.js';
 import { findQuestionPart, partOutcome } from './question-part.js';
 import { findRootSession } from './root-session.js';
 
@@ -11,7 +11,7 @@ export interface AskInput {
   callerSessionId: string;
   /** Passed through as the emitter wrote them; one answer array comes back per question. */
   questions: HitlQuestion[];
-  /** The child session's title, also the first line of its message. */
+  /** The child session's title, also the first line of its (visible) message. */
   title: string;
   /** Aborts the child session (and with it the open dialog); `ask` then rejects with the signal's reason. */
   signal: AbortSignal;
@@ -73,7 +73,7 @@ type RunInput = Omit<AskInput, 'callerSessionId'> & Required<Pick<AskerOptions, 
 async function runQuestion({ sessions, sessionId, questions, title, signal, startTimeoutMs, pollMs, log }: RunInput): Promise<AskOutcome> {
   let ended = false;
   const run = sessions
-    .prompt({ sessionID: sessionId, text: encodeQuestionPayload(title, questions) })
+    .prompt({ sessionID: sessionId, text: questionMessage(title), system: encodeQuestionPayload(questions) })
     .catch((error: unknown) => ({ error: describeError(error) }))
     .finally(() => (ended = true));
   // Once: the signal and the start timeout may both want the session stopped.

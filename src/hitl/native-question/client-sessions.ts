@@ -9,8 +9,11 @@ export interface QuestionSessions {
   /** The session's parent id (undefined for a root); throws when the session does not exist. */
   parentOf(sessionId: string): Promise<string | undefined>;
   create(input: { parentID: string; title: string }): Promise<string>;
-  /** Runs the question agent on `text`; resolves when the run ends, with the run's error if any. */
-  prompt(input: { sessionID: string; text: string }): Promise<{ error?: string }>;
+  /**
+   * Runs the question agent on the visible `text`, with the payload in `system` (only the
+   * in-process model reads it); resolves when the run ends, with the run's error if any.
+   */
+  prompt(input: { sessionID: string; text: string; system: string }): Promise<{ error?: string }>;
   /** The session's messages with their parts (the v1 `session.messages` shape). */
   messages(sessionId: string): Promise<unknown>;
   /** Aborts the session's run and closes its open question dialogs (an abort alone leaves them open). */
@@ -43,11 +46,11 @@ export function questionSessionsFromClient(client: PluginInput['client'], direct
       if (!res.data?.id) throw new Error(`OpenCode refused to create a question session: ${describeError(res.error)}`);
       return res.data.id;
     },
-    async prompt({ sessionID, text }) {
+    async prompt({ sessionID, text, system }) {
       const res = await session.prompt({
         path: { id: sessionID },
         query,
-        body: { agent: QUESTION_AGENT_ID, model: { ...QUESTION_MODEL }, tools: QUESTION_TOOLS, parts: [{ type: 'text', text }] },
+        body: { agent: QUESTION_AGENT_ID, model: { ...QUESTION_MODEL }, system, tools: QUESTION_TOOLS, parts: [{ type: 'text', text }] },
       });
       const info = res.data?.info as { error?: unknown } | undefined;
       if (!info) return { error: describeError(res.error) };

@@ -1,9 +1,10 @@
 import type { HitlQuestion } from '../../machines/types.js';
 
 /**
- * What the question model reads from the child session's user message: the questions, in the
- * shape of OpenCode's `question` tool input. Carried in the message (not in memory) so the
- * in-process model is stateless and a transcript shows exactly what was asked.
+ * What the question model reads from the prompt's `system` text: the questions, in the shape of
+ * OpenCode's `question` tool input. Carried in the request (not in memory) so the in-process model
+ * is stateless; kept out of the user message so the session the user sees reads as a question,
+ * not as JSON (the question tool part shows exactly what was asked).
  */
 export interface QuestionPayload {
   v: 1;
@@ -33,19 +34,24 @@ export function toToolQuestions(questions: readonly HitlQuestion[]): ToolQuestio
   }));
 }
 
-/** The user message text: a readable title, then the payload between markers. */
-export function encodeQuestionPayload(title: string, questions: readonly HitlQuestion[]): string {
+/** The payload between markers, for the prompt's `system` text. */
+export function encodeQuestionPayload(questions: readonly HitlQuestion[]): string {
   const payload: QuestionPayload = { v: 1, questions: toToolQuestions(questions) };
   // `<` escaped so no string inside the JSON can close the marker early.
   const json = JSON.stringify(payload, null, 2).replace(/</g, '\\u003c');
-  return `${title}\n\n${OPEN}\n${json}\n${CLOSE}`;
+  return `${OPEN}\n${json}\n${CLOSE}`;
+}
+
+/** The user message the human sees in the question's session: what is asked, and where to answer. */
+export function questionMessage(title: string): string {
+  return `${title}\nOrca asks you in a question dialog; your answer goes to the plan.`;
 }
 
 /** The payload in a message text, or an Error that says what was wrong with it. */
 export function decodeQuestionPayload(text: string): QuestionPayload | Error {
   const start = text.lastIndexOf(OPEN);
   const end = text.indexOf(CLOSE, start);
-  if (start < 0 || end < 0) return new Error(`Expected the message to carry ${OPEN}…${CLOSE}.`);
+  if (start < 0 || end < 0) return new Error(`Expected the system text to carry ${OPEN}…${CLOSE}.`);
   let parsed: unknown;
   try {
     parsed = JSON.parse(text.slice(start + OPEN.length, end));

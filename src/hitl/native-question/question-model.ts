@@ -12,7 +12,8 @@ type Message = { role?: unknown; content?: unknown };
 /**
  * What the in-process question model says next, from the chat-completions request body alone:
  * after a tool result, a short text turn (the run ends); else a `question` call built from the
- * payload in the last user message; a request without a payload gets a text turn naming the problem.
+ * payload in the system messages (the prompt's `system`, see asker.ts); a request without a
+ * payload gets a text turn naming the problem.
  */
 export function nextTurn(body: unknown, callId: string): ModelTurn {
   const messages: Message[] = Array.isArray((body as { messages?: unknown })?.messages) ? (body as { messages: Message[] }).messages : [];
@@ -22,7 +23,8 @@ export function nextTurn(body: unknown, callId: string): ModelTurn {
   const userText = user ? textOf(user.content) : '';
   // A slash command's confirmation (see hitl/commands.ts): said back verbatim, no question.
   if (userText.startsWith(NOTE_PREFIX)) return { kind: 'text', text: userText.slice(NOTE_PREFIX.length).trim() };
-  const payload = decodeQuestionPayload(userText);
+  const system = messages.filter((m) => m.role === 'system').map((m) => textOf(m.content)).join('\n');
+  const payload = decodeQuestionPayload(system);
   if (payload instanceof Error) return { kind: 'text', text: `orca-hitl: no question asked. ${payload.message}` };
   return { kind: 'tool_call', callId, name: 'question', arguments: { questions: payload.questions } };
 }

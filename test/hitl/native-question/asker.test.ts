@@ -43,8 +43,9 @@ function fakeOpenCode(script: {
       log.push(`create ${id} under ${parentID}: ${title}`);
       return id;
     },
-    prompt({ sessionID, text }) {
-      log.push(`prompt ${sessionID}: ${(decodeQuestionPayload(text) as { questions: unknown[] }).questions.length} questions`);
+    prompt({ sessionID, text, system }) {
+      if (text.includes('orca-hitl-question')) throw new Error('the payload must not be in the visible message');
+      log.push(`prompt ${sessionID}: ${(decodeQuestionPayload(system) as { questions: unknown[] }).questions.length} questions`);
       if (script.promptThrows) return Promise.reject(new Error(script.promptThrows));
       return new Promise((resolve) => {
         finish.set(sessionID, resolve);

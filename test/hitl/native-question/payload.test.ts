@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeQuestionPayload, encodeQuestionPayload, toToolQuestions } from '../../../src/hitl/native-question/payload.js';
+import { decodeQuestionPayload, encodeQuestionPayload, questionMessage, toToolQuestions } from '../../../src/hitl/native-question/payload.js';
 import type { HitlQuestion } from '../../../src/machines/types.js';
 
 const GATE: HitlQuestion[] = [
@@ -14,7 +14,7 @@ const GATE: HitlQuestion[] = [
 
 describe('question payload', () => {
   it('should round-trip the two-question gate pattern with the emitter’s headers, options and flags', () => {
-    const decoded = decodeQuestionPayload(encodeQuestionPayload('Orca: approve plan-1', GATE));
+    const decoded = decodeQuestionPayload(encodeQuestionPayload(GATE));
     expect(decoded).toEqual({ v: 1, questions: toToolQuestions(GATE) });
   });
 
@@ -31,19 +31,22 @@ describe('question payload', () => {
     expect(q).toEqual({ header: 'h', question: 'q', options: [{ label: 'a', description: '' }], multiple: true });
   });
 
-  it('should start the message with the title so a transcript reads well', () => {
-    expect(encodeQuestionPayload('Orca: approve plan-1', GATE).split('\n')[0]).toBe('Orca: approve plan-1');
+  it('should show the human a message that starts with the title and carries no payload', () => {
+    const message = questionMessage('Orca: approve plan-1');
+    expect(message.split('\n')[0]).toBe('Orca: approve plan-1');
+    expect(message).not.toContain('orca-hitl-question');
+    expect(message).not.toContain('{');
   });
 
   it('should survive question text that contains the closing marker', () => {
     const tricky: HitlQuestion[] = [{ header: 'x', question: 'Is </orca-hitl-question> fine?', options: [{ label: '<b>yes</b>' }] }];
-    const decoded = decodeQuestionPayload(encodeQuestionPayload('t', tricky));
+    const decoded = decodeQuestionPayload(encodeQuestionPayload(tricky));
     expect(decoded).not.toBeInstanceOf(Error);
     expect((decoded as { questions: Array<{ question: string }> }).questions[0]?.question).toBe('Is </orca-hitl-question> fine?');
   });
 
-  it('should read the payload from a title that itself mentions the marker', () => {
-    const decoded = decodeQuestionPayload(encodeQuestionPayload('about <orca-hitl-question v="1">', GATE));
+  it('should read the payload from a system text that mentions the marker before it', () => {
+    const decoded = decodeQuestionPayload(`about <orca-hitl-question v="1">\n\n${encodeQuestionPayload(GATE)}`);
     expect(decoded).toEqual({ v: 1, questions: toToolQuestions(GATE) });
   });
 

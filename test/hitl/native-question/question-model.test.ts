@@ -4,22 +4,23 @@ import { DONE_TEXT, nextTurn, questionModelFetch } from '../../../src/hitl/nativ
 import type { HitlQuestion } from '../../../src/machines/types.js';
 
 const QUESTIONS: HitlQuestion[] = [{ header: 'Retry?', question: 'Step failed. What now?', options: [{ label: 'Retry' }, { label: 'Stop' }], custom: false }];
-const payloadText = encodeQuestionPayload('Orca: step failed', QUESTIONS);
+const payload = { role: 'system', content: encodeQuestionPayload(QUESTIONS) };
 const system = { role: 'system', content: 'You relay questions' };
+const user = { role: 'user', content: 'Orca: step failed' };
 
 describe('question model turns', () => {
-  it('should call the question tool with the payload of the last user message', () => {
-    const turn = nextTurn({ messages: [system, { role: 'user', content: payloadText }] }, 'call_9');
+  it('should call the question tool with the payload of the system messages', () => {
+    const turn = nextTurn({ messages: [system, payload, user] }, 'call_9');
     expect(turn).toEqual({ kind: 'tool_call', callId: 'call_9', name: 'question', arguments: { questions: toToolQuestions(QUESTIONS) } });
   });
 
-  it('should read user content given as an array of parts', () => {
-    const turn = nextTurn({ messages: [{ role: 'user', content: [{ type: 'text', text: payloadText }] }] }, 'c');
+  it('should read system content given as an array of parts', () => {
+    const turn = nextTurn({ messages: [{ role: 'system', content: [{ type: 'text', text: payload.content }] }, user] }, 'c');
     expect(turn.kind).toBe('tool_call');
   });
 
   it('should end the run with a short text once the tool result is back', () => {
-    const messages = [system, { role: 'user', content: payloadText }, { role: 'assistant', tool_calls: [] }, { role: 'tool', content: 'answered' }];
+    const messages = [system, payload, user, { role: 'assistant', tool_calls: [] }, { role: 'tool', content: 'answered' }];
     expect(nextTurn({ messages }, 'c')).toEqual({ kind: 'text', text: DONE_TEXT });
   });
 
@@ -31,7 +32,7 @@ describe('question model turns', () => {
 });
 
 describe('questionModelFetch', () => {
-  const request = { method: 'POST', body: JSON.stringify({ stream: true, messages: [{ role: 'user', content: payloadText }] }) };
+  const request = { method: 'POST', body: JSON.stringify({ stream: true, messages: [payload, user] }) };
 
   it('should answer chat completions in process with an SSE stream carrying the question call', async () => {
     const res = await questionModelFetch('http://orca-hitl.invalid/v1/chat/completions', request);
@@ -56,7 +57,7 @@ describe('questionModelFetch', () => {
   });
 
   it('should answer a non-streaming request with one completion object', async () => {
-    const res = await questionModelFetch('http://x/v1/chat/completions', { method: 'POST', body: JSON.stringify({ stream: false, messages: [{ role: 'user', content: payloadText }] }) });
+    const res = await questionModelFetch('http://x/v1/chat/completions', { method: 'POST', body: JSON.stringify({ stream: false, messages: [payload, user] }) });
     const json = (await res.json()) as { choices: Array<{ message: { tool_calls: Array<{ function: { name: string } }> }; finish_reason: string }> };
     expect(json.choices[0]?.finish_reason).toBe('tool_calls');
     expect(json.choices[0]?.message.tool_calls[0]?.function.name).toBe('question');
