@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { createActor, waitFor, type Actor, type AnyActorRef, type InspectionEvent, type SnapshotFrom } from 'xstate';
 import { z } from 'zod';
-import { acquireLease, LEASE_STALE_MS, PlanLeaseError, type Release } from '../persistence/plan-lease.js';
+import { acquireLease, LEASE_STALE_MS, leaseHeld, PlanLeaseError, type Release } from '../persistence/plan-lease.js';
 import type { PlanEvent, PlanInput } from '../machines/plan.machine.js';
 import type { PlanPolicy } from '../machines/types.js';
 import { QuarantinedPlanError } from '../persistence/errors.js';
@@ -217,6 +217,11 @@ export class PlanHost {
 
   isLive(planId: string) {
     return this.live.has(planId);
+  }
+
+  /** Whether any process runs the plan now: this one, or another holding its lease. Read-only. */
+  isHeld(planId: string): boolean {
+    return this.live.has(planId) || leaseHeld(this.options.store.pathOf(planId));
   }
 
   send(planId: string, event: PlanEvent): PlanSnapshot {
