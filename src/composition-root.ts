@@ -24,6 +24,8 @@ import type { UsageMeter } from './opencode/usage-meter.js';
 import { createUsageHistory, USAGE_HISTORY_NAME, type UsageHistory } from './usage/history.js';
 import { join } from 'node:path';
 import { toolTitlesFromClient, type ToolTitlePort } from './opencode/tool-title.js';
+import { planFollowers, watchForNotes, type PlanFollowers } from './hitl/plan-notes.js';
+import { postNoteWith, sessionNotes, type SessionNotes } from './opencode/session-notes.js';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
@@ -45,6 +47,10 @@ export interface Orca {
   titles?: ToolTitlePort;
   /** Record a prompt's usage: the plan's journal, the history, and (a read-only ask) the plan's sums. */
   recordTurn(record: TurnRecord): void;
+  /** Orca's own lines in a session, without a model turn (a plan's outcome, Esc, a decision made elsewhere). */
+  notes: SessionNotes;
+  /** The plans an orca_ask_planner call follows here: nobody else reports their outcome. */
+  followers: PlanFollowers;
   log(level: LogLevel, message: string, extra?: Record<string, unknown>): void;
   showToast(toast: Toast): void;
   /** Stops the agenda, polling and toasts, releases every plan; resolves when nothing is still being written. */
@@ -57,6 +63,7 @@ export interface OrcaParts {
   options: OrcaOptions;
   sessions: SessionsPort;
   asker: QuestionAsker;
+  notes: SessionNotes;
   monitor: SessionMonitor;
   log: Orca['log'];
   showToast(toast: Toast): void;
@@ -82,6 +89,7 @@ export function createOrca(
     options,
     sessions: sessionsFromClient(client, directory, (level, message) => log(level, message), hooks.meter),
     asker: createQuestionAsker({ client, directory, log: (level, message) => log(level, message) }),
+    notes: sessionNotes(postNoteWith(client, directory), (level, message) => log(level, message)),
     monitor: hooks.monitor,
     titles: toolTitlesFromClient(client, directory),
     log,
@@ -153,6 +161,8 @@ export function assembleOrca(parts: OrcaParts): Orca {
   const stopPolling = host.pollInboxes();
   const stopToasts = watchForToasts(host, showToast);
   const { agenda, follower, stopAgenda } = assembleAgenda(parts, host, store);
+  const followers = planFollowers();
+  const stopNotes = watchForNotes(host, { notes: parts.notes, followers });
   return {
     directory,
     options,
@@ -165,12 +175,15 @@ export function assembleOrca(parts: OrcaParts): Orca {
     history,
     recordTurn,
     ...(parts.titles ? { titles: parts.titles } : {}),
+    notes: parts.notes,
+    followers,
     log,
     showToast,
     async dispose() {
       await stopAgenda();
       stopPolling();
       stopToasts();
+      stopNotes();
       await host.dispose();
     },
   };

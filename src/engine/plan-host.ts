@@ -295,7 +295,7 @@ export class PlanHost {
       this.failWrite(planId, error);
       throw error;
     }
-    this.recorded(file);
+    this.recorded(file, live.actor.getSnapshot());
     if (live.actor.getSnapshot().status === 'done') void this.release(planId);
   }
 
@@ -329,16 +329,16 @@ export class PlanHost {
       this.failWrite(planId, error);
       return;
     }
-    this.recorded(file);
+    this.recorded(file, live.actor.getSnapshot());
     if (done) void this.release(planId);
   }
 
   /** The index and the observers learn of a change once its write is queued; neither can fail the write. */
-  private recorded(file: PlanFile) {
+  private recorded(file: PlanFile, snapshot: PlanSnapshot) {
     const before = this.index.getSnapshot().context.plans[file.plan_id];
     const after = summarize(file);
     this.indexUpsert({ summary: after });
-    this.observers.notify({ planId: file.plan_id, before, after, file });
+    this.observers.notify({ planId: file.plan_id, before, after, file, snapshot });
   }
 
   /** A plan whose file cannot be written is stopped here, loudly: running on without a file would lose it at the next restart. */
