@@ -59,7 +59,7 @@ try {
   say(`\nUser → Orca: ${REQUEST}`);
   const session = (await server.client.session.create({ title: 'Orca demo' })).data!;
   const turn = server.client.session.prompt({ sessionID: session.id, agent: 'orca', parts: [{ type: 'text', text: REQUEST }] });
-  const dialog = await nextQuestion(server, /Approve this plan\?/);
+  const dialog = await nextQuestion(server, /^Goal: /);
   say(`\nThe question dialog asks the human:\n  ${dialog.questions[0]!.question.replace(/\n/g, '\n  ')}`);
   say(`  options: ${labels(dialog).join(' / ')}`);
   say('Human → Approve');

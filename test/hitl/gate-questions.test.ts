@@ -48,3 +48,59 @@ describe('gate questions', () => {
     }
   });
 });
+
+describe('the approval question at 80x24', () => {
+  type ApprovalGate = Extract<Parameters<typeof gateQuestions>[0], { kind: 'approval' }>;
+  const planId = 'plan_01M85HFE778WMX3GEX088XC0GP';
+  const step = (i: number) => ({
+    id: `s${i}`,
+    agent: ['coder', 'tester', 'document-writer'][i % 3]!,
+    description: `Step ${i} of the plan: change module ${i} and keep its tests green, then report what changed`,
+    ...(i > 1 ? { depends_on: [`s${i - 1}`] } : {}),
+    files: [`src/module${i}.ts`],
+  });
+  const approval = (steps: number, changes: ApprovalGate['changes'] = null): ApprovalGate => ({
+    kind: 'approval',
+    planId,
+    proposal: {
+      goal: 'Refactor every module of the project so that each keeps its tests green and documents what changed',
+      steps: Array.from({ length: steps }, (_, i) => step(i + 1)),
+      assumptions: [],
+      risks: ['flaky tests'],
+      verification: ['npm test passes'],
+    },
+    changes,
+    options: ['Approve', 'Request Changes', 'Reject'],
+    autoOptions: ['Approve', 'Request Changes', 'Reject'],
+  });
+  const questionOf = (gate: ApprovalGate, reserve = 0) => gateQuestions(gate, { reserve })[0]!.question.split('\n');
+
+  it('should fit a 10-step plan in 10 lines of 69 columns, so the options stay on screen', () => {
+    const lines = questionOf(approval(10));
+    expect(lines).toHaveLength(10);
+    for (const line of lines) expect(line.length).toBeLessThanOrEqual(69);
+    expect(lines[0]).toMatch(/^Goal: Refactor every module .*…$/);
+    expect(lines[1]).toMatch(/^1\. s1 \(tester\): Step 1 of the plan/);
+    expect(lines[2]).toMatch(/^2\. s2 \(document-writer\) ← s1: Step 2/);
+    expect(lines[7]).toBe(`+ 4 more step(s): orca show ${planId}`);
+    expect(lines[8]).toBe('10 files · 1 risk · 1 check');
+    expect(lines[9]).toBe(`Approve plan ${planId}?`);
+  });
+
+  it('should list every step of a plan that fits, and give up steps to a note or a change summary', () => {
+    expect(questionOf(approval(3))).toHaveLength(6);
+    expect(questionOf(approval(7))).toHaveLength(10); // 7 steps fit without a "more" line
+    const revised = questionOf(approval(10, {
+        added: [{ id: 's10', agent: 'coder', description: 'new' }],
+        removed: [],
+        changed: [{ id: 's2', agent: 'tester', fields: [{ field: 'description', from: 'a', to: 'b' }] }],
+        kept: [],
+        unchanged: 8,
+      }));
+    expect(revised).toHaveLength(10);
+    expect(revised[1]).toMatch(/^Changed: /);
+    const noted = questionOf(approval(10), 3);
+    expect(noted).toHaveLength(7);
+    expect(noted.at(-3)).toBe(`+ 7 more step(s): orca show ${planId}`);
+  });
+});
