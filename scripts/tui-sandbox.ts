@@ -2,7 +2,8 @@
 // (e.g. in tmux at 80x24), with the scripted model of the demo. It writes `<dir>/run-tui.sh`, which
 // starts the interactive `opencode` from node_modules in the project with the built plugin, and
 // keeps the scripted model running until Ctrl-C. Ask the orca agent anything; a message with
-// "steps:N" gets an N-step plan, "fail:ID" makes step ID fail, "slow:MS" makes each step take MS.
+// "steps:N" gets an N-step plan, "fail:ID" makes step ID fail, "slow:MS" makes each step take MS,
+// "think:MS" makes the planner take MS.
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -29,14 +30,15 @@ function plan(req: RecordedRequest) {
     ...(i > 0 ? { depends_on: [`s${i}`] } : {}),
     files: [`src/module${i + 1}.ts`],
   }));
-  return structured({
+  const proposal = {
     type: 'plan',
     goal: `A ${n}-step plan for: ${req.lastUser.slice(0, 60)}`,
     steps,
     assumptions: ['The project is TypeScript'],
     risks: ['Scripted: nothing real changes'],
     verification: ['npm test passes'],
-  });
+  };
+  return { ...structured(proposal), delayMs: Number(option(req, 'think') ?? 0) };
 }
 
 const specialist = (req: RecordedRequest) => {

@@ -115,19 +115,22 @@ function errorOf(event: Event): string {
   return truncate(typeof error === 'string' ? error : String(error?.message ?? 'unknown error'), 100);
 }
 
-/** How long each step took, from the first to the last state its chart entered (the journal's times). */
+/** The final states of the step chart: a step whose chart reached one has a duration. */
+const STEP_FINAL_STATES = new Set(['completed', 'replanned', 'stopped']);
+
+/** How long each finished step took, from the first state its chart entered to its final one (the journal's times). */
 export function stepDurations(journalFile: string): Map<string, number> {
-  const spans = new Map<string, { first: number; last: number }>();
+  const spans = new Map<string, { first: number; last: number; state: string }>();
   for (const entry of readJournal(journalFile)) {
     if (entry.kind !== 'state' || !entry.actor.startsWith('step:')) continue;
     const id = entry.actor.slice('step:'.length);
     const at = Date.parse(entry.at);
     if (Number.isNaN(at)) continue;
     const span = spans.get(id);
-    if (span) span.last = at;
-    else spans.set(id, { first: at, last: at });
+    if (span) Object.assign(span, { last: at, state: entry.state });
+    else spans.set(id, { first: at, last: at, state: entry.state });
   }
-  return new Map([...spans].map(([id, { first, last }]) => [id, last - first]));
+  return new Map([...spans].filter(([, span]) => STEP_FINAL_STATES.has(span.state)).map(([id, { first, last }]) => [id, last - first]));
 }
 
 /** "850 ms", "4.2 s", "3 min 5 s", "2 h 4 min". */

@@ -54,7 +54,7 @@ describe('the approval question at 80x24', () => {
   const planId = 'plan_01M85HFE778WMX3GEX088XC0GP';
   const step = (i: number) => ({
     id: `s${i}`,
-    agent: ['coder', 'tester', 'document-writer'][i % 3]!,
+    agent: (['coder', 'tester', 'document-writer'] as const)[i % 3]!,
     description: `Step ${i} of the plan: change module ${i} and keep its tests green, then report what changed`,
     ...(i > 1 ? { depends_on: [`s${i - 1}`] } : {}),
     files: [`src/module${i}.ts`],
