@@ -159,9 +159,9 @@ export function assembleOrca(parts: OrcaParts): Orca {
   }
   // Decisions from the CLI or another terminal reach plans running here within a second.
   const stopPolling = host.pollInboxes();
-  const stopToasts = watchForToasts(host, showToast);
   const { agenda, follower, stopAgenda } = assembleAgenda(parts, host, store);
   const followers = planFollowers();
+  const stopToasts = watchForToasts(host, showToast, (planId) => followers.has(planId));
   const stopNotes = watchForNotes(host, { notes: parts.notes, followers });
   return {
     directory,

@@ -24,6 +24,7 @@ import { askSpecialistTool } from './tools/ask-specialist.js';
 import { describePlanTool } from './tools/describe-plan.js';
 import { listPlansTool } from './tools/list-plans.js';
 import { startConfiguredUi } from './ui/plugin-ui.js';
+import { forMarkdown } from './opencode/session-notes.js';
 
 /**
  * Orca: a router, a planner and six specialists whose plans run as persisted statecharts.
@@ -95,7 +96,7 @@ export const OrcaPlugin: Plugin = async (input, rawOptions) => {
         0,
         output.parts.length,
         { ...(first ?? {}), type: 'text', text: typed } as (typeof output.parts)[number],
-        { type: 'text', text: `${NOTE_PREFIX} ${note}`, synthetic: true } as (typeof output.parts)[number],
+        { type: 'text', text: `${NOTE_PREFIX} ${forMarkdown(note)}`, synthetic: true } as (typeof output.parts)[number],
       );
     },
     // Every event of the server passes here: one the monitor cannot read is logged once, never thrown back at OpenCode.

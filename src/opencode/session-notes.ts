@@ -18,6 +18,22 @@ export interface SessionNotes {
   observe(event: { type: string; properties?: unknown }): void;
 }
 
+/**
+ * The note as the TUI should show it: the TUI renders replies as markdown, where the underscores of
+ * two plan ids pair up into italics (and eat themselves) and `<guidance>` reads as a tag. Ids and
+ * commands become code spans; other underscores are escaped.
+ */
+export function forMarkdown(text: string): string {
+  const code = /(?:\b(?:plan|ses)_[0-9A-Za-z]+\b|(?:^|(?<=\s))\/orca-[a-z]+(?: <[^>\n]+>)?|\borca (?:show|plans|decide|ui)\b(?: (?:plan|ses)_[0-9A-Za-z]+)?)/g;
+  let out = '';
+  let at = 0;
+  for (const match of text.matchAll(code)) {
+    out += text.slice(at, match.index).replace(/_/g, '\\_') + `\`${match[0]}\``;
+    at = match.index + match[0].length;
+  }
+  return out + text.slice(at).replace(/_/g, '\\_');
+}
+
 /** What posting needs from OpenCode: one turn on the in-process model. */
 export type PostNote = (sessionId: string, text: string) => Promise<void>;
 
@@ -60,7 +76,7 @@ export function postNoteWith(client: PluginInput['client'], directory: string): 
         agent: QUESTION_AGENT_ID,
         model: { ...QUESTION_MODEL },
         tools: { '*': false },
-        parts: [{ type: 'text', text: `${NOTE_PREFIX} ${text}`, synthetic: true }],
+        parts: [{ type: 'text', text: `${NOTE_PREFIX} ${forMarkdown(text)}`, synthetic: true }],
       },
     });
     const error = (res.data?.info as { error?: { name?: string; data?: { message?: string } } } | undefined)?.error ?? (res.data ? undefined : res.error);

@@ -9,6 +9,7 @@ import { reportOnFailure } from '../support/failure-report.js';
 import { projectRoot } from '../support/opencode-sandbox.js';
 import { startOpencode, waitFor, type OpencodeServer } from '../support/opencode-server.js';
 import { lastToolResult, startScriptedModel, type RecordedRequest, type ScriptedModel, type ScriptedReply } from '../support/scripted-model.js';
+import { forMarkdown } from '../../src/opencode/session-notes.js';
 import { dismiss, nextQuestion } from './hitl-answers.js';
 import { agentOf, builtPluginUrl, passingReview, scenarioOf, structured } from './team.js';
 
@@ -77,7 +78,7 @@ describe('a plan nobody follows reports to its session', () => {
       timeoutMs: 20_000,
     });
     expect(res.status).toBe(200);
-    const outcome = `Orca: plan ${planId} completed, 1 of 1 step done: SCENARIO:approved goal\n- s1 (coder): coder did approved`;
+    const outcome = forMarkdown(`Orca: plan ${planId} completed, 1 of 1 step done: SCENARIO:approved goal\n- s1 (coder): coder did approved`);
     const all = await waitFor(
       async () => {
         const list = await messages(session.id);
@@ -89,7 +90,7 @@ describe('a plan nobody follows reports to its session', () => {
     const [command, reply, note, posted] = all.slice(-4);
     expect(visible(command!)).toBe('/orca-approve');
     expect(command!.parts.filter((p) => p.synthetic).map((p) => p.text)).toEqual([expect.stringMatching(/^orca-hitl note: Orca: Approve recorded/)]);
-    expect(visible(reply!)).toBe(`Orca: Approve recorded for plan ${planId}. It runs now; its outcome will be posted in this session.`);
+    expect(visible(reply!)).toBe(forMarkdown(`Orca: Approve recorded for plan ${planId}. It runs now; its outcome will be posted in this session.`));
     // The outcome: a hidden note, said back by the in-process model under the hidden orca-hitl agent
     // (the TUI keeps the user's own agent and model when it reopens the session).
     expect(visible(note!)).toBe('');
@@ -108,14 +109,14 @@ describe('a plan nobody follows reports to its session', () => {
     const texts = await waitFor(
       async () => {
         const list = (await messages(session.id)).filter((m) => m.info.role === 'assistant').map(visible);
-        return list.some((t) => t.startsWith(`Orca: plan ${planId} completed`)) ? list : undefined;
+        return list.some((t) => t.startsWith(forMarkdown(`Orca: plan ${planId} completed`))) ? list : undefined;
       },
       { timeoutMs: 30_000, description: 'the outcome posted in the session' },
     );
     expect(texts.slice(-2)).toEqual([
       `Orca: Approve recorded for plan ${planId} with orca decide ("ship it"). It runs now; its outcome will be posted here.`,
       `Orca: plan ${planId} completed, 1 of 1 step done: SCENARIO:decided goal\n- s1 (coder): coder did decided`,
-    ]);
+    ].map(forMarkdown));
     expect(model.requests.slice(before).map(agentOf).filter((a) => !['coder', 'reviewer'].includes(a))).toEqual([]);
   }, 90_000);
 
@@ -137,10 +138,12 @@ describe('a plan nobody follows reports to its session', () => {
       async () => (await messages(session.id)).map(visible).find((t) => t.includes('is paused and saved')),
       { timeoutMs: 20_000, description: 'the paused note in the session' },
     );
-    const planId = /plan (plan_\w+) is paused/.exec(paused)![1]!;
+    const planId = /plan `(plan_\w+)` is paused/.exec(paused)![1]!;
     expect(paused).toBe(
-      `Orca: plan ${planId} is paused and saved: 0 of 1 steps done, s1 (coder) was running. Nothing runs it until it is resumed: ` +
-        `ask Orca to continue plan ${planId} and it goes on from its saved state. orca show ${planId} shows where it stopped.`,
+      forMarkdown(
+        `Orca: plan ${planId} is paused and saved: 0 of 1 steps done, s1 (coder) was running. Nothing runs it until it is resumed: ` +
+          `ask Orca to continue plan ${planId} and it goes on from its saved state. orca show ${planId} shows where it stopped.`,
+      ),
     );
 
     const plans = cli('plans');

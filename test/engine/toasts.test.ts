@@ -32,6 +32,12 @@ describe('toasts', () => {
     expect(toastFor(after, { ...after, updated_at: 't2' })).toBeNull();
   });
 
+  it('should leave the gates of a followed plan to the dialog its orca_ask_planner call raises', () => {
+    const waiting = summary({ status: 'pending_approval', waiting_for: 'approval' });
+    expect(toastFor(summary({}), waiting, { followed: true })).toBeNull();
+    expect(toastFor(waiting, summary({ status: 'completed' }), { followed: true })?.title).toBe('Orca: plan completed');
+  });
+
   it('should stay quiet for changes a human need not notice', () => {
     expect(toastFor(summary({}), summary({ state: 'drafting.answered' }))).toBeNull();
     expect(toastFor(summary({ status: 'in_progress' }), summary({ status: 'in_progress', step_progress: { completed: 1, total: 3 } }))).toBeNull();

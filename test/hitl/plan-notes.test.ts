@@ -123,3 +123,16 @@ describe('session notes', () => {
     expect(logs).toEqual(['note for session ses_x not posted (session gone): hello']);
   });
 });
+
+describe('notes as the TUI renders them (markdown)', () => {
+  it('should make ids and commands code spans and escape other underscores', async () => {
+    const { forMarkdown } = await import('../../src/opencode/session-notes.js');
+    const id = 'plan_01M85M2PM126HH1TCDJ42WDM8B';
+    expect(forMarkdown(`Orca: plan ${id} is paused. Ask Orca to continue plan ${id}; orca show ${id} shows it.`)).toBe(
+      `Orca: plan \`${id}\` is paused. Ask Orca to continue plan \`${id}\`; \`orca show ${id}\` shows it.`,
+    );
+    expect(forMarkdown('Answer with /orca-retry, /orca-changes <guidance>, or fix my_file_name.')).toBe(
+      'Answer with `/orca-retry`, `/orca-changes <guidance>`, or fix my\\_file\\_name.',
+    );
+  });
+});
