@@ -26,6 +26,7 @@ import { join } from 'node:path';
 import { toolTitlesFromClient, type ToolTitlePort } from './opencode/tool-title.js';
 import { planFollowers, watchForNotes, type PlanFollowers } from './hitl/plan-notes.js';
 import { postNoteWith, sessionNotes, type SessionNotes } from './opencode/session-notes.js';
+import { startupNotice, unfinishedPlansToast, type StartupNotice } from './opencode/startup-notice.js';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
@@ -51,6 +52,8 @@ export interface Orca {
   notes: SessionNotes;
   /** The plans an orca_ask_planner call follows here: nobody else reports their outcome. */
   followers: PlanFollowers;
+  /** The toast about unfinished plans, held until a client listens (feed it OpenCode's events). */
+  startup: StartupNotice;
   log(level: LogLevel, message: string, extra?: Record<string, unknown>): void;
   showToast(toast: Toast): void;
   /** Stops the agenda, polling and toasts, releases every plan; resolves when nothing is still being written. */
@@ -152,11 +155,9 @@ export function assembleOrca(parts: OrcaParts): Orca {
   host.loadIndex(); // logs what it quarantined
   // Interrupted plans are listed, never re-run silently: resuming is an explicit orca_ask_planner call.
   const interrupted = interruptedPlans(listSummaries(host.index));
-  if (interrupted.length > 0) {
-    const message = `${interrupted.length} interrupted plan(s): ${interrupted.map((p) => `${p.plan_id} (${p.waiting_for ? `waits for ${p.waiting_for}` : p.status})`).join(', ')}. Resume one with orca_ask_planner and its plan_id, or a slash command.`;
-    log('info', message);
-    showToast({ title: 'Orca', message, variant: 'info' });
-  }
+  const notice = unfinishedPlansToast(interrupted);
+  if (notice) log('info', `${notice.title}: ${notice.message}`);
+  const startup = startupNotice(notice, showToast, (message) => log('info', message));
   // Decisions from the CLI or another terminal reach plans running here within a second.
   const stopPolling = host.pollInboxes();
   const { agenda, follower, stopAgenda } = assembleAgenda(parts, host, store);
@@ -177,6 +178,7 @@ export function assembleOrca(parts: OrcaParts): Orca {
     ...(parts.titles ? { titles: parts.titles } : {}),
     notes: parts.notes,
     followers,
+    startup,
     log,
     showToast,
     async dispose() {

@@ -50,6 +50,7 @@ export const OrcaPlugin: Plugin = async (input, rawOptions) => {
     observeUsage(event);
   };
   const observeNotes = guarded('the session notes', (event: Parameters<typeof orca.notes.observe>[0]) => orca.notes.observe(event), log);
+  const observeStartup = guarded('the start-up notice', (event: { type: string }) => orca.startup.observe(event), log);
   orca.log('info', `orca loaded for ${input.directory}`);
   inspector = await startConfiguredInspector(options.inspect, orca.log);
   const ui = await startConfiguredUi(options.ui, input.directory, {
@@ -104,6 +105,7 @@ export const OrcaPlugin: Plugin = async (input, rawOptions) => {
       observeEvent(event);
       observeIdle(event);
       observeNotes(event);
+      observeStartup(event);
     },
     // Runs before every model request with the session's transcript: where the tool-loop breaker acts.
     'experimental.chat.messages.transform': async (_input, output) => monitor.beforeModelRequest(output.messages),

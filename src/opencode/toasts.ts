@@ -8,6 +8,8 @@ export interface Toast {
   title: string;
   message: string;
   variant: 'info' | 'success' | 'warning' | 'error';
+  /** Milliseconds on screen (OpenCode's default when absent). */
+  duration?: number;
 }
 
 /**
