@@ -2,7 +2,7 @@ import type { ToolContext } from '@opencode-ai/plugin';
 import type { GateAnswer } from '../engine/drive.js';
 import type { Orca } from '../composition-root.js';
 import { autoChoice, autoPause } from './auto-policy.js';
-import { choiceFromAnswers, DIALOG_TEXT_WIDTH, gateQuestions } from './gate-questions.js';
+import { choiceFromAnswers, dialogRows, gateQuestions } from './gate-questions.js';
 import { decisionEvent, type Gate } from '../machines/gates.js';
 import { refusalOf } from './decide.js';
 import type { HitlQuestion } from '../machines/types.js';
@@ -14,7 +14,7 @@ const MAX_REASKS = 2;
 
 /** The gate's questions again with a note on top, the plan's summary shortened so the options stay on screen. */
 const withNote = (gate: Gate, note: string): HitlQuestion[] => {
-  const rows = Math.ceil(`Note: ${note}`.length / DIALOG_TEXT_WIDTH) + 1; // and the blank line under it
+  const rows = dialogRows(`Note: ${note}`) + 1; // and the blank line under it
   return gateQuestions(gate, { reserve: rows }).map((q, i) => (i === 0 ? { ...q, question: `Note: ${note}\n\n${q.question}` } : q));
 };
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { choiceFromAnswers, gateQuestions } from '../../src/hitl/gate-questions.js';
+import { choiceFromAnswers, dialogRows, gateQuestions } from '../../src/hitl/gate-questions.js';
 import { decisionEvent } from '../../src/machines/gates.js';
 import { breakerText, budgetGate, deviationGate } from './gate-fixtures.js';
 
@@ -70,6 +70,7 @@ describe('the approval question at 80x24', () => {
       verification: ['npm test passes'],
     },
     changes,
+    review_agents: ['coder'],
     options: ['Approve', 'Request Changes', 'Reject'],
     autoOptions: ['Approve', 'Request Changes', 'Reject'],
   });
@@ -102,5 +103,16 @@ describe('the approval question at 80x24', () => {
     const noted = questionOf(approval(10), 3);
     expect(noted).toHaveLength(7);
     expect(noted.at(-3)).toBe(`+ 7 more step(s): orca show ${planId}`);
+  });
+});
+
+describe('dialog rows', () => {
+  it('should count rows as the TUI wraps words at 69 columns', () => {
+    // Seen in tmux at 80x24: this note took three rows.
+    const note = 'Note: "ship it" is not offered at the approval gate of plan plan_01M85MK4SCH6VBTNE0KATT3GX4 (offered: Approve, Request Changes, Reject).';
+    expect(dialogRows(note)).toBe(3);
+    expect(dialogRows('short')).toBe(1);
+    expect(dialogRows('a\nb')).toBe(2);
+    expect(dialogRows('x'.repeat(69))).toBe(1);
   });
 });
