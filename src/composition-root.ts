@@ -25,7 +25,7 @@ import { createUsageHistory, USAGE_HISTORY_NAME, type UsageHistory } from './usa
 import { join } from 'node:path';
 import { toolTitlesFromClient, type ToolTitlePort } from './opencode/tool-title.js';
 import { planFollowers, watchForNotes, type PlanFollowers } from './hitl/plan-notes.js';
-import { postNoteWith, sessionNotes, type SessionNotes } from './opencode/session-notes.js';
+import { notePortsWith, sessionNotes, type SessionNotes } from './opencode/session-notes.js';
 import { startupNotice, unfinishedPlansToast, type StartupNotice } from './opencode/startup-notice.js';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
@@ -92,7 +92,7 @@ export function createOrca(
     options,
     sessions: sessionsFromClient(client, directory, (level, message) => log(level, message), hooks.meter),
     asker: createQuestionAsker({ client, directory, log: (level, message) => log(level, message) }),
-    notes: sessionNotes(postNoteWith(client, directory), (level, message) => log(level, message)),
+    notes: sessionNotes(notePortsWith(client, directory), (level, message) => log(level, message)),
     monitor: hooks.monitor,
     titles: toolTitlesFromClient(client, directory),
     log,

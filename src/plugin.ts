@@ -80,6 +80,8 @@ export const OrcaPlugin: Plugin = async (input, rawOptions) => {
     },
     'command.execute.before': async (input, output) => {
       if (!isGateCommand(input.command) && !isAgendaCommand(input.command)) return;
+      // The command's turn runs on the in-process model: give the session its own model back after it.
+      orca.notes.restoreAfterTurn(input.sessionID);
       let note: string;
       try {
         note = isGateCommand(input.command)

@@ -82,12 +82,14 @@ describe('a plan nobody follows reports to its session', () => {
     const all = await waitFor(
       async () => {
         const list = await messages(session.id);
-        return list.at(-1)?.info.role === 'assistant' && list.at(-1)!.parts.some((p) => p.text === outcome) ? list : undefined;
+        // The outcome, then the hidden message that gives the session its own model back.
+        const at = list.findIndex((m) => m.info.role === 'assistant' && m.parts.some((p) => p.text === outcome));
+        return at > 0 && list.length === at + 2 ? list : undefined;
       },
       { timeoutMs: 30_000, description: 'the outcome posted in the session' },
     );
     // The command: the user's message shows it as typed; the note rides hidden and is said once, as the reply.
-    const [command, reply, note, posted] = all.slice(-4);
+    const [command, reply, , note, posted, restored] = all.slice(-6);
     expect(visible(command!)).toBe('/orca-approve');
     expect(command!.parts.filter((p) => p.synthetic).map((p) => p.text)).toEqual([expect.stringMatching(/^orca-hitl note: Orca: Approve recorded/)]);
     expect(visible(reply!)).toBe(forMarkdown(`Orca: Approve recorded for plan ${planId}. It runs now; its outcome will be posted in this session.`));
@@ -96,6 +98,10 @@ describe('a plan nobody follows reports to its session', () => {
     expect(visible(note!)).toBe('');
     expect(note!.info.agent).toBe('orca-hitl');
     expect(posted!.info.providerID).toBe('orca-hitl');
+    expect(visible(restored!)).toBe('');
+    expect(restored!.info.agent).toBe('orca');
+    // A later prompt that names no model runs on the session's own model, not on the stand-in.
+    expect((await server.client.session.get({ sessionID: session.id })).data).toMatchObject({ agent: 'orca', model: { providerID: 'fake' } });
     expect(planFile(planId).status).toBe('completed');
     // Only the plan's own work reached the model: the coder and its reviewer.
     expect(model.requests.slice(before).map(agentOf).filter((a) => !['coder', 'reviewer'].includes(a))).toEqual([]);
@@ -149,8 +155,9 @@ describe('a plan nobody follows reports to its session', () => {
     const plans = cli('plans');
     expect(plans.stdout).toMatch(new RegExp(`^${planId}\\s+in_progress\\s+paused\\s+SCENARIO:paused goal`, 'm'));
 
-    const lister = (await server.client.session.create({ title: 'list' })).data!;
-    await server.client.session.prompt({ sessionID: lister.id, agent: 'orca', parts: [{ type: 'text', text: 'LIST PLANS' }] });
+    // In the same session, after the note: Orca still has its tools (a note must not change the session's permissions).
+    await server.client.session.prompt({ sessionID: session.id, agent: 'orca', parts: [{ type: 'text', text: 'LIST PLANS' }] });
+    expect((await server.client.session.get({ sessionID: session.id })).data!.permission ?? []).toEqual([]);
     const listed = model.chatRequests().filter((r) => agentOf(r) === 'orca' && r.lastUser.includes('LIST PLANS')).at(-1)!;
     const entry = JSON.parse(lastToolResult(listed)!.content).plans.find((p: { plan_id: string }) => p.plan_id === planId);
     expect(entry).toMatchObject({ status: 'in_progress', activity: 'paused', resume: expect.stringContaining(`orca_ask_planner with plan_id ${planId}`) });

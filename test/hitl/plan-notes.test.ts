@@ -103,24 +103,47 @@ describe('notes for the session that owns a plan nobody follows', () => {
 });
 
 describe('session notes', () => {
-  it('should post at once to an idle session and hold a note for a busy one until it is idle', async () => {
+  const recorder = () => {
     const sent: string[] = [];
-    const notes = sessionNotes(async (sessionId, text) => void sent.push(`${sessionId}: ${text}`), () => {});
+    const ports = {
+      post: async (sessionId: string, text: string) => void sent.push(`${sessionId}: ${text}`),
+      restore: async (sessionId: string) => void sent.push(`${sessionId}: (model put back)`),
+    };
+    return { sent, notes: sessionNotes(ports, () => {}) };
+  };
+  const status = (sessionID: string, type: string) => ({ type: 'session.status', properties: { sessionID, status: { type } } });
+
+  it('should post at once to an idle session, hold a note for a busy one until it is idle, and put the model back after each', async () => {
+    const { sent, notes } = recorder();
     notes.post('ses_a', 'one');
-    notes.observe({ type: 'session.status', properties: { sessionID: 'ses_a', status: { type: 'busy' } } });
+    notes.observe(status('ses_a', 'busy'));
     notes.post('ses_a', 'two');
     notes.post('ses_b', 'three');
-    expect(sent).toEqual(['ses_a: one', 'ses_b: three']);
-    notes.observe({ type: 'session.status', properties: { sessionID: 'ses_a', status: { type: 'idle' } } });
-    expect(sent).toEqual(['ses_a: one', 'ses_b: three', 'ses_a: two']);
+    await settle();
+    expect(sent).toEqual(['ses_a: one', 'ses_b: three', 'ses_a: (model put back)', 'ses_b: (model put back)']);
+    notes.observe(status('ses_a', 'idle'));
+    await settle();
+    expect(sent.slice(4)).toEqual(['ses_a: two', 'ses_a: (model put back)']);
+  });
+
+  it("should put the session's model back once a command's turn is over", async () => {
+    const { sent, notes } = recorder();
+    notes.restoreAfterTurn('ses_a');
+    notes.observe(status('ses_a', 'busy'));
+    await settle();
+    expect(sent).toEqual([]);
+    notes.observe(status('ses_a', 'idle'));
+    notes.observe({ type: 'session.idle', properties: { sessionID: 'ses_a' } });
+    await settle();
+    expect(sent).toEqual(['ses_a: (model put back)']);
   });
 
   it('should log a note that could not be posted, never throw', async () => {
     const logs: string[] = [];
-    const notes = sessionNotes(async () => Promise.reject(new Error('session gone')), (_level, message) => void logs.push(message));
+    const notes = sessionNotes({ post: async () => Promise.reject(new Error('session gone')), restore: async () => {} }, (_level, message) => void logs.push(message));
     notes.post('ses_x', 'hello');
     await settle();
-    expect(logs).toEqual(['note for session ses_x not posted (session gone): hello']);
+    expect(logs).toEqual(['posting the note "hello" for session ses_x failed (session gone)']);
   });
 });
 

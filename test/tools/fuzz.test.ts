@@ -92,7 +92,7 @@ beforeAll(() => {
     monitor: createSessionMonitor({ abort: async () => {}, log: () => {} }),
     log: () => {},
     showToast: () => {},
-    notes: { post: () => {}, observe: () => {} },
+    notes: { post: () => {}, restoreAfterTurn: () => {}, observe: () => {} },
   });
 });
 afterAll(async () => {
