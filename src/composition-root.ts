@@ -50,8 +50,8 @@ export interface Orca {
   recordTurn(record: TurnRecord): void;
   /** Orca's own lines in a session, without a model turn (a plan's outcome, Esc, a decision made elsewhere). */
   notes: SessionNotes;
-  /** The plans an orca_ask_planner call follows here: nobody else reports their outcome. */
-  followers: PlanFollowers;
+  /** The plans an orca_ask_planner call (an Orca turn) follows here: its result reports their outcome, no note does. */
+  turnFollowers: PlanFollowers;
   /** The toast about unfinished plans, held until a client listens (feed it OpenCode's events). */
   startup: StartupNotice;
   log(level: LogLevel, message: string, extra?: Record<string, unknown>): void;
@@ -177,7 +177,7 @@ export function assembleOrca(parts: OrcaParts): Orca {
     recordTurn,
     ...(parts.titles ? { titles: parts.titles } : {}),
     notes: parts.notes,
-    followers,
+    turnFollowers: followers,
     startup,
     log,
     showToast,

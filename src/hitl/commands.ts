@@ -51,7 +51,7 @@ export function runGateCommand(orca: Orca, name: GateCommand, rawArguments: stri
   orca.log('info', `plan ${planId}: /${name} → ${spec.option}${text ? ` (${text})` : ''}`);
   const recorded = `${spec.option}${whereOf(gate)} recorded for plan ${planId}`;
   const owner = snapshot.context.caller_session_id;
-  const followed = orca.followers.has(planId);
+  const followed = orca.turnFollowers.has(planId);
   // The session that owns the plan hears of a decision made in another one (its outcome follows there).
   const elsewhere = owner && owner !== sessionID && !followed;
   if (elsewhere) {

@@ -49,7 +49,7 @@ export function askPlannerTool(orca: Orca) {
           })
         : null;
       // While this call follows the plan, its result reports the outcome: nobody else posts it.
-      const unfollow = orca.followers.follow(planId);
+      const unfollow = orca.turnFollowers.follow(planId);
       try {
         const result = await drivePlan(orca.host, planId, (gate, signal) => resolveGate(orca, gate, ctx, signal), ctx.abort);
         // No title update may land after the result: OpenCode completes the part once this returns.

@@ -47,7 +47,7 @@ function waiting(name: string) {
   const host = project.host(spec.host);
   const planId = spec.make(host);
   const gate = openGates(host.open(planId).getSnapshot())[0]!;
-  const orca = { host, options: {}, log: () => {}, history: { stats: () => null, record: () => {} }, followers: planFollowers(), notes: { post: () => {} } } as unknown as Orca;
+  const orca = { host, options: {}, log: () => {}, history: { stats: () => null, record: () => {} }, turnFollowers: planFollowers(), notes: { post: () => {} } } as unknown as Orca;
   return { host, planId, gate, orca };
 }
 

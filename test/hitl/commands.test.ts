@@ -18,7 +18,7 @@ function orcaWith(options: Parameters<Project['host']>[0] = {}) {
   const orca = {
     host,
     log: (_level: string, message: string) => void logs.push(message),
-    followers: planFollowers(),
+    turnFollowers: planFollowers(),
     notes: { post: (sessionId: string, text: string) => void notes.push([sessionId, text]) },
   } as unknown as Orca;
   return { orca, host, logs, notes };
