@@ -65,7 +65,7 @@ describe('slash commands at the dispatch cap', () => {
     // One test turn is 110 tokens: the planner's and s1's cross 150.
     const { orca, host } = orcaWith({ policy: { max_tokens: 150 } });
     const planId = budgetPlan(host);
-    expect(runGateCommand(orca, 'orca-continue', planId, 'ses_any')).toBe(`Orca: Continue at the budget gate (220 of 150 tokens) recorded for plan ${planId}.`);
+    expect(runGateCommand(orca, 'orca-continue', planId, 'ses_any')).toBe(`Orca: Continue at the budget gate (220 of 150 tokens) recorded for plan ${planId}. It runs now; orca plans and orca show follow it.`);
     const s = host.open(planId).getSnapshot();
     expect([s.context.token_cap, s.context.dispatch_cap, s.context.steps[1]!.status]).toEqual([370, 100, 'running']);
   });
@@ -74,7 +74,7 @@ describe('slash commands at the dispatch cap', () => {
     const { orca, host } = orcaWith({ policy: { max_cost: 0.002 } });
     const planId = budgetPlan(host);
     expect(runGateCommand(orca, 'orca-stop', `${planId} over budget`, 'ses_any')).toBe(
-      `Orca: Stop at the budget gate ($0.002 of $0.002) recorded for plan ${planId} with "over budget".`,
+      `Orca: Stop at the budget gate ($0.002 of $0.002) recorded for plan ${planId} with "over budget". Now: plan ${planId} stopped, 1 of 2 steps done: Add a greeting to the home page\norca show ${planId} has every step's output.`,
     );
     expect(host.open(planId).getSnapshot().value).toBe('failed');
   });

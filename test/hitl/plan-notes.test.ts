@@ -5,6 +5,7 @@ import { gateNote, pausedNote, planFollowers, watchForNotes } from '../../src/hi
 import { openGates } from '../../src/machines/gates.js';
 import { sessionNotes } from '../../src/opencode/session-notes.js';
 import { tempProject, twoStepPlan, type Project } from '../cli/fixtures.js';
+import { turn } from '../support/turns.js';
 
 let project: Project;
 beforeEach(() => {
@@ -12,7 +13,9 @@ beforeEach(() => {
 });
 afterEach(() => project.remove());
 
-const done = (id: string, output: unknown) => ({ type: `xstate.done.actor.${id}`, output }) as never;
+/** Turns (the planner's, a specialist's) resolve with what they cost beside their value. */
+const TURNS = new Set(['consultPlanner', 'runSpecialist']);
+const done = (id: string, output: unknown) => ({ type: `xstate.done.actor.${id}`, output: TURNS.has(id) ? turn(output) : output }) as never;
 const step = (host: PlanHost, planId: string, id: string) => host.open(planId).getSnapshot().children[`step:${id}`] as AnyActorRef;
 const succeed = (host: PlanHost, planId: string, id: string) => {
   step(host, planId, id).send(done('openSpecialistSession', { sessionId: `ses_${id}` }));
