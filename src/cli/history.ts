@@ -5,7 +5,8 @@ import type { Usage } from '../machines/usage.js';
 
 /** The plan's journal, one line per entry in plain words: decisions, planner and step reports, states entered. */
 export function historyLines(journalFile: string): string[] {
-  const entries = readJournal(journalFile);
+  // A turn's cost is on its own line; the event that adds it to the plan's sums says it again.
+  const entries = readJournal(journalFile).filter((e) => !(e.kind === 'event' && e.event.type === 'usage.recorded'));
   if (entries.length === 0) return ['History', '  (no journal yet)'];
   return [`History (${entries.length} entries)`, ...entries.map((e) => `  ${shortTime(e.at)}  ${entryText(e)}`)];
 }
@@ -17,7 +18,7 @@ export function entryText(entry: JournalEntry): string {
     case 'state':
       return `${entry.actor === 'plan' ? 'plan' : entry.actor.replace(/^step:/, 'step ')} → ${entry.state}`;
     case 'turn':
-      return `${entry.role} turn of ${entry.agent}${entry.correction ? ' (a correction)' : ''}${entry.step_id ? ` for step ${entry.step_id}` : ''}: ${usageText(entry.usage)}`;
+      return `${entry.role === entry.agent ? entry.agent : `${entry.role} (${entry.agent})`} turn${entry.correction ? ', a correction,' : ''}${entry.step_id ? ` for step ${entry.step_id}` : ''}: ${usageText(entry.usage)}`;
     case 'reconcile':
       return `after restart: ${entry.role} session ${entry.session_id}${entry.idempotency_key ? ` (${entry.idempotency_key})` : ''}: ${entry.decision}${entry.detail ? ` — ${entry.detail}` : ''}`;
     default:

@@ -74,6 +74,22 @@ describe('orca show', () => {
     expect(history).not.toContain('xstate.');
   });
 
+  it("should show each turn's cost once, naming the role when it is not the agent's own", async () => {
+    const { entryText, historyLines } = await import('../../src/cli/history.js');
+    const usage = { turns: 1, input: 100, output: 10, reasoning: 0, cache_read: 0, cache_write: 0, cost: 0.001 };
+    const at = '2026-01-02T00:00:00.000Z';
+    expect(entryText({ at, kind: 'turn', role: 'planner', agent: 'planner', session_id: 'ses_p', correction: false, usage })).toMatch(/^planner turn: 1 turn, 110 tokens/);
+    expect(entryText({ at, kind: 'turn', role: 'specialist', agent: 'coder', step_id: 's1', session_id: 'ses_c', correction: true, usage })).toMatch(
+      /^specialist \(coder\) turn, a correction, for step s1: 1 turn, 110 tokens/,
+    );
+    const host = project.host();
+    const planId = approvalPlan(host);
+    await host.dispose();
+    const { appendJournal } = await import('../../src/persistence/journal.js');
+    appendJournal(project.store.journalPathOf(planId), [{ at, kind: 'event', source: 'child', event: { type: 'usage.recorded', stepId: 's1', usage } }]);
+    expect(historyLines(project.store.journalPathOf(planId)).join('\n')).not.toContain('usage');
+  });
+
   it('should show reconcile entries of the journal', async () => {
     const host = project.host();
     const planId = approvalPlan(host);
