@@ -50,13 +50,14 @@ export function gateQuestions(gate: Gate, { forecast, reserve = 0 }: { forecast?
     case 'resume': {
       const turn = gate.turn === 'fix' ? 'its fix after a review' : 'its turn';
       const files = gate.files.length ? gate.files.join(', ') : 'none declared (it may have changed any file)';
-      const since = gate.lastActivityAt ? `; last activity ${gate.lastActivityAt}` : '';
+      const since = gate.lastActivityAt ? `, last active ${gate.lastActivityAt.replace(/\.\d+Z$/, 'Z')}` : '';
+      // Kept to the dialog's rows at 80x24 (see APPROVAL_QUESTION_LINES): the detail is cut, the session named.
       return [
         {
           header: `Interrupted: ${gate.stepId}`.slice(0, 30),
           question:
-            `Plan ${gate.planId}: step ${gate.stepId} (${gate.agent}), attempt ${gate.attempt}, was running when the server stopped, and ${turn} left ` +
-            `no result to reuse (${gate.detail}). It may already have changed files: ${files}.\n` +
+            `Plan ${gate.planId}: step ${gate.stepId} (${gate.agent}), attempt ${gate.attempt}, was interrupted (Esc, or its server stopped), ` +
+            `and ${turn} left no result to reuse (${oneLine(gate.detail, 80)}). It may already have changed files: ${files}.\n` +
             `Session ${gate.sessionId}${since}.\nRe-run it, mark it done (type what it did in the next tab), or stop the plan?`,
           options: gate.options.map((label) => ({ label, description: RESUME_HELP[label] })),
           custom: false,
@@ -133,7 +134,7 @@ const DEVIATION_HELP: Record<string, string> = {
 };
 const BREAKER_RETRY_HELP = 'Run this step again anyway: the same error keeps coming back, so guidance helps';
 const RESUME_HELP: Record<string, string> = {
-  'Re-run': 'Run the step again in its session (it may repeat changes it already made)',
+  'Re-run': 'Run the step again in its session (it may repeat changes it made)',
   'Mark done': 'Keep what it did: your words become its summary, nothing runs again',
   Stop: 'End the plan as failed; completed steps keep their outputs',
 };

@@ -116,3 +116,26 @@ describe('dialog rows', () => {
     expect(dialogRows('x'.repeat(69))).toBe(1);
   });
 });
+
+describe('the resume question at 80x24', () => {
+  it('should keep the question to 9 rows and each option description to one, even with a long detail', () => {
+    const gate = {
+      kind: 'resume' as const,
+      planId: 'plan_01M85NT0VK4S5Z3XQTPQP7YX73',
+      stepId: 's1',
+      agent: 'coder',
+      attempt: 1,
+      turn: 'specialist' as const,
+      sessionId: 'ses_df4a2f1dbffe6kPzrkxT2DMNAO',
+      detail: 'its messages cannot be read (OpenCode did not list the messages of session ses_df4a2f1dbffe6kPzrkxT2DMNAO: BadRequest: Expected OutputFormatJsonSchema)',
+      lastActivityAt: '2026-11-24T02:22:57.982Z',
+      files: ['src/module1.ts'],
+      options: ['Re-run', 'Mark done', 'Stop'] as Array<'Re-run' | 'Mark done' | 'Stop'>,
+      autoOptions: [],
+    };
+    const [action] = gateQuestions(gate);
+    expect(dialogRows(action!.question)).toBeLessThanOrEqual(9);
+    expect(action!.question).toContain('was interrupted (Esc, or its server stopped)');
+    for (const option of action!.options) expect(option.description.length).toBeLessThanOrEqual(69);
+  });
+});
