@@ -1,3 +1,4 @@
+import { WAITING_WORDS } from '../machines/gates.js';
 import { activityOf } from '../persistence/plan-activity.js';
 import type { PlanSummary } from '../persistence/plan-index.js';
 import type { Toast } from './toasts.js';
@@ -16,7 +17,7 @@ export const STARTUP_TOAST_MS = 12_000;
 
 export function unfinishedPlansToast(unfinished: PlanSummary[]): Toast | null {
   if (unfinished.length === 0) return null;
-  const listed = unfinished.slice(0, 3).map((p) => `${p.plan_id} ${p.waiting_for ? `waits for ${p.waiting_for}` : activityOf(p, false)}`);
+  const listed = unfinished.slice(0, 3).map((p) => `${p.plan_id} ${p.waiting_for ? `waits for ${WAITING_WORDS[p.waiting_for]}` : activityOf(p, false)}`);
   if (unfinished.length > 3) listed.push(`${unfinished.length - 3} more`);
   return {
     title: `Orca: ${unfinished.length} unfinished plan${unfinished.length === 1 ? '' : 's'}`,
