@@ -136,6 +136,6 @@ describe('the resume question at 80x24', () => {
     const [action] = gateQuestions(gate);
     expect(dialogRows(action!.question)).toBeLessThanOrEqual(9);
     expect(action!.question).toContain('was interrupted (Esc, or its server stopped)');
-    for (const option of action!.options) expect(option.description.length).toBeLessThanOrEqual(69);
+    for (const option of action!.options) expect((option.description ?? '').length).toBeLessThanOrEqual(69);
   });
 });
