@@ -6,6 +6,8 @@ import { startOpencode } from '../test/support/opencode-server.js';
 import { lastToolResult, startScriptedModel } from '../test/support/scripted-model.js';
 import { agentOf, builtPluginUrl, orcaRelay, jsonReply, team } from '../test/e2e/team.js';
 import { labels, nextQuestion, reply } from '../test/e2e/hitl-answers.js';
+import { readJournal, type JournalEntry } from '../src/persistence/journal.js';
+import { duration, stepDurations } from '../src/cli/history.js';
 
 const REQUEST = 'Add a greet(name) function to the project, document it and test it.';
 const PLAN = {
@@ -32,6 +34,36 @@ const REVIEW_ERROR = {
 };
 const done = (summary: string, artifacts: string[]) => jsonReply({ type: 'success', summary, artifacts, key_findings: [] });
 
+type Event = { type: string; stepId?: string; kind?: string; round?: number };
+const events = (journal: JournalEntry[]) => journal.flatMap((e) => (e.kind === 'event' ? [e.event as Event] : []));
+
+/** A step's review and fix rounds as the journal recorded them: a fix round means its review round failed. */
+function qualityGate(journal: JournalEntry[], stepId: string, agent: string, completed: boolean): string | null {
+  const turns = events(journal).filter((e) => e.type === 'step.turn' && e.stepId === stepId);
+  const reviews = turns.filter((t) => t.kind === 'review');
+  if (reviews.length === 0) return null;
+  const fixed = new Set(turns.filter((t) => t.kind === 'fix').map((t) => t.round));
+  const verdicts = reviews.map((r) =>
+    fixed.has(r.round) ? `review round ${r.round} failed, the ${agent} fixed it` : `review round ${r.round} ${completed ? 'passed' : 'did not pass'}`,
+  );
+  return `${verdicts.join('; ')} (${reviews.length} reviewer turn(s))`;
+}
+
+/** The states the plan's own chart entered, in order, repeats folded. */
+function planPath(journal: JournalEntry[]): string[] {
+  const states = journal.flatMap((e) => (e.kind === 'state' && e.actor === 'plan' ? [e.state] : []));
+  return states.filter((state, i) => state !== states[i - 1]);
+}
+
+/** Specialist, reviewer and fixer turns from the journal's step reports. */
+function turnCounts(journal: JournalEntry[]): string {
+  const all = events(journal);
+  const dispatched = all.filter((e) => e.type === 'step.dispatched').length;
+  const reviews = all.filter((e) => e.type === 'step.turn' && e.kind === 'review').length;
+  const fixes = all.filter((e) => e.type === 'step.turn' && e.kind === 'fix').length;
+  return `${dispatched} specialist, ${reviews} reviewer, ${fixes} fixer`;
+}
+
 const say = (s = '') => console.log(s);
 const model = await startScriptedModel({
   respond: team({
@@ -56,10 +88,10 @@ const model = await startScriptedModel({
 const server = await startOpencode({ modelUrl: model.url, plugins: [builtPluginUrl], requestTimeoutMs: 120_000 });
 try {
   say(`OpenCode ${server.url} (real binary), scripted model ${model.url}`);
-  say(`\nUser → Orca: ${REQUEST}`);
+  say(`\nUser → Orca: ${REQUEST}`); // what the demo types; everything after it comes from OpenCode, the plan file and its journal
   const session = (await server.client.session.create({ title: 'Orca demo' })).data!;
   const turn = server.client.session.prompt({ sessionID: session.id, agent: 'orca', parts: [{ type: 'text', text: REQUEST }] });
-  const dialog = await nextQuestion(server, /Approve this plan\?/);
+  const dialog = await nextQuestion(server, /^Goal: /);
   say(`\nThe question dialog asks the human:\n  ${dialog.questions[0]!.question.replace(/\n/g, '\n  ')}`);
   say(`  options: ${labels(dialog).join(' / ')}`);
   say('Human → Approve');
@@ -73,17 +105,22 @@ try {
   say(`\nDependencies: ${file.steps.map((s: { id: string; depends_on: string[] }) => `${s.id} ← ${s.depends_on.join(', ') || '(none)'}`).join('; ')}`);
   for (const d of file.decisions) say(`\nDecision at the ${d.gate} gate: ${d.option} (channel: ${d.channel}${d.text ? `, ${d.text}` : ''})`);
   say('\nSteps:');
+  const took = stepDurations(join(plansDir, `${file.plan_id}.journal.jsonl`));
   for (const s of file.steps) {
     const review = s.review_round ? `, ${s.review_round} review round(s)` : '';
-    say(`  ${s.id}: ${s.status} after ${s.attempts} attempt(s)${review} — ${s.output?.summary}`);
+    const time = took.has(s.id) ? `, took ${duration(took.get(s.id)!)}` : '';
+    say(`  ${s.id}: ${s.status} after ${s.attempts} attempt(s)${review}${time} — ${s.output?.summary}`);
   }
-  const reviews = model.chatRequests().filter((r) => agentOf(r) === 'reviewer').length;
-  say(`\nQuality gate: ${reviews} reviewer turn(s); round 1 failed impl with ${REVIEW_ERROR.id} ${REVIEW_ERROR.category} (${REVIEW_ERROR.file}:${REVIEW_ERROR.line}: ${REVIEW_ERROR.issue}), the coder fixed it, round 2 passed.`);
+  // The rest is read from the plan's journal: the quality gate's rounds and the path through the chart.
+  const journal = readJournal(join(plansDir, `${file.plan_id}.journal.jsonl`));
+  for (const s of file.steps) {
+    const rounds = qualityGate(journal, s.id, s.agent, s.status === 'completed');
+    if (rounds) say(`\nQuality gate (journal): ${s.id}: ${rounds}`);
+  }
   say(`\norca_ask_planner returned: ${result.status}`);
-  const gates = file.decisions.map((d: { gate: string; option: string }) => `${d.gate}: ${d.option}`).join(', ');
-  say(`Path through the plan statechart: drafting → pending_approval → (${gates}) → in_progress → ${file.status}`);
+  say(`Path through the plan statechart (journal): ${planPath(journal).join(' → ')}`);
   say(`Plan file: ${join(plansDir, `${file.plan_id}.json`)} (state "${file.state}"; a temporary project, removed when the demo exits)`);
-  say(`Model requests: ${model.chatRequests().length} (${[...new Set(model.chatRequests().map(agentOf))].join(', ')})`);
+  say(`Model turns Orca started (journal): ${turnCounts(journal)}`);
   if (result.status !== 'completed') throw new Error(`the demo plan ended ${result.status}`);
 } finally {
   await server.stop();

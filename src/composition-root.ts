@@ -27,6 +27,9 @@ import { toolTitlesFromClient, type ToolTitlePort } from './opencode/tool-title.
 import { createTurnRunner, type ReconcileRecord } from './opencode/turn-runner.js';
 import { journalProtocolMemory } from './opencode/protocol-memory.js';
 import { modelOf, outputProtocolOf } from './config/options.js';
+import { planFollowers, watchForNotes, type PlanFollowers } from './hitl/plan-notes.js';
+import { notePortsWith, sessionNotes, type SessionNotes } from './opencode/session-notes.js';
+import { startupNotice, unfinishedPlansToast, type StartupNotice } from './opencode/startup-notice.js';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
@@ -48,6 +51,12 @@ export interface Orca {
   titles?: ToolTitlePort;
   /** Record a prompt's usage: the plan's journal, the history, and (a read-only ask) the plan's sums. */
   recordTurn(record: TurnRecord): void;
+  /** Orca's own lines in a session, without a model turn (a plan's outcome, Esc, a decision made elsewhere). */
+  notes: SessionNotes;
+  /** The plans an orca_ask_planner call (an Orca turn) follows here: its result reports their outcome, no note does. */
+  turnFollowers: PlanFollowers;
+  /** The toast about unfinished plans, held until a client listens (feed it OpenCode's events). */
+  startup: StartupNotice;
   log(level: LogLevel, message: string, extra?: Record<string, unknown>): void;
   showToast(toast: Toast): void;
   /** Stops the agenda, polling and toasts, releases every plan; resolves when nothing is still being written. */
@@ -60,6 +69,7 @@ export interface OrcaParts {
   options: OrcaOptions;
   sessions: SessionsPort;
   asker: QuestionAsker;
+  notes: SessionNotes;
   monitor: SessionMonitor;
   log: Orca['log'];
   showToast(toast: Toast): void;
@@ -85,6 +95,7 @@ export function createOrca(
     options,
     sessions: sessionsFromClient(client, directory, (level, message) => log(level, message), hooks.meter),
     asker: createQuestionAsker({ client, directory, log: (level, message) => log(level, message) }),
+    notes: sessionNotes(notePortsWith(client, directory), (level, message) => log(level, message)),
     monitor: hooks.monitor,
     titles: toolTitlesFromClient(client, directory),
     log,
@@ -153,15 +164,15 @@ export function assembleOrca(parts: OrcaParts): Orca {
   host.loadIndex(); // logs what it quarantined
   // Interrupted plans are listed, never re-run silently: resuming is an explicit orca_ask_planner call.
   const interrupted = interruptedPlans(listSummaries(host.index));
-  if (interrupted.length > 0) {
-    const message = `${interrupted.length} interrupted plan(s): ${interrupted.map((p) => `${p.plan_id} (${p.waiting_for ? `waits for ${p.waiting_for}` : p.status})`).join(', ')}. Resume one with orca_ask_planner and its plan_id, or a slash command.`;
-    log('info', message);
-    showToast({ title: 'Orca', message, variant: 'info' });
-  }
+  const notice = unfinishedPlansToast(interrupted);
+  if (notice) log('info', `${notice.title}: ${notice.message}`);
+  const startup = startupNotice(notice, showToast, (message) => log('info', message));
   // Decisions from the CLI or another terminal reach plans running here within a second.
   const stopPolling = host.pollInboxes();
-  const stopToasts = watchForToasts(host, showToast);
   const { agenda, follower, stopAgenda } = assembleAgenda(parts, host, store);
+  const followers = planFollowers();
+  const stopToasts = watchForToasts(host, showToast, (planId) => followers.has(planId));
+  const stopNotes = watchForNotes(host, { notes: parts.notes, followers });
   return {
     directory,
     options,
@@ -174,12 +185,16 @@ export function assembleOrca(parts: OrcaParts): Orca {
     history,
     recordTurn,
     ...(parts.titles ? { titles: parts.titles } : {}),
+    notes: parts.notes,
+    turnFollowers: followers,
+    startup,
     log,
     showToast,
     async dispose() {
       await stopAgenda();
       stopPolling();
       stopToasts();
+      stopNotes();
       await host.dispose();
     },
   };

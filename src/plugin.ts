@@ -25,6 +25,7 @@ import { askSpecialistTool } from './tools/ask-specialist.js';
 import { describePlanTool } from './tools/describe-plan.js';
 import { listPlansTool } from './tools/list-plans.js';
 import { startConfiguredUi } from './ui/plugin-ui.js';
+import { forMarkdown } from './opencode/session-notes.js';
 
 /**
  * Orca: a router, a planner and six specialists whose plans run as persisted statecharts.
@@ -49,6 +50,8 @@ export const OrcaPlugin: Plugin = async (input, rawOptions) => {
     observeSession(event);
     observeUsage(event);
   };
+  const observeNotes = guarded('the session notes', (event: Parameters<typeof orca.notes.observe>[0]) => orca.notes.observe(event), log);
+  const observeStartup = guarded('the start-up notice', (event: { type: string }) => orca.startup.observe(event), log);
   orca.log('info', `orca loaded for ${input.directory}`);
   inspector = await startConfiguredInspector(options.inspect, orca.log);
   const ui = await startConfiguredUi(options.ui, input.directory, {
@@ -78,6 +81,8 @@ export const OrcaPlugin: Plugin = async (input, rawOptions) => {
     },
     'command.execute.before': async (input, output) => {
       if (!isGateCommand(input.command) && !isAgendaCommand(input.command)) return;
+      // The command's turn runs on the in-process model: give the session its own model back after it.
+      orca.notes.restoreAfterTurn(input.sessionID);
       let note: string;
       try {
         note = isGateCommand(input.command)
@@ -86,14 +91,24 @@ export const OrcaPlugin: Plugin = async (input, rawOptions) => {
       } catch (error) {
         note = `Orca: /${input.command} did nothing. ${(error as Error).message}`;
       }
-      // The command's turn goes to the in-process orca-hitl model, which says the note back: no model request.
+      // The command's turn goes to the in-process orca-hitl model, which says the note back: no model
+      // request. The user's message shows the command as typed; the note rides along hidden
+      // (synthetic), so the TUI shows it once, as the reply.
       const first = output.parts[0];
-      output.parts.splice(0, output.parts.length, { ...(first ?? {}), type: 'text', text: `${NOTE_PREFIX} ${note}` } as (typeof output.parts)[number]);
+      const typed = `/${input.command}${input.arguments.trim() ? ` ${input.arguments.trim()}` : ''}`;
+      output.parts.splice(
+        0,
+        output.parts.length,
+        { ...(first ?? {}), type: 'text', text: typed } as (typeof output.parts)[number],
+        { type: 'text', text: `${NOTE_PREFIX} ${forMarkdown(note)}`, synthetic: true } as (typeof output.parts)[number],
+      );
     },
     // Every event of the server passes here: one the monitor cannot read is logged once, never thrown back at OpenCode.
     event: async ({ event }) => {
       observeEvent(event);
       observeIdle(event);
+      observeNotes(event);
+      observeStartup(event);
     },
     // Runs before every model request with the session's transcript: where the tool-loop breaker acts.
     'experimental.chat.messages.transform': async (_input, output) => monitor.beforeModelRequest(output.messages),

@@ -7,7 +7,7 @@ export interface CommandContext {
   project: string;
   /** Positional arguments after the command name. */
   args: string[];
-  options: { message?: string; step?: string; port?: number; once?: boolean };
+  options: { message?: string; step?: string; port?: number; once?: boolean; model?: string };
 }
 
 export type Command = (context: CommandContext) => number | Promise<number>;

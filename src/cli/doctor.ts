@@ -11,6 +11,9 @@ import { readAgenda } from '../agenda/runtime.js';
 import { nextDue } from '../agenda/describe.js';
 import { agendaLeaseHeld } from '../agenda/lease.js';
 import { runner } from './agenda.js';
+import { activityOf } from '../persistence/plan-activity.js';
+import { summarize } from '../persistence/plan-index.js';
+import { leaseHeld } from '../persistence/plan-lease.js';
 
 type Level = 'ok' | 'warn' | 'fail';
 type Say = (level: Level, text: string, ...details: string[]) => void;
@@ -43,12 +46,14 @@ export function doctorCommand({ io, project }: CommandContext): number {
   lines.push('', 'Plugin');
   say('ok', `this CLI is ${PACKAGE_NAME} ${self.version} (${packageRoot})`);
   const entries: PluginEntry[] = [];
+  const models: string[] = [];
   for (const path of configFilesOf(project, io.env)) {
     const file = readConfigFile(path)!;
     if (file.errors.length > 0) {
       say('fail', `${show(path)}: not valid JSONC: ${file.errors.join('; ')}`);
       continue;
     }
+    models.push(...modelOf(file.value, show(path)));
     const found = pluginEntries(file.value);
     say('ok', `${show(path)}: valid${found.length ? '' : `, does not load ${PACKAGE_NAME}`}`);
     for (const entry of found) {
@@ -57,6 +62,10 @@ export function doctorCommand({ io, project }: CommandContext): number {
     }
   }
   if (entries.length === 0) say('fail', `no OpenCode config loads ${PACKAGE_NAME}: run orca init`);
+  const inline = inlineConfig(io.env.OPENCODE_CONFIG_CONTENT); // read last by OpenCode: it wins
+  if (inline) models.push(...modelOf(inline, 'OPENCODE_CONFIG_CONTENT'));
+  if (models.length > 0) say('ok', `model ${models.at(-1)}`);
+  else say('fail', ...NO_MODEL);
   checkStarter(join(project, '.opencode', 'orca.jsonc'), say, show);
 
   lines.push('', 'Plans');
@@ -65,6 +74,10 @@ export function doctorCommand({ io, project }: CommandContext): number {
   say('ok', `${plans.length} plan(s) in ${show(store.dir)}`);
   for (const q of listQuarantine(store)) say('warn', `quarantined: ${show(store.quarantineDir)}/${q.name}`, q.reason);
   for (const plan of plans) {
+    const activity = activityOf(summarize(plan), leaseHeld(store.pathOf(plan.plan_id)));
+    if (activity === 'paused') {
+      say('warn', `${plan.plan_id} is paused (work in flight, but nothing runs it): ask Orca in OpenCode to continue plan ${plan.plan_id}`, plan.goal);
+    } else if (activity === 'running') say('ok', `${plan.plan_id} is running in an OpenCode server`, plan.goal);
     if (plan.waiting_for === null) continue;
     const how = plan.waiting_for === 'question' ? 'answer in OpenCode' : `orca decide ${plan.plan_id} ${DECISIONS[plan.waiting_for]}`;
     say('warn', `${plan.plan_id} waits for ${WAITING_WORDS[plan.waiting_for]}: ${how}`, plan.goal);
@@ -115,6 +128,28 @@ function checkAgenda(project: string, say: Say) {
   say(running || pending.length === 0 ? 'ok' : 'warn', runner(project), ...(running ? [] : ['keep `opencode serve` running for the project (README: Agenda) so items fire on time']));
   if (agenda.paused) say('warn', 'the agenda is paused: nothing fires until orca agenda resume or /agenda-resume', ...(agenda.configProblem ? [agenda.configProblem] : []));
   for (const p of agenda.problems) say('warn', `.opencode/agenda/events.jsonl line ${p.line} was skipped: ${p.reason}`, p.text);
+}
+
+/** Why a config without `model` is a problem for Orca, and what to add. */
+export const NO_MODEL = [
+  'no OpenCode config sets "model": Orca\'s question dialog and slash commands stay off without one',
+  '(OpenCode could otherwise pick the dialog\'s in-process stand-in as everybody\'s default model).',
+  'Add "model": "<provider>/<model>" to opencode.json (opencode models lists them), or run orca init --model <provider>/<model>.',
+] as const;
+
+/** The config's `model` when it names one ("provider/model"), labelled with where it came from. */
+function modelOf(config: unknown, where: string): string[] {
+  const model = (config as { model?: unknown } | null)?.model;
+  return typeof model === 'string' && model.includes('/') ? [`${model} (${where})`] : [];
+}
+
+function inlineConfig(text: string | undefined): unknown {
+  if (!text) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined; // OpenCode reports a broken OPENCODE_CONFIG_CONTENT itself when it starts
+  }
 }
 
 const DECISIONS = { approval: 'approve|reject|changes', deviation: 'retry|replan|stop', budget: 'continue|stop', resume: 'rerun|done|stop' } as const;

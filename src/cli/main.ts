@@ -26,7 +26,7 @@ export const COMMANDS: Record<string, { run: Command; args: [min: number, max: n
   plans: { run: plansCommand, args: [0, 0], options: [] },
   show: { run: showCommand, args: [1, 1], options: [] },
   decide: { run: decideCommand, args: [1, 2], options: ['message', 'step'] },
-  init: { run: initCommand, args: [0, 0], options: [] },
+  init: { run: initCommand, args: [0, 0], options: ['model'] },
   doctor: { run: doctorCommand, args: [0, 0], options: [] },
   inspect: { run: inspectCommand, args: [1, 1], options: ['port', 'once'] },
   ui: { run: uiCommand, args: [0, 0], options: ['port'] },
@@ -38,6 +38,7 @@ const OPTIONS = {
   dir: { type: 'string' },
   message: { type: 'string', short: 'm' },
   step: { type: 'string' },
+  model: { type: 'string' },
   port: { type: 'string' },
   once: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
@@ -63,7 +64,7 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
     if (args.length > max) throw new UsageError(`orca ${name} takes at most ${max} argument(s), got ${args.length}: ${quote(args.join(' '))} (orca --help).`);
     if (args.length < min) throw new UsageError(`orca ${name} needs ${min} argument(s) (orca --help).`);
     const options: CommandContext['options'] = {};
-    for (const key of ['message', 'step'] as const) {
+    for (const key of ['message', 'step', 'model'] as const) {
       const value = values[key];
       if (value === undefined) continue;
       if (!command.options.includes(key)) throw new UsageError(`orca ${name} does not take --${key} (orca --help).`);

@@ -1,10 +1,10 @@
 import { PACKAGE_NAME } from './package-info.js';
 
-/** Where editors fetch the options schema: the copy shipped in the published package. */
+/** Where editors fetch the options schema once the package is published (a clone's init writes the file's own URL). */
 export const schemaUrl = (version: string) => `https://unpkg.com/${PACKAGE_NAME}@${version}/schema/orca.schema.json`;
 
 /** `.opencode/orca.jsonc` as `orca init` writes it: every option, commented out at its default. */
-export function orcaStarter(version: string): string {
+export function orcaStarter(version: string, schema = schemaUrl(version)): string {
   return `// Options of the Orca plugin (${PACKAGE_NAME}).
 //
 // Read when OpenCode starts, over ~/.config/opencode/orca.jsonc and over the options of the
@@ -12,7 +12,7 @@ export function orcaStarter(version: string): string {
 // key or a wrong value stops the plugin from loading, with a message that names the file and
 // the key. \`orca doctor\` checks them.
 {
-  "$schema": "${schemaUrl(version)}",
+  "$schema": "${schema}",
 
   // Per agent: "model" ("provider/model"), "temperature", "prompt" (replaces the role text;
   // the output protocol is kept), "disable", "output" ("text", the default: the reply ends with

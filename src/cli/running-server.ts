@@ -1,8 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import lockfile from 'proper-lockfile';
 import { inboxDir } from '../persistence/inbox.js';
-import { LEASE_STALE_MS } from '../persistence/plan-lease.js';
+import { leaseHeld } from '../persistence/plan-lease.js';
 import type { PlanFile } from '../persistence/plan-file.js';
 import { parsePlanFileText, type PlanStore } from '../persistence/plan-store.js';
 
@@ -23,14 +22,7 @@ export function queuedDecisions(plansDir: string, planId: string): string[] {
     });
 }
 
-/** Whether a live process holds the plan's lease (a fresh lock dir beside its file). */
-export function leaseHeld(planFile: string): boolean {
-  try {
-    return lockfile.checkSync(planFile, { realpath: false, stale: LEASE_STALE_MS });
-  } catch {
-    return false;
-  }
-}
+export { leaseHeld };
 
 export type ServerOutcome = 'applied' | 'dropped' | 'pending' | 'not-running';
 

@@ -2,33 +2,38 @@ import { changesSinceRevision, diffLines } from '../machines/plan-diff.js';
 import type { PlanFile, PlanFileStep } from '../persistence/plan-file.js';
 import type { CommandContext } from './command.js';
 import { shortTime, WAITING_WORDS } from './format.js';
-import { historyLines } from './history.js';
+import { duration, historyLines, stepDurations } from './history.js';
 import { println } from './io.js';
 import { loadPlan, planIdArgument, storeOf } from './project.js';
 import { totalTokens } from '../machines/usage.js';
 import { formatCost, formatTokens, tokenClasses, usageText } from '../usage/format.js';
+import { activityOf, pausedHint } from '../persistence/plan-activity.js';
+import { summarize } from '../persistence/plan-index.js';
+import { leaseHeld } from '../persistence/plan-lease.js';
 
 /** `orca show <plan_id>`: everything in the plan file except the raw snapshot, plus its journal. */
 export function showCommand({ io, project, args }: CommandContext): number {
   const planId = planIdArgument(args[0], 'show');
   const store = storeOf(project);
   const plan = loadPlan(store, planId);
-  println(io.stdout, ...planLines(plan), '', ...historyLines(store.journalPathOf(planId)));
+  const journal = store.journalPathOf(planId);
+  println(io.stdout, ...planLines(plan, { held: leaseHeld(store.pathOf(planId)), durations: stepDurations(journal) }), '', ...historyLines(journal));
   return 0;
 }
 
-export function planLines(plan: PlanFile): string[] {
+/** What `orca show` prints above the history; `held`: whether a process holds the plan's lease now. */
+export function planLines(plan: PlanFile, { held, durations = new Map() }: { held: boolean; durations?: Map<string, number> }): string[] {
   const done = plan.steps.filter((s) => s.status === 'completed').length;
   return [
     `Plan ${plan.plan_id}`,
     `  goal     ${plan.goal}`,
     `  status   ${plan.status}${plan.state === plan.status ? '' : ` (state ${plan.state})`}`,
-    `  waiting  ${plan.waiting_for ? `for ${WAITING_WORDS[plan.waiting_for]}: ${nextStep(plan)}` : 'for nothing'}`,
+    `  now      ${nowLine(plan, held)}`,
     `  created  ${shortTime(plan.created_at)}, updated ${shortTime(plan.updated_at)}`,
     ...usageLines(plan),
     '',
     `Steps (${done}/${plan.steps.length} completed)`,
-    ...(plan.steps.length === 0 ? ['  (none yet: the planner has not proposed a plan)'] : plan.steps.flatMap(stepLines)),
+    ...(plan.steps.length === 0 ? ['  (none yet: the planner has not proposed a plan)'] : plan.steps.flatMap((s) => stepLines(s, durations.get(s.id)))),
     ...section('Assumptions', plan.assumptions),
     ...section('Risks', plan.risks),
     ...section('Verification', plan.verification),
@@ -52,6 +57,20 @@ function changesSection(plan: PlanFile): string[] {
   return ['', `Changes since version ${plan.revisions.length} (this is version ${plan.revisions.length + 1})`, ...diffLines(changes).map((l) => `  ${l}`)];
 }
 
+/** What the plan is doing: waiting at a gate (and how to answer), running, paused, or idle. */
+function nowLine(plan: PlanFile, held: boolean): string {
+  switch (activityOf(summarize(plan), held)) {
+    case 'waiting':
+      return `waiting for ${WAITING_WORDS[plan.waiting_for!]}: ${nextStep(plan)}`;
+    case 'running':
+      return 'running (an OpenCode server holds it; orca ui or this command shows its progress)';
+    case 'paused':
+      return pausedHint(plan.plan_id, 'cli');
+    case 'idle':
+      return 'idle: nothing in flight and no decision open';
+  }
+}
+
 function nextStep(plan: PlanFile): string {
   const id = plan.plan_id;
   if (plan.waiting_for === 'approval') return `orca decide ${id} approve | reject | changes --message "…"`;
@@ -67,9 +86,15 @@ function nextStep(plan: PlanFile): string {
   return `answer in OpenCode (orca_ask_planner with plan_id ${id})`;
 }
 
-function stepLines(step: PlanFileStep): string[] {
+function stepLines(step: PlanFileStep, took: number | undefined): string[] {
+  const facts = [
+    `${step.status}, ${step.attempts} attempt(s)`,
+    ...(step.review_round ? [`${step.review_round} review round(s)`] : []),
+    ...(took ? [`took ${duration(took)}`] : []),
+    ...(step.depends_on.length ? [`after ${step.depends_on.join(', ')}`] : []),
+  ];
   const lines = [
-    `  ${step.id}  [${step.agent}]  ${step.status}, ${step.attempts} attempt(s)${step.depends_on.length ? `, after ${step.depends_on.join(', ')}` : ''}`,
+    `  ${step.id}  [${step.agent}]  ${facts.join(', ')}`,
     `      ${step.description}`,
   ];
   if (step.files?.length) lines.push(`      files: ${step.files.join(', ')}`);

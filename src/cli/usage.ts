@@ -16,7 +16,10 @@ Commands:
                                                                   cap: another as many, or end it)
                                   A server running the plan applies it within a second;
                                   otherwise it applies when the plan is resumed.
-  init                            add the plugin to opencode.json(c), write .opencode/orca.jsonc
+  init [--model <provider>/<model>]
+                                  add the plugin to opencode.json(c) (from a clone: the file
+                                  URL of its built plugin), set "model" (Orca's dialogs need
+                                  one), write .opencode/orca.jsonc
   doctor                          check OpenCode, the plugin, its config and the plans
   agenda [list|events|cancel <agendaId>|clear|pause|resume] [--message <reason>]
                                   the agenda: pending items and the next due time, the

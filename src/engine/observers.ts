@@ -1,3 +1,5 @@
+import type { SnapshotFrom } from 'xstate';
+import type { WiredPlanMachine } from './wire.js';
 import type { PlanFile } from '../persistence/plan-file.js';
 import type { PlanSummary } from '../persistence/plan-index.js';
 
@@ -22,12 +24,13 @@ export function guarded<A extends unknown[]>(name: string, fn: (...args: A) => v
   };
 }
 
-/** One recorded change of a plan: its summary before and after, and the file that was queued for writing. */
+/** One recorded change of a plan: its summary before and after, the file that was queued for writing, and the snapshot it was made from (read its tags and gates; never send from an observer). */
 export interface PlanChange {
   planId: string;
   before: PlanSummary | undefined;
   after: PlanSummary;
   file: PlanFile;
+  snapshot: SnapshotFrom<WiredPlanMachine>;
 }
 
 export type PlanObserver = (change: PlanChange) => void;

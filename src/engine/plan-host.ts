@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { createActor, waitFor, type Actor, type AnyActorRef, type InspectionEvent, type SnapshotFrom } from 'xstate';
 import { z } from 'zod';
-import { acquireLease, LEASE_STALE_MS, PlanLeaseError, type Release } from '../persistence/plan-lease.js';
+import { acquireLease, LEASE_STALE_MS, leaseHeld, PlanLeaseError, type Release } from '../persistence/plan-lease.js';
 import type { PlanEvent, PlanInput } from '../machines/plan.machine.js';
 import type { PlanPolicy } from '../machines/types.js';
 import { QuarantinedPlanError } from '../persistence/errors.js';
@@ -219,6 +219,11 @@ export class PlanHost {
     return this.live.has(planId);
   }
 
+  /** Whether any process runs the plan now: this one, or another holding its lease. Read-only. */
+  isHeld(planId: string): boolean {
+    return this.live.has(planId) || leaseHeld(this.options.store.pathOf(planId));
+  }
+
   send(planId: string, event: PlanEvent): PlanSnapshot {
     const actor = this.open(planId);
     actor.send(event);
@@ -290,7 +295,7 @@ export class PlanHost {
       this.failWrite(planId, error);
       throw error;
     }
-    this.recorded(file);
+    this.recorded(file, live.actor.getSnapshot());
     if (live.actor.getSnapshot().status === 'done') void this.release(planId);
   }
 
@@ -324,16 +329,16 @@ export class PlanHost {
       this.failWrite(planId, error);
       return;
     }
-    this.recorded(file);
+    this.recorded(file, live.actor.getSnapshot());
     if (done) void this.release(planId);
   }
 
   /** The index and the observers learn of a change once its write is queued; neither can fail the write. */
-  private recorded(file: PlanFile) {
+  private recorded(file: PlanFile, snapshot: PlanSnapshot) {
     const before = this.index.getSnapshot().context.plans[file.plan_id];
     const after = summarize(file);
     this.indexUpsert({ summary: after });
-    this.observers.notify({ planId: file.plan_id, before, after, file });
+    this.observers.notify({ planId: file.plan_id, before, after, file, snapshot });
   }
 
   /** A plan whose file cannot be written is stopped here, loudly: running on without a file would lose it at the next restart. */

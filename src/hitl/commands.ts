@@ -1,56 +1,16 @@
 import type { Orca } from '../composition-root.js';
 import { waitingSummaries } from '../persistence/plan-index.js';
 import { isPlanId } from '../persistence/plan-id.js';
-import type { Gate, GateKind } from '../machines/gates.js';
+import type { Gate } from '../machines/gates.js';
+import { answers, GATE_COMMANDS, type CommandGate, type GateCommand } from './gate-commands.js';
 import { decide, DecisionError, waitingWords, type DecisionRefusal } from './decide.js';
 import { NOTE_PREFIX, QUESTION_AGENT_ID, QUESTION_MODEL_ID, QUESTION_PROVIDER_ID } from './native-question/index.js';
 import { quote } from '../text/quote.js';
 import { totalTokens } from '../machines/usage.js';
 import { formatCost, formatTokens } from '../usage/format.js';
+import { afterDecision } from './plan-notes.js';
 
-/**
- * Channel 3: slash commands, handled in `command.execute.before` with no model turn. Each takes
- * an optional plan_id (default: the plan waiting for that decision, this session's first) and
- * optional text: guidance for /orca-changes, /orca-retry and /orca-replan, a note otherwise.
- * `gates` lists where a command applies, in the order the gates are asked: /orca-stop answers
- * the budget gate when the plan waits there, else the failed step.
- */
-export const GATE_COMMANDS = {
-  'orca-approve': { gates: ['approval'], option: 'Approve', description: 'Approve the plan waiting for approval' },
-  'orca-changes': { gates: ['approval'], option: 'Request Changes', description: 'Request changes to the waiting plan: /orca-changes [plan_id] <guidance>' },
-  'orca-reject': { gates: ['approval'], option: 'Reject', description: 'Reject the plan waiting for approval' },
-  'orca-retry': { gates: ['deviation'], option: 'Retry', description: 'Retry the failed step: /orca-retry [plan_id] [guidance]' },
-  'orca-replan': { gates: ['deviation'], option: 'Replan', description: 'Replan after the failed step: /orca-replan [plan_id] [guidance]' },
-  'orca-continue': {
-    gates: ['budget'],
-    option: 'Continue',
-    description:
-      'Continue the plan paused at its budget gate (dispatch cap, budget.max_cost, budget.max_tokens), raising the limit reached by as much again: /orca-continue [plan_id] [note]',
-  },
-  'orca-rerun': {
-    gates: ['resume'],
-    option: 'Re-run',
-    description: 'Run again the step a restart found interrupted (it may repeat changes it made): /orca-rerun [plan_id] [note]',
-  },
-  'orca-done': {
-    gates: ['resume'],
-    option: 'Mark done',
-    description: 'Mark the interrupted step done, your words as its summary: /orca-done [plan_id] <what it did>',
-  },
-  'orca-stop': {
-    gates: ['budget', 'resume', 'deviation'],
-    option: 'Stop',
-    description: 'Stop the plan waiting at a failed or interrupted step or at its budget gate: /orca-stop [plan_id] [note]',
-  },
-} as const satisfies Record<string, { gates: readonly CommandGate[]; option: string; description: string }>;
-
-/** The gates a human answers with a command (planner questions are answered in the dialog). */
-export type CommandGate = Extract<GateKind, 'approval' | 'deviation' | 'budget' | 'resume'>;
-
-const answers = (gates: readonly CommandGate[], kind: string | null): kind is CommandGate => (gates as readonly string[]).includes(kind ?? '');
-
-export type GateCommand = keyof typeof GATE_COMMANDS;
-export const isGateCommand = (name: string): name is GateCommand => name in GATE_COMMANDS;
+export { GATE_COMMANDS, isGateCommand, type CommandGate, type GateCommand } from './gate-commands.js';
 
 export class CommandError extends Error {
   override name = 'CommandError';
@@ -87,9 +47,19 @@ export function runGateCommand(orca: Orca, name: GateCommand, rawArguments: stri
     throw new CommandError(`${error.message}${COMMAND_HINTS[error.refusal]?.(name) ?? ''}`);
   }
   const { gate, event } = decided;
-  orca.host.send(planId, event);
+  const snapshot = orca.host.send(planId, event);
   orca.log('info', `plan ${planId}: /${name} → ${spec.option}${text ? ` (${text})` : ''}`);
-  return `Orca: ${spec.option}${whereOf(gate)} recorded for plan ${planId}${text ? ` with ${quote(text)}` : ''}.`;
+  const recorded = `${spec.option}${whereOf(gate)} recorded for plan ${planId}`;
+  const owner = snapshot.context.caller_session_id;
+  const followed = orca.turnFollowers.has(planId);
+  // The session that owns the plan hears of a decision made in another one (its outcome follows there).
+  const elsewhere = owner && owner !== sessionID && !followed;
+  if (elsewhere) {
+    const from = `by /${name} in another session${text ? ` (${quote(text)})` : ''}`;
+    orca.notes.post(owner, `Orca: ${recorded} ${from}. ${afterDecision(snapshot, { followed, reportedIn: 'here' })}`);
+  }
+  const reportedIn = elsewhere ? `in the session that started it (${owner})` : owner ? 'in this session' : undefined;
+  return `Orca: ${recorded}${text ? ` with ${quote(text)}` : ''}. ${afterDecision(snapshot, { followed, ...(reportedIn ? { reportedIn } : {}) })}`;
 }
 
 /** " for step s1", " at the dispatch cap (3 of 3)", " at the budget gate ($0.52 of $0.50)" or nothing: where a decision applies. */

@@ -10,8 +10,10 @@ import { formatCost, formatTokens, usageText } from '../usage/format.js';
  * (fixed options, custom: false) and optional free text (custom: true). A planner's questions
  * pass through as the planner wrote them: the emitter owns the format. The approval question
  * carries the plan's forecast when the caller has one (it needs the project's usage history).
+ * `reserve`: rows of the dialog another line takes (a note above the question), which the plan's
+ * summary gives up, as it gives up the forecast's rows.
  */
-export function gateQuestions(gate: Gate, { forecast }: { forecast?: Forecast } = {}): HitlQuestion[] {
+export function gateQuestions(gate: Gate, { forecast, reserve = 0 }: { forecast?: Forecast; reserve?: number } = {}): HitlQuestion[] {
   switch (gate.kind) {
     case 'question':
       return gate.questions;
@@ -19,7 +21,7 @@ export function gateQuestions(gate: Gate, { forecast }: { forecast?: Forecast } 
       return [
         {
           header: 'Plan approval',
-          question: `${approvalText(gate)}\n${forecast ? `${forecastText(forecast)}\n` : ''}Approve this plan?`,
+          question: approvalQuestion(gate, forecast ? forecastText(forecast) : null, reserve),
           options: APPROVAL_OPTIONS.map((label) => ({ label, description: APPROVAL_HELP[label] })),
           custom: false,
         },
@@ -48,13 +50,14 @@ export function gateQuestions(gate: Gate, { forecast }: { forecast?: Forecast } 
     case 'resume': {
       const turn = gate.turn === 'fix' ? 'its fix after a review' : 'its turn';
       const files = gate.files.length ? gate.files.join(', ') : 'none declared (it may have changed any file)';
-      const since = gate.lastActivityAt ? `; last activity ${gate.lastActivityAt}` : '';
+      const since = gate.lastActivityAt ? `, last active ${gate.lastActivityAt.replace(/\.\d+Z$/, 'Z')}` : '';
+      // Kept to the dialog's rows at 80x24 (see APPROVAL_QUESTION_LINES): the detail is cut, the session named.
       return [
         {
           header: `Interrupted: ${gate.stepId}`.slice(0, 30),
           question:
-            `Plan ${gate.planId}: step ${gate.stepId} (${gate.agent}), attempt ${gate.attempt}, was running when the server stopped, and ${turn} left ` +
-            `no result to reuse (${gate.detail}). It may already have changed files: ${files}.\n` +
+            `Plan ${gate.planId}: step ${gate.stepId} (${gate.agent}), attempt ${gate.attempt}, was interrupted (Esc, or its server stopped), ` +
+            `and ${turn} left no result to reuse (${oneLine(gate.detail, 80)}). It may already have changed files: ${files}.\n` +
             `Session ${gate.sessionId}${since}.\nRe-run it, mark it done (type what it did in the next tab), or stop the plan?`,
           options: gate.options.map((label) => ({ label, description: RESUME_HELP[label] })),
           custom: false,
@@ -131,7 +134,7 @@ const DEVIATION_HELP: Record<string, string> = {
 };
 const BREAKER_RETRY_HELP = 'Run this step again anyway: the same error keeps coming back, so guidance helps';
 const RESUME_HELP: Record<string, string> = {
-  'Re-run': 'Run the step again in its session (it may repeat changes it already made)',
+  'Re-run': 'Run the step again in its session (it may repeat changes it made)',
   'Mark done': 'Keep what it did: your words become its summary, nothing runs again',
   Stop: 'End the plan as failed; completed steps keep their outputs',
 };
@@ -148,26 +151,59 @@ export function choiceFromAnswers(gate: Gate, answers: string[][]): { option: st
   return { option, ...(text && text !== 'No guidance' ? { text } : {}) };
 }
 
-/** How many steps the dialog lists before "… N more": the options must stay visible on a 24-line terminal. */
-const MAX_LISTED_STEPS = 8;
+/**
+ * The approval question must leave Approve / Request Changes / Reject on screen in OpenCode's
+ * dialog at 80x24 (checked in the real TUI): the dialog's frame, the three options with their
+ * descriptions and "Type your own answer" take 14 rows, which leaves 10 rows for the question,
+ * each 69 columns wide (a longer line wraps and pushes the options further down).
+ */
+export const APPROVAL_QUESTION_LINES = 10;
+export const DIALOG_TEXT_WIDTH = 69;
 
 /**
- * The plan in a few lines: one per step with its dependencies, files, risks and verification
- * counted, and what changed since the version the human saw. The whole plan is one
- * orca_describe_plan / `orca show` away.
+ * The plan in at most `lines` lines of DIALOG_TEXT_WIDTH, the question's last line included: the
+ * goal, what changed since the version the human saw, one line per step with its dependencies
+ * (as many as fit, then how many more and where to read them), and the files, risks and checks
+ * counted. The whole plan is one orca_describe_plan / `orca show` away.
  */
-export function approvalText(gate: Extract<Gate, { kind: 'approval' }>): string {
+export function approvalText(gate: Extract<Gate, { kind: 'approval' }>, lines = APPROVAL_QUESTION_LINES - 1): string {
   const { proposal: p } = gate;
-  const listed = p.steps.slice(0, MAX_LISTED_STEPS).map((s, i) => {
-    const after = s.depends_on?.length ? ` ← ${s.depends_on.join(', ')}` : '';
-    return `${i + 1}. ${s.id} (${s.agent})${after}: ${oneLine(s.description, 60)}`;
-  });
-  if (p.steps.length > MAX_LISTED_STEPS) listed.push(`… ${p.steps.length - MAX_LISTED_STEPS} more steps (orca show ${gate.planId})`);
+  const fit = (text: string) => oneLine(text, DIALOG_TEXT_WIDTH);
+  const head = [fit(`Goal: ${p.goal}`), ...(gate.changes ? [fit(`Changed: ${diffSummary(gate.changes).join('; ')}`)] : [])];
   const files = new Set([...(p.relevant_files ?? []), ...p.steps.flatMap((s) => s.files ?? [])]);
-  const facts = [`${files.size} file(s)`, `${p.risks.length} risk(s)`, `${p.verification.length} check(s)`].join(' · ');
-  const changes = gate.changes ? [`Changes since the version you saw: ${diffSummary(gate.changes).join('; ')}`] : [];
-  return [`Plan ${gate.planId}: ${oneLine(p.goal, 100)}`, ...changes, ...listed, facts].join('\n');
+  const facts = fit([count(files.size, 'file'), count(p.risks.length, 'risk'), count(p.verification.length, 'check')].join(' · '));
+  const room = Math.max(1, lines - head.length - 1);
+  const shown = p.steps.length <= room ? p.steps.length : Math.max(0, room - 1);
+  const steps = p.steps.slice(0, shown).map((s, i) => fit(`${i + 1}. ${s.id} (${s.agent})${s.depends_on?.length ? ` ← ${s.depends_on.join(', ')}` : ''}: ${s.description}`));
+  if (shown < p.steps.length) steps.push(fit(`+ ${p.steps.length - shown} more step(s): orca show ${gate.planId}`));
+  return [...head, ...steps, facts].join('\n');
 }
+
+/** The approval question: the plan's summary, the forecast if any, and the question, within the dialog's rows. */
+function approvalQuestion(gate: Extract<Gate, { kind: 'approval' }>, forecast: string | null, reserve: number): string {
+  const forecastRows = forecast ? dialogRows(forecast) : 0;
+  const summary = approvalText(gate, APPROVAL_QUESTION_LINES - 1 - reserve - forecastRows);
+  return [summary, ...(forecast ? [forecast] : []), `Approve plan ${gate.planId}?`].join('\n');
+}
+
+/** How many rows `text` takes in the dialog: its words wrapped greedily at DIALOG_TEXT_WIDTH, as the TUI does. */
+export function dialogRows(text: string, width = DIALOG_TEXT_WIDTH): number {
+  let rows = 0;
+  for (const line of text.split('\n')) {
+    let used = 0;
+    rows += 1;
+    for (const word of line.split(' ')) {
+      const length = word.length;
+      if (used > 0 && used + 1 + length > width) {
+        rows += 1 + Math.floor(Math.max(0, length - 1) / width);
+        used = length % width || width;
+      } else used += (used > 0 ? 1 : 0) + length;
+    }
+  }
+  return rows;
+}
+
+const count = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
 
 const oneLine = (text: string, max: number) => {
   const flat = text.replace(/\s+/g, ' ').trim();

@@ -2,7 +2,7 @@ import type { ToolContext } from '@opencode-ai/plugin';
 import type { GateAnswer } from '../engine/drive.js';
 import type { Orca } from '../composition-root.js';
 import { autoChoice, autoPause } from './auto-policy.js';
-import { choiceFromAnswers, gateQuestions } from './gate-questions.js';
+import { choiceFromAnswers, dialogRows, gateQuestions } from './gate-questions.js';
 import { decisionEvent, type Gate } from '../machines/gates.js';
 import { refusalOf } from './decide.js';
 import type { HitlQuestion } from '../machines/types.js';
@@ -12,9 +12,11 @@ import { forecastPlan, forecastText, type Forecast } from '../usage/forecast.js'
 
 const MAX_REASKS = 2;
 
-/** The questions again with a note on top (the last note replaced, not stacked). */
-const withNote = (questions: HitlQuestion[], note: string): HitlQuestion[] =>
-  questions.map((q, i) => (i === 0 ? { ...q, question: `Note: ${note}\n\n${q.question.replace(/^Note: [^\n]*\n\n/, '')}` } : q));
+/** The gate's questions again with a note on top, the plan's summary shortened so the options stay on screen. */
+const withNote = (gate: Gate, note: string): HitlQuestion[] => {
+  const rows = dialogRows(`Note: ${note}`) + 1; // and the blank line under it
+  return gateQuestions(gate, { reserve: rows }).map((q, i) => (i === 0 ? { ...q, question: `Note: ${note}\n\n${q.question}` } : q));
+};
 
 function titleOf(gate: Gate): string {
   switch (gate.kind) {
@@ -79,7 +81,7 @@ export async function resolveGate(
     const refused = refusalOf(gate, choiceFromAnswers(gate, asked.answers), 'question');
     if (!refused) break;
     orca.log('info', `plan ${gate.planId}: ${refused.message} Asking again.`);
-    questions = withNote(questions, refused.message);
+    questions = withNote(gate, refused.message);
     asked = await orca.asker.ask({ callerSessionId: ctx.sessionID, questions, title: titleOf(gate), signal });
   }
   if (asked.kind === 'answered') {

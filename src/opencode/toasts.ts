@@ -8,12 +8,18 @@ export interface Toast {
   title: string;
   message: string;
   variant: 'info' | 'success' | 'warning' | 'error';
+  /** Milliseconds on screen (OpenCode's default when absent). */
+  duration?: number;
 }
 
-/** The toast for a plan's change, if it is one a human should notice. Pure: tested without OpenCode. */
-export function toastFor(before: PlanSummary | undefined, after: PlanSummary): Toast | null {
+/**
+ * The toast for a plan's change, if it is one a human should notice. Pure: tested without OpenCode.
+ * A plan an orca_ask_planner call follows (`followed`) gets no toast for its gates: the call raises
+ * the dialog, which a toast would cover.
+ */
+export function toastFor(before: PlanSummary | undefined, after: PlanSummary, { followed = false }: { followed?: boolean } = {}): Toast | null {
   const goal = after.goal.length > 60 ? `${after.goal.slice(0, 57)}…` : after.goal;
-  if (after.waiting_for !== before?.waiting_for) {
+  if (after.waiting_for !== before?.waiting_for && !followed) {
     if (after.waiting_for === 'approval') return { title: 'Orca: plan waits for approval', message: `${after.plan_id}: ${goal}`, variant: 'info' };
     if (after.waiting_for === 'deviation') return { title: 'Orca: a step failed', message: `${after.plan_id} waits for Retry / Replan / Stop`, variant: 'warning' };
     if (after.waiting_for === 'question') return { title: 'Orca: the planner asks', message: `${after.plan_id}: ${goal}`, variant: 'info' };
@@ -85,16 +91,19 @@ export function failureToasts(before: Map<string, number>, file: Partial<FileFac
  * Show a toast whenever a plan changes in a way a human should notice: toastFor's changes, each
  * step failure, and 50 % and 90 % of a money or token budget. An observer: it cannot block the
  * plan's writes. What it saw of each plan is counted from the first change it hears of, so a
- * plan restored with failures or spending behind it does not toast them again.
+ * plan restored with failures or spending behind it does not toast them again. A plan an
+ * orca_ask_planner call follows (`followed`) gets no toast for its gates or failed steps: the call
+ * raises their dialog, which a toast would cover.
  */
-export function watchForToasts(host: Pick<PlanHost, 'observe'>, show: (toast: Toast) => void): () => void {
+export function watchForToasts(host: Pick<PlanHost, 'observe'>, show: (toast: Toast) => void, followed: (planId: string) => boolean = () => false): () => void {
   const seen = new Map<string, { failures: Map<string, number>; shares: { cost?: number; tokens?: number } }>();
   return host.observe('the toast watcher', ({ planId, before, after, file }) => {
     const last = seen.get(planId);
     const failures = new Map((file.steps ?? []).map((s) => [s.id, s.failures.length]));
     seen.set(planId, { failures, shares: budgetShares(file) });
-    const stepToasts = last ? failureToasts(last.failures, file) : [];
-    const toast = toastFor(before, after);
+    const asked = followed(planId);
+    const stepToasts = last && !asked ? failureToasts(last.failures, file) : [];
+    const toast = toastFor(before, after, { followed: asked });
     // A failure toast names the step and its error: the generic "a step failed" adds nothing then.
     if (toast && !(stepToasts.length > 0 && after.waiting_for === 'deviation' && before?.waiting_for !== 'deviation')) show(toast);
     for (const t of stepToasts) show(t);

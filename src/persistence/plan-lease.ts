@@ -32,3 +32,12 @@ export function acquireLease(planFile: string, planId: string, onLost: (error: E
     throw error;
   }
 }
+
+/** Whether a live process holds the plan's lease (a fresh lock dir beside its file): read-only, never takes it. */
+export function leaseHeld(planFile: string, staleMs = LEASE_STALE_MS): boolean {
+  try {
+    return lockfile.checkSync(planFile, { realpath: false, stale: staleMs });
+  } catch {
+    return false; // no plan file, or no lock dir to read: nobody holds it
+  }
+}

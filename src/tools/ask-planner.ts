@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { drivePlan } from '../engine/drive.js';
 import type { Orca } from '../composition-root.js';
 import { resolveGate } from '../hitl/resolve.js';
+import { pausedNote } from '../hitl/plan-notes.js';
 import { renderDrive } from './render.js';
 import { defineTool } from './define-tool.js';
 import { planIdArg, PLAN_ID_EXPECTED } from './plan-id-arg.js';
@@ -47,6 +48,8 @@ export function askPlannerTool(orca: Orca) {
             log: (level, message) => orca.log(level, message),
           })
         : null;
+      // While this call follows the plan, its result reports the outcome: nobody else posts it.
+      const unfollow = orca.turnFollowers.follow(planId);
       try {
         const result = await drivePlan(orca.host, planId, (gate, signal) => resolveGate(orca, gate, ctx, signal), ctx.abort);
         // No title update may land after the result: OpenCode completes the part once this returns.
@@ -58,11 +61,17 @@ export function askPlannerTool(orca: Orca) {
         await progress?.stop();
         if (ctx.abort.aborted) {
           // Esc: stop following; the plan keeps its last saved state and resumes with the same plan_id.
+          // OpenCode shows only "interrupted" for the turn: a note in the session says what became of the plan.
+          const snapshot = orca.host.isLive(planId) ? orca.host.open(planId).getSnapshot() : null;
           await orca.host.release(planId);
           orca.log('info', `plan ${planId}: interrupted by the user, saved state kept`);
-          return JSON.stringify({ status: 'interrupted', plan_id: planId, resume: 'Call orca_ask_planner with this plan_id.' });
+          const note = pausedNote(planId, snapshot);
+          orca.notes.post(ctx.sessionID, note);
+          return JSON.stringify({ status: 'interrupted', plan_id: planId, paused: note.replace(/^Orca: /, ''), resume: 'Call orca_ask_planner with this plan_id.' });
         }
         return toolError(error, planId);
+      } finally {
+        unfollow();
       }
     },
   });

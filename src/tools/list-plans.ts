@@ -11,8 +11,9 @@ export function listPlansTool(orca: Pick<Orca, 'host'>) {
   return defineTool({
     name: 'orca_list_plans',
     description:
-      `List the plans of this project, newest first, ${LIST_LIMIT_DEFAULT} at a time: plan_id, goal, status, step progress ` +
-      'and updated time, with how many there are in all and the offset of the next page.',
+      `List the plans of this project, newest first, ${LIST_LIMIT_DEFAULT} at a time: plan_id, goal, status, what it is doing ` +
+      '(activity: waiting for a human, running, paused until resumed, or idle), step progress and updated time, with how ' +
+      'many there are in all and the offset of the next page.',
     args: {
       limit: z
         .number()
@@ -33,7 +34,7 @@ export function listPlansTool(orca: Pick<Orca, 'host'>) {
       offset: 'an integer of 0 or more',
     },
     async execute({ limit = LIST_LIMIT_DEFAULT, offset = 0 }) {
-      return JSON.stringify(renderPlanList(listSummaries(orca.host.index), { offset, limit }), null, 2);
+      return JSON.stringify(renderPlanList(listSummaries(orca.host.index), { offset, limit }, (id) => orca.host.isHeld(id)), null, 2);
     },
   });
 }

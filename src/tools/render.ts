@@ -1,6 +1,7 @@
 import type { DriveResult } from '../engine/drive.js';
 import type { PlanSnapshot } from '../engine/plan-host.js';
 import type { Gate } from '../machines/gates.js';
+import { activityOf, pausedHint } from '../persistence/plan-activity.js';
 import type { PlanSummary } from '../persistence/plan-index.js';
 import { planUsage } from '../machines/budget.js';
 import { usageText } from '../usage/format.js';
@@ -56,8 +57,15 @@ function stepResults(snapshot: PlanSnapshot) {
   }));
 }
 
-/** What orca_list_plans returns: one page of the plans (newest first) and how to get the next. */
-export function renderPlanList(newestFirst: PlanSummary[], { offset, limit }: { offset: number; limit: number }): Record<string, unknown> {
+/**
+ * What orca_list_plans returns: one page of the plans (newest first) and how to get the next.
+ * `held` says whether a process holds a plan's lease, which tells a running plan from a paused one.
+ */
+export function renderPlanList(
+  newestFirst: PlanSummary[],
+  { offset, limit }: { offset: number; limit: number },
+  held: (planId: string) => boolean,
+): Record<string, unknown> {
   const total = newestFirst.length;
   const page = newestFirst.slice(offset, offset + limit);
   const rest = total - offset - page.length;
@@ -66,12 +74,18 @@ export function renderPlanList(newestFirst: PlanSummary[], { offset, limit }: { 
     showing: page.length > 0 ? `${offset + 1}-${offset + page.length} of ${total}, newest first` : `none of ${total}`,
     ...(rest > 0 ? { more: `${rest} older plan(s): call orca_list_plans with offset ${offset + page.length} to see them.` } : {}),
     ...(page.length === 0 && total > 0 ? { note: `offset ${offset} is past the oldest plan: use an offset below ${total}.` } : {}),
-    plans: page.map((p) => ({
-      plan_id: p.plan_id,
-      goal: p.goal,
-      status: p.status,
-      step_progress: `${p.step_progress.completed}/${p.step_progress.total}`,
-      updated_at: p.updated_at,
-    })),
+    plans: page.map((p) => {
+      const activity = activityOf(p, held(p.plan_id));
+      return {
+        plan_id: p.plan_id,
+        goal: p.goal,
+        status: p.status,
+        activity,
+        ...(p.waiting_for ? { waiting_for: p.waiting_for } : {}),
+        ...(activity === 'paused' ? { resume: pausedHint(p.plan_id, 'orca') } : {}),
+        step_progress: `${p.step_progress.completed}/${p.step_progress.total}`,
+        updated_at: p.updated_at,
+      };
+    }),
   };
 }

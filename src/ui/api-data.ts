@@ -1,5 +1,6 @@
 import { queuedDecisions } from '../cli/running-server.js';
-import { listPlanIds, readPlan, readPlanJournal, type PlanRead } from './plan-source.js';
+import { leaseHeld } from '../persistence/plan-lease.js';
+import { listPlanIds, planFilePath, readPlan, readPlanJournal, type PlanRead } from './plan-source.js';
 import { planListView, type PlanListView, type UnreadablePlan } from './plan-list-view.js';
 import { planView, type PlanView } from './plan-view.js';
 
@@ -13,7 +14,7 @@ export function listData(project: string, plansDir: string): PlanListView {
     if (result.ok) plans.push(result.plan);
     else if (!('missing' in result)) unreadable.push({ plan_id: id, reason: result.reason }); // missing: removed since listed
   }
-  return planListView(project, plans, unreadable);
+  return planListView(project, plans, unreadable, (id) => leaseHeld(planFilePath(plansDir, id)));
 }
 
 export type PlanData = { status: 200; body: PlanView } | { status: 404 | 422; error: string };

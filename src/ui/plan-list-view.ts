@@ -1,4 +1,6 @@
 import type { PlanFile } from '../persistence/plan-file.js';
+import { activityOf, type PlanActivity } from '../persistence/plan-activity.js';
+import { summarize } from '../persistence/plan-index.js';
 import type { PlanRead } from './plan-source.js';
 import { progressOf, type Progress } from './progress.js';
 import { usageOf, type Usage } from './usage.js';
@@ -10,6 +12,8 @@ export interface PlanListItem {
   status: PlanFile['status'];
   state: string;
   waiting_for: PlanFile['waiting_for'];
+  /** What it is doing: waiting at a gate, running (a process holds it), paused (nothing runs it), idle. */
+  activity: PlanActivity;
   progress: Progress;
   usage?: Usage;
   created_at: string;
@@ -28,7 +32,7 @@ export interface PlanListView {
   unreadable: UnreadablePlan[];
 }
 
-export function planListItem({ file, raw }: PlanRead): PlanListItem {
+export function planListItem({ file, raw }: PlanRead, held: (planId: string) => boolean = () => false): PlanListItem {
   const usage = usageOf(raw.usage);
   return {
     plan_id: file.plan_id,
@@ -36,6 +40,7 @@ export function planListItem({ file, raw }: PlanRead): PlanListItem {
     status: file.status,
     state: file.state,
     waiting_for: file.waiting_for,
+    activity: activityOf(summarize(file), held(file.plan_id)),
     progress: progressOf(file),
     ...(usage ? { usage } : {}),
     created_at: file.created_at,
@@ -43,11 +48,16 @@ export function planListItem({ file, raw }: PlanRead): PlanListItem {
   };
 }
 
-/** Newest first (plan ids are ULIDs, which sort by creation time). */
-export function planListView(project: string, plans: readonly PlanRead[], unreadable: readonly UnreadablePlan[] = []): PlanListView {
+/** Newest first (plan ids are ULIDs, which sort by creation time); `held`: whether a process holds a plan's lease. */
+export function planListView(
+  project: string,
+  plans: readonly PlanRead[],
+  unreadable: readonly UnreadablePlan[] = [],
+  held: (planId: string) => boolean = () => false,
+): PlanListView {
   return {
     project,
-    plans: plans.map(planListItem).sort((a, b) => (a.plan_id < b.plan_id ? 1 : -1)),
+    plans: plans.map((plan) => planListItem(plan, held)).sort((a, b) => (a.plan_id < b.plan_id ? 1 : -1)),
     unreadable: [...unreadable].sort((a, b) => (a.plan_id < b.plan_id ? 1 : -1)),
   };
 }

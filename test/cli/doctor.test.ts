@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { packageInfo, packageRoot } from '../../src/cli/package-info.js';
-import { approvalPlan, budgetPlan, failedStepPlan, runCli, tempProject, type Project } from './fixtures.js';
+import { approvalPlan, budgetPlan, failedStepPlan, runCli, runningPlan, tempProject, type Project } from './fixtures.js';
 
 let project: Project;
 let home: string;
@@ -34,7 +34,7 @@ const { version } = packageInfo();
 describe('orca doctor', () => {
   it('should report OpenCode, the plugin entry and its cache copy, quarantined files and waiting plans', async () => {
     fakeOpencode(join(project.dir, 'node_modules', '.bin'), '1.18.33');
-    write(join(project.dir, 'opencode.jsonc'), '{\n  // mine\n  "plugin": [["opencode-orca-statecharts", { "max_attempts": 3 }]],\n}\n');
+    write(join(project.dir, 'opencode.jsonc'), '{\n  // mine\n  "model": "anthropic/claude-x",\n  "plugin": [["opencode-orca-statecharts", { "max_attempts": 3 }]],\n}\n');
     const cached = join(env.XDG_CACHE_HOME!, 'opencode', 'packages', 'opencode-orca-statecharts@latest', 'node_modules', 'opencode-orca-statecharts');
     write(join(cached, 'package.json'), '{ "name": "opencode-orca-statecharts", "version": "0.0.9" }');
     const host = project.host();
@@ -50,6 +50,7 @@ describe('orca doctor', () => {
     expect(stdout).toContain(`  ✓ this CLI is opencode-orca-statecharts ${version} (${packageRoot})\n`);
     expect(stdout).toContain('  ✓ opencode.jsonc: valid\n');
     expect(stdout).toContain(`  ✓ plugin entry "opencode-orca-statecharts" with valid options\n      loads from ${cached} (OpenCode's package cache)\n      version there: 0.0.9 (this CLI is ${version})\n`);
+    expect(stdout).toContain('  ✓ model anthropic/claude-x (opencode.jsonc)\n');
     expect(stdout).toContain('  ✓ 1 plan(s) in .opencode/plans\n');
     expect(stdout).toMatch(new RegExp(`  ! quarantined: \\.opencode/plans/\\.quarantine/${bad}\\.json\\.[-\\dTZ]+\\n      not an Orca plan file \\(no schema_version or snapshot\\)\\n`));
     expect(stdout).toContain(`  ! ${waiting} waits for approval: orca decide ${waiting} approve|reject|changes\n      Add a greeting to the home page\n`);
@@ -60,7 +61,7 @@ describe('orca doctor', () => {
   it('should fail on invalid JSONC, invalid plugin options, and a config that does not load the plugin', async () => {
     fakeOpencode(join(project.dir, 'bin'), '1.17.0');
     env.PATH = `${join(project.dir, 'bin')}:${env.PATH}`;
-    write(join(project.dir, 'opencode.json'), '{ "plugin": [["opencode-orca-statecharts@0.1.0", { "max_attempts": 0, "colour": "red" }]] }');
+    write(join(project.dir, 'opencode.json'), '{ "model": "x/y", "plugin": [["opencode-orca-statecharts@0.1.0", { "max_attempts": 0, "colour": "red" }]] }');
     write(join(project.dir, '.opencode', 'opencode.jsonc'), '{ "model": ');
     const { code, stdout } = await doctor();
     expect(stdout).toContain(`  ! OpenCode 1.17.0 (opencode on PATH, ${join(project.dir, 'bin', 'opencode')})\n      the plugin is built against OpenCode ${packageInfo().opencodePluginVersion}\n`);
@@ -80,7 +81,7 @@ describe('orca doctor', () => {
 
   it('should follow a file:// entry to the package it points into, and say when opencode is missing', async () => {
     const entry = pathToFileURL(join(packageRoot, 'dist', 'index.js')).href;
-    write(join(env.XDG_CONFIG_HOME!, 'opencode', 'opencode.json'), JSON.stringify({ plugin: [entry] }));
+    write(join(env.XDG_CONFIG_HOME!, 'opencode', 'opencode.json'), JSON.stringify({ model: 'a/b', plugin: [entry] }));
     env.PATH = '';
     const { code, stdout } = await doctor();
     expect(stdout).toContain('  ! opencode not found (neither node_modules/.bin/opencode in the project nor on PATH)\n');
@@ -91,7 +92,7 @@ describe('orca doctor', () => {
   });
 
   it('should check the options of .opencode/orca.jsonc and say how it is read', async () => {
-    expect((await runCli(['init', '--dir', project.dir], env)).code).toBe(0);
+    expect((await runCli(['init', '--dir', project.dir, '--model', 'a/b'], env)).code).toBe(0);
     const fine = await doctor();
     expect(fine.stdout).toContain('  ✓ .opencode/orca.jsonc: valid options\n      read at start, over ~/.config/opencode/orca.jsonc and the opencode.json plugin entry\n');
     expect(fine.code).toBe(0);
@@ -99,6 +100,33 @@ describe('orca doctor', () => {
     const bad = await doctor();
     expect(bad.stdout).toMatch(/ {2}✗ \.opencode\/orca\.jsonc: Invalid opencode-orca-statecharts plugin options: max_attempts: .*\n/);
     expect(bad.code).toBe(1);
+  });
+
+  it('should count a config without "model" as a problem, saying what to add; OPENCODE_CONFIG_CONTENT counts too', async () => {
+    write(join(project.dir, 'opencode.json'), '{ "plugin": ["opencode-orca-statecharts"] }');
+    const without = await doctor();
+    expect(without.stdout).toContain(
+      '  ✗ no OpenCode config sets "model": Orca\'s question dialog and slash commands stay off without one\n' +
+        "      (OpenCode could otherwise pick the dialog's in-process stand-in as everybody's default model).\n" +
+        '      Add "model": "<provider>/<model>" to opencode.json (opencode models lists them), or run orca init --model <provider>/<model>.\n',
+    );
+    expect(without.stdout).toMatch(/1 problem\(s\) found\.\n$/);
+    expect(without.code).toBe(1);
+    env.OPENCODE_CONFIG_CONTENT = JSON.stringify({ model: 'fake/fake-model' });
+    const inline = await doctor();
+    expect(inline.stdout).toContain('  ✓ model fake/fake-model (OPENCODE_CONFIG_CONTENT)\n');
+    expect(inline.code).toBe(0);
+  });
+
+  it('should name a plan that is paused (work in flight, nothing runs it) and one that runs', async () => {
+    write(join(project.dir, 'opencode.json'), '{ "model": "a/b", "plugin": ["opencode-orca-statecharts"] }');
+    const host = project.host();
+    const planId = runningPlan(host);
+    expect((await doctor()).stdout).toContain(`  ✓ ${planId} is running in an OpenCode server\n      Add a greeting to the home page\n`);
+    await host.dispose();
+    const paused = await doctor();
+    expect(paused.stdout).toContain(`  ! ${planId} is paused (work in flight, but nothing runs it): ask Orca in OpenCode to continue plan ${planId}\n`);
+    expect(paused.code).toBe(0);
   });
 
   it('should say how to answer each plan waiting on a human: a failed step, the dispatch cap', async () => {

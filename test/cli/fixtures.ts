@@ -90,6 +90,15 @@ export function failedStepPlan(host: PlanHost, failures: number): string {
   return planId;
 }
 
+/** An approved plan whose s1 is running (its specialist's turn in flight), its host still holding it. */
+export function runningPlan(host: PlanHost): string {
+  const planId = approvalPlan(host);
+  host.send(planId, { type: 'approval.approve', ...by });
+  child(host, planId, 's1').send(done('openSpecialistSession', { sessionId: 'ses_s1' }));
+  host.flush(planId);
+  return planId;
+}
+
 /**
  * A plan paused at its dispatch cap: the host must allow one dispatch (`policy.max_dispatches: 1`),
  * so s1 runs and completes and s2, ready, waits for Continue / Stop.

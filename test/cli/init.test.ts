@@ -2,8 +2,15 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'jsonc-parser';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { pathToFileURL } from 'node:url';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { parseOptions } from '../../src/config/options.js';
+import { installSource, packageRoot, pluginSpec } from '../../src/cli/package-info.js';
 import { runCli, tempProject, type Project } from './fixtures.js';
+
+/** The tests run from a clone: init writes the file URL of its built plugin, never the npm name. */
+const SPEC = pathToFileURL(join(packageRoot, 'dist', 'index.js')).href;
 
 let project: Project;
 beforeEach(() => {
@@ -29,16 +36,17 @@ describe('orca init', () => {
     writeFileSync(join(project.dir, 'opencode.jsonc'), JSONC);
     const first = await init();
     expect(first.code).toBe(0);
-    expect(first.stdout).toContain('added opencode-orca-statecharts to the plugins of opencode.jsonc\n');
+    expect(first.stdout).toContain(`added ${SPEC} to the plugins of opencode.jsonc\n`);
+    expect(first.stdout).toContain('opencode.jsonc sets "model": anthropic/claude\n');
     const edited = read('opencode.jsonc');
     // Exactly one line more: comments, trailing commas and indentation untouched.
-    expect(edited).toBe(JSONC.replace('// the linter\n', '// the linter\n        "opencode-orca-statecharts",\n'));
-    expect(parse(edited, [], { allowTrailingComma: true }).plugin).toEqual(['some-other-plugin', 'opencode-orca-statecharts']);
+    expect(edited).toBe(JSONC.replace('// the linter\n', `// the linter\n        "${SPEC}",\n`));
+    expect(parse(edited, [], { allowTrailingComma: true }).plugin).toEqual(['some-other-plugin', SPEC]);
     expect(existsSync(join(project.dir, 'opencode.json'))).toBe(false);
 
     const second = await init();
     expect(second.code).toBe(0);
-    expect(second.stdout).toContain('opencode.jsonc already loads opencode-orca-statecharts (opencode-orca-statecharts): left unchanged\n');
+    expect(second.stdout).toContain(`opencode.jsonc already loads opencode-orca-statecharts (${SPEC}): left unchanged\n`);
     expect(second.stdout).toContain('.opencode/orca.jsonc already exists: left unchanged\n');
     expect(read('opencode.jsonc')).toBe(edited);
   });
@@ -47,15 +55,17 @@ describe('orca init', () => {
     writeFileSync(join(project.dir, 'opencode.json'), '{\n\t"model": "x/y"\n}\n');
     expect((await init()).code).toBe(0);
     const edited = read('opencode.json');
-    expect(JSON.parse(edited)).toEqual({ model: 'x/y', plugin: ['opencode-orca-statecharts'] });
-    expect(edited).toBe('{\n\t"model": "x/y",\n\t"plugin": ["opencode-orca-statecharts"]\n}\n');
+    expect(JSON.parse(edited)).toEqual({ model: 'x/y', plugin: [SPEC] });
+    expect(edited).toBe(`{\n\t"model": "x/y",\n\t"plugin": ["${SPEC}"]\n}\n`);
   });
 
   it('should create opencode.json when the project has no config', async () => {
     const { code, stdout } = await init();
     expect(code).toBe(0);
-    expect(stdout).toContain('created opencode.json loading opencode-orca-statecharts\n');
-    expect(JSON.parse(read('opencode.json'))).toEqual({ $schema: 'https://opencode.ai/config.json', plugin: ['opencode-orca-statecharts'] });
+    expect(stdout).toContain(`created opencode.json loading ${SPEC}\n`);
+    expect(stdout).toContain('is not installed from npm here, so OpenCode could not load it by name');
+    expect(stdout).toContain('! no OpenCode config sets "model"');
+    expect(JSON.parse(read('opencode.json'))).toEqual({ $schema: 'https://opencode.ai/config.json', plugin: [SPEC] });
   });
 
   it('should count a plugin entry with options, and one in .opencode/opencode.json, as present', async () => {
@@ -84,6 +94,37 @@ describe('orca init', () => {
     expect(read('opencode.json')).toBe('{ "plugin": [ }');
   });
 
+  it('should write "model" when asked, next to the plugin, and refuse to replace a different one', async () => {
+    const { code, stdout } = await runCli(['init', '--dir', project.dir, '--model', 'anthropic/claude-sonnet-4-5']);
+    expect(code).toBe(0);
+    expect(stdout).toContain('set "model": anthropic/claude-sonnet-4-5 in opencode.json\n');
+    expect(JSON.parse(read('opencode.json'))).toMatchObject({ model: 'anthropic/claude-sonnet-4-5', plugin: [SPEC] });
+    expect((await runCli(['init', '--dir', project.dir, '--model', 'anthropic/claude-sonnet-4-5'])).stdout).toContain('opencode.json already sets "model": anthropic/claude-sonnet-4-5\n');
+    const other = await runCli(['init', '--dir', project.dir, '--model', 'openai/gpt-5']);
+    expect(other.code).toBe(1);
+    expect(other.stderr).toBe('orca: opencode.json already sets "model" to "anthropic/claude-sonnet-4-5": change it there by hand if you want "openai/gpt-5".\n');
+    const bad = await runCli(['init', '--dir', project.dir, '--model', 'gpt-5']);
+    expect([bad.code, bad.stderr]).toEqual([2, 'orca: --model must be "<provider>/<model>" as opencode models lists them, got "gpt-5".\n']);
+  });
+
+  it('should name the npm package only for a copy installed from npm, and the built file of any other copy', () => {
+    const root = mkdtempSync(join(tmpdir(), 'orca-install-'));
+    try {
+      const copy = join(root, 'node_modules', 'opencode-orca-statecharts');
+      mkdirSync(copy, { recursive: true });
+      const lock = (resolved: string) =>
+        writeFileSync(join(root, 'package-lock.json'), JSON.stringify({ lockfileVersion: 3, packages: { 'node_modules/opencode-orca-statecharts': { resolved } } }));
+      expect(installSource(copy)).toBe('local'); // no lockfile: a global install, say
+      lock('https://registry.npmjs.org/opencode-orca-statecharts/-/opencode-orca-statecharts-0.1.0.tgz');
+      expect([installSource(copy), pluginSpec(copy)]).toEqual(['npm', 'opencode-orca-statecharts']);
+      lock('file:../opencode-orca-statecharts-0.1.0.tgz');
+      expect([installSource(copy), pluginSpec(copy)]).toEqual(['local', pathToFileURL(join(copy, 'dist', 'index.js')).href]);
+      expect(installSource(packageRoot)).toBe('clone');
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
   it('should write a starter .opencode/orca.jsonc that says how it is read, with valid options and a schema', async () => {
     await init();
     const starter = read('.opencode/orca.jsonc');
@@ -94,7 +135,7 @@ describe('orca init', () => {
     const errors: unknown[] = [];
     const { $schema, ...options } = parse(starter, errors as never);
     expect(errors).toEqual([]);
-    expect($schema).toMatch(/^https:\/\/unpkg\.com\/opencode-orca-statecharts@\d+\.\d+\.\d+\/schema\/orca\.schema\.json$/);
+    expect($schema).toBe(pathToFileURL(join(packageRoot, 'schema', 'orca.schema.json')).href);
     expect(parseOptions(options)).toEqual({ hitl: { auto: {} } });
     // Uncommenting every example gives options the plugin accepts.
     const uncommented = starter.replace(/^(\s*)\/\/ ("\w+": [^\n]*?)(,?)\s*(\/\/.*)?$/gm, '$1$2$3');

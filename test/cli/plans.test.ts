@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { approvalPlan, budgetPlan, failedStepPlan, runCli, tempProject, type Project } from './fixtures.js';
+import { approvalPlan, budgetPlan, failedStepPlan, runCli, runningPlan, tempProject, type Project } from './fixtures.js';
 
 let project: Project;
 beforeEach(() => {
@@ -10,7 +10,7 @@ beforeEach(() => {
 afterEach(() => project.remove());
 
 describe('orca plans', () => {
-  it('should list the plans newest first with status, waiting for, goal, progress and update time', async () => {
+  it('should list the plans newest first with status, what each is doing, goal, progress and update time', async () => {
     const host = project.host();
     const older = failedStepPlan(host, 1);
     await new Promise((resolve) => setTimeout(resolve, 5)); // a later ULID
@@ -20,10 +20,10 @@ describe('orca plans', () => {
     expect(code).toBe(0);
     expect(stderr).toBe('');
     const lines = stdout.trimEnd().split('\n');
-    expect(lines[0]).toMatch(/^PLAN\s+STATUS\s+WAITING FOR\s+GOAL\s+DONE\s+TOKENS\s+COST\s+UPDATED$/);
+    expect(lines[0]).toMatch(/^PLAN\s+STATUS\s+NOW\s+GOAL\s+DONE\s+TOKENS\s+COST\s+UPDATED$/);
     // One planner turn (110 tokens, $0.001 in the fixtures); the older plan: planner, s1 and s2's turns.
-    expect(lines[1]).toMatch(new RegExp(`^${newer}\\s+pending_approval\\s+approval\\s+Add a greeting to the home page\\s+0/2\\s+110\\s+\\$0\\.001\\s+\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\dZ$`));
-    expect(lines[2]).toMatch(new RegExp(`^${older}\\s+in_progress\\s+deviation\\s+Add a greeting to the home page\\s+1/2\\s+330\\s+\\$0\\.003\\s`));
+    expect(lines[1]).toMatch(new RegExp(`^${newer}\\s+pending_approval\\s+waiting \\(approval\\)\\s+Add a greeting to the home page\\s+0/2\\s+110\\s+\\$0\\.001\\s+\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\dZ$`));
+    expect(lines[2]).toMatch(new RegExp(`^${older}\\s+in_progress\\s+waiting \\(deviation\\)\\s+Add a greeting to the home page\\s+1/2\\s+330\\s+\\$0\\.003\\s`));
     expect(lines).toHaveLength(3);
   });
 
@@ -32,7 +32,16 @@ describe('orca plans', () => {
     const planId = budgetPlan(host);
     await host.dispose();
     const { stdout } = await runCli(['plans', '--dir', project.dir]);
-    expect(stdout).toMatch(new RegExp(`^${planId}\\s+in_progress\\s+budget\\s+Add a greeting to the home page\\s+1/2\\s`, 'm'));
+    expect(stdout).toMatch(new RegExp(`^${planId}\\s+in_progress\\s+waiting \\(budget\\)\\s+Add a greeting to the home page\\s+1/2\\s`, 'm'));
+  });
+
+  it('should tell a running plan (a process holds it) from a paused one (nothing runs it since its process let go)', async () => {
+    const host = project.host();
+    const planId = runningPlan(host);
+    const row = async () => (await runCli(['plans', '--dir', project.dir])).stdout.split('\n').find((l) => l.startsWith(planId));
+    expect(await row()).toMatch(new RegExp(`^${planId}\\s+in_progress\\s+running\\s+`));
+    await host.dispose(); // as Esc or a stopped server leaves it
+    expect(await row()).toMatch(new RegExp(`^${planId}\\s+in_progress\\s+paused\\s+`));
   });
 
   it('should truncate long goals to one short line', async () => {

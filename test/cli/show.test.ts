@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { approvalPlan, budgetPlan, failedStepPlan, runCli, tempProject, twoStepPlan, type Project } from './fixtures.js';
+import { approvalPlan, budgetPlan, failedStepPlan, runCli, runningPlan, tempProject, twoStepPlan, type Project } from './fixtures.js';
 import { turn } from '../support/turns.js';
 
 let project: Project;
@@ -20,11 +20,11 @@ describe('orca show', () => {
     expect(stdout).toContain(`Plan ${planId}\n`);
     expect(stdout).toContain('  goal     Add a greeting to the home page\n');
     expect(stdout).toContain('  status   in_progress (state in_progress.running)\n');
-    expect(stdout).toContain(`  waiting  for a decision on a failed step: orca decide ${planId} retry | replan | stop`);
+    expect(stdout).toContain(`  now      waiting for a decision on a failed step: orca decide ${planId} retry | replan | stop`);
     expect(stdout).toContain('Steps (1/2 completed)');
-    expect(stdout).toContain('  s1  [coder]  completed, 1 attempt(s)\n      write hello.ts\n      files: hello.ts\n      session: ses_s1\n');
+    expect(stdout).toMatch(/ {2}s1 {2}\[coder\] {2}completed, 1 attempt\(s\)(, took [\d.]+ m?s)?\n {6}write hello\.ts\n {6}files: hello\.ts\n {6}session: ses_s1\n/);
     expect(stdout).toContain('      summary: wrote hello.ts\n      artifacts: hello.ts\n      finding: no router needed\n');
-    expect(stdout).toContain('  s2  [tester]  awaiting_decision, 2 attempt(s), after s1\n');
+    expect(stdout).toMatch(/ {2}s2 {2}\[tester\] {2}awaiting_decision, 2 attempt\(s\)(, took [\d.]+ m?s)?, after s1\n/);
     expect(stdout).toContain('      failed attempt 1: test 1 is red (guidance: try fix 1)\n      failed attempt 2: test 2 is red\n');
     expect(stdout).toContain('Assumptions\n  - node 20\n');
     expect(stdout).toContain('Risks\n  - flaky snapshot\n');
@@ -62,12 +62,32 @@ describe('orca show', () => {
     const { stdout } = await runCli(['show', planId, '--dir', project.dir]);
     const history = stdout.slice(stdout.indexOf('History ('));
     expect(history).toMatch(/^History \(\d+ entries\)\n/);
-    expect(history).toMatch(/Z {2}event {6}xstate\.init from init\n/);
-    expect(history).toMatch(/Z {2}state {6}plan → drafting\.opening_session\n/);
-    expect(history).toMatch(/Z {2}state {6}plan → pending_approval\n/);
-    expect(history).toMatch(/Z {2}event {6}approval\.approve from command: "looks good"\n/);
-    expect(history).toMatch(/Z {2}state {6}step:s2 → awaiting_decision\n/);
-    expect(history).toMatch(/Z {2}event {6}step\.failed from child: step s2, attempt 1, "test 1 is red"\n/);
+    expect(history).toMatch(/Z {2}plan created from "say hello"\n/);
+    expect(history).toMatch(/Z {2}plan → drafting\.opening_session\n/);
+    expect(history).toMatch(/Z {2}the planner's session opened: ses_planner\n/);
+    expect(history).toMatch(/Z {2}the planner proposed a plan of 2 step\(s\)\n/);
+    expect(history).toMatch(/Z {2}plan → pending_approval\n/);
+    expect(history).toMatch(/Z {2}Approve at the approval gate by slash command: "looks good"\n/);
+    expect(history).toMatch(/Z {2}step s1 completed: "wrote hello\.ts"\n/);
+    expect(history).toMatch(/Z {2}step s2 → awaiting_decision\n/);
+    expect(history).toMatch(/Z {2}step s2 failed \(attempt 1\): "test 1 is red"\n/);
+    expect(history).not.toContain('xstate.');
+  });
+
+  it("should show each turn's cost once, naming the role when it is not the agent's own", async () => {
+    const { entryText, historyLines } = await import('../../src/cli/history.js');
+    const usage = { turns: 1, input: 100, output: 10, reasoning: 0, cache_read: 0, cache_write: 0, cost: 0.001 };
+    const at = '2026-01-02T00:00:00.000Z';
+    expect(entryText({ at, kind: 'turn', role: 'planner', agent: 'planner', session_id: 'ses_p', correction: false, usage })).toMatch(/^planner turn: 1 turn, 110 tokens/);
+    expect(entryText({ at, kind: 'turn', role: 'specialist', agent: 'coder', step_id: 's1', session_id: 'ses_c', correction: true, usage })).toMatch(
+      /^specialist \(coder\) turn, a correction, for step s1: 1 turn, 110 tokens/,
+    );
+    const host = project.host();
+    const planId = approvalPlan(host);
+    await host.dispose();
+    const { appendJournal } = await import('../../src/persistence/journal.js');
+    appendJournal(project.store.journalPathOf(planId), [{ at, kind: 'event', source: 'child', event: { type: 'usage.recorded', stepId: 's1', usage } }]);
+    expect(historyLines(project.store.journalPathOf(planId)).join('\n')).not.toContain('usage');
   });
 
   it('should show reconcile entries of the journal', async () => {
@@ -79,8 +99,8 @@ describe('orca show', () => {
       { at: '2026-01-02T00:00:00.000Z', kind: 'reconcile', role: 'coder', session_id: 'ses_x', idempotency_key: `${planId}:s1:1`, decision: 'adopted the finished reply', detail: 'idle' },
     ]);
     const { stdout } = await runCli(['show', planId, '--dir', project.dir]);
-    expect(stdout).toContain(`  2026-01-02 00:00:00Z  reconcile  coder session ses_x (${planId}:s1:1): adopted the finished reply — idle\n`);
-    expect(stdout).toContain('  waiting  for approval: orca decide');
+    expect(stdout).toContain(`  2026-01-02 00:00:00Z  after restart: coder session ses_x (${planId}:s1:1): adopted the finished reply — idle\n`);
+    expect(stdout).toContain('  now      waiting for approval: orca decide');
     expect(stdout).toContain('Decisions\n  (none)\n');
   });
 
@@ -94,7 +114,7 @@ describe('orca show', () => {
     ]);
     const { stdout } = await runCli(['show', planId, '--dir', project.dir]);
     expect(stdout).toContain(
-      '  2026-01-02 00:00:00Z  protocol   coder (deep/thinker) uses the text protocol from now on: structured output refused in session ses_x — APIError: Thinking mode does not support this tool_choice\n',
+      '  2026-01-02 00:00:00Z  coder (deep/thinker) switched to the text protocol: structured output refused in session ses_x — APIError: Thinking mode does not support this tool_choice\n',
     );
   });
 
@@ -104,7 +124,30 @@ describe('orca show', () => {
     await host.dispose();
     const { stdout } = await runCli(['show', planId, '--dir', project.dir]);
     expect(stdout).toContain('  status   in_progress (state in_progress.budget_exhausted)\n');
-    expect(stdout).toContain(`  waiting  for a decision at the budget gate: 1 of 1 dispatches used; orca decide ${planId} continue | stop [--message "…"]\n`);
+    expect(stdout).toContain(`  now      waiting for a decision at the budget gate: 1 of 1 dispatches used; orca decide ${planId} continue | stop [--message "…"]\n`);
+  });
+
+  it('should say whether the plan is running (a process holds it) or paused (nothing runs it), and how to resume it', async () => {
+    const host = project.host();
+    const planId = runningPlan(host);
+    const now = async () => (await runCli(['show', planId, '--dir', project.dir])).stdout.split('\n').find((l) => l.startsWith('  now '));
+    expect(await now()).toBe('  now      running (an OpenCode server holds it; orca ui or this command shows its progress)');
+    await host.dispose();
+    expect(await now()).toBe(`  now      paused: nothing runs it until it is resumed. Ask Orca in OpenCode to continue plan ${planId}; it goes on from its saved state.`);
+  });
+
+  it('should show review rounds and how long each step took, from the journal', async () => {
+    const host = project.host();
+    const planId = failedStepPlan(host, 1);
+    await host.dispose();
+    const { appendJournal } = await import('../../src/persistence/journal.js');
+    appendJournal(project.store.journalPathOf(planId), [
+      { at: '2030-01-01T00:00:00.000Z', kind: 'state', actor: 'step:s9', state: 'opening_session' },
+      { at: '2030-01-01T00:01:05.000Z', kind: 'state', actor: 'step:s9', state: 'completed' },
+    ]);
+    const { stepDurations, duration } = await import('../../src/cli/history.js');
+    expect(stepDurations(project.store.journalPathOf(planId)).get('s9')).toBe(65_000);
+    expect([duration(850), duration(4_240), duration(65_000), duration(7_500_000)]).toEqual(['850 ms', '4.2 s', '1 min 5 s', '2 h 5 min']);
   });
 
   it("should show why a step's breaker stopped automatic retrying", async () => {

@@ -7,6 +7,7 @@ import { reportOnFailure } from '../support/failure-report.js';
 import { projectRoot } from '../support/opencode-sandbox.js';
 import { startOpencode, waitFor, type OpencodeServer } from '../support/opencode-server.js';
 import { lastToolResult, startScriptedModel, type RecordedRequest, type ScriptedModel, type ScriptedReply } from '../support/scripted-model.js';
+import { forMarkdown } from '../../src/opencode/session-notes.js';
 import { dismiss, nextQuestion, reply } from './hitl-answers.js';
 import { agentOf, builtPluginUrl, jsonReply, scenarioOf, passingReview } from './team.js';
 
@@ -78,7 +79,7 @@ describe('slash commands on a waiting plan', () => {
   it('/orca-approve approves the waiting plan and it runs to completed', async () => {
     const { session, planId } = await waitingPlan('approve', 'approval');
     const out = await command(session.id, 'orca-approve');
-    expect(out.text).toBe(`Orca: Approve recorded for plan ${planId}.`);
+    expect(out.text).toBe(forMarkdown(`Orca: Approve recorded for plan ${planId}. It runs now; its outcome will be posted in this session.`));
     expect(out.provider).toBe('orca-hitl');
     await waitFor(() => planFile(planId).status === 'completed', { timeoutMs: 20_000, description: 'the plan completes' });
     expect(planFile(planId).decisions.at(-1)).toMatchObject({ gate: 'approval', option: 'Approve', channel: 'command' });
@@ -97,7 +98,7 @@ describe('slash commands on a waiting plan', () => {
   it('/orca-reject with an explicit plan_id rejects it, with no model request', async () => {
     const { session, planId } = await waitingPlan('reject', 'approval');
     const out = await command(session.id, 'orca-reject', planId);
-    expect(out.text).toBe(`Orca: Reject recorded for plan ${planId}.`);
+    expect(out.text).toBe(forMarkdown(`Orca: Reject recorded for plan ${planId}. Now: plan ${planId} was rejected: SCENARIO:reject goal`));
     expect(model.requests.length).toBe(out.before);
     expect(planFile(planId).status).toBe('rejected');
   }, 60_000);
@@ -105,7 +106,7 @@ describe('slash commands on a waiting plan', () => {
   it('/orca-retry retries the failed step and the plan completes', async () => {
     const { session, planId } = await waitingPlan('dev_retry', 'deviation');
     const out = await command(session.id, 'orca-retry', 'try the other API');
-    expect(out.text).toBe(`Orca: Retry for step s1 recorded for plan ${planId} with "try the other API".`);
+    expect(out.text).toBe(forMarkdown(`Orca: Retry for step s1 recorded for plan ${planId} with "try the other API". It runs now; its outcome will be posted in this session.`));
     await waitFor(() => planFile(planId).status === 'completed', { timeoutMs: 20_000, description: 'the plan completes' });
     const second = model.chatRequests().filter((r) => agentOf(r) === 'coder' && scenarioOf(r) === 'dev_retry')[1]!;
     expect(second.lastUser).toContain('try the other API');
@@ -123,7 +124,7 @@ describe('slash commands on a waiting plan', () => {
   it('/orca-stop stops the plan as failed, with no model request', async () => {
     const { session, planId } = await waitingPlan('dev_stop', 'deviation');
     const out = await command(session.id, 'orca-stop');
-    expect(out.text).toBe(`Orca: Stop for step s1 recorded for plan ${planId}.`);
+    expect(out.text).toBe(forMarkdown(`Orca: Stop for step s1 recorded for plan ${planId}. Now: plan ${planId} stopped, 0 of 1 step done: SCENARIO:dev_stop goal\n- s1 (coder): broken dev_stop\norca show ${planId} has every step's output.`));
     expect(model.requests.length).toBe(out.before);
     expect(planFile(planId).status).toBe('failed');
   }, 60_000);
@@ -145,7 +146,7 @@ describe('slash commands on a waiting plan', () => {
   it('a command with nothing to decide says so and changes nothing', async () => {
     const session = (await server.client.session.create({ title: 'idle' })).data!;
     const out = await command(session.id, 'orca-retry', 'plan_../../etc');
-    expect(out.text).toMatch(/^Orca: \/orca-retry did nothing\. "plan_\.\.\/\.\.\/etc" is not a plan_id/);
+    expect(out.text).toMatch(/^Orca: `\/orca-retry` did nothing\. "plan\\_\.\.\/\.\.\/etc" is not a `plan_id`/);
     expect(model.requests.length).toBe(out.before);
   }, 30_000);
 });

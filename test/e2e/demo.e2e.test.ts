@@ -16,9 +16,12 @@ describe('npm run demo', () => {
     expect(run.stdout).toContain('options: Approve / Request Changes / Reject');
     expect(run.stdout).toContain('Decision at the approval gate: Approve (channel: question)');
     // The reviewer failed impl once; the fixer's result is what the dependent step was told.
-    expect(run.stdout).toMatch(/impl: completed after 1 attempt\(s\), 2 review round\(s\) — greet\(name\) now returns "Hello, stranger!"/);
-    expect(run.stdout).toContain('Quality gate: 2 reviewer turn(s)');
-    expect(run.stdout).toMatch(/test: completed after 1 attempt\(s\) — .*it was told: greet\(name\) now returns "Hello, stranger!"/);
+    expect(run.stdout).toMatch(/impl: completed after 1 attempt\(s\), 2 review round\(s\), took [\d.]+ m?s — greet\(name\) now returns "Hello, stranger!"/);
+    expect(run.stdout).toContain('Quality gate (journal): impl: review round 1 failed, the coder fixed it; review round 2 passed (2 reviewer turn(s))');
+    expect(run.stdout).toMatch(/test: completed after 1 attempt\(s\), took [\d.]+ m?s — .*it was told: greet\(name\) now returns "Hello, stranger!"/);
     expect(run.stdout).toContain('orca_ask_planner returned: completed');
+    // The path and the counts come from the plan's journal, not from the demo's script.
+    expect(run.stdout).toContain('Path through the plan statechart (journal): drafting.opening_session → drafting.consulting → pending_approval → in_progress.running → completed');
+    expect(run.stdout).toContain('Model turns Orca started (journal): 3 specialist, 2 reviewer, 1 fixer');
   }, 120_000);
 });

@@ -122,7 +122,7 @@ describe('human-in-the-loop through the native question dialog', () => {
     const revision = model.chatRequests().filter((r) => agentOf(r) === 'planner' && scenarioOf(r) === 'changes').at(-1)!;
     expect(revision.lastUser).toContain('smaller steps please');
     // The second approval question shows what changed against the version the human saw.
-    expect(again.questions[0]!.question).toContain('Changes since the version you saw: + s3 (document-writer); ~ s2: description');
+    expect(again.questions[0]!.question).toContain('Changed: + s3 (document-writer); ~ s2: description');
     await reply(server, again, [['Reject'], ['No guidance']]);
     await done;
     const result = toolResult('changes');

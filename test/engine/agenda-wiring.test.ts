@@ -44,7 +44,7 @@ describe('agenda actions over the plan host', () => {
     expect(a.sessions.prompts.filter((p) => p.agent !== 'planner')).toEqual([]); // no step before approval
 
     const followUp = await create(a, { type: 'event', eventKind: `plan.completed:${planId}` }, { type: 'emit', kind: 'nightly.done', message: 'checked' });
-    expect(runGateCommand(a.orca, 'orca-approve', planId, 'ses_user')).toBe(`Orca: Approve recorded for plan ${planId}.`);
+    expect(runGateCommand(a.orca, 'orca-approve', planId, 'ses_user')).toBe(`Orca: Approve recorded for plan ${planId}. It runs now; orca plans and orca show follow it.`);
     await waitFor(() => planFile(a, planId).status === 'completed', { timeoutMs: 10_000, description: 'the plan to complete' });
     expect(await settled(a, followUp)).toMatchObject({ status: 'executed', lastResult: 'emitted nightly.done' });
     const bus = a.orca.agenda.events();

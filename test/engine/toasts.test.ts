@@ -32,6 +32,12 @@ describe('toasts', () => {
     expect(toastFor(after, { ...after, updated_at: 't2' })).toBeNull();
   });
 
+  it('should leave the gates of a followed plan to the dialog its orca_ask_planner call raises', () => {
+    const waiting = summary({ status: 'pending_approval', waiting_for: 'approval' });
+    expect(toastFor(summary({}), waiting, { followed: true })).toBeNull();
+    expect(toastFor(waiting, summary({ status: 'completed' }), { followed: true })?.title).toBe('Orca: plan completed');
+  });
+
   it('should stay quiet for changes a human need not notice', () => {
     expect(toastFor(summary({}), summary({ state: 'drafting.answered' }))).toBeNull();
     expect(toastFor(summary({ status: 'in_progress' }), summary({ status: 'in_progress', step_progress: { completed: 1, total: 3 } }))).toBeNull();
@@ -42,7 +48,7 @@ describe('toasts', () => {
     const host = { observe: (_name: string, o: PlanObserver) => ((observer = o), () => (observer = undefined)) };
     const shown: Toast[] = [];
     const stop = watchForToasts(host, (t) => shown.push(t));
-    const change = (before: PlanSummary | undefined, after: PlanSummary) => observer?.({ planId: after.plan_id, before, after, file: {} as never });
+    const change = (before: PlanSummary | undefined, after: PlanSummary) => observer?.({ planId: after.plan_id, before, after, file: {} as never, snapshot: {} as never });
     const waiting = summary({ status: 'pending_approval', waiting_for: 'approval' });
     change(undefined, waiting);
     change(waiting, { ...waiting, updated_at: 't2' });
@@ -64,7 +70,7 @@ describe('toasts for budgets and step failures', () => {
     const host = { observe: (_name: string, o: PlanObserver) => ((observer = o), () => {}) };
     const shown: Toast[] = [];
     watchForToasts(host, (t) => shown.push(t));
-    const at = (patch: Record<string, unknown>) => observer!({ planId: 'plan_X', before: summary({}), after: summary({}), file: file(patch) });
+    const at = (patch: Record<string, unknown>) => observer!({ snapshot: {} as never, planId: 'plan_X', before: summary({}), after: summary({}), file: file(patch) });
     at({ usage: spent(0.1, 100) });
     at({ usage: spent(0.55, 200) });
     at({ usage: spent(0.6, 300) });
@@ -87,10 +93,10 @@ describe('toasts for budgets and step failures', () => {
     watchForToasts(host, (t) => shown.push(t));
     const running = summary({ status: 'in_progress' });
     const waiting = summary({ status: 'in_progress', waiting_for: 'deviation' });
-    observer!({ planId: 'plan_X', before: running, after: running, file: file({ steps: [step([])] }) });
-    observer!({ planId: 'plan_X', before: running, after: waiting, file: file({ steps: [step([{ attempt: 1, error: 'tests are red' }])], waiting_for: 'deviation' }) });
+    observer!({ snapshot: {} as never, planId: 'plan_X', before: running, after: running, file: file({ steps: [step([])] }) });
+    observer!({ snapshot: {} as never, planId: 'plan_X', before: running, after: waiting, file: file({ steps: [step([{ attempt: 1, error: 'tests are red' }])], waiting_for: 'deviation' }) });
     // Auto retry: the second failure does not change what the plan waits for, and still gets its toast.
-    observer!({ planId: 'plan_X', before: waiting, after: waiting, file: file({ steps: [step([{ attempt: 1, error: 'tests are red' }, { attempt: 2, error: 'x'.repeat(150) }])], waiting_for: 'deviation' }) });
+    observer!({ snapshot: {} as never, planId: 'plan_X', before: waiting, after: waiting, file: file({ steps: [step([{ attempt: 1, error: 'tests are red' }, { attempt: 2, error: 'x'.repeat(150) }])], waiting_for: 'deviation' }) });
     expect(shown.map((t) => [t.title, t.message])).toEqual([
       ['Orca: step s1 (coder) failed', 'plan_X, attempt 1: tests are red — waits for Retry / Replan / Stop'],
       // A long error is cut at 100 characters.

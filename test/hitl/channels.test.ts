@@ -7,6 +7,7 @@ import type { Orca } from '../../src/composition-root.js';
 import type { AutoPolicy } from '../../src/config/options.js';
 import { autoChoice } from '../../src/hitl/auto-policy.js';
 import { GATE_COMMANDS, runGateCommand, type GateCommand } from '../../src/hitl/commands.js';
+import { planFollowers } from '../../src/hitl/plan-notes.js';
 import { resolveGate } from '../../src/hitl/resolve.js';
 import { openGates, type Gate } from '../../src/machines/gates.js';
 import type { PlanHost } from '../../src/engine/plan-host.js';
@@ -46,7 +47,7 @@ function waiting(name: string) {
   const host = project.host(spec.host);
   const planId = spec.make(host);
   const gate = openGates(host.open(planId).getSnapshot())[0]!;
-  const orca = { host, options: {}, log: () => {}, history: { stats: () => null, record: () => {} } } as unknown as Orca;
+  const orca = { host, options: {}, log: () => {}, history: { stats: () => null, record: () => {} }, turnFollowers: planFollowers(), notes: { post: () => {} } } as unknown as Orca;
   return { host, planId, gate, orca };
 }
 

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CommandError, GATE_COMMANDS, registerGateCommands, runGateCommand } from '../../src/hitl/commands.js';
 import type { Orca } from '../../src/composition-root.js';
+import { planFollowers } from '../../src/hitl/plan-notes.js';
 import { approvalPlan, budgetPlan, failedStepPlan, tempProject, type Project } from '../cli/fixtures.js';
 
 let project: Project;
@@ -13,8 +14,14 @@ afterEach(() => project.remove());
 function orcaWith(options: Parameters<Project['host']>[0] = {}) {
   const host = project.host(options);
   const logs: string[] = [];
-  const orca = { host, log: (_level: string, message: string) => void logs.push(message) } as unknown as Orca;
-  return { orca, host, logs };
+  const notes: Array<[string, string]> = [];
+  const orca = {
+    host,
+    log: (_level: string, message: string) => void logs.push(message),
+    turnFollowers: planFollowers(),
+    notes: { post: (sessionId: string, text: string) => void notes.push([sessionId, text]) },
+  } as unknown as Orca;
+  return { orca, host, logs, notes };
 }
 const capped = (max_dispatches: number) => ({ policy: { max_dispatches } });
 
@@ -23,7 +30,7 @@ describe('slash commands at the dispatch cap', () => {
     const { orca, host } = orcaWith(capped(1));
     const planId = budgetPlan(host);
     expect(runGateCommand(orca, 'orca-continue', 'one more round', 'ses_any')).toBe(
-      `Orca: Continue at the dispatch cap (1 of 1) recorded for plan ${planId} with "one more round".`,
+      `Orca: Continue at the dispatch cap (1 of 1) recorded for plan ${planId} with "one more round". It runs now; orca plans and orca show follow it.`,
     );
     const c = host.open(planId).getSnapshot().context;
     expect(c.decisions.at(-1)).toMatchObject({ gate: 'budget', option: 'Continue', channel: 'command', text: 'one more round' });
@@ -33,7 +40,9 @@ describe('slash commands at the dispatch cap', () => {
   it('should stop at the dispatch cap with /orca-stop', () => {
     const { orca, host } = orcaWith(capped(1));
     const planId = budgetPlan(host);
-    expect(runGateCommand(orca, 'orca-stop', planId, 'ses_any')).toBe(`Orca: Stop at the dispatch cap (1 of 1) recorded for plan ${planId}.`);
+    expect(runGateCommand(orca, 'orca-stop', planId, 'ses_any')).toBe(
+      `Orca: Stop at the dispatch cap (1 of 1) recorded for plan ${planId}. Now: plan ${planId} stopped, 1 of 2 steps done: Add a greeting to the home page\norca show ${planId} has every step's output.`,
+    );
     const s = host.open(planId).getSnapshot();
     expect([s.value, s.context.outcome, s.context.decisions.at(-1)?.gate]).toEqual(['failed', 'stopped', 'budget']);
   });
@@ -41,7 +50,9 @@ describe('slash commands at the dispatch cap', () => {
   it('should stop at a failed step with /orca-stop, and at the dispatch cap when the plan waits at both', () => {
     const one = orcaWith();
     const failed = failedStepPlan(one.host, 1);
-    expect(runGateCommand(one.orca, 'orca-stop', failed, 'ses_any')).toBe(`Orca: Stop for step s2 recorded for plan ${failed}.`);
+    expect(runGateCommand(one.orca, 'orca-stop', failed, 'ses_any')).toBe(
+      `Orca: Stop for step s2 recorded for plan ${failed}. Now: plan ${failed} stopped, 1 of 2 steps done: Add a greeting to the home page\n- s2 (tester): test 1 is red\norca show ${failed} has every step's output.`,
+    );
     expect(one.host.open(failed).getSnapshot().value).toBe('failed');
 
     const both = orcaWith(capped(2));
@@ -54,7 +65,7 @@ describe('slash commands at the dispatch cap', () => {
     // One test turn is 110 tokens: the planner's and s1's cross 150.
     const { orca, host } = orcaWith({ policy: { max_tokens: 150 } });
     const planId = budgetPlan(host);
-    expect(runGateCommand(orca, 'orca-continue', planId, 'ses_any')).toBe(`Orca: Continue at the budget gate (220 of 150 tokens) recorded for plan ${planId}.`);
+    expect(runGateCommand(orca, 'orca-continue', planId, 'ses_any')).toBe(`Orca: Continue at the budget gate (220 of 150 tokens) recorded for plan ${planId}. It runs now; orca plans and orca show follow it.`);
     const s = host.open(planId).getSnapshot();
     expect([s.context.token_cap, s.context.dispatch_cap, s.context.steps[1]!.status]).toEqual([370, 100, 'running']);
   });
@@ -63,7 +74,7 @@ describe('slash commands at the dispatch cap', () => {
     const { orca, host } = orcaWith({ policy: { max_cost: 0.002 } });
     const planId = budgetPlan(host);
     expect(runGateCommand(orca, 'orca-stop', `${planId} over budget`, 'ses_any')).toBe(
-      `Orca: Stop at the budget gate ($0.002 of $0.002) recorded for plan ${planId} with "over budget".`,
+      `Orca: Stop at the budget gate ($0.002 of $0.002) recorded for plan ${planId} with "over budget". Now: plan ${planId} stopped, 1 of 2 steps done: Add a greeting to the home page\norca show ${planId} has every step's output.`,
     );
     expect(host.open(planId).getSnapshot().value).toBe('failed');
   });
@@ -84,7 +95,7 @@ describe('slash commands at the dispatch cap', () => {
     const { orca, host } = orcaWith();
     const planId = failedStepPlan(host, 3);
     expect(host.open(planId).getSnapshot().context.steps[1]!.breaker).toMatch(/^circuit breaker/);
-    expect(runGateCommand(orca, 'orca-retry', `${planId} mock the clock`, 'ses_any')).toBe(`Orca: Retry for step s2 recorded for plan ${planId} with "mock the clock".`);
+    expect(runGateCommand(orca, 'orca-retry', `${planId} mock the clock`, 'ses_any')).toBe(`Orca: Retry for step s2 recorded for plan ${planId} with "mock the clock". It runs now; orca plans and orca show follow it.`);
     expect(host.open(planId).getSnapshot().context.steps[1]!.status).toBe('running');
   });
 

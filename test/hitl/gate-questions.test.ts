@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { choiceFromAnswers, gateQuestions } from '../../src/hitl/gate-questions.js';
+import { choiceFromAnswers, dialogRows, gateQuestions } from '../../src/hitl/gate-questions.js';
 import { decisionEvent } from '../../src/machines/gates.js';
 import { breakerText, budgetGate, deviationGate } from './gate-fixtures.js';
 
@@ -46,5 +46,96 @@ describe('gate questions', () => {
     for (const gate of [deviation({ stepId: long }), deviation({ stepId: long, breaker })]) {
       expect(gateQuestions(gate)[0]!.header.length).toBeLessThanOrEqual(30);
     }
+  });
+});
+
+describe('the approval question at 80x24', () => {
+  type ApprovalGate = Extract<Parameters<typeof gateQuestions>[0], { kind: 'approval' }>;
+  const planId = 'plan_01M85HFE778WMX3GEX088XC0GP';
+  const step = (i: number) => ({
+    id: `s${i}`,
+    agent: (['coder', 'tester', 'document-writer'] as const)[i % 3]!,
+    description: `Step ${i} of the plan: change module ${i} and keep its tests green, then report what changed`,
+    ...(i > 1 ? { depends_on: [`s${i - 1}`] } : {}),
+    files: [`src/module${i}.ts`],
+  });
+  const approval = (steps: number, changes: ApprovalGate['changes'] = null): ApprovalGate => ({
+    kind: 'approval',
+    planId,
+    proposal: {
+      goal: 'Refactor every module of the project so that each keeps its tests green and documents what changed',
+      steps: Array.from({ length: steps }, (_, i) => step(i + 1)),
+      assumptions: [],
+      risks: ['flaky tests'],
+      verification: ['npm test passes'],
+    },
+    changes,
+    review_agents: ['coder'],
+    options: ['Approve', 'Request Changes', 'Reject'],
+    autoOptions: ['Approve', 'Request Changes', 'Reject'],
+  });
+  const questionOf = (gate: ApprovalGate, reserve = 0) => gateQuestions(gate, { reserve })[0]!.question.split('\n');
+
+  it('should fit a 10-step plan in 10 lines of 69 columns, so the options stay on screen', () => {
+    const lines = questionOf(approval(10));
+    expect(lines).toHaveLength(10);
+    for (const line of lines) expect(line.length).toBeLessThanOrEqual(69);
+    expect(lines[0]).toMatch(/^Goal: Refactor every module .*…$/);
+    expect(lines[1]).toMatch(/^1\. s1 \(tester\): Step 1 of the plan/);
+    expect(lines[2]).toMatch(/^2\. s2 \(document-writer\) ← s1: Step 2/);
+    expect(lines[7]).toBe(`+ 4 more step(s): orca show ${planId}`);
+    expect(lines[8]).toBe('10 files · 1 risk · 1 check');
+    expect(lines[9]).toBe(`Approve plan ${planId}?`);
+  });
+
+  it('should list every step of a plan that fits, and give up steps to a note or a change summary', () => {
+    expect(questionOf(approval(3))).toHaveLength(6);
+    expect(questionOf(approval(7))).toHaveLength(10); // 7 steps fit without a "more" line
+    const revised = questionOf(approval(10, {
+        added: [{ id: 's10', agent: 'coder', description: 'new' }],
+        removed: [],
+        changed: [{ id: 's2', agent: 'tester', fields: [{ field: 'description', from: 'a', to: 'b' }] }],
+        kept: [],
+        unchanged: 8,
+      }));
+    expect(revised).toHaveLength(10);
+    expect(revised[1]).toMatch(/^Changed: /);
+    const noted = questionOf(approval(10), 3);
+    expect(noted).toHaveLength(7);
+    expect(noted.at(-3)).toBe(`+ 7 more step(s): orca show ${planId}`);
+  });
+});
+
+describe('dialog rows', () => {
+  it('should count rows as the TUI wraps words at 69 columns', () => {
+    // Seen in tmux at 80x24: this note took three rows.
+    const note = 'Note: "ship it" is not offered at the approval gate of plan plan_01M85MK4SCH6VBTNE0KATT3GX4 (offered: Approve, Request Changes, Reject).';
+    expect(dialogRows(note)).toBe(3);
+    expect(dialogRows('short')).toBe(1);
+    expect(dialogRows('a\nb')).toBe(2);
+    expect(dialogRows('x'.repeat(69))).toBe(1);
+  });
+});
+
+describe('the resume question at 80x24', () => {
+  it('should keep the question to 9 rows and each option description to one, even with a long detail', () => {
+    const gate = {
+      kind: 'resume' as const,
+      planId: 'plan_01M85NT0VK4S5Z3XQTPQP7YX73',
+      stepId: 's1',
+      agent: 'coder',
+      attempt: 1,
+      turn: 'specialist' as const,
+      sessionId: 'ses_df4a2f1dbffe6kPzrkxT2DMNAO',
+      detail: 'its messages cannot be read (OpenCode did not list the messages of session ses_df4a2f1dbffe6kPzrkxT2DMNAO: BadRequest: Expected OutputFormatJsonSchema)',
+      lastActivityAt: '2026-11-24T02:22:57.982Z',
+      files: ['src/module1.ts'],
+      options: ['Re-run', 'Mark done', 'Stop'] as Array<'Re-run' | 'Mark done' | 'Stop'>,
+      autoOptions: [],
+    };
+    const [action] = gateQuestions(gate);
+    expect(dialogRows(action!.question)).toBeLessThanOrEqual(9);
+    expect(action!.question).toContain('was interrupted (Esc, or its server stopped)');
+    for (const option of action!.options) expect((option.description ?? '').length).toBeLessThanOrEqual(69);
   });
 });

@@ -44,17 +44,17 @@ describe('progress title', () => {
       call: { sessionID: 'ses_o', messageID: 'msg_1', tool: 'orca_ask_planner', input: { message: 'm' } },
       log: () => {},
     });
-    const change = (patch: Record<string, unknown>) => observer!({ planId: 'plan_X', before: undefined, after: {} as never, file: file(patch) });
+    const change = (patch: Record<string, unknown>) => observer!({ snapshot: {} as never, planId: 'plan_X', before: undefined, after: {} as never, file: file(patch) });
     change({});
     await vi.waitFor(() => expect(titles).toHaveLength(1));
     // While that PATCH is in flight: another plan's change, then two of this one's (only the newest is sent).
-    observer!({ planId: 'plan_other', before: undefined, after: {} as never, file: file({ plan_id: 'plan_other' }) });
+    observer!({ snapshot: {} as never, planId: 'plan_other', before: undefined, after: {} as never, file: file({ plan_id: 'plan_other' }) });
     change({ usage: usage({ cost: 0.2 }) });
     change({ usage: usage({ cost: 0.3 }) });
     release();
     await vi.waitFor(() => expect(titles).toHaveLength(2));
     await progress.stop();
-    observer?.({ planId: 'plan_X', before: undefined, after: {} as never, file: file({ usage: usage({ cost: 0.4 }) }) });
+    observer?.({ snapshot: {} as never, planId: 'plan_X', before: undefined, after: {} as never, file: file({ usage: usage({ cost: 0.4 }) }) });
     expect(titles).toEqual(['plan_X · 2/5 done · api (coder) running · $0.12', 'plan_X · 2/5 done · api (coder) running · $0.30']);
     expect(finds).toEqual([{ sessionID: 'ses_o', messageID: 'msg_1', tool: 'orca_ask_planner', input: { message: 'm' } }]);
     expect(observer).toBeUndefined();
@@ -66,9 +66,9 @@ describe('progress title', () => {
     const logs: string[] = [];
     const port: ToolTitlePort = { find: async () => { throw new Error('HTTP 500'); }, setTitle: async () => {} };
     const progress = followProgressTitle({ host, titles: port, planId: 'plan_X', call: { sessionID: 's', messageID: 'm', tool: 't', input: {} }, log: (_l, m) => logs.push(m) });
-    observer!({ planId: 'plan_X', before: undefined, after: {} as never, file: file() });
+    observer!({ snapshot: {} as never, planId: 'plan_X', before: undefined, after: {} as never, file: file() });
     await vi.waitFor(() => expect(logs).toHaveLength(1));
-    observer!({ planId: 'plan_X', before: undefined, after: {} as never, file: file({ waiting_for: 'budget' }) });
+    observer!({ snapshot: {} as never, planId: 'plan_X', before: undefined, after: {} as never, file: file({ waiting_for: 'budget' }) });
     await progress.stop();
     expect(logs).toEqual(['plan plan_X: the progress title of orca_ask_planner could not be updated: HTTP 500']);
   });

@@ -92,6 +92,7 @@ beforeAll(() => {
     monitor: createSessionMonitor({ abort: async () => {}, log: () => {} }),
     log: () => {},
     showToast: () => {},
+    notes: { post: () => {}, restoreAfterTurn: () => {}, observe: () => {} },
   });
 });
 afterAll(async () => {

@@ -23,7 +23,7 @@ function toolWith(count: number) {
     ids.push(summary.plan_id);
     index.trigger.upsert({ summary });
   }
-  const tool = listPlansTool({ host: { index } } as unknown as Orca);
+  const tool = listPlansTool({ host: { index, isHeld: () => false } } as unknown as Orca);
   const list = async (args: Record<string, unknown>) => JSON.parse((await tool.execute(args as never, {} as never)) as string);
   return { list, newestFirst: ids.reverse() };
 }
@@ -35,7 +35,7 @@ describe('orca_list_plans', () => {
     expect(page.total).toBe(120);
     expect(page.showing).toBe('1-50 of 120, newest first');
     expect(page.plans.map((p: { plan_id: string }) => p.plan_id)).toEqual(newestFirst.slice(0, 50));
-    expect(page.plans[0]).toEqual({ plan_id: newestFirst[0], goal: 'goal 119', status: 'completed', step_progress: '2/2', updated_at: '2026-01-01T00:00:00.000Z' });
+    expect(page.plans[0]).toEqual({ plan_id: newestFirst[0], goal: 'goal 119', status: 'completed', activity: 'idle', step_progress: '2/2', updated_at: '2026-01-01T00:00:00.000Z' });
     expect(page.more).toBe('70 older plan(s): call orca_list_plans with offset 50 to see them.');
   });
 
@@ -54,6 +54,30 @@ describe('orca_list_plans', () => {
     const past = await toolWith(3).list({ offset: 3 });
     expect(past).toMatchObject({ total: 3, showing: 'none of 3', plans: [], note: 'offset 3 is past the oldest plan: use an offset below 3.' });
     expect(await toolWith(0).list({})).toEqual({ total: 0, showing: 'none of 0', plans: [] });
+  });
+
+  it('should name what each plan is doing: waiting, running (a process holds it), paused (nobody does) or idle', async () => {
+    const index = createPlanIndex();
+    const plan = (i: number, over: Partial<PlanSummary>): PlanSummary => ({
+      plan_id: newPlanId(1_700_000_000_000 + i * 1000),
+      goal: `goal ${i}`,
+      status: 'in_progress',
+      state: 'in_progress.running',
+      step_progress: { completed: 0, total: 2 },
+      waiting_for: null,
+      busy: true,
+      caller_session_id: null,
+      updated_at: '2026-01-01T00:00:00.000Z',
+      ...over,
+    });
+    const [paused, running, waiting, idle] = [plan(4, {}), plan(3, {}), plan(2, { status: 'pending_approval', busy: false, waiting_for: 'approval' }), plan(1, { status: 'completed', busy: false })];
+    for (const summary of [paused, running, waiting, idle]) index.trigger.upsert({ summary });
+    const tool = listPlansTool({ host: { index, isHeld: (id: string) => id === running.plan_id } } as unknown as Orca);
+    const { plans } = JSON.parse((await tool.execute({} as never, {} as never)) as string);
+    expect(plans.map((p: { activity: string }) => p.activity)).toEqual(['paused', 'running', 'waiting', 'idle']);
+    expect(plans[0].resume).toBe(`Paused: nothing runs it until it is resumed. Call orca_ask_planner with plan_id ${paused.plan_id} to resume it from its saved state.`);
+    expect(plans[1]).not.toHaveProperty('resume');
+    expect(plans[2]).toMatchObject({ activity: 'waiting', waiting_for: 'approval' });
   });
 
   it.each([

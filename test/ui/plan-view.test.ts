@@ -5,7 +5,7 @@ import { threadContext } from '../../src/machines/threading.js';
 import { readPlan, readPlanJournal, type PlanRead } from '../../src/ui/plan-source.js';
 import { planListView } from '../../src/ui/plan-list-view.js';
 import { planView } from '../../src/ui/plan-view.js';
-import { approvalPlan, budgetPlan, failedStepPlan, tempProject, type Project } from '../cli/fixtures.js';
+import { approvalPlan, budgetPlan, failedStepPlan, runningPlan, tempProject, type Project } from '../cli/fixtures.js';
 import { turn } from '../support/turns.js';
 
 let project: Project;
@@ -195,5 +195,13 @@ describe('the plans list data', () => {
       [older, 'in_progress', 'deviation', '1/2'],
     ]);
     expect(list.unreadable).toEqual([{ plan_id: 'plan_01JDX4Z6Q5H2M3N4P5R6S7T8V9', reason: 'not valid JSON' }]);
+  });
+
+  it('should say whether a plan with work in flight runs (a process holds it) or is paused', async () => {
+    const planId = released(runningPlan);
+    const activity = (held: boolean) => planListView(project.dir, [read(planId)], [], () => held).plans[0]!.activity;
+    expect([activity(true), activity(false)]).toEqual(['running', 'paused']);
+    const { listData } = await import('../../src/ui/api-data.js');
+    expect(listData(project.dir, project.store.dir).plans[0]!.activity).toBe('paused'); // its host let go
   });
 });

@@ -1,7 +1,7 @@
 import { decodeQuestionPayload } from './payload.js';
 import { sseBody, type ModelTurn } from './sse.js';
 
-/** A user message that starts with this is a note the in-process model repeats as its reply. */
+/** A user message part that starts with this is a note the in-process model says back as its reply (hitl/commands.ts, opencode/session-notes.ts). */
 export const NOTE_PREFIX = 'orca-hitl note:';
 
 /** The text turn that ends the child session's run once the question tool has its result. */
@@ -20,13 +20,21 @@ export function nextTurn(body: unknown, callId: string): ModelTurn {
   const last = messages.at(-1);
   if (last?.role === 'tool') return { kind: 'text', text: DONE_TEXT };
   const user = [...messages].reverse().find((m) => m.role === 'user');
+  // A slash command's confirmation or Orca's note for a session: said back verbatim, no question.
+  const note = user ? noteOf(user.content) : undefined;
+  if (note !== undefined) return { kind: 'text', text: note };
   const userText = user ? textOf(user.content) : '';
-  // A slash command's confirmation (see hitl/commands.ts): said back verbatim, no question.
-  if (userText.startsWith(NOTE_PREFIX)) return { kind: 'text', text: userText.slice(NOTE_PREFIX.length).trim() };
   const system = messages.filter((m) => m.role === 'system').map((m) => textOf(m.content)).join('\n');
   const payload = decodeQuestionPayload(system);
   if (payload instanceof Error) return { kind: 'text', text: `orca-hitl: no question asked. ${payload.message}` };
   return { kind: 'tool_call', callId, name: 'question', arguments: { questions: payload.questions } };
+}
+
+/** The note a message carries: its text, or the one text part, that starts with NOTE_PREFIX (the command's own words may come first). */
+export function noteOf(content: unknown): string | undefined {
+  const texts = typeof content === 'string' ? [content] : Array.isArray(content) ? content.map((p: unknown) => textOf([p])) : [];
+  const note = texts.find((t) => t.startsWith(NOTE_PREFIX));
+  return note === undefined ? undefined : note.slice(NOTE_PREFIX.length).trim();
 }
 
 /** Message content is a string or an array of parts; this joins the text parts. */

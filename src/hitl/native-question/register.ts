@@ -50,7 +50,7 @@ export function registerQuestionChannel(
     options: { baseURL: 'http://orca-hitl.invalid/v1', apiKey: 'orca-hitl', fetch: questionModelFetch },
     models: {
       [QUESTION_MODEL_ID]: {
-        name: 'Orca question dialog (not a model)',
+        name: 'Orca plugin (no model)',
         tool_call: true,
         attachment: false,
         reasoning: false,

@@ -17,18 +17,27 @@ export function progressBar(progress) {
 export const badge = (status, extra = '') => h('span', { class: ['badge', `status-${status}`, extra], 'data-status': status }, words(status));
 
 function row(plan) {
-  const running = plan.progress.running.length > 0 ? h('span', { class: 'running-note' }, ` ${plan.progress.running.length} running`) : null;
+  // Steps whose state says running run only while a process holds the plan: a paused plan runs nothing.
+  const running = plan.activity === 'running' && plan.progress.running.length > 0 ? h('span', { class: 'running-note' }, ` ${plan.progress.running.length} running`) : null;
   return h(
     'tr',
     { 'data-plan': plan.plan_id, 'data-status': plan.status },
     h('td', { class: 'mono' }, h('a', { href: `#/plan/${plan.plan_id}` }, plan.plan_id)),
     h('td', { class: 'goal' }, plan.goal || h('span', { class: 'muted' }, '(no goal yet)')),
     h('td', {}, badge(plan.status)),
-    h('td', {}, plan.waiting_for ? h('span', { class: 'waiting' }, WAITING[plan.waiting_for] ?? plan.waiting_for) : h('span', { class: 'muted' }, '—')),
+    h('td', {}, now(plan)),
     h('td', {}, progressBar(plan.progress), running),
     h('td', { class: 'num' }, plan.usage?.cost !== undefined ? cost(plan.usage.cost) : ''),
     h('td', { title: time(plan.updated_at) }, ago(plan.updated_at)),
   );
+}
+
+/** What the plan is doing: the gate it waits at, running, paused (nothing runs it until it is resumed), or —. */
+function now(plan) {
+  if (plan.waiting_for) return h('span', { class: 'waiting' }, WAITING[plan.waiting_for] ?? plan.waiting_for);
+  if (plan.activity === 'paused') return h('span', { class: 'paused', title: 'Work was in flight, but nothing runs it: ask Orca to continue it' }, 'paused');
+  if (plan.activity === 'running') return h('span', { class: 'running-note' }, 'running');
+  return h('span', { class: 'muted' }, '—');
 }
 
 export function renderList(root, data) {
@@ -38,7 +47,7 @@ export function renderList(root, data) {
       : h(
           'table',
           { class: 'plans' },
-          h('thead', {}, h('tr', {}, ['Plan', 'Goal', 'Status', 'Waiting for', 'Progress', 'Cost', 'Updated'].map((t) => h('th', {}, t)))),
+          h('thead', {}, h('tr', {}, ['Plan', 'Goal', 'Status', 'Now', 'Progress', 'Cost', 'Updated'].map((t) => h('th', {}, t)))),
           h('tbody', {}, data.plans.map(row)),
         );
   const unreadable =

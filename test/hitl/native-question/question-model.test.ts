@@ -24,6 +24,12 @@ describe('question model turns', () => {
     expect(nextTurn({ messages }, 'c')).toEqual({ kind: 'text', text: DONE_TEXT });
   });
 
+  it("should say a note back once: the one part that carries it, after the command's own words", () => {
+    const content = [{ type: 'text', text: '/orca-approve' }, { type: 'text', text: 'orca-hitl note: Orca: Approve recorded.' }];
+    expect(nextTurn({ messages: [{ role: 'user', content }] }, 'c')).toEqual({ kind: 'text', text: 'Orca: Approve recorded.' });
+    expect(nextTurn({ messages: [{ role: 'user', content: 'orca-hitl note: Orca: plan done.' }] }, 'c')).toEqual({ kind: 'text', text: 'Orca: plan done.' });
+  });
+
   it('should answer a request without a payload with text that says so, never a tool call', () => {
     const turn = nextTurn({ messages: [{ role: 'user', content: 'generate a title' }] }, 'c');
     expect(turn).toMatchObject({ kind: 'text', text: expect.stringMatching(/^orca-hitl: no question asked/) });

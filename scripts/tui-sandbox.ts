@@ -1,0 +1,90 @@
+// `tsx scripts/tui-sandbox.ts [dir]`: a hermetic project for trying Orca in the real OpenCode TUI
+// (e.g. in tmux at 80x24), with the scripted model of the demo. It writes `<dir>/run-tui.sh`, which
+// starts the interactive `opencode` from node_modules in the project with the built plugin, and
+// keeps the scripted model running until Ctrl-C. Ask the orca agent anything; a message with
+// "steps:N" gets an N-step plan, "fail:ID" makes step ID fail, "slow:MS" makes each step take MS,
+// "think:MS" makes the planner take MS.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { buildOpencodeConfig } from '../test/support/opencode-config.js';
+import { createSandbox, hermeticEnv, opencodeBinary } from '../test/support/opencode-sandbox.js';
+import { lastToolResult, startScriptedModel, type RecordedRequest } from '../test/support/scripted-model.js';
+import { agentOf, builtPluginUrl, orcaResumeRelay, structured, team } from '../test/e2e/team.js';
+
+const root = resolve(process.argv[2] ?? mkdtempSync(join(tmpdir(), 'orca-tui-')));
+const sandbox = createSandbox({ homeDir: join(root, 'home'), projectDir: join(root, 'project') });
+
+/** The first user message of the conversation, where the options of the scenario are. */
+const request = (req: RecordedRequest) => JSON.stringify(req.messages);
+const option = (req: RecordedRequest, name: string) => new RegExp(`${name}:(\\w+)`).exec(request(req))?.[1];
+
+const AGENTS = ['coder', 'tester', 'document-writer', 'researcher', 'architect'] as const;
+
+function plan(req: RecordedRequest) {
+  const n = Number(option(req, 'steps') ?? 3);
+  const steps = Array.from({ length: n }, (_, i) => ({
+    id: `s${i + 1}`,
+    agent: AGENTS[i % AGENTS.length]!,
+    description: `Step ${i + 1} of the plan: change module ${i + 1} and keep its tests green`,
+    ...(i > 0 ? { depends_on: [`s${i}`] } : {}),
+    files: [`src/module${i + 1}.ts`],
+  }));
+  const proposal = {
+    type: 'plan',
+    goal: `A ${n}-step plan for: ${req.lastUser.slice(0, 60)}`,
+    steps,
+    assumptions: ['The project is TypeScript'],
+    risks: ['Scripted: nothing real changes'],
+    verification: ['npm test passes'],
+  };
+  return { ...structured(proposal), delayMs: Number(option(req, 'think') ?? 0) };
+}
+
+const specialist = (req: RecordedRequest) => {
+  const step = /Your step: (\w+)/.exec(req.lastUser)?.[1] ?? '?';
+  const delayMs = Number(option(req, 'slow') ?? 1500);
+  if (option(req, 'fail') === step) return { ...structured({ type: 'failure', error: `scripted failure of ${step}` }), delayMs };
+  return { ...structured({ type: 'success', summary: `${agentOf(req)} did ${step}`, artifacts: [`src/${step}.ts`], key_findings: [] }), delayMs };
+};
+
+const model = await startScriptedModel({
+  respond: team({
+    // Orca relays the message, then says what the tool returned (a real model would word it better).
+    orca: (req) => {
+      const result = lastToolResult(req);
+      if (!result) return orcaResumeRelay(req);
+      const { status, plan_id, reason } = JSON.parse(result.content) as Record<string, string>;
+      return { text: `Plan ${plan_id}: ${status}${reason ? ` (${reason})` : ''}` };
+    },
+    planner: plan,
+    ...Object.fromEntries(AGENTS.map((a) => [a, specialist])),
+  }),
+});
+
+const config = buildOpencodeConfig({ modelUrl: model.url, plugins: [builtPluginUrl] });
+const env = hermeticEnv(sandbox.homeDir, {
+  OPENCODE_CONFIG_CONTENT: JSON.stringify(config),
+  TERM: process.env.TERM ?? 'xterm-256color',
+  COLORTERM: 'truecolor',
+});
+const exports = Object.entries(env)
+  .filter(([, v]) => v !== undefined)
+  .map(([k, v]) => `export ${k}=${shellQuote(v!)}`)
+  .join('\n');
+const script = join(root, 'run-tui.sh');
+writeFileSync(script, `#!/bin/sh\n${exports}\ncd ${shellQuote(sandbox.projectDir)}\nexec ${shellQuote(opencodeBinary())} "$@"\n`, { mode: 0o755 });
+const cli = join(root, 'orca.sh');
+writeFileSync(cli, `#!/bin/sh\nexec node ${shellQuote(join(process.cwd(), 'dist', 'cli', 'main.js'))} --dir ${shellQuote(sandbox.projectDir)} "$@"\n`, { mode: 0o755 });
+console.log(`project ${sandbox.projectDir}\nTUI     ${script}\nCLI     ${cli}\nmodel   ${model.url}\nready`);
+
+function shellQuote(value: string) {
+  return `'${value.replace(/'/g, `'\\''`)}'`;
+}
+
+const stop = async () => {
+  await model.close();
+  process.exit(0);
+};
+process.on('SIGINT', stop);
+process.on('SIGTERM', stop);

@@ -1,0 +1,55 @@
+import type { Gate, GateKind } from '../machines/gates.js';
+
+/**
+ * Channel 3: slash commands, handled in `command.execute.before` with no model turn. Each takes
+ * an optional plan_id (default: the plan waiting for that decision, this session's first) and
+ * optional text: guidance for /orca-changes, /orca-retry and /orca-replan, a note otherwise.
+ * `gates` lists where a command applies, in the order the gates are asked: /orca-stop answers
+ * the budget gate when the plan waits there, else the failed step.
+ */
+export const GATE_COMMANDS = {
+  'orca-approve': { gates: ['approval'], option: 'Approve', description: 'Approve the plan waiting for approval' },
+  'orca-changes': { gates: ['approval'], option: 'Request Changes', description: 'Request changes to the waiting plan: /orca-changes [plan_id] <guidance>' },
+  'orca-reject': { gates: ['approval'], option: 'Reject', description: 'Reject the plan waiting for approval' },
+  'orca-retry': { gates: ['deviation'], option: 'Retry', description: 'Retry the failed step: /orca-retry [plan_id] [guidance]' },
+  'orca-replan': { gates: ['deviation'], option: 'Replan', description: 'Replan after the failed step: /orca-replan [plan_id] [guidance]' },
+  'orca-continue': {
+    gates: ['budget'],
+    option: 'Continue',
+    description:
+      'Continue the plan paused at its budget gate (dispatch cap, budget.max_cost, budget.max_tokens), raising the limit reached by as much again: /orca-continue [plan_id] [note]',
+  },
+  'orca-rerun': {
+    gates: ['resume'],
+    option: 'Re-run',
+    description: 'Run again the step a restart found interrupted (it may repeat changes it made): /orca-rerun [plan_id] [note]',
+  },
+  'orca-done': {
+    gates: ['resume'],
+    option: 'Mark done',
+    description: 'Mark the interrupted step done, your words as its summary: /orca-done [plan_id] <what it did>',
+  },
+  'orca-stop': {
+    gates: ['budget', 'resume', 'deviation'],
+    option: 'Stop',
+    description: 'Stop the plan waiting at a failed or interrupted step or at its budget gate: /orca-stop [plan_id] [note]',
+  },
+} as const satisfies Record<string, { gates: readonly CommandGate[]; option: string; description: string }>;
+
+/** The gates a human answers with a command (planner questions are answered in the dialog). */
+export type CommandGate = Extract<GateKind, 'approval' | 'deviation' | 'budget' | 'resume'>;
+
+/** Whether a plan waiting for `kind` is answered by a command for these gates. */
+export const answers = (gates: readonly CommandGate[], kind: string | null): kind is CommandGate => (gates as readonly string[]).includes(kind ?? '');
+export type GateCommand = keyof typeof GATE_COMMANDS;
+export const isGateCommand = (name: string): name is GateCommand => name in GATE_COMMANDS;
+
+/** The commands that answer this gate now, as a human types them: "/orca-approve", "/orca-changes <guidance>", … */
+export function commandsFor(gate: Gate): string[] {
+  return Object.entries(GATE_COMMANDS)
+    .filter(([, spec]) => (spec.gates as readonly string[]).includes(gate.kind) && (gate.options as readonly string[]).includes(spec.option))
+    .map(([name]) => `/${name}${COMMAND_TEXT[name] ?? ''}`);
+}
+
+/** What a command needs after its name, where it needs something. */
+const COMMAND_TEXT: Partial<Record<string, string>> = { 'orca-changes': ' <guidance>', 'orca-done': ' <what it did>' };

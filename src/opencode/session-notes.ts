@@ -1,0 +1,132 @@
+import type { PluginInput } from '@opencode-ai/plugin';
+import { NOTE_PREFIX, QUESTION_AGENT_ID, QUESTION_MODEL } from '../hitl/native-question/index.js';
+
+/**
+ * Orca's own lines in a session, with no model turn: a turn of the in-process orca-hitl model
+ * (the one that raises the question dialogs), whose user message carries the line as a synthetic
+ * part (the TUI does not show it) and which says the line back once, as its reply.
+ *
+ * The turn's user message names the hidden orca-hitl agent on purpose: the TUI adopts the agent and
+ * model of a session's last user message when it opens the session, but only an agent it lists, so
+ * the user's own agent and model stay selected. A note for a busy session waits until the session
+ * is idle (its `session.status` events), so it never lands inside somebody's running turn.
+ */
+export interface SessionNotes {
+  /** Post `text` in the session once it is idle; never throws (a failure is logged). */
+  post(sessionId: string, text: string): void;
+  /** After the session's current turn (a slash command's, on the in-process model), give it back its own agent and model. */
+  restoreAfterTurn(sessionId: string): void;
+  /** Feed OpenCode's events (the plugin's `event` hook): busy and idle sessions. */
+  observe(event: { type: string; properties?: unknown }): void;
+}
+
+/**
+ * The note as the TUI should show it: the TUI renders replies as markdown, where the underscores of
+ * two plan ids pair up into italics (and eat themselves) and `<guidance>` reads as a tag. Ids and
+ * commands become code spans; other underscores are escaped.
+ */
+export function forMarkdown(text: string): string {
+  const code = /(?:\b(?:plan|ses)_[0-9A-Za-z]+\b|(?:^|(?<=\s))\/orca-[a-z]+(?: <[^>\n]+>)?|\borca (?:show|plans|decide|ui)\b(?: (?:plan|ses)_[0-9A-Za-z]+)?)/g;
+  let out = '';
+  let at = 0;
+  for (const match of text.matchAll(code)) {
+    out += text.slice(at, match.index).replace(/_/g, '\\_') + `\`${match[0]}\``;
+    at = match.index + match[0].length;
+  }
+  return out + text.slice(at).replace(/_/g, '\\_');
+}
+
+/** What notes need from OpenCode. */
+export interface NotePorts {
+  /** One turn on the in-process model that says `text` back. */
+  post(sessionId: string, text: string): Promise<void>;
+  /**
+   * A turn on the in-process model leaves it as the session's model: OpenCode 1.18 runs a later
+   * prompt that names no model (the API, `opencode run -s`) on the session's last one. This puts the
+   * agent and model of the session's last own turn back, with a hidden message and no model turn.
+   */
+  restore(sessionId: string): Promise<void>;
+}
+
+export function sessionNotes(ports: NotePorts, log: (level: 'warn', message: string) => void): SessionNotes {
+  const busy = new Set<string>();
+  const held = new Map<string, string[]>();
+  const restoring = new Set<string>();
+  const failed = (what: string, sessionId: string) => (error: unknown) =>
+    log('warn', `${what} for session ${sessionId} failed (${(error as Error)?.message ?? String(error)})`);
+  const send = (sessionId: string, text: string) =>
+    void ports
+      .post(sessionId, text)
+      .then(() => ports.restore(sessionId).catch(failed("putting back the session's model after a note", sessionId)))
+      .catch(failed(`posting the note "${text.slice(0, 100)}"`, sessionId));
+  const release = (sessionId: string) => {
+    busy.delete(sessionId);
+    if (restoring.delete(sessionId)) void ports.restore(sessionId).catch(failed("putting back the session's model after a command", sessionId));
+    const waiting = held.get(sessionId);
+    held.delete(sessionId);
+    for (const text of waiting ?? []) send(sessionId, text);
+  };
+  return {
+    post(sessionId, text) {
+      if (!busy.has(sessionId)) return send(sessionId, text);
+      held.set(sessionId, [...(held.get(sessionId) ?? []), text]);
+    },
+    restoreAfterTurn(sessionId) {
+      restoring.add(sessionId);
+    },
+    observe(event) {
+      const p = event.properties as { sessionID?: unknown; status?: { type?: unknown } } | undefined;
+      if (typeof p?.sessionID !== 'string') return;
+      if (event.type === 'session.idle') return release(p.sessionID);
+      if (event.type !== 'session.status') return;
+      if (p.status?.type === 'idle') release(p.sessionID);
+      else busy.add(p.sessionID);
+    },
+  };
+}
+
+/** What the hidden message that puts the session's model back says to the model that reads it later. */
+export const RESTORE_TEXT = '(Orca, the plugin, posted the line above without a model turn. Nothing to answer.)';
+
+type UserInfo = { role: string; agent?: string; model?: { providerID: string; modelID: string } };
+
+/** The notes' turns over the plugin's v1 client. */
+export function notePortsWith(client: PluginInput['client'], directory: string): NotePorts {
+  return { post: postNoteWith(client, directory), restore: restoreWith(client, directory) };
+}
+
+function restoreWith(client: PluginInput['client'], directory: string): NotePorts['restore'] {
+  return async (sessionId) => {
+    const res = await client.session.messages({ path: { id: sessionId }, query: { directory, limit: 50 } });
+    if (!res.data) throw new Error(`Expected the messages of session ${sessionId}: ${JSON.stringify(res.error).slice(0, 200)}`);
+    const users = res.data.map((m) => m.info as UserInfo).filter((info) => info.role === 'user');
+    const own = users.findLast((info) => info.agent !== QUESTION_AGENT_ID && info.model);
+    // Nothing to go back to, or the last turn was the session's own already.
+    if (!own?.agent || !own.model || users.at(-1) === own) return;
+    const put = await client.session.prompt({
+      path: { id: sessionId },
+      query: { directory },
+      body: { agent: own.agent, model: own.model, noReply: true, parts: [{ type: 'text', text: RESTORE_TEXT, synthetic: true }] },
+    });
+    if (!put.data) throw new Error(`OpenCode answered ${JSON.stringify(put.error).slice(0, 200)}`);
+  };
+}
+
+function postNoteWith(client: PluginInput['client'], directory: string): NotePorts['post'] {
+  return async (sessionId, text) => {
+    const res = await client.session.prompt({
+      path: { id: sessionId },
+      query: { directory },
+      body: {
+        // No `tools` map here: OpenCode 1.18 turns a prompt's `tools` into a permission of the whole
+        // session, which would take Orca's tools away from it for good. The hidden agent allows only
+        // the question tool anyway, and the in-process model answers a note with text.
+        agent: QUESTION_AGENT_ID,
+        model: { ...QUESTION_MODEL },
+        parts: [{ type: 'text', text: `${NOTE_PREFIX} ${forMarkdown(text)}`, synthetic: true }],
+      },
+    });
+    const error = (res.data?.info as { error?: { name?: string; data?: { message?: string } } } | undefined)?.error ?? (res.data ? undefined : res.error);
+    if (error) throw new Error(`OpenCode answered ${JSON.stringify(error).slice(0, 200)}`);
+  };
+}
