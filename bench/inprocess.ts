@@ -4,6 +4,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { PlanHost } from '../src/engine/plan-host.js';
 import { drivePlan } from '../src/engine/drive.js';
 import type { PlanPorts } from '../src/machines/ports.js';
@@ -34,6 +36,8 @@ export interface InProcessRun {
   planId: string;
   /** Plan-file writes from approval to the end. */
   saves: number;
+  /** With `measureHeap`: live JS heap after a full GC with the finished plan still hosted, minus before the host was made. */
+  heapBytes?: number;
 }
 
 export interface InProcessOptions {
@@ -48,6 +52,17 @@ export interface InProcessOptions {
    * instead of one coalesced write per step.
    */
   yieldIo?: boolean;
+  /** Measure the heap the host holds for the plan (full GCs around the run). */
+  measureHeap?: boolean;
+}
+
+/** A full GC, then the heap in use (bytes). */
+export function heapAfterGc(): number {
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  gc();
+  gc();
+  return process.memoryUsage().heapUsed;
 }
 
 export async function runInProcess(plan: BenchPlan, options: InProcessOptions = {}): Promise<InProcessRun> {
@@ -71,7 +86,8 @@ export async function runInProcess(plan: BenchPlan, options: InProcessOptions = 
     // What opencodePorts.runSpecialist does before it reaches OpenCode: build the prompt.
     runSpecialist: async ({ thread }): Promise<Turn<SpecialistResult>> => {
       dispatches.push(performance.now());
-      prompts.set(thread.step.id, stepPrompt(thread));
+      const prompt = stepPrompt(thread);
+      if (!options.measureHeap) prompts.set(thread.step.id, prompt);
       if (options.yieldIo) await macrotask();
       return { value: stepResult(thread.step.id), usage: { ...ZERO_USAGE, turns: 1 } };
     },
@@ -89,6 +105,7 @@ export async function runInProcess(plan: BenchPlan, options: InProcessOptions = 
     if (landed) saves++;
     return landed;
   };
+  const heapBefore = options.measureHeap ? heapAfterGc() : 0;
   // No reviewer turns: a step is one specialist turn, as in the server runs (bench/server.ts).
   const host = new PlanHost({ store, ports, policy: { review_agents: [] }, ...(options.concurrency ? { concurrency: options.concurrency } : {}) });
   let stopToasts = () => {};
@@ -117,10 +134,11 @@ export async function runInProcess(plan: BenchPlan, options: InProcessOptions = 
     if (result.kind !== 'outcome' || result.tag !== 'outcome.completed') throw new Error(`in-process plan ended ${JSON.stringify(result.kind === 'outcome' ? result.tag : result.reason)}`);
     const perStepMs = dispatches.map((t, i) => t - (i === 0 ? approvedAt : dispatches[i - 1]!));
     const planFileBytes = Buffer.byteLength(JSON.stringify(store.load(planId), null, 2));
-    return { perStepMs, tailMs: end - dispatches.at(-1)!, wallMs: end - approvedAt, prompts, planFileBytes, planId, saves };
+    const heapBytes = options.measureHeap ? heapAfterGc() - heapBefore : undefined;
+    return { perStepMs, tailMs: end - dispatches.at(-1)!, wallMs: end - approvedAt, prompts, planFileBytes, planId, saves, ...(heapBytes !== undefined ? { heapBytes } : {}) };
   } finally {
     stopToasts();
-    host.dispose();
+    await host.dispose();
     if (!options.projectDir) rmSync(projectDir, { recursive: true, force: true });
   }
 }

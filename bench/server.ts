@@ -1,6 +1,6 @@
 // Plans run end to end on the real `opencode serve` (node_modules' 1.18.33 binary) with the built
 // plugin and the scripted model, exactly as test/e2e/orca.e2e.test.ts does, plus timing.
-import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, readlinkSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { startOpencode, type OpencodeServer } from '../test/support/opencode-server.js';
 import { startScriptedModel, type RecordedRequest, type ScriptedModel, type ScriptedModelOptions, type ScriptedReply } from '../test/support/scripted-model.js';
@@ -99,6 +99,11 @@ export interface PlanRun {
   totalWallMs: number;
   /** Journal: the approval.approve event → the plan entering `completed`. */
   approvalToCompletedMs: number;
+  /** Epoch ms of the approval and of the plan's end (journal). */
+  approvedAt: number;
+  endedAt: number;
+  /** The plan file's size at the end. */
+  planFileBytes: number;
   /** Model calls (chat requests) by agent during the run, and per specialist step. */
   callsByAgent: Record<string, number>;
   callsPerStep: Record<string, number>;
@@ -111,22 +116,51 @@ export interface PlanRun {
 const ms = (iso: string) => Date.parse(iso);
 
 export async function runPlan(bench: BenchServer, plan: BenchPlan, request: string): Promise<PlanRun> {
+  return (await runPlans(bench, [{ plan, request }]))[0]!;
+}
+
+/**
+ * Runs plans at once, each from its own orca session (request → planner → auto approval → end).
+ * Each request must be distinct and each plan's goal too: the planner answers the plan whose
+ * request its prompt carries, and a plan file is matched to its plan by its goal.
+ */
+export async function runPlans(bench: BenchServer, runs: Array<{ plan: BenchPlan; request: string }>): Promise<PlanRun[]> {
   const { server, model } = bench;
-  const scripts: Record<string, AgentScript> = { orca: orcaRelay(request), planner: () => jsonReply(plan) };
+  const which = (req: RecordedRequest) => {
+    const text = JSON.stringify(req.messages);
+    const run = runs.find((r) => text.includes(r.request));
+    if (!run) throw new Error(`no bench plan for request: ${text.slice(0, 200)}`);
+    return run;
+  };
+  const scripts: Record<string, AgentScript> = {
+    orca: (req, turn) => orcaRelay(which(req).request)(req, turn),
+    planner: (req) => jsonReply(which(req).plan),
+  };
   for (const a of SPECIALIST_AGENTS) scripts[a] = specialistScript;
   bench.setScript(team(scripts));
   const plansDir = join(server.projectDir, '.opencode', 'plans');
   const before = new Set(existsSync(plansDir) ? readdirSync(plansDir) : []);
   const firstRequest = model.requests.length;
 
-  const session = (await server.client.session.create({ title: `bench ${plan.goal}` })).data!;
-  const t0 = performance.now();
-  await server.client.session.prompt({ sessionID: session.id, agent: 'orca', parts: [{ type: 'text', text: request }] });
-  const totalWallMs = performance.now() - t0;
+  const totals = await Promise.all(
+    runs.map(async ({ plan, request }) => {
+      const session = (await server.client.session.create({ title: `bench ${plan.goal}` })).data!;
+      const t0 = performance.now();
+      await server.client.session.prompt({ sessionID: session.id, agent: 'orca', parts: [{ type: 'text', text: request }] });
+      return performance.now() - t0;
+    }),
+  );
+  const fresh = readdirSync(plansDir).filter((f) => /^plan_[^.]+\.json$/.test(f) && !before.has(f));
+  const goalOf = (f: string) => (JSON.parse(readFileSync(join(plansDir, f), 'utf8')) as { goal?: string }).goal;
+  const reqs = model.requests.slice(firstRequest);
+  return runs.map(({ plan }, i) => {
+    const file = fresh.find((f) => goalOf(f) === plan.goal);
+    if (!file) throw new Error(`no new plan file with goal "${plan.goal}" in ${plansDir}`);
+    return readRun(plansDir, file.slice(0, -'.json'.length), plan, reqs, totals[i]!, runs.length > 1);
+  });
+}
 
-  const file = readdirSync(plansDir).find((f) => f.endsWith('.json') && !before.has(f));
-  if (!file) throw new Error(`no new plan file in ${plansDir}`);
-  const planId = file.slice(0, -'.json'.length);
+function readRun(plansDir: string, planId: string, plan: BenchPlan, reqs: RecordedRequest[], totalWallMs: number, shared: boolean): PlanRun {
   const journal = readJournal(join(plansDir, `${planId}.journal.jsonl`));
   const approval = journal.find((e) => e.kind === 'event' && e.event.type === 'approval.approve');
   const done = journal.find(
@@ -134,9 +168,11 @@ export async function runPlan(bench: BenchServer, plan: BenchPlan, request: stri
   );
   if (!approval || !done) throw new Error(`plan ${planId} has no approval or no end in its journal`);
   const tA = ms(approval.at);
+  const stepIds = new Set(plan.steps.map((s) => s.id));
+  // Several plans at once: a plan's requests are those whose prompt names its plan_id.
+  const mine = shared ? reqs.filter((r) => r.kind !== 'chat' || JSON.stringify(r.messages).includes(planId)) : reqs;
 
-  const reqs = model.requests.slice(firstRequest);
-  const chat = reqs.filter((r) => r.kind === 'chat');
+  const chat = mine.filter((r) => r.kind === 'chat');
   const callsByAgent: Record<string, number> = {};
   const callsPerStep: Record<string, number> = {};
   const prompts: PlanRun['prompts'] = {};
@@ -146,6 +182,7 @@ export async function runPlan(bench: BenchServer, plan: BenchPlan, request: stri
     callsByAgent[agent] = (callsByAgent[agent] ?? 0) + 1;
     if (!SPECIALIST_AGENTS.includes(agent)) continue;
     const id = stepIdOf(r) ?? 'unknown';
+    if (!stepIds.has(id)) continue;
     callsPerStep[id] = (callsPerStep[id] ?? 0) + 1;
     requestsOf.set(id, [...(requestsOf.get(id) ?? []), r.at - tA]);
     if (!prompts[id]) {
@@ -171,12 +208,15 @@ export async function runPlan(bench: BenchServer, plan: BenchPlan, request: stri
     planId,
     status: done.state,
     totalWallMs,
+    approvedAt: tA,
+    endedAt: ms(done.at),
     approvalToCompletedMs: ms(done.at) - tA,
     callsByAgent,
     callsPerStep,
-    titleRequests: reqs.length - chat.length,
+    titleRequests: mine.length - chat.length,
     steps,
     prompts,
+    planFileBytes: statSync(join(plansDir, `${planId}.json`)).size,
   };
 }
 

@@ -10,7 +10,7 @@ import { join, resolve } from 'node:path';
 import { buildOpencodeConfig } from '../test/support/opencode-config.js';
 import { createSandbox, hermeticEnv, opencodeBinary } from '../test/support/opencode-sandbox.js';
 import { lastToolResult, startScriptedModel, type RecordedRequest } from '../test/support/scripted-model.js';
-import { agentOf, builtPluginUrl, orcaResumeRelay, structured, team } from '../test/e2e/team.js';
+import { agentOf, builtPluginUrl, jsonReply, orcaResumeRelay, team } from '../test/e2e/team.js';
 
 const root = resolve(process.argv[2] ?? mkdtempSync(join(tmpdir(), 'orca-tui-')));
 const sandbox = createSandbox({ homeDir: join(root, 'home'), projectDir: join(root, 'project') });
@@ -38,14 +38,14 @@ function plan(req: RecordedRequest) {
     risks: ['Scripted: nothing real changes'],
     verification: ['npm test passes'],
   };
-  return { ...structured(proposal), delayMs: Number(option(req, 'think') ?? 0) };
+  return { ...jsonReply(proposal), delayMs: Number(option(req, 'think') ?? 0) };
 }
 
 const specialist = (req: RecordedRequest) => {
   const step = /Your step: (\w+)/.exec(req.lastUser)?.[1] ?? '?';
   const delayMs = Number(option(req, 'slow') ?? 1500);
-  if (option(req, 'fail') === step) return { ...structured({ type: 'failure', error: `scripted failure of ${step}` }), delayMs };
-  return { ...structured({ type: 'success', summary: `${agentOf(req)} did ${step}`, artifacts: [`src/${step}.ts`], key_findings: [] }), delayMs };
+  if (option(req, 'fail') === step) return { ...jsonReply({ type: 'failure', error: `scripted failure of ${step}` }), delayMs };
+  return { ...jsonReply({ type: 'success', summary: `${agentOf(req)} did ${step}`, artifacts: [`src/${step}.ts`], key_findings: [] }), delayMs };
 };
 
 const model = await startScriptedModel({

@@ -145,7 +145,7 @@ describe('the agenda on the real server', () => {
       // "When this plan completes, run the integration tests": a follow-up on plan.completed:<plan_id>.
       const next = await planner('cascade', [[create({ type: 'event', eventKind: `plan.completed:${firstPlan}` }, { type: 'plan', message: 'SCENARIO:integration run the integration tests' })]], session);
       followUp = next.results[0]!.json.agendaId;
-      expect(await command(session, 'orca-approve', firstPlan)).toBe(`Orca: Approve recorded for plan ${firstPlan}.`);
+      expect(await command(session, 'orca-approve', firstPlan)).toBe(`Orca: Approve recorded for plan \`${firstPlan}\`. It runs now; its outcome will be posted in this session.`);
       await waitFor(() => planFile(firstPlan).status === 'completed', { timeoutMs: 20_000, description: 'the approved plan to complete' });
       expect(requestsOf('coder', 'nightly')).toHaveLength(1);
       const cascaded = await settled(followUp);

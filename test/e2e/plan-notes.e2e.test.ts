@@ -11,7 +11,7 @@ import { startOpencode, waitFor, type OpencodeServer } from '../support/opencode
 import { lastToolResult, startScriptedModel, type RecordedRequest, type ScriptedModel, type ScriptedReply } from '../support/scripted-model.js';
 import { forMarkdown } from '../../src/opencode/session-notes.js';
 import { dismiss, nextQuestion } from './hitl-answers.js';
-import { agentOf, builtPluginUrl, passingReview, scenarioOf, structured } from './team.js';
+import { agentOf, builtPluginUrl, jsonReply, passingReview, scenarioOf } from './team.js';
 
 let model: ScriptedModel;
 let releaseSlowCoder: () => void = () => {};
@@ -25,11 +25,11 @@ async function respond(req: RecordedRequest): Promise<ScriptedReply> {
     return lastToolResult(req) ? { text: 'relayed' } : { toolCalls: [{ name: 'orca_ask_planner', arguments: { message: req.lastUser } }] };
   }
   if (agent === 'planner') {
-    return structured({ type: 'plan', goal: `SCENARIO:${scenario} goal`, steps: [{ id: 's1', agent: 'coder', description: 'do s1' }], assumptions: [], risks: [], verification: [] });
+    return jsonReply({ type: 'plan', goal: `SCENARIO:${scenario} goal`, steps: [{ id: 's1', agent: 'coder', description: 'do s1' }], assumptions: [], risks: [], verification: [] });
   }
   if (agent === 'coder') {
     if (scenario === 'paused') await slowCoder; // still running when the Orca turn is aborted
-    return structured({ type: 'success', summary: `coder did ${scenario}`, artifacts: [] });
+    return jsonReply({ type: 'success', summary: `coder did ${scenario}`, artifacts: [] });
   }
   const review = passingReview(req);
   if (review) return review;

@@ -237,7 +237,8 @@ describe('the quality gate, step hooks and the idle timeout', () => {
     });
     expect(reply.status).toBe(200);
     const body = (await reply.json()) as { parts: Array<{ type: string; text?: string }> };
-    expect(body.parts.map((p) => p.text ?? '').join('')).toBe(`Orca: Stop for step stuck recorded for plan ${res.plan_id}.`);
+    // The command's reply, then where the plan is now (it stopped at once).
+    expect(body.parts.map((p) => p.text ?? '').join('')).toMatch(new RegExp(`^Orca: Stop for step stuck recorded for plan \`${res.plan_id}\`\\. Now: plan \`${res.plan_id}\` stopped, 0 of 1 step done`));
     expect(planFile('breaker', res.plan_id)).toMatchObject({ status: 'failed', waiting_for: null });
     expect(planFile('breaker', res.plan_id).decisions.at(-1)).toMatchObject({ gate: 'deviation', option: 'Stop', channel: 'command', step_id: 'stuck' });
     expect(requests('reviewer', 'breaker')).toHaveLength(2);

@@ -165,7 +165,7 @@ describe('usage and cost of a plan on the real server', () => {
     expect(show.code).toBe(0);
     expect(show.stdout).toMatch(/^ {2}usage {4}4 turns, [\d,]+ tokens, \$0\.\d+$/m);
     expect(show.stdout).toMatch(/^ {6}usage: 2 turns, [\d,]+ tokens, \$0\.\d+ \(in [\d,]+ · out [\d,]+ · reasoning 100 · cache read 2,500 · cache write 0\)$/m);
-    expect(show.stdout).toMatch(/turn {7}specialist coder for step impl: 1 turn, 6,600 tokens, \$0\.\d+/);
+    expect(show.stdout).toMatch(/specialist \(coder\) turn for step impl: 1 turn, 6,600 tokens, \$0\.\d+/);
     const plans = await runCli(['plans', '--dir', server.projectDir]);
     expect(plans.stdout).toMatch(new RegExp(`^${firstPlan}\\s+completed\\s+-\\s+SCENARIO:sums goal\\s+2/2\\s+[\\d,]+\\s+\\$0\\.\\d+\\s`, 'm'));
     console.info(`orca show ${firstPlan}:\n${show.stdout.split('\nHistory')[0]}`);
