@@ -58,7 +58,8 @@ export async function measureParallel(say: (s?: string) => void, { latencyMs = 3
   say(`  speed-up of concurrency 4 over 1: Orca ${f(p1c.orca)}×, bare ${f(p1c.bare)}× (ideal ${p1c.ideal}×; a team that runs steps one after another: 1×)`);
 
   say(`Scale: a 200-step plan (25 layers × 8) at concurrency 8, ${Math.max(2, rounds - 1)} alternating rounds`);
-  const s8 = await startBenchServer({ concurrency: 8, latencyMs });
+  // The dispatch cap (default 100) would stop a 200-step plan at the budget gate.
+  const s8 = await startBenchServer({ concurrency: 8, latencyMs, pluginOptions: { breakers: { max_dispatches: 1000 } } });
   let scale200: ParallelFigures['scale200'];
   try {
     const run = await sideBySide(s8, big, 8, Math.max(2, rounds - 1), 'scale200');

@@ -42,9 +42,13 @@ export interface BenchServerOptions {
   pluginUrl?: string;
   /** Deep-merged into the opencode config. */
   config?: Record<string, unknown>;
+  /** Added to the plugin's options. */
+  pluginOptions?: Record<string, unknown>;
+  /** The server's log level (DEBUG logs every request). */
+  logLevel?: 'DEBUG' | 'INFO';
 }
 
-export async function startBenchServer({ concurrency, latencyMs, env = {}, pluginUrl = builtPluginUrl, config = {} }: BenchServerOptions): Promise<BenchServer> {
+export async function startBenchServer({ concurrency, latencyMs, env = {}, pluginUrl = builtPluginUrl, config = {}, pluginOptions = {}, logLevel }: BenchServerOptions): Promise<BenchServer> {
   let script: (req: RecordedRequest) => ScriptedReply = () => {
     throw new Error('no script set');
   };
@@ -55,9 +59,10 @@ export async function startBenchServer({ concurrency, latencyMs, env = {}, plugi
   const server = await startOpencode({
     modelUrl: model.url,
     // The quality gate off: every step is one specialist turn, so per step = per turn (issue 8's P1–P3).
-    config: { ...config, plugin: [[pluginUrl, { hitl: { auto: { approval: 'approve' } }, review: { enabled: false }, concurrency }]] },
+    config: { ...config, plugin: [[pluginUrl, { hitl: { auto: { approval: 'approve' } }, review: { enabled: false }, concurrency, ...pluginOptions }]] },
     requestTimeoutMs: 180_000,
     env,
+    ...(logLevel ? { logLevel } : {}),
   });
   const startMs = performance.now() - t0;
   const bench: BenchServer = {

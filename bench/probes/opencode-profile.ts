@@ -3,7 +3,8 @@
 // a plan runs, and attributes the samples: the plugin's own files vs OpenCode's bundle, and the
 // hottest functions. env: STEPS (chain length, default 20), LAT (ms, default 0), DAG=1 for the P1 DAG.
 import { WebSocket } from 'ws';
-import { startBenchServer, runPlan, barePrompts } from '../server.js';
+import { startBenchServer, runPlan } from '../server.js';
+import { bareScript, runBare } from '../bare.js';
 import { freshPort } from '../../test/support/fresh-port.js';
 import { chain, layeredDag } from '../plans.js';
 
@@ -38,8 +39,9 @@ try {
   const t0 = Date.now();
   const run = await runPlan(b, plan, 'Run it');
   const planEnd = Date.now();
-  await barePrompts(b, run.prompts[plan.steps[1]!.id]!.userText, 10);
-  console.log(`plan: ${run.approvalToCompletedMs} ms approval→completed (${(run.approvalToCompletedMs / plan.steps.length).toFixed(0)} ms/step), whole turn ${run.totalWallMs.toFixed(0)} ms; then 10 bare prompts`);
+  b.setScript(bareScript());
+  const bare = await runBare(b, plan, dag ? 4 : 1);
+  console.log(`plan: ${run.approvalToCompletedMs} ms approval→completed (${(run.approvalToCompletedMs / plan.steps.length).toFixed(0)} ms/step), whole turn ${run.totalWallMs.toFixed(0)} ms; then the bare driver on the same plan: ${bare.wallMs.toFixed(0)} ms`);
   await send('ScriptProfiler.stopTracking');
   for (let i = 0; i < 100 && !events.some((e) => e.method === 'ScriptProfiler.trackingComplete'); i++) await new Promise((r) => setTimeout(r, 100));
   const done = events.find((e) => e.method === 'ScriptProfiler.trackingComplete');
@@ -80,7 +82,7 @@ try {
   const wall = (Date.now() - t0) / 1000;
   const planFrac = (planEnd - t0) / 1000 / wall;
   report('plan run (orca turn included)', first, first + (last - first) * planFrac);
-  report('10 bare prompts', first + (last - first) * planFrac, last + 1);
+  report('the bare driver', first + (last - first) * planFrac, last + 1);
 } finally {
   ws.close();
   await b.stop();

@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } fr
 import { join } from 'node:path';
 import { ulid } from 'ulid';
 import { writeFileAtomic } from '../persistence/atomic-write.js';
+import { ensureStateDir } from '../persistence/state-dir.js';
 import { formatIssues } from '../persistence/plan-file.js';
 import { agendaRequest, type AgendaFailure, type AgendaReply, type AgendaRequest } from './requests.js';
 import { agendaDir } from './store.js';
@@ -27,6 +28,7 @@ const STALE_REPLY_MS = 3_600_000;
 
 export function postRequest(projectDir: string, request: AgendaRequest, now = new Date()): string {
   const dir = inboxDir(projectDir);
+  ensureStateDir(agendaDir(projectDir));
   mkdirSync(dir, { recursive: true });
   const id = ulid(now.getTime());
   writeFileAtomic(join(dir, `${id}.json`), JSON.stringify({ request, posted_at: now.toISOString() } satisfies PostedRequest));

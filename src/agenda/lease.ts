@@ -1,6 +1,7 @@
-import { mkdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
+import { ensureStateDir } from '../persistence/state-dir.js';
 import lockfile from 'proper-lockfile';
 import { writeFileAtomic } from '../persistence/atomic-write.js';
 import { LEASE_STALE_MS, type Release } from '../persistence/plan-lease.js';
@@ -33,7 +34,7 @@ const holderPath = (projectDir: string) => join(agendaDir(projectDir), 'holder.j
 
 /** Take the agenda's lease; throws AgendaLeaseHeldError when a live process holds it. */
 export function acquireAgendaLease(projectDir: string, onLost: (error: Error) => void, staleMs = LEASE_STALE_MS): Release {
-  mkdirSync(agendaDir(projectDir), { recursive: true });
+  ensureStateDir(agendaDir(projectDir));
   let release: Release;
   try {
     release = lockfile.lockSync(eventsPath(projectDir), { realpath: false, stale: staleMs, update: staleMs / 2, onCompromised: onLost });

@@ -1,5 +1,6 @@
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { ensureStateDir } from '../persistence/state-dir.js';
 import { writeFileAtomic } from '../persistence/atomic-write.js';
 import { quote } from './errors.js';
 import { agendaDir } from './store.js';
@@ -39,6 +40,6 @@ export function readPaused(projectDir: string): PauseState {
 
 export function writePaused(projectDir: string, paused: boolean): void {
   const path = configPath(projectDir);
-  mkdirSync(dirname(path), { recursive: true });
+  ensureStateDir(dirname(path));
   writeFileAtomic(path, `${JSON.stringify({ paused }, null, 2)}\n`);
 }

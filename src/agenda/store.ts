@@ -1,5 +1,6 @@
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { ensureStateDir } from '../persistence/state-dir.js';
 import { formatIssues } from '../persistence/plan-file.js';
 import { AgendaInputError, AgendaStateError, quote } from './errors.js';
 import { storeEventSchema, type BusEmittedLine, type CreatedLine, type ItemLine, type StoreEvent } from './events.js';
@@ -81,7 +82,7 @@ export class AgendaStore implements AgendaReader {
     if (lines.length === 0) return;
     const parsed = lines.map((l) => checked(l));
     const staged = this.stage(parsed);
-    mkdirSync(dirname(this.path), { recursive: true });
+    ensureStateDir(dirname(this.path));
     const data = Buffer.from((this.tornTail ? '\n' : '') + parsed.map((l) => JSON.stringify(l)).join('\n') + '\n');
     const fd = openSync(this.path, 'a');
     try {

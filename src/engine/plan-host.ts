@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { ensureStateDir } from '../persistence/state-dir.js';
 import { createActor, waitFor, type Actor, type AnyActorRef, type InspectionEvent, type SnapshotFrom } from 'xstate';
 import { z } from 'zod';
 import { acquireLease, LEASE_STALE_MS, leaseHeld, PlanLeaseError, type Release } from '../persistence/plan-lease.js';
@@ -383,7 +383,7 @@ export class PlanHost {
     onError?: (error: unknown) => void,
   ): PlanActor {
     // One writer per plan: throws PlanLeaseError when another process runs it.
-    mkdirSync(this.options.store.dir, { recursive: true });
+    ensureStateDir(this.options.store.dir);
     const releaseLease = acquireLease(this.options.store.pathOf(planId), planId, (error) => {
       const failure = new Error(`Plan ${planId} was stopped in this process: its lease was lost (${error.message}).`);
       this.failures.set(planId, failure);

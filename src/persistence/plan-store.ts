@@ -5,6 +5,7 @@ import { writeFileAtomic, writeFileAtomicAsync } from './atomic-write.js';
 import { migratePlanFile } from './migrations.js';
 import { formatIssues, planFile, type PlanFile } from './plan-file.js';
 import { isPlanId, parsePlanId } from './plan-id.js';
+import { ensureStateDir } from './state-dir.js';
 
 export const plansDir = (projectDir: string) => join(projectDir, '.opencode', 'plans');
 
@@ -34,7 +35,7 @@ export class PlanStore {
    */
   save(file: PlanFile, options: { fsync?: boolean } = {}): void {
     const text = this.serialize(file);
-    mkdirSync(this.dir, { recursive: true });
+    ensureStateDir(this.dir);
     writeFileAtomic(this.pathOf(file.plan_id), text, options);
   }
 
@@ -44,7 +45,7 @@ export class PlanStore {
    * still replaces the file.
    */
   saveCheckedAsync(file: PlanFile, commit: () => boolean): Promise<boolean> {
-    mkdirSync(this.dir, { recursive: true });
+    ensureStateDir(this.dir);
     return writeFileAtomicAsync(this.pathOf(file.plan_id), `${JSON.stringify(file, null, 2)}\n`, commit);
   }
 

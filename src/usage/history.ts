@@ -1,8 +1,9 @@
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { z } from 'zod';
 import { totalTokens, type Usage } from '../machines/usage.js';
 import { writeFileAtomic } from '../persistence/atomic-write.js';
+import { ensureStateDir } from '../persistence/state-dir.js';
 
 /**
  * What this project's recent turns cost, per agent: the last `perAgent` turns of each (tokens of
@@ -61,7 +62,7 @@ export function createUsageHistory(path: string, { perAgent = DEFAULT_TURNS_PER_
       const turns = [...(merged[agent] ?? []), [totalTokens(usage), usage.cost] as [number, number]].slice(-perAgent);
       agents = { ...merged, [agent]: turns };
       try {
-        mkdirSync(dirname(path), { recursive: true });
+        ensureStateDir(dirname(path));
         writeFileAtomic(path, JSON.stringify({ format: USAGE_HISTORY_FORMAT, agents }), { fsync: false });
       } catch (error) {
         log('warn', `the usage history ${path} cannot be written (${(error as Error).message}); forecasts will not include this turn`);

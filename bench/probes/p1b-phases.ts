@@ -1,0 +1,40 @@
+// Where Orca's time goes in P1b: per-step phases of Orca's run (journal + model requests) and the
+// opencode server's CPU for an Orca run against a bare run of the same DAG.
+// env: ROUNDS (default 2), LAT (default 300), CONC (default 4), PLANS (default 1: plans at once).
+import { bareScript, runBare } from '../bare.js';
+import { layeredDag } from '../plans.js';
+import { runPlans, serverCpuMs, startBenchServer, stepPhases } from '../server.js';
+import { median } from '../stats.js';
+
+const rounds = Number(process.env.ROUNDS ?? 2);
+const latencyMs = Number(process.env.LAT ?? 300);
+const concurrency = Number(process.env.CONC ?? 4);
+const plans = Number(process.env.PLANS ?? 1);
+const dag = layeredDag(3, 4);
+const b = await startBenchServer({ concurrency, latencyMs, ...(process.env.SNAP === '0' ? { config: { snapshot: false } } : {}) });
+try {
+  if (process.env.IGNORE === '1') {
+    const { mkdirSync, writeFileSync } = await import('node:fs');
+    mkdirSync(`${b.server.projectDir}/.opencode/plans`, { recursive: true });
+    writeFileSync(`${b.server.projectDir}/.opencode/plans/.gitignore`, '*\n');
+  }
+  for (let i = 0; i < rounds; i++) {
+    const c0 = serverCpuMs(b.server.projectDir);
+    const logAt = b.server.logs().length;
+    b.setScript(bareScript());
+    const t0 = performance.now();
+    const bare = await Promise.all(Array.from({ length: plans }, () => runBare(b, dag, concurrency)));
+    const bareWall = performance.now() - t0;
+    const c1 = serverCpuMs(b.server.projectDir);
+    const runs = await runPlans(b, Array.from({ length: plans }, (_, k) => ({ plan: { ...dag, goal: `${dag.goal} r${i} p${k}` }, request: `Run round ${i} plan ${k}` })));
+    const c2 = serverCpuMs(b.server.projectDir);
+    const hashes = new Set([...b.server.logs().slice(logAt).matchAll(/message=tracking hash=(\w+)/g)].map((m) => m[1]));
+    const orcaSpan = Math.max(...runs.map((r) => r.endedAt)) - Math.min(...runs.map((r) => r.approvedAt));
+    console.log(`round ${i}: bare ${bareWall.toFixed(0)} ms (cpu ${(c1 - c0).toFixed(0)} ms, create median ${median(bare.flatMap((r) => r.createMs)).toFixed(1)}, prompt median ${median(bare.flatMap((r) => r.promptMs)).toFixed(0)}); orca ${orcaSpan.toFixed(0)} ms (cpu ${(c2 - c1).toFixed(0)} ms incl. orca+planner turns; calls ${JSON.stringify(runs[0]!.callsByAgent)}, titles ${runs[0]!.titleRequests}); distinct snapshot trees this round ${hashes.size}`);
+    const phases = runs.flatMap((r) => stepPhases(r, dag, latencyMs));
+    const med = (k: 'schedule' | 'open' | 'preModel' | 'model' | 'postModel') => median(phases.map((p) => p[k])).toFixed(0);
+    console.log(`  orca per-step phases median ms: schedule ${med('schedule')}, open ${med('open')}, preModel ${med('preModel')}, model ${med('model')}, postModel ${med('postModel')}`);
+  }
+} finally {
+  await b.stop();
+}
