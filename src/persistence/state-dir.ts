@@ -3,10 +3,9 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 /**
  * What Orca writes into a state folder it creates (`.opencode/plans/`, `.opencode/agenda/`). Plan
  * files, journals and the agenda's log change at every step; inside the project they would be in
- * OpenCode's file snapshot of every turn (`snapshot`, on by default), which then re-hashes them
- * each time (issue 17 measured Orca's 12-step DAG at 1.48× a bare client with them, 0.99×
- * without), lists them among the files each child session changed, and rolls them back on /undo.
- * Git ignores the folder for the user's repository too: these files are the running state of
+ * OpenCode's git snapshot of the worktree around every turn (`snapshot`, on by default), which
+ * then hashes them anew each time: `npm run bench` measured Orca's 12-step DAG at 1.48× a bare
+ * client doing the same work with them in the snapshots, about 1.0× without. Git ignores the folder for the user's repository too: these files are the running state of
  * plans, not source. A user who wants them committed deletes this file; Orca writes it only when
  * it creates the folder, so it stays deleted.
  */

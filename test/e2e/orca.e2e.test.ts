@@ -99,6 +99,14 @@ describe('orca_ask_planner end to end', () => {
     );
   });
 
+  it("should keep Orca's state out of OpenCode's file snapshots: the plans folder is git-ignored, so every turn's snapshot is the same tree", () => {
+    expect(readFileSync(join(server.projectDir, '.opencode', 'plans', '.gitignore'), 'utf8')).toMatch(/^\*$/m);
+    // OpenCode logs the tree of the snapshot it takes around each turn; the scripted team changes no
+    // file, so with the plan files and journals out of it there is one tree for the whole plan.
+    const trees = new Set([...server.logs().matchAll(/message=tracking hash=(\w+)/g)].map((m) => m[1]));
+    expect(trees.size).toBe(1);
+  });
+
   it('should leave a completed plan file with each step output and the logged auto approval', () => {
     const dir = join(server.projectDir, '.opencode', 'plans');
     const [name] = readdirSync(dir).filter((f) => f.endsWith('.json'));
