@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { parseOptions } from '../config/options.js';
 import type { CommandContext } from './command.js';
@@ -72,6 +73,8 @@ export function doctorCommand({ io, project }: CommandContext): number {
   const store = storeOf(project);
   const plans = loadAllPlans(store, () => {}); // what could not load is now in the quarantine, listed below
   say('ok', `${plans.length} plan(s) in ${show(store.dir)}`);
+  if (existsSync(store.dir) && !existsSync(join(store.dir, '.gitignore')))
+    say('warn', `${show(store.dir)} has no .gitignore: OpenCode's file snapshot hashes the plan files again at every turn (slower plans)`, `add one that holds "*" unless you commit your plans (README: Plan files)`);
   for (const q of listQuarantine(store)) say('warn', `quarantined: ${show(store.quarantineDir)}/${q.name}`, q.reason);
   for (const plan of plans) {
     const activity = activityOf(summarize(plan), leaseHeld(store.pathOf(plan.plan_id)));

@@ -52,10 +52,20 @@ describe('orca doctor', () => {
     expect(stdout).toContain(`  ✓ plugin entry "opencode-orca-statecharts" with valid options\n      loads from ${cached} (OpenCode's package cache)\n      version there: 0.0.9 (this CLI is ${version})\n`);
     expect(stdout).toContain('  ✓ model anthropic/claude-x (opencode.jsonc)\n');
     expect(stdout).toContain('  ✓ 1 plan(s) in .opencode/plans\n');
+    expect(stdout).not.toContain('has no .gitignore'); // the host made the folder, with its .gitignore
     expect(stdout).toMatch(new RegExp(`  ! quarantined: \\.opencode/plans/\\.quarantine/${bad}\\.json\\.[-\\dTZ]+\\n      not an Orca plan file \\(no schema_version or snapshot\\)\\n`));
     expect(stdout).toContain(`  ! ${waiting} waits for approval: orca decide ${waiting} approve|reject|changes\n      Add a greeting to the home page\n`);
     expect(stdout).toMatch(/No problems found\.\n$/);
     expect(code).toBe(0);
+  });
+
+  it('should warn about a plans folder without a .gitignore (made by an earlier version): OpenCode snapshots it at every turn', async () => {
+    const host = project.host();
+    approvalPlan(host);
+    await host.dispose();
+    rmSync(join(project.store.dir, '.gitignore'));
+    const { stdout } = await doctor();
+    expect(stdout).toContain(`  ! .opencode/plans has no .gitignore: OpenCode's file snapshot hashes the plan files again at every turn (slower plans)\n      add one that holds "*" unless you commit your plans (README: Plan files)\n`);
   });
 
   it('should fail on invalid JSONC, invalid plugin options, and a config that does not load the plugin', async () => {

@@ -6,6 +6,7 @@ import { PlanHost, type PlanHostOptions } from '../../src/engine/plan-host.js';
 import type { CliIo } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
 import { PlanStore } from '../../src/persistence/plan-store.js';
+import { ensureStateDir } from '../../src/persistence/state-dir.js';
 import { idlePorts } from '../support/idle-ports.js';
 import { turn } from '../support/turns.js';
 
@@ -41,7 +42,7 @@ export interface Project {
 export function tempProject(): Project {
   const dir = mkdtempSync(join(tmpdir(), 'orca-cli-'));
   const store = PlanStore.forProject(dir);
-  mkdirSync(store.dir, { recursive: true });
+  ensureStateDir(store.dir); // as the plugin makes it
   const hosts: PlanHost[] = [];
   return {
     dir,
