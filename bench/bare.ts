@@ -21,6 +21,9 @@ export interface BareRun {
   /** Median session.create and session.prompt round trips (ms). */
   createMs: number[];
   promptMs: number[];
+  /** Per step: prompt sent → its model request arrived; its last model reply sent → the prompt's reply read (ms). */
+  preModelMs: number[];
+  postModelMs: number[];
 }
 
 /** The scripted team for a bare run: every specialist answers its step's result as text + JSON. */
@@ -49,6 +52,8 @@ export async function runBare(bench: BenchServer, plan: BenchPlan, concurrency: 
   const thread = { plan_id: planId, goal: plan.goal, relevant_files: [] as string[], steps };
   const createMs: number[] = [];
   const promptMs: number[] = [];
+  const sent = new Map<string, { at: number; done: number }>();
+  const firstRequest = bench.model.requests.length;
 
   const done = new Set<string>();
   const started = new Set<string>();
@@ -82,7 +87,9 @@ export async function runBare(bench: BenchServer, plan: BenchPlan, concurrency: 
     const c0 = performance.now();
     const session = (await client.session.create({ parentID: parent.id, title: `bare ${step.agent} · ${step.id}` })).data!;
     const c1 = performance.now();
+    const at = Date.now();
     const res = await client.session.prompt({ sessionID: session.id, agent: step.agent, parts: [{ type: 'text', text }] });
+    sent.set(step.id, { at, done: Date.now() });
     promptMs.push(performance.now() - c1);
     createMs.push(c1 - c0);
     const parts = (res.data as { parts?: Array<{ type: string; text?: string }> } | undefined)?.parts ?? [];
@@ -94,7 +101,16 @@ export async function runBare(bench: BenchServer, plan: BenchPlan, concurrency: 
     (record as { status: string }).status = 'completed';
   }
 
-  return { wallMs, steps: steps.length, createMs, promptMs };
+  const preModelMs: number[] = [];
+  const postModelMs: number[] = [];
+  const mine = bench.model.requests.slice(firstRequest).filter((r) => r.kind === 'chat' && r.lastUser.includes(planId));
+  for (const [id, { at, done }] of sent) {
+    const reqs = mine.filter((r) => stepIdOf(r) === id);
+    if (reqs.length === 0) continue;
+    preModelMs.push(reqs[0]!.at - at);
+    postModelMs.push(done - (reqs.at(-1)!.at + bench.latency));
+  }
+  return { wallMs, steps: steps.length, createMs, promptMs, preModelMs, postModelMs };
 }
 
 export { stepResult };

@@ -107,7 +107,7 @@ export async function runInProcess(plan: BenchPlan, options: InProcessOptions = 
   };
   const heapBefore = options.measureHeap ? heapAfterGc() : 0;
   // No reviewer turns: a step is one specialist turn, as in the server runs (bench/server.ts).
-  const host = new PlanHost({ store, ports, policy: { review_agents: [] }, ...(options.concurrency ? { concurrency: options.concurrency } : {}) });
+  const host = new PlanHost({ store, ports, policy: { review_agents: [], max_dispatches: 10_000 }, ...(options.concurrency ? { concurrency: options.concurrency } : {}) });
   let stopToasts = () => {};
   if (options.likePlugin) {
     host.loadIndex();

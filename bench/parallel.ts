@@ -3,7 +3,7 @@
 // these; `npm run bench` runs them among the others.
 import { heapAfterGc, runInProcess } from './inprocess.js';
 import { layeredDag } from './plans.js';
-import { serverCpuMs, startBenchServer } from './server.js';
+import { serverCpuMs, startBenchServer, stepPhases } from './server.js';
 import { manyAtOnce, sideBySide, type ManyAtOnce, type SideBySide } from './side-by-side.js';
 import { median, round } from './stats.js';
 
@@ -33,7 +33,10 @@ export async function measureParallel(say: (s?: string) => void, { latencyMs = 3
     const cpu0 = serverCpuMs(s4.server.projectDir);
     p1b = await sideBySide(s4, dag, 4, rounds, 'p1b');
     say(`  Orca ${ms(p1b.orcaMs)} ms; bare ${ms(p1b.bareMs)} ms; Orca / bare per round ${p1b.ratios.map((r) => f(r, 3)).join(', ')} → median ${f(p1b.ratio, 3)} (opencode CPU for all of it ${f(serverCpuMs(s4.server.projectDir) - cpu0, 0)} ms)`);
-    say(`  bare session.create median ${f(median(p1b.bareRuns.flatMap((r) => r.createMs)), 1)} ms, session.prompt median ${f(median(p1b.bareRuns.flatMap((r) => r.promptMs)), 0)} ms`);
+    const bareMed = (k: 'createMs' | 'promptMs' | 'preModelMs' | 'postModelMs') => f(median(p1b.bareRuns.flatMap((r) => r[k])), 0);
+    const phases = p1b.orcaRuns.flatMap((r) => stepPhases(r, dag, latencyMs));
+    const orcaMed = (k: 'open' | 'preModel' | 'postModel') => f(median(phases.map((p) => p[k])), 0);
+    say(`  per step, median ms: session.create bare ${bareMed('createMs')} / Orca ${orcaMed('open')} (opening_session → running); prompt sent → model request bare ${bareMed('preModelMs')} / Orca ${orcaMed('preModel')} (running → model request); model reply → turn read bare ${bareMed('postModelMs')} / Orca ${orcaMed('postModel')} (→ step completed)`);
     say(`Scale: 8 plans of 12 steps at once on the same server (concurrency 4 each)`);
     eightPlans = await manyAtOnce(s4, dag, 8, 4);
     say(`  Orca first approval → last end ${f(eightPlans.orcaSpanMs, 0)} ms; bare ${f(eightPlans.bareSpanMs, 0)} ms → ${f(eightPlans.ratio, 3)}; per plan median ${f(median(eightPlans.orcaPerPlanMs), 0)} vs ${f(median(eightPlans.barePerPlanMs), 0)} ms → ${f(eightPlans.perPlanRatio, 3)}`);
@@ -57,12 +60,12 @@ export async function measureParallel(say: (s?: string) => void, { latencyMs = 3
   };
   say(`  speed-up of concurrency 4 over 1: Orca ${f(p1c.orca)}×, bare ${f(p1c.bare)}× (ideal ${p1c.ideal}×; a team that runs steps one after another: 1×)`);
 
-  say(`Scale: a 200-step plan (25 layers × 8) at concurrency 8, ${Math.max(2, rounds - 1)} alternating rounds`);
+  say('Scale: a 200-step plan (25 layers × 8) at concurrency 8, 2 alternating rounds (no warm-up)');
   // The dispatch cap (default 100) would stop a 200-step plan at the budget gate.
   const s8 = await startBenchServer({ concurrency: 8, latencyMs, pluginOptions: { breakers: { max_dispatches: 1000 } } });
   let scale200: ParallelFigures['scale200'];
   try {
-    const run = await sideBySide(s8, big, 8, Math.max(2, rounds - 1), 'scale200');
+    const run = await sideBySide(s8, big, 8, 2, 'scale200', { warmUp: false });
     scale200 = { ...run, planFileBytes: run.orcaRuns.at(-1)!.planFileBytes };
     say(`  Orca ${ms(run.orcaMs)} ms; bare ${ms(run.bareMs)} ms → median ${f(run.ratio, 3)}; plan file ${(scale200.planFileBytes / 1024).toFixed(0)} KiB`);
   } finally {

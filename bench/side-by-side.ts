@@ -17,15 +17,17 @@ export interface SideBySide {
   bareRuns: BareRun[];
 }
 
-/** One warm-up of each (not counted), then `rounds` rounds; even rounds run bare first, odd ones Orca first. */
-export async function sideBySide(bench: BenchServer, plan: BenchPlan, concurrency: number, rounds: number, label: string): Promise<SideBySide> {
+/** One warm-up of each (not counted; skipped for runs long enough to warm up by themselves), then `rounds` rounds; even rounds run bare first, odd ones Orca first. */
+export async function sideBySide(bench: BenchServer, plan: BenchPlan, concurrency: number, rounds: number, label: string, { warmUp = true } = {}): Promise<SideBySide> {
   const orca = async (i: number) => runPlan(bench, { ...plan, goal: `${plan.goal} (${label} ${i})` }, `Run the benchmark plan: ${label} ${i}`);
   const bare = async () => {
     bench.setScript(bareScript());
     return runBare(bench, plan, concurrency);
   };
-  await bare();
-  await orca(-1);
+  if (warmUp) {
+    await bare();
+    await orca(-1);
+  }
   const orcaRuns: PlanRun[] = [];
   const bareRuns: BareRun[] = [];
   for (let i = 0; i < rounds; i++) {

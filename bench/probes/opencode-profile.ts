@@ -1,9 +1,10 @@
 // Samples the JavaScript of the opencode server itself (a Bun-compiled binary: `--cpu-prof` is not
 // honoured, but BUN_INSPECT opens the WebKit inspector, whose ScriptProfiler samples stacks) while
 // a plan runs, and attributes the samples: the plugin's own files vs OpenCode's bundle, and the
-// hottest functions. env: STEPS (chain length, default 20), LAT (ms, default 0), DAG=1 for the P1 DAG.
+// hottest functions. env: STEPS (chain length, default 20), LAT (ms, default 0), DAG=1 for the P1 DAG,
+// PLANS (copies run at once, default 1; the bare driver then runs as many).
 import { WebSocket } from 'ws';
-import { startBenchServer, runPlan } from '../server.js';
+import { startBenchServer, runPlans } from '../server.js';
 import { bareScript, runBare } from '../bare.js';
 import { freshPort } from '../../test/support/fresh-port.js';
 import { chain, layeredDag } from '../plans.js';
@@ -37,10 +38,12 @@ const send = (method: string, params: Record<string, unknown> = {}) =>
 try {
   await send('ScriptProfiler.startTracking', { includeSamples: true });
   const t0 = Date.now();
-  const run = await runPlan(b, plan, 'Run it');
+  const copies = Number(process.env.PLANS ?? 1);
+  const runs = await runPlans(b, Array.from({ length: copies }, (_, k) => ({ plan: { ...plan, goal: `${plan.goal} #${k}` }, request: `Run it #${k}` })));
+  const run = runs[0]!;
   const planEnd = Date.now();
   b.setScript(bareScript());
-  const bare = await runBare(b, plan, dag ? 4 : 1);
+  const bare = (await Promise.all(runs.map(() => runBare(b, plan, dag ? 4 : 1))))[0]!;
   console.log(`plan: ${run.approvalToCompletedMs} ms approval→completed (${(run.approvalToCompletedMs / plan.steps.length).toFixed(0)} ms/step), whole turn ${run.totalWallMs.toFixed(0)} ms; then the bare driver on the same plan: ${bare.wallMs.toFixed(0)} ms`);
   await send('ScriptProfiler.stopTracking');
   for (let i = 0; i < 100 && !events.some((e) => e.method === 'ScriptProfiler.trackingComplete'); i++) await new Promise((r) => setTimeout(r, 100));

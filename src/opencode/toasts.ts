@@ -3,6 +3,7 @@ import type { PlanSummary } from '../persistence/plan-index.js';
 import type { PlanFile } from '../persistence/plan-file.js';
 import { totalTokens } from '../machines/usage.js';
 import { formatCost, formatTokens } from '../usage/format.js';
+import { progressTitle } from './progress-title.js';
 
 export interface Toast {
   title: string;
@@ -88,25 +89,40 @@ export function failureToasts(before: Map<string, number>, file: Partial<FileFac
 }
 
 /**
+ * A toast for each step completed since `before` (the ids completed then), saying where the plan
+ * stands: the TUI of OpenCode 1.18.33 draws a plugin tool by its name and arguments only, so the
+ * running orca_ask_planner call's title (progress-title.ts) is not seen there, and this is.
+ */
+export function completionToasts(before: ReadonlySet<string>, file: Pick<PlanFile, 'plan_id' | 'status' | 'steps' | 'waiting_for' | 'usage'>): Toast[] {
+  return file.steps
+    .filter((s) => s.status === 'completed' && !before.has(s.id))
+    .map((s) => ({ title: `Orca: step ${s.id} (${s.agent}) done`, message: progressTitle(file), variant: 'info' as const, duration: 3000 }));
+}
+
+/**
  * Show a toast whenever a plan changes in a way a human should notice: toastFor's changes, each
- * step failure, and 50 % and 90 % of a money or token budget. An observer: it cannot block the
+ * step failure, each step done (with where the plan stands), and 50 % and 90 % of a money or token
+ * budget. An observer: it cannot block the
  * plan's writes. What it saw of each plan is counted from the first change it hears of, so a
  * plan restored with failures or spending behind it does not toast them again. A plan an
  * orca_ask_planner call follows (`followed`) gets no toast for its gates or failed steps: the call
  * raises their dialog, which a toast would cover.
  */
 export function watchForToasts(host: Pick<PlanHost, 'observe'>, show: (toast: Toast) => void, followed: (planId: string) => boolean = () => false): () => void {
-  const seen = new Map<string, { failures: Map<string, number>; shares: { cost?: number; tokens?: number } }>();
+  const seen = new Map<string, { failures: Map<string, number>; shares: { cost?: number; tokens?: number }; completed: Set<string> }>();
   return host.observe('the toast watcher', ({ planId, before, after, file }) => {
     const last = seen.get(planId);
     const failures = new Map((file.steps ?? []).map((s) => [s.id, s.failures.length]));
-    seen.set(planId, { failures, shares: budgetShares(file) });
+    const completed = new Set((file.steps ?? []).filter((s) => s.status === 'completed').map((s) => s.id));
+    seen.set(planId, { failures, shares: budgetShares(file), completed });
     const asked = followed(planId);
     const stepToasts = last && !asked ? failureToasts(last.failures, file) : [];
     const toast = toastFor(before, after, { followed: asked });
     // A failure toast names the step and its error: the generic "a step failed" adds nothing then.
     if (toast && !(stepToasts.length > 0 && after.waiting_for === 'deviation' && before?.waiting_for !== 'deviation')) show(toast);
     for (const t of stepToasts) show(t);
+    // The plan's own end has its toast: a one-step plan's only completion adds nothing to it.
+    if (last && after.status !== 'completed') for (const t of completionToasts(last.completed, file)) show(t);
     for (const t of last ? budgetToasts(last.shares, file) : []) show(t);
   });
 }

@@ -103,4 +103,23 @@ describe('toasts for budgets and step failures', () => {
       ['Orca: step s1 (coder) failed', `plan_X, attempt 2: ${'x'.repeat(99)}… — waits for Retry / Replan / Stop`],
     ]);
   });
+
+  it('should toast each step done with where the plan stands (the TUI does not draw the call\'s title), but not the last one: the plan\'s own toast says it', () => {
+    let observer: PlanObserver | undefined;
+    const host = { observe: (_name: string, o: PlanObserver) => ((observer = o), () => {}) };
+    const shown: Toast[] = [];
+    watchForToasts(host, (t) => shown.push(t));
+    const s = (id: string, status: string) => ({ id, agent: id === 'a' ? 'coder' : 'tester', status, failures: [] });
+    const running = summary({ status: 'in_progress' });
+    const at = (after: PlanSummary, steps: unknown[], cost: number) =>
+      observer!({ snapshot: {} as never, planId: 'plan_X', before: running, after, file: file({ status: after.status, steps, usage: spent(cost, 10) }) });
+    at(running, [s('a', 'running'), s('b', 'pending')], 0);
+    at(running, [s('a', 'completed'), s('b', 'running')], 0.25);
+    at(running, [s('a', 'completed'), s('b', 'running')], 0.3); // nothing new done
+    at(summary({ status: 'completed' }), [s('a', 'completed'), s('b', 'completed')], 0.5);
+    expect(shown.map((t) => [t.title, t.message])).toEqual([
+      ['Orca: step a (coder) done', 'plan_X · 1/2 done · b (tester) running · $0.25'],
+      ['Orca: plan completed', expect.stringMatching(/^plan_/)],
+    ]);
+  });
 });
