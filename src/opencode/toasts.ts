@@ -94,7 +94,7 @@ export function failureToasts(before: Map<string, number>, file: Partial<FileFac
  * running orca_ask_planner call's title (progress-title.ts) is not seen there, and this is.
  */
 export function completionToasts(before: ReadonlySet<string>, file: Pick<PlanFile, 'plan_id' | 'status' | 'steps' | 'waiting_for' | 'usage'>): Toast[] {
-  return file.steps
+  return (file.steps ?? [])
     .filter((s) => s.status === 'completed' && !before.has(s.id))
     .map((s) => ({ title: `Orca: step ${s.id} (${s.agent}) done`, message: progressTitle(file), variant: 'info' as const, duration: 3000 }));
 }

@@ -116,7 +116,7 @@ describe('toasts for budgets and step failures', () => {
     at(running, [s('a', 'running'), s('b', 'pending')], 0);
     at(running, [s('a', 'completed'), s('b', 'running')], 0.25);
     at(running, [s('a', 'completed'), s('b', 'running')], 0.3); // nothing new done
-    at(summary({ status: 'completed' }), [s('a', 'completed'), s('b', 'completed')], 0.5);
+    at(summary({ status: 'completed' }), [s('a', 'completed'), s('b', 'completed')], 0.45);
     expect(shown.map((t) => [t.title, t.message])).toEqual([
       ['Orca: step a (coder) done', 'plan_X · 1/2 done · b (tester) running · $0.25'],
       ['Orca: plan completed', expect.stringMatching(/^plan_/)],
