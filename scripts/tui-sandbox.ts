@@ -32,7 +32,9 @@ function plan(req: RecordedRequest) {
   }));
   const proposal = {
     type: 'plan',
-    goal: `A ${n}-step plan for: ${req.lastUser.slice(0, 60)}`,
+    // The planner's prompt opens with Orca's header line (`Orca · plan_… · planner`); the goal keeps
+    // the whole request, so its options (slow:, fail:) reach the specialists' prompts too.
+    goal: `A ${n}-step plan for: ${req.lastUser.replace(/^Orca · [^\n]*\n+/, '').slice(0, 200)}`,
     steps,
     assumptions: ['The project is TypeScript'],
     risks: ['Scripted: nothing real changes'],

@@ -103,6 +103,11 @@ function restoreWith(client: PluginInput['client'], directory: string): NotePort
     const own = users.findLast((info) => info.agent !== QUESTION_AGENT_ID && info.model);
     // Nothing to go back to, or the last turn was the session's own already.
     if (!own?.agent || !own.model || users.at(-1) === own) return;
+    // A turn started meanwhile (the user's next prompt, which named its model): a message posted
+    // now would land after the user's and read as the last thing they said. Leave it.
+    const status = await client.session.status({ query: { directory } });
+    const now = (status.data as Record<string, { type?: string }> | undefined)?.[sessionId];
+    if (now !== undefined && now.type !== 'idle') return;
     const put = await client.session.prompt({
       path: { id: sessionId },
       query: { directory },

@@ -127,7 +127,8 @@ describe('the agenda on the real server', () => {
 
   it('a time trigger a few seconds ahead starts a plan that waits for approval; no step runs before /orca-approve, then it completes and its plan.completed starts the follow-up', async () => {
     await timed('time → plan → approve → cascade', async () => {
-      const { session, results } = await planner('timed', [[create({ type: 'time', executeAt: in_(3_000) }, { type: 'plan', message: 'SCENARIO:nightly run the nightly checks' }, 'nightly checks')]]);
+      // Due 8 s ahead: still pending when the Orca turn ends (a slow first start takes seconds), so the idle reminder has it to report.
+      const { session, results } = await planner('timed', [[create({ type: 'time', executeAt: in_(8_000) }, { type: 'plan', message: 'SCENARIO:nightly run the nightly checks' }, 'nightly checks')]]);
       userSession = session;
       const created = results[0]!.json;
       expect(created).toMatchObject({ scheduled: true, status: 'pending', reason: 'nightly checks' });
