@@ -118,7 +118,26 @@ describe('the agenda on the real server', () => {
     expect(res.status).toBe(200);
     const body = (await res.json()) as { info: { providerID: string }; parts: Array<{ type: string; text?: string }> };
     expect(body.info.providerID).toBe('orca-hitl'); // answered by the plugin: no model turn
+    await modelGivenBack(sessionID);
     return body.parts.filter((p) => p.type === 'text').map((p) => p.text).join('');
+  }
+
+  /**
+   * After a command's turn on the in-process model, the plugin gives the session its own agent and
+   * model back with a hidden message (opencode/session-notes.ts). The next prompt waits for it, as a
+   * person typing does: a prompt sent within the same milliseconds could see that message land in
+   * the middle of its turn.
+   */
+  async function modelGivenBack(sessionID: string) {
+    await waitFor(
+      async () => {
+        const messages = ((await server.client.session.messages({ sessionID })).data ?? []) as Array<{ info: { role: string; agent?: string } }>;
+        const users = messages.filter((m) => m.info.role === 'user');
+        const hasOwn = users.some((m) => m.info.agent !== 'orca-hitl');
+        return !hasOwn || users.at(-1)?.info.agent !== 'orca-hitl';
+      },
+      { timeoutMs: 10_000, description: `session ${sessionID} to get its own agent and model back after the command` },
+    );
   }
 
   let userSession: string;

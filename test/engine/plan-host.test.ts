@@ -91,6 +91,8 @@ describe('PlanHost and what observes it', () => {
     expect(logs.some((l) => l.startsWith('error: ') && l.includes('could not be written'))).toBe(true);
     // Nothing the plugin wrote is quarantined at the next load.
     expect(new PlanStore(store.dir).load(planId)).toMatchObject({ status: 'drafting', goal: 'Add a greeting' });
+    // Its journal's last lines may still be on their way: the host settles them before the folder goes.
+    await host.dispose();
   });
 
   it('should settle every write of a plan before release resolves, and write nothing after', async () => {
