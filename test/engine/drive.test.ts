@@ -28,8 +28,13 @@ const plan = {
 };
 
 let dir: string;
+/** Hosts made by setup: disposed (their last journal lines and files settled) before their folder goes. */
+const hosts: PlanHost[] = [];
 beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'orca-drive-'))));
-afterEach(() => rmSync(dir, { recursive: true, force: true }));
+afterEach(async () => {
+  await Promise.all(hosts.splice(0).map((h) => h.dispose()));
+  rmSync(dir, { recursive: true, force: true });
+});
 
 function setup(
   reply: Parameters<typeof fakeSessions>[0],
@@ -44,6 +49,7 @@ function setup(
     ...(plan.concurrency ? { concurrency: plan.concurrency } : {}),
     policy: { review_agents: [], ...plan.policy },
   });
+  hosts.push(host);
   const resolve = async (gate: any) => {
     const choice = autoChoice(gate, policy);
     return choice ? { event: decisionEvent(gate, choice, { channel: 'auto', at: '2026-01-01T00:00:00.000Z' }) } : { waiting: 'no channel' };

@@ -13,7 +13,12 @@ beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'orca-host-'));
   store = new PlanStore(join(dir, 'plans'));
 });
-afterEach(() => rmSync(dir, { recursive: true, force: true }));
+/** Hosts made by hostWith: disposed (their last journal lines and files settled) before their folder goes. */
+const hosts: PlanHost[] = [];
+afterEach(async () => {
+  await Promise.all(hosts.splice(0).map((h) => h.dispose()));
+  rmSync(dir, { recursive: true, force: true });
+});
 
 const approve = { type: 'approval.approve', channel: 'tool', at: '2026-01-01T00:00:00.000Z' } as const;
 const onDisk = (planId: string) => JSON.parse(readFileSync(store.pathOf(planId), 'utf8'));
@@ -27,6 +32,7 @@ function hostWith(options: Partial<PlanHostOptions> = {}) {
     log: (level, message) => logs.push(`${level}: ${message}`),
     ...options,
   });
+  hosts.push(host);
   return { host, logs };
 }
 
@@ -91,8 +97,6 @@ describe('PlanHost and what observes it', () => {
     expect(logs.some((l) => l.startsWith('error: ') && l.includes('could not be written'))).toBe(true);
     // Nothing the plugin wrote is quarantined at the next load.
     expect(new PlanStore(store.dir).load(planId)).toMatchObject({ status: 'drafting', goal: 'Add a greeting' });
-    // Its journal's last lines may still be on their way: the host settles them before the folder goes.
-    await host.dispose();
   });
 
   it('should settle every write of a plan before release resolves, and write nothing after', async () => {
