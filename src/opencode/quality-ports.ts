@@ -2,13 +2,12 @@ import { fixPrompt, reviewPrompt } from '../dispatch/review-prompt.js';
 import { withUsage } from '../dispatch/protocol-turn.js';
 import { turnHeader } from '../dispatch/turn-header.js';
 import { ReviewOutputSchema, reviewOutputJsonSchema } from '../protocol/review-output.js';
-import { SpecialistOutputSchema, specialistOutputJsonSchema } from '../protocol/specialist-output.js';
 import type { SessionsPort } from './sessions.js';
 import { describeHookFailure, hookFailed, runStepHooks, StepHookError } from '../hooks/step-hooks.js';
 import type { QualityPorts } from '../machines/ports.js';
 import { usageOfError } from '../machines/turn.js';
 import { ZERO_USAGE } from '../machines/usage.js';
-import { attemptOf } from './session-ports.js';
+import { attemptOf, specialistTurn } from './session-ports.js';
 import { createTurnRunner, TurnAbortedError, type ReconcileRecord, type TurnRunner } from './turn-runner.js';
 import type { OnTurn } from './turn-port.js';
 
@@ -68,32 +67,8 @@ export function qualityPorts(sessions: SessionsPort, options: QualityPortOptions
       }
     },
 
-    async runFix({ sessionId, agent, thread, errors, round, rerun, idempotencyKey }, signal) {
-      try {
-        const outcome = await turns.run({
-          planId: thread.plan_id,
-          stepId: thread.step.id,
-          role: 'fixer',
-          sessionId,
-          agent,
-          header: turnHeader({ planId: thread.plan_id, agent, stepId: thread.step.id, ...attemptOf(idempotencyKey), round: `fix round ${round}` }),
-          prompt: fixPrompt(thread, errors, round),
-          schema: SpecialistOutputSchema,
-          jsonSchema: specialistOutputJsonSchema(),
-          label: `${agent} output`,
-          guard: true,
-          idempotencyKey,
-          rerun,
-          signal,
-        });
-        // Restored, no result left, and it changes files: the step machine asks before running it again.
-        if ('interrupted' in outcome) return { value: outcome.interrupted, usage: outcome.usage };
-        return { value: outcome.value, usage: outcome.usage };
-      } catch (error) {
-        if (error instanceof TurnAbortedError) return { value: { type: 'failure', error: error.reason }, usage: usageOfError(error) ?? ZERO_USAGE };
-        throw error;
-      }
-    },
+    runFix: ({ sessionId, agent, thread, errors, round, rerun, idempotencyKey }, signal) =>
+      specialistTurn(turns, { role: 'fixer', sessionId, agent, thread, idempotencyKey, rerun, prompt: fixPrompt(thread, errors, round), round: `fix round ${round}` }, signal),
 
     async watchIdle({ planId, stepId, sessionId, idleMs }, signal) {
       await options.idle.waitIdle(sessionId, idleMs, signal);

@@ -4,7 +4,8 @@ import { PlannerOutputSchema, plannerOutputJsonSchema } from '../protocol/planne
 import { SpecialistOutputSchema, specialistOutputJsonSchema } from '../protocol/specialist-output.js';
 import type { SessionsPort } from './sessions.js';
 import type { SessionPorts } from '../machines/ports.js';
-import { usageOfError } from '../machines/turn.js';
+import { usageOfError, type Turn } from '../machines/turn.js';
+import type { InterruptedTurn, SpecialistResult, ThreadedContext } from '../machines/types.js';
 import { ZERO_USAGE } from '../machines/usage.js';
 import { createTurnRunner, TurnAbortedError, type TurnRunner, type TurnRunnerOptions } from './turn-runner.js';
 
@@ -70,32 +71,45 @@ export function opencodePorts(sessions: SessionsPort, options: SessionPortOption
       return { sessionId: session.id };
     },
 
-    async runSpecialist({ sessionId, agent, thread, idempotencyKey, rerun }, signal) {
-      try {
-        const outcome = await turns.run({
-          planId: thread.plan_id,
-          stepId: thread.step.id,
-          role: 'specialist',
-          sessionId,
-          agent,
-          header: turnHeader({ planId: thread.plan_id, agent, stepId: thread.step.id, ...attemptOf(idempotencyKey) }),
-          prompt: stepPrompt(thread),
-          schema: SpecialistOutputSchema,
-          jsonSchema: specialistOutputJsonSchema(),
-          label: `${agent} output`,
-          guard: true,
-          idempotencyKey,
-          rerun,
-          signal,
-        });
-        // Restored, no result left, and it changes files: the step machine asks before running it again.
-        if ('interrupted' in outcome) return { value: outcome.interrupted, usage: outcome.usage };
-        return { value: outcome.value, usage: outcome.usage };
-      } catch (error) {
-        // The tool-loop breaker stopped the specialist: a failed attempt, not a broken port.
-        if (error instanceof TurnAbortedError) return { value: { type: 'failure', error: error.reason }, usage: usageOfError(error) ?? ZERO_USAGE };
-        throw error;
-      }
-    },
+    runSpecialist: ({ sessionId, agent, thread, idempotencyKey, rerun }, signal) =>
+      specialistTurn(turns, { role: 'specialist', sessionId, agent, thread, idempotencyKey, rerun, prompt: stepPrompt(thread) }, signal),
   };
+}
+
+/**
+ * A specialist's turn on its step, first (`specialist`) or after a failed review (`fixer`, with its
+ * round in the header): the specialist output protocol, the tool-loop breaker on the session, and a
+ * restored turn's interruption handed to the step machine (its resume gate).
+ */
+export async function specialistTurn(
+  turns: TurnRunner,
+  spec: { role: 'specialist' | 'fixer'; sessionId: string; agent: string; thread: ThreadedContext; idempotencyKey: string; rerun: boolean; prompt: string; round?: string },
+  signal: AbortSignal,
+): Promise<Turn<SpecialistResult | InterruptedTurn>> {
+  const { role, sessionId, agent, thread, idempotencyKey, rerun, prompt, round } = spec;
+  try {
+    const outcome = await turns.run({
+      planId: thread.plan_id,
+      stepId: thread.step.id,
+      role,
+      sessionId,
+      agent,
+      header: turnHeader({ planId: thread.plan_id, agent, stepId: thread.step.id, ...attemptOf(idempotencyKey), ...(round ? { round } : {}) }),
+      prompt,
+      schema: SpecialistOutputSchema,
+      jsonSchema: specialistOutputJsonSchema(),
+      label: `${agent} output`,
+      guard: true,
+      idempotencyKey,
+      rerun,
+      signal,
+    });
+    // Restored, no result left, and it changes files: the step machine asks before running it again.
+    if ('interrupted' in outcome) return { value: outcome.interrupted, usage: outcome.usage };
+    return { value: outcome.value, usage: outcome.usage };
+  } catch (error) {
+    // The tool-loop breaker stopped the specialist: a failed attempt, not a broken port.
+    if (error instanceof TurnAbortedError) return { value: { type: 'failure', error: error.reason }, usage: usageOfError(error) ?? ZERO_USAGE };
+    throw error;
+  }
 }
