@@ -13,11 +13,6 @@ const plans = Number(process.env.PLANS ?? 1);
 const dag = layeredDag(3, 4);
 const b = await startBenchServer({ concurrency, latencyMs, ...(process.env.SNAP === '0' ? { config: { snapshot: false } } : {}) });
 try {
-  if (process.env.IGNORE === '1') {
-    const { mkdirSync, writeFileSync } = await import('node:fs');
-    mkdirSync(`${b.server.projectDir}/.opencode/plans`, { recursive: true });
-    writeFileSync(`${b.server.projectDir}/.opencode/plans/.gitignore`, '*\n');
-  }
   for (let i = 0; i < rounds; i++) {
     const c0 = serverCpuMs(b.server.projectDir);
     const logAt = b.server.logs().length;
