@@ -94,14 +94,14 @@ export async function runInProcess(plan: BenchPlan, options: InProcessOptions = 
   });
   let saves = 0;
   const save = store.save.bind(store);
-  store.save = (file) => {
+  store.save = (file, options) => {
     saves++;
-    save(file);
+    return save(file, options);
   };
   // Writes behind the dispatch path (plan-host.ts persist): counted when they reach the disk.
   const saveCheckedAsync = store.saveCheckedAsync.bind(store);
-  store.saveCheckedAsync = async (file, commit) => {
-    const landed = await saveCheckedAsync(file, commit);
+  store.saveCheckedAsync = async (file, commit, text) => {
+    const landed = await saveCheckedAsync(file, commit, text);
     if (landed) saves++;
     return landed;
   };

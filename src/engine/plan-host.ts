@@ -152,7 +152,7 @@ export class PlanHost {
       throw this.options.store.quarantine(planId, reason);
     }
     // A restored plan's sessions are in its file already.
-    this.newSessionOpened(this.live.get(planId)!);
+    this.unfindableSessionOpened(this.live.get(planId)!);
     this.applyInbox(planId);
     return actor;
   }
@@ -320,10 +320,10 @@ export class PlanHost {
       // (another process may read or resume it) are written at once.
       if (!live.writer.hasWritten || done) live.writer.writeNow(file);
       else {
-        // A new session's id reaches the file now, before the prompt in it is sent (safe against a
-        // crashed process); the fsynced copy follows behind like every other write.
-        if (this.newSessionOpened(live)) live.writer.writeNow(file, { fsync: false });
-        live.writer.writeBehind(file);
+        // A new session a restart could not find reaches the file now, before the prompt in it is
+        // sent (safe against a crashed process); the fsynced copy follows behind like every other write.
+        if (this.unfindableSessionOpened(live)) live.writer.writeNowAndBehind(file);
+        else live.writer.writeBehind(file);
       }
     } catch (error) {
       this.failWrite(planId, error);
@@ -336,7 +336,7 @@ export class PlanHost {
   /** The index and the observers learn of a change once its write is queued; neither can fail the write. */
   private recorded(file: PlanFile, snapshot: PlanSnapshot) {
     const before = this.index.getSnapshot().context.plans[file.plan_id];
-    const after = summarize(file);
+    const after = summarize(file, snapshot);
     this.indexUpsert({ summary: after });
     this.observers.notify({ planId: file.plan_id, before, after, file, snapshot });
   }
@@ -354,13 +354,19 @@ export class PlanHost {
     void this.release(planId, { write: false });
   }
 
-  /** Whether a session id in the plan is not yet in its file (and remember it). */
-  private newSessionOpened(live: LivePlan): boolean {
+  /**
+   * Whether a session opened since the last change must be on disk before its prompt is sent: one
+   * with no parent session. A child of the caller's session carries its idempotency key in its
+   * metadata, so a restart that lost its id finds it among the caller's children (`reused_session`),
+   * and a planner turn is simply asked again; writing the whole file at each dispatch for them would
+   * cost every step a synchronous write that grows with the plan. Remembers the sessions seen.
+   */
+  private unfindableSessionOpened(live: LivePlan): boolean {
     let opened = false;
-    for (const id of sessionIdsOf(live.actor.getSnapshot())) {
+    for (const { id, findable } of sessionsOf(live.actor.getSnapshot())) {
       if (live.sessions.has(id)) continue;
       live.sessions.add(id);
-      opened = true;
+      if (!findable) opened = true;
     }
     return opened;
   }
@@ -425,12 +431,14 @@ export class PlanHost {
   }
 }
 
-/** The session ids a plan's snapshot holds: the planner's, and each running step's specialist and reviewer sessions. */
-function sessionIdsOf(snapshot: PlanSnapshot): string[] {
-  const ids: Array<string | null | undefined> = [snapshot.context.planner_session_id];
+/** The sessions a plan's snapshot holds (the planner's, each running step's specialist and reviewer sessions), and whether a restart can find each without its id. */
+function sessionsOf(snapshot: PlanSnapshot): Array<{ id: string; findable: boolean }> {
+  const sessions: Array<{ id: string; findable: boolean }> = [];
+  if (snapshot.context.planner_session_id) sessions.push({ id: snapshot.context.planner_session_id, findable: true });
   for (const child of Object.values(snapshot.children) as Array<AnyActorRef | undefined>) {
-    const context = child?.getSnapshot()?.context as { sessionId?: string | null; review?: { session_id?: string | null } } | undefined;
-    ids.push(context?.sessionId, context?.review?.session_id);
+    const context = child?.getSnapshot()?.context as { sessionId?: string | null; parentSessionId?: string | null; review?: { session_id?: string | null } } | undefined;
+    const findable = typeof context?.parentSessionId === 'string';
+    for (const id of [context?.sessionId, context?.review?.session_id]) if (typeof id === 'string') sessions.push({ id, findable });
   }
-  return ids.filter((id): id is string => typeof id === 'string');
+  return sessions;
 }

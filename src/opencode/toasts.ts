@@ -88,41 +88,107 @@ export function failureToasts(before: Map<string, number>, file: Partial<FileFac
   return toasts;
 }
 
-/**
- * A toast for each step completed since `before` (the ids completed then), saying where the plan
- * stands: the TUI of OpenCode 1.18.33 draws a plugin tool by its name and arguments only, so the
- * running orca_ask_planner call's title (progress-title.ts) is not seen there, and this is.
- */
-export function completionToasts(before: ReadonlySet<string>, file: Pick<PlanFile, 'plan_id' | 'status' | 'steps' | 'waiting_for' | 'usage'>): Toast[] {
-  return (file.steps ?? [])
-    .filter((s) => s.status === 'completed' && !before.has(s.id))
-    .map((s) => ({ title: `Orca: step ${s.id} (${s.agent}) done`, message: progressTitle(file), variant: 'info' as const, duration: 3000 }));
+/** The steps completed since `before` (the ids completed then), in plan order. */
+export function newlyCompleted(before: ReadonlySet<string>, file: Pick<PlanFile, 'steps'>): Array<{ id: string; agent: string }> {
+  return (file.steps ?? []).filter((s) => s.status === 'completed' && !before.has(s.id));
 }
 
 /**
- * Show a toast whenever a plan changes in a way a human should notice: toastFor's changes, each
- * step failure, each step done (with where the plan stands), and 50 % and 90 % of a money or token
- * budget. An observer: it cannot block the
- * plan's writes. What it saw of each plan is counted from the first change it hears of, so a
- * plan restored with failures or spending behind it does not toast them again. A plan an
- * orca_ask_planner call follows (`followed`) gets no toast for its gates or failed steps: the call
- * raises their dialog, which a toast would cover.
+ * The toast for steps done, saying where the plan stands: the TUI of OpenCode 1.18.33 draws a
+ * plugin tool by its name and arguments only, so the running orca_ask_planner call's title
+ * (progress-title.ts) is not seen there, and this is. Steps done close together share one toast.
  */
-export function watchForToasts(host: Pick<PlanHost, 'observe'>, show: (toast: Toast) => void, followed: (planId: string) => boolean = () => false): () => void {
+export function completionToast(steps: ReadonlyArray<{ id: string; agent: string }>, file: Pick<PlanFile, 'plan_id' | 'status' | 'steps' | 'waiting_for' | 'usage'>): Toast {
+  const named = steps.slice(0, 3).map((s) => `${s.id} (${s.agent})`);
+  if (steps.length > 3) named.push(`${steps.length - 3} more`);
+  return { title: `Orca: ${steps.length === 1 ? 'step' : 'steps'} ${named.join(', ')} done`, message: progressTitle(file), variant: 'info', duration: 3000 };
+}
+
+/** Step-done toasts of one plan are at most this often (ms): the TUI shows one toast at a time, and each costs OpenCode a request. */
+export const STEP_TOAST_EVERY_MS = 1000;
+
+/**
+ * Show a toast whenever a plan changes in a way a human should notice: toastFor's changes, each
+ * step failure, steps done (with where the plan stands; those of one plan at most once per
+ * `stepToastEveryMs`, the ones in between gathered into the next), and 50 % and 90 % of a money
+ * or token budget. An observer: it cannot block the plan's writes. What it saw of each plan is
+ * counted from the first change it hears of, so a plan restored with failures or spending behind
+ * it does not toast them again. A plan an orca_ask_planner call follows (`followed`) gets no toast
+ * for its gates or failed steps: the call raises their dialog, which a toast would cover.
+ * Returns the function that stops watching (and drops step toasts not shown yet).
+ */
+export function watchForToasts(
+  host: Pick<PlanHost, 'observe'>,
+  show: (toast: Toast) => void,
+  followed: (planId: string) => boolean = () => false,
+  { stepToastEveryMs = STEP_TOAST_EVERY_MS }: { stepToastEveryMs?: number } = {},
+): () => void {
   const seen = new Map<string, { failures: Map<string, number>; shares: { cost?: number; tokens?: number }; completed: Set<string> }>();
-  return host.observe('the toast watcher', ({ planId, before, after, file }) => {
+  const stepToasts = new Map<string, StepToasts>();
+  const stepToastsOf = (planId: string) => {
+    let entry = stepToasts.get(planId);
+    if (!entry) stepToasts.set(planId, (entry = new StepToasts(show, stepToastEveryMs)));
+    return entry;
+  };
+  const unsubscribe = host.observe('the toast watcher', ({ planId, before, after, file }) => {
     const last = seen.get(planId);
     const failures = new Map((file.steps ?? []).map((s) => [s.id, s.failures.length]));
     const completed = new Set((file.steps ?? []).filter((s) => s.status === 'completed').map((s) => s.id));
     seen.set(planId, { failures, shares: budgetShares(file), completed });
     const asked = followed(planId);
-    const stepToasts = last && !asked ? failureToasts(last.failures, file) : [];
+    const failed = last && !asked ? failureToasts(last.failures, file) : [];
     const toast = toastFor(before, after, { followed: asked });
+    // The plan's own end has its toast: steps done not shown yet add nothing to it.
+    if (after.status === 'completed' || after.status === 'failed') {
+      stepToasts.get(planId)?.stop();
+      stepToasts.delete(planId);
+    }
     // A failure toast names the step and its error: the generic "a step failed" adds nothing then.
-    if (toast && !(stepToasts.length > 0 && after.waiting_for === 'deviation' && before?.waiting_for !== 'deviation')) show(toast);
-    for (const t of stepToasts) show(t);
-    // The plan's own end has its toast: a one-step plan's only completion adds nothing to it.
-    if (last && after.status !== 'completed') for (const t of completionToasts(last.completed, file)) show(t);
+    if (toast && !(failed.length > 0 && after.waiting_for === 'deviation' && before?.waiting_for !== 'deviation')) show(toast);
+    for (const t of failed) show(t);
+    const done = last && after.status !== 'completed' && after.status !== 'failed' ? newlyCompleted(last.completed, file) : [];
+    if (done.length > 0) stepToastsOf(planId).add(done, file);
     for (const t of last ? budgetToasts(last.shares, file) : []) show(t);
   });
+  return () => {
+    unsubscribe();
+    for (const entry of stepToasts.values()) entry.stop();
+    stepToasts.clear();
+  };
+}
+
+type ProgressFacts = Pick<PlanFile, 'plan_id' | 'status' | 'steps' | 'waiting_for' | 'usage'>;
+
+/** One plan's step-done toasts: the first at once, then at most one per `everyMs`, gathering the steps done meanwhile. */
+class StepToasts {
+  private pending: Array<{ id: string; agent: string }> = [];
+  private latest: ProgressFacts | null = null;
+  private timer: ReturnType<typeof setTimeout> | null = null;
+
+  constructor(
+    private readonly show: (toast: Toast) => void,
+    private readonly everyMs: number,
+  ) {}
+
+  add(steps: Array<{ id: string; agent: string }>, file: ProgressFacts): void {
+    this.pending.push(...steps.map(({ id, agent }) => ({ id, agent })));
+    this.latest = { plan_id: file.plan_id, status: file.status, steps: file.steps, waiting_for: file.waiting_for, usage: file.usage };
+    if (!this.timer) this.flush();
+  }
+
+  stop(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    this.pending = [];
+  }
+
+  private flush = (): void => {
+    this.timer = null;
+    if (this.pending.length === 0 || !this.latest) return;
+    const toast = completionToast(this.pending, this.latest);
+    this.pending = [];
+    this.show(toast);
+    this.timer = setTimeout(this.flush, this.everyMs);
+    this.timer.unref?.();
+  };
 }

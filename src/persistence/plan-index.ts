@@ -22,14 +22,15 @@ export const planSummary = z.object({
 export type PlanSummary = z.infer<typeof planSummary>;
 
 /** Change it and bump SUMMARY_CACHE_FORMAT (summary-cache.ts): cached summaries were made by it. */
-export const summarize = (file: PlanFile): PlanSummary => ({
+/** `live`: the running actor's snapshot the file was made from (its tags are read there, not rebuilt from the file). */
+export const summarize = (file: PlanFile, live?: { hasTag(tag: string): boolean }): PlanSummary => ({
   plan_id: file.plan_id,
   goal: file.goal,
   status: file.status,
   state: file.state,
   step_progress: { completed: file.steps.filter((s) => s.status === 'completed').length, total: file.steps.length },
   waiting_for: file.waiting_for,
-  busy: planMachine.resolveState({ value: file.snapshot.value as never, context: file.snapshot.context as never }).hasTag('busy'),
+  busy: (live ?? planMachine.resolveState({ value: file.snapshot.value as never, context: file.snapshot.context as never })).hasTag('busy'),
   caller_session_id: (file.snapshot.context as { caller_session_id?: string | null }).caller_session_id ?? null,
   updated_at: file.updated_at,
 });

@@ -33,20 +33,21 @@ export class PlanStore {
    * Write a plan file atomically. It is first checked with the schema `load` reads it with, so the
    * plugin never writes what it would quarantine at the next start: InvalidPlanFileError instead.
    */
-  save(file: PlanFile, options: { fsync?: boolean } = {}): void {
+  save(file: PlanFile, options: { fsync?: boolean } = {}): string {
     const text = this.serialize(file);
     ensureStateDir(this.dir);
     writeFileAtomic(this.pathOf(file.plan_id), text, options);
+    return text;
   }
 
   /**
    * save, off the event loop, for a file `check` has passed (the check is synchronous, so a refusal
    * reaches the caller, not a promise); `commit` decides, once the content is durable, whether it
-   * still replaces the file.
+   * still replaces the file. `text`: the file as `save` serialised it, when it did.
    */
-  saveCheckedAsync(file: PlanFile, commit: () => boolean): Promise<boolean> {
+  saveCheckedAsync(file: PlanFile, commit: () => boolean, text = `${JSON.stringify(file, null, 2)}\n`): Promise<boolean> {
     ensureStateDir(this.dir);
-    return writeFileAtomicAsync(this.pathOf(file.plan_id), `${JSON.stringify(file, null, 2)}\n`, commit);
+    return writeFileAtomicAsync(this.pathOf(file.plan_id), text, commit);
   }
 
   /** Throws InvalidPlanFileError for a file `load` would quarantine. */

@@ -4,11 +4,13 @@ import type { PlanStore } from './plan-store.js';
 /**
  * One plan's file on disk. `writeBehind` keeps recording off the dispatch path: one write in
  * flight, the newest pending file wins, and an older content never lands over a newer one.
- * `writeNow` writes synchronously (a new plan's first file, a finished plan's last, a new session's
- * id before its prompt). Every write is checked by the store first (InvalidPlanFileError).
+ * `writeNow` writes synchronously (a new plan's first file, a finished plan's last); `writeNowAndBehind`
+ * too, without fsync, its durable copy following behind (a new session's id before its prompt).
+ * Every write is checked by the store first (InvalidPlanFileError).
  */
 export class SnapshotWriter {
-  private pending: PlanFile | null = null;
+  /** The newest file still to write behind, and its text when it was already checked and serialised. */
+  private pending: { file: PlanFile; text?: string } | null = null;
   private writing: Promise<void> | null = null;
   /** Writes started, and the newest one that reached the disk. */
   private seq = 0;
@@ -25,23 +27,32 @@ export class SnapshotWriter {
     return this.seq > 0;
   }
 
-  /** Whether a write is pending or in flight (the file on disk may lag the plan). */
+  /** Whether the file on disk may lag the plan: a write pending, or the newest one started still in flight. */
   get dirty(): boolean {
-    return this.pending !== null || this.writing !== null;
+    return this.pending !== null || this.committed < this.seq;
   }
 
-  /** The file to disk now; with `fsync: false` its durable copy is still to be written behind. Throws when refused. */
-  writeNow(file: PlanFile, { fsync = true }: { fsync?: boolean } = {}): void {
-    if (fsync) this.pending = null;
+  /** The file to disk now, durably (a pending write behind is older: dropped). Throws when refused. */
+  writeNow(file: PlanFile): void {
+    this.pending = null;
     const seq = ++this.seq;
-    this.store.save(file, { fsync });
+    this.store.save(file);
     this.committed = seq;
   }
 
   /** Checked now (a refusal throws here), written behind. */
   writeBehind(file: PlanFile): void {
     this.store.check(file);
-    this.pending = file;
+    this.pending = { file };
+    this.writing ??= this.drain();
+  }
+
+  /** To disk now without fsync, and the same text (checked and serialised once) made durable behind. Throws when refused. */
+  writeNowAndBehind(file: PlanFile): void {
+    const seq = ++this.seq;
+    const text = this.store.save(file, { fsync: false });
+    this.committed = seq;
+    this.pending = { file, text };
     this.writing ??= this.drain();
   }
 
@@ -53,14 +64,15 @@ export class SnapshotWriter {
   private async drain(): Promise<void> {
     try {
       while (this.pending) {
-        const file = this.pending;
+        const { file, text } = this.pending;
         this.pending = null;
         const seq = ++this.seq;
-        await this.store.saveCheckedAsync(file, () => {
+        const commit = () => {
           if (seq < this.committed) return false;
           this.committed = seq;
           return true;
-        });
+        };
+        await (text === undefined ? this.store.saveCheckedAsync(file, commit) : this.store.saveCheckedAsync(file, commit, text));
       }
     } catch (error) {
       this.pending = null;

@@ -126,4 +126,38 @@ describe('PlanHost and what observes it', () => {
     await host.release(planId); // before the cascade's persist ran
     expect(onDisk(planId)).toMatchObject({ status: 'rejected', decisions: [{ gate: 'approval', option: 'Reject' }] });
   });
+  it.each([
+    ['no caller session: the file holds it before its prompt is sent', null, true],
+    ["a caller session: found by its idempotency key after a restart, so it follows behind, no synchronous write", 'ses_caller', false],
+  ])('should write a new specialist session synchronously only when a restart could not find it (%s)', async (_name, callerSessionId, onDiskFirst) => {
+    const atPrompt: Array<string | null> = [];
+    let syncWrites = 0;
+    const counting = Object.assign(Object.create(store), {
+      save: (...args: Parameters<PlanStore['save']>) => (syncWrites++, store.save(...args)),
+    }) as PlanStore;
+    const ports = instantPorts(twoStepPlan);
+    const { host } = hostWith({
+      store: counting,
+      ports: {
+        ...ports,
+        // A port sends its prompt after at least one await (the turn runner's): the cascade's write runs before.
+        runSpecialist: async (input, signal) => {
+          await Promise.resolve();
+          const [planId, stepId] = input.idempotencyKey.split(':');
+          atPrompt.push(onDisk(planId!).snapshot.children?.[`step:${stepId}`]?.snapshot?.context?.sessionId ?? null);
+          return ports.runSpecialist(input, signal);
+        },
+      },
+    });
+    const planId = host.create({ message: 'Add a greeting', ...(callerSessionId ? { callerSessionId } : {}) }).getSnapshot().context.plan_id;
+    await host.waitFor(planId, (s) => s.value === 'pending_approval');
+    const before = syncWrites;
+    host.send(planId, approve);
+    await host.waitFor(planId, (s) => s.status === 'done');
+    expect(atPrompt).toHaveLength(2);
+    if (onDiskFirst) {
+      expect(atPrompt.every((id) => typeof id === 'string' && id.startsWith('ses_'))).toBe(true);
+      expect(syncWrites - before).toBe(3); // one per step's session, and the finished plan's last file
+    } else expect(syncWrites - before).toBe(1); // the finished plan's last file only
+  });
 });

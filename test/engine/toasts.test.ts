@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { toastFor, watchForToasts, type Toast } from '../../src/opencode/toasts.js';
 import type { PlanObserver } from '../../src/engine/observers.js';
 import type { PlanSummary } from '../../src/persistence/plan-index.js';
@@ -102,6 +102,62 @@ describe('toasts for budgets and step failures', () => {
       // A long error is cut at 100 characters.
       ['Orca: step s1 (coder) failed', `plan_X, attempt 2: ${'x'.repeat(99)}… — waits for Retry / Replan / Stop`],
     ]);
+  });
+
+  describe('steps done close together', () => {
+    afterEach(() => void vi.useRealTimers());
+
+    it('should share one toast per second: the first at once, the ones done meanwhile together, none after the plan ends', () => {
+      vi.useFakeTimers();
+      let observer: PlanObserver | undefined;
+      const host = { observe: (_name: string, o: PlanObserver) => ((observer = o), () => {}) };
+      const shown: Toast[] = [];
+      const stop = watchForToasts(host, (t) => shown.push(t));
+      const s = (id: string, status: string) => ({ id, agent: 'coder', status, failures: [] });
+      const running = summary({ status: 'in_progress' });
+      const at = (after: PlanSummary, statuses: string[]) =>
+        observer!({ snapshot: {} as never, planId: 'plan_X', before: running, after, file: file({ status: after.status, steps: statuses.map((st, i) => s(`s${i + 1}`, st)), usage: spent(0, 0) }) });
+      at(running, ['running', 'running', 'running', 'running', 'running', 'pending', 'pending']);
+      at(running, ['completed', 'running', 'running', 'running', 'running', 'running', 'pending']);
+      at(running, ['completed', 'completed', 'running', 'running', 'running', 'running', 'pending']);
+      at(running, ['completed', 'completed', 'completed', 'running', 'running', 'running', 'pending']);
+      expect(shown.map((t) => t.title)).toEqual(['Orca: step s1 (coder) done']);
+      vi.advanceTimersByTime(999);
+      expect(shown).toHaveLength(1);
+      vi.advanceTimersByTime(1);
+      expect(shown.map((t) => [t.title, t.message])).toEqual([
+        ['Orca: step s1 (coder) done', expect.any(String)],
+        ['Orca: steps s2 (coder), s3 (coder) done', 'plan_X · 3/7 done · s4 (coder), s5 (coder), s6 (coder) running · $0.00'],
+      ]);
+      // Four more within the next second: three named, the rest counted.
+      at(running, ['completed', 'completed', 'completed', 'completed', 'completed', 'completed', 'running']);
+      vi.advanceTimersByTime(1000);
+      expect(shown.at(-1)?.title).toBe('Orca: steps s4 (coder), s5 (coder), s6 (coder) done');
+      at(running, ['completed', 'completed', 'completed', 'completed', 'completed', 'completed', 'completed']);
+      at(summary({ status: 'completed' }), ['completed', 'completed', 'completed', 'completed', 'completed', 'completed', 'completed']);
+      vi.advanceTimersByTime(5000);
+      expect(shown.map((t) => t.title).slice(3)).toEqual(['Orca: plan completed']);
+      stop();
+      expect(vi.getTimerCount()).toBe(0);
+    });
+
+    it('should drop the step toasts not shown yet when it stops watching', () => {
+      vi.useFakeTimers();
+      let observer: PlanObserver | undefined;
+      const host = { observe: (_name: string, o: PlanObserver) => ((observer = o), () => {}) };
+      const shown: Toast[] = [];
+      const stop = watchForToasts(host, (t) => shown.push(t));
+      const running = summary({ status: 'in_progress' });
+      const at = (statuses: string[]) =>
+        observer!({ snapshot: {} as never, planId: 'plan_X', before: running, after: running, file: file({ status: 'in_progress', steps: statuses.map((st, i) => ({ id: `s${i + 1}`, agent: 'coder', status: st, failures: [] })), usage: spent(0, 0) }) });
+      at(['running', 'running']);
+      at(['completed', 'running']);
+      at(['completed', 'completed']);
+      stop();
+      vi.advanceTimersByTime(5000);
+      expect(shown.map((t) => t.title)).toEqual(['Orca: step s1 (coder) done']);
+      expect(vi.getTimerCount()).toBe(0);
+    });
   });
 
   it('should toast each step done with where the plan stands (the TUI does not draw the call\'s title), but not the last one: the plan\'s own toast says it', () => {

@@ -43,6 +43,7 @@ describe('progress title', () => {
       planId: 'plan_X',
       call: { sessionID: 'ses_o', messageID: 'msg_1', tool: 'orca_ask_planner', input: { message: 'm' } },
       log: () => {},
+      everyMs: 0,
     });
     const change = (patch: Record<string, unknown>) => observer!({ snapshot: {} as never, planId: 'plan_X', before: undefined, after: {} as never, file: file(patch) });
     change({});
@@ -58,6 +59,26 @@ describe('progress title', () => {
     expect(titles).toEqual(['plan_X · 2/5 done · api (coder) running · $0.12', 'plan_X · 2/5 done · api (coder) running · $0.30']);
     expect(finds).toEqual([{ sessionID: 'ses_o', messageID: 'msg_1', tool: 'orca_ask_planner', input: { message: 'm' } }]);
     expect(observer).toBeUndefined();
+  });
+
+  it('should retitle at most once per everyMs, and stop at once during the pause without sending the title that waited', async () => {
+    let observer: PlanObserver | undefined;
+    const host = { observe: (_name: string, o: PlanObserver) => ((observer = o), () => (observer = undefined)) };
+    const part = { id: 'prt_1', sessionID: 'ses_o', messageID: 'msg_1', type: 'tool', tool: 'orca_ask_planner', state: { status: 'running', input: {} } } as ToolPart;
+    const titles: string[] = [];
+    const port: ToolTitlePort = { find: async () => part, setTitle: async (_p, title) => void titles.push(title) };
+    const progress = followProgressTitle({ host, titles: port, planId: 'plan_X', call: { sessionID: 'ses_o', messageID: 'msg_1', tool: 'orca_ask_planner', input: {} }, log: () => {}, everyMs: 60_000 });
+    const change = (patch: Record<string, unknown>) => observer!({ snapshot: {} as never, planId: 'plan_X', before: undefined, after: {} as never, file: file(patch) });
+    change({});
+    await vi.waitFor(() => expect(titles).toHaveLength(1));
+    change({ usage: usage({ cost: 0.2 }) });
+    change({ usage: usage({ cost: 0.3 }) });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(titles).toHaveLength(1); // the next one waits out the minute
+    const stopped = Date.now();
+    await progress.stop();
+    expect(Date.now() - stopped).toBeLessThan(30_000);
+    expect(titles).toEqual(['plan_X · 2/5 done · api (coder) running · $0.12']);
   });
 
   it('should log a failed update once and leave the plan alone', async () => {
