@@ -21,7 +21,7 @@ export interface ParallelFigures {
 const f = (x: number, d = 2) => (Number.isFinite(x) ? x.toFixed(d) : 'n/a');
 const ms = (xs: number[]) => xs.map((x) => x.toFixed(0)).join(', ');
 
-export async function measureParallel(say: (s?: string) => void, { latencyMs = 300, rounds = 3 } = {}): Promise<ParallelFigures> {
+export async function measureParallel(say: (s?: string) => void, { latencyMs = 300, rounds = 5, scaleRounds = 3 } = {}): Promise<ParallelFigures> {
   const dag = layeredDag(3, 4);
   const big = layeredDag(25, 8);
 
@@ -60,12 +60,12 @@ export async function measureParallel(say: (s?: string) => void, { latencyMs = 3
   };
   say(`  speed-up of concurrency 4 over 1: Orca ${f(p1c.orca)}×, bare ${f(p1c.bare)}× (ideal ${p1c.ideal}×; a team that runs steps one after another: 1×)`);
 
-  say('Scale: a 200-step plan (25 layers × 8) at concurrency 8, 2 alternating rounds (no warm-up)');
+  say(`Scale: a 200-step plan (25 layers × 8) at concurrency 8, ${scaleRounds} alternating rounds (no warm-up)`);
   // The dispatch cap (default 100) would stop a 200-step plan at the budget gate.
   const s8 = await startBenchServer({ concurrency: 8, latencyMs, pluginOptions: { breakers: { max_dispatches: 1000 } } });
   let scale200: ParallelFigures['scale200'];
   try {
-    const run = await sideBySide(s8, big, 8, 2, 'scale200', { warmUp: false });
+    const run = await sideBySide(s8, big, 8, scaleRounds, 'scale200', { warmUp: false });
     scale200 = { ...run, planFileBytes: run.orcaRuns.at(-1)!.planFileBytes };
     say(`  Orca ${ms(run.orcaMs)} ms; bare ${ms(run.bareMs)} ms → median ${f(run.ratio, 3)}; plan file ${(scale200.planFileBytes / 1024).toFixed(0)} KiB`);
   } finally {
@@ -101,6 +101,6 @@ export function parallelResults(p: ParallelFigures) {
 }
 
 if (process.argv[1] && import.meta.url.endsWith(process.argv[1].replace(/^.*\//, '/'))) {
-  const figures = await measureParallel((s = '') => console.log(s), { rounds: Number(process.env.ROUNDS ?? 3) });
+  const figures = await measureParallel((s = '') => console.log(s), { rounds: Number(process.env.ROUNDS ?? 5), scaleRounds: Number(process.env.SCALE_ROUNDS ?? 3) });
   console.log(JSON.stringify(parallelResults(figures), null, 2));
 }

@@ -122,7 +122,7 @@ for (const { concurrency, snapshotOff } of [{ concurrency: 4, snapshotOff: false
 
 // ---------------------------------------------------------------------------------------------
 section(`P1b, P1c and scale: Orca against a bare client on the same server, model latency ${LATENCY} ms`);
-const par = await measureParallel(say, { latencyMs: LATENCY, rounds: 3 });
+const par = await measureParallel(say, { latencyMs: LATENCY, rounds: 5 });
 
 // ---------------------------------------------------------------------------------------------
 section('P4: 10,000 plan files on disk');

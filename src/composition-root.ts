@@ -6,7 +6,7 @@ import { planPolicy } from './config/policy.js';
 import type { SessionMonitor } from './opencode/session-monitor.js';
 import { PlanHost, type PlanHostOptions } from './engine/plan-host.js';
 import { PlanStore } from './persistence/plan-store.js';
-import type { PlanFile } from './persistence/plan-file.js';
+import type { PlanView } from './persistence/plan-file.js';
 import { appendJournal } from './persistence/journal.js';
 import { watchForToasts, type Toast } from './opencode/toasts.js';
 import { interruptedPlans, listSummaries } from './persistence/plan-index.js';
@@ -226,7 +226,7 @@ function assembleAgenda({ directory, options, sessions, log, showToast, runComma
       toast: showToast,
     },
   });
-  const depthOf = (file: PlanFile) => {
+  const depthOf = (file: PlanView) => {
     if (!file.agenda_item) return 0;
     try {
       return agenda.get(file.agenda_item.agenda_id).depth + 1;

@@ -1,4 +1,4 @@
-import type { PlanFile } from '../persistence/plan-file.js';
+import type { PlanView } from '../persistence/plan-file.js';
 import type { PlanSummary } from '../persistence/plan-index.js';
 import type { PlanChange } from './observers.js';
 import type { PlanHost } from './plan-host.js';
@@ -24,7 +24,7 @@ export interface PlanMemory {
 }
 
 const TERMINAL = new Set(['completed', 'failed', 'rejected']);
-const stepsOf = (file: PlanFile): PlanMemory['steps'] =>
+const stepsOf = (file: PlanView): PlanMemory['steps'] =>
   Object.fromEntries(file.steps.map((s) => [s.id, { status: s.status, failures: s.failures.length }]));
 
 /**
@@ -64,7 +64,7 @@ export function lifecycleEvents(change: Pick<PlanChange, 'before' | 'after' | 'f
 export function publishLifecycle(
   host: Pick<PlanHost, 'observe'>,
   publish: (event: LifecycleEvent, depth: number) => void,
-  depthOf: (file: PlanFile) => number,
+  depthOf: (file: PlanView) => number,
   log: (level: 'warn', message: string) => void,
 ): () => void {
   const memory = new Map<string, PlanMemory>();

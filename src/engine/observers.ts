@@ -1,6 +1,6 @@
 import type { SnapshotFrom } from 'xstate';
 import type { WiredPlanMachine } from './wire.js';
-import type { PlanFile } from '../persistence/plan-file.js';
+import type { PlanView } from '../persistence/plan-file.js';
 import type { PlanSummary } from '../persistence/plan-index.js';
 
 export type ObserverLog = (level: 'warn' | 'error', message: string) => void;
@@ -24,12 +24,12 @@ export function guarded<A extends unknown[]>(name: string, fn: (...args: A) => v
   };
 }
 
-/** One recorded change of a plan: its summary before and after, the file that was queued for writing, and the snapshot it was made from (read its tags and gates; never send from an observer). */
+/** One recorded change of a plan: its summary before and after, its plain fields (the file's, without the persisted snapshot, made only for a write), and the snapshot it was made from (read its tags and gates; never send from an observer). */
 export interface PlanChange {
   planId: string;
   before: PlanSummary | undefined;
   after: PlanSummary;
-  file: PlanFile;
+  file: PlanView;
   snapshot: SnapshotFrom<WiredPlanMachine>;
 }
 

@@ -6,12 +6,12 @@ import type { PlanEvent, PlanInput } from '../machines/plan.machine.js';
 import type { PlanPolicy } from '../machines/types.js';
 import { QuarantinedPlanError } from '../persistence/errors.js';
 import { openGates } from '../machines/gates.js';
-import { toPlanFile } from '../persistence/plan-envelope.js';
-import type { PlanFile } from '../persistence/plan-file.js';
+import { toPlanFile, toPlanView } from '../persistence/plan-envelope.js';
+import type { PlanFile, PlanView } from '../persistence/plan-file.js';
 import { takeDecisions } from '../persistence/inbox.js';
 import { inFlightKeys } from '../persistence/in-flight.js';
 import { JournalWriter } from '../persistence/journal-writer.js';
-import { createPlanIndex, summarize, type PlanIndex } from '../persistence/plan-index.js';
+import { createPlanIndex, summarizeLive, type PlanIndex } from '../persistence/plan-index.js';
 import { newPlanId, parsePlanId } from '../persistence/plan-id.js';
 import type { PlanStore } from '../persistence/plan-store.js';
 import { SnapshotWriter } from '../persistence/snapshot-writer.js';
@@ -239,6 +239,7 @@ export class PlanHost {
       snapshot = await waitFor(actor, predicate, { timeout: Infinity, ...(signal ? { signal } : {}) });
       // The state is only reached once it is recorded: a refused write stops the plan instead.
       await recorder.recorded();
+      this.checkRecorded(planId);
     } catch (error) {
       throw this.failures.get(planId) ?? error;
     }
@@ -257,8 +258,7 @@ export class PlanHost {
     // Written now when the file may lag the plan: a write behind in flight, or a cascade not yet persisted.
     if (write && (live.writer.dirty || live.recorder.pending) && !live.releasing) {
       try {
-        const file = this.fileOf(live);
-        if (file) live.writer.writeNow(file);
+        live.writer.writeNow();
       } catch (error) {
         this.log('error', `plan ${planId}: its last state could not be written: ${(error as Error).message}`);
       }
@@ -287,16 +287,28 @@ export class PlanHost {
   flush(planId: string) {
     const live = this.live.get(planId);
     if (!live || live.releasing) return;
-    const file = this.fileOf(live);
-    if (!file) return;
+    const view = this.viewOf(live);
+    if (!view) return;
     try {
-      live.writer.writeNow(file);
+      live.writer.writeNow();
     } catch (error) {
       this.failWrite(planId, error);
       throw error;
     }
-    this.recorded(file, live.actor.getSnapshot());
+    this.recorded(view, live.actor.getSnapshot());
     if (live.actor.getSnapshot().status === 'done') void this.release(planId);
+  }
+
+  /** The write behind of what a waiter saw, made and checked now: a refusal stops the plan (and throws) here, not later. */
+  private checkRecorded(planId: string) {
+    const live = this.live.get(planId);
+    if (!live || live.releasing) return;
+    try {
+      live.writer.checkPending();
+    } catch (error) {
+      this.failWrite(planId, error);
+      throw error;
+    }
   }
 
   /** Resolves once every write of the plan's file started so far has reached the disk. */
@@ -312,33 +324,31 @@ export class PlanHost {
   private persist(planId: string) {
     const live = this.live.get(planId);
     if (!live || live.releasing) return;
-    const file = this.fileOf(live);
-    if (!file) return;
+    const view = this.viewOf(live);
+    if (!view) return;
     const done = live.actor.getSnapshot().status === 'done';
     try {
       // A new plan's first file (it exists as soon as it is created) and a finished plan's last
       // (another process may read or resume it) are written at once.
-      if (!live.writer.hasWritten || done) live.writer.writeNow(file);
-      else {
-        // A new session a restart could not find reaches the file now, before the prompt in it is
-        // sent (safe against a crashed process); the fsynced copy follows behind like every other write.
-        if (this.unfindableSessionOpened(live)) live.writer.writeNowAndBehind(file);
-        else live.writer.writeBehind(file);
-      }
+      if (!live.writer.hasWritten || done) live.writer.writeNow();
+      // A new session a restart could not find reaches the file now, before the prompt in it is
+      // sent (safe against a crashed process); the fsynced copy follows behind like every other write.
+      else if (this.unfindableSessionOpened(live)) live.writer.writeNowAndBehind();
+      else live.writer.writeBehind();
     } catch (error) {
       this.failWrite(planId, error);
       return;
     }
-    this.recorded(file, live.actor.getSnapshot());
+    this.recorded(view, live.actor.getSnapshot());
     if (done) void this.release(planId);
   }
 
   /** The index and the observers learn of a change once its write is queued; neither can fail the write. */
-  private recorded(file: PlanFile, snapshot: PlanSnapshot) {
-    const before = this.index.getSnapshot().context.plans[file.plan_id];
-    const after = summarize(file, snapshot);
+  private recorded(view: PlanView, snapshot: PlanSnapshot) {
+    const before = this.index.getSnapshot().context.plans[view.plan_id];
+    const after = summarizeLive(view, snapshot);
     this.indexUpsert({ summary: after });
-    this.observers.notify({ planId: file.plan_id, before, after, file, snapshot });
+    this.observers.notify({ planId: view.plan_id, before, after, file: view, snapshot });
   }
 
   /** A plan whose file cannot be written is stopped here, loudly: running on without a file would lose it at the next restart. */
@@ -371,15 +381,17 @@ export class PlanHost {
     return opened;
   }
 
-  private fileOf(live: LivePlan): PlanFile | null {
+  /** The plan's plain fields now (null once its actor failed: nothing to record). */
+  private viewOf(live: LivePlan): PlanView | null {
     const snapshot = live.actor.getSnapshot();
     if (snapshot.status === 'error') return null;
-    return toPlanFile(
-      snapshot,
-      live.actor.getPersistedSnapshot(),
-      { created_at: live.createdAt, updated_at: this.now() },
-      openGates(snapshot)[0]?.kind ?? null,
-    );
+    return toPlanView(snapshot, { created_at: live.createdAt, updated_at: this.now() }, openGates(snapshot)[0]?.kind ?? null);
+  }
+
+  /** The plan's file now, snapshot included: made only when it is written. */
+  private fileOf(live: LivePlan): PlanFile | null {
+    const view = this.viewOf(live);
+    return view && toPlanFile(view, live.actor.getPersistedSnapshot());
   }
 
   private start(
@@ -404,7 +416,7 @@ export class PlanHost {
       createdAt,
       releaseLease,
       releasing: false,
-      writer: new SnapshotWriter(this.options.store, (error) => this.failWrite(planId, error)),
+      writer: new SnapshotWriter(this.options.store, () => this.fileOf(entry), (error) => this.failWrite(planId, error)),
       journal,
       recorder: new PlanRecorder(journal, () => this.persist(planId), () => this.now()),
       sessions: new Set(),

@@ -3,7 +3,7 @@ import { PLAN_MACHINE_VERSION, type PlanMachine } from '../machines/plan.machine
 import type { PlanStatus } from '../machines/types.js';
 import { planUsage } from '../machines/budget.js';
 import { ZERO_USAGE } from '../machines/usage.js';
-import { SCHEMA_VERSION, type PlanFile } from './plan-file.js';
+import { SCHEMA_VERSION, type PlanFile, type PlanView } from './plan-file.js';
 
 /** "drafting.awaiting_answers" from { drafting: 'awaiting_answers' }. */
 export function statePath(value: unknown): string {
@@ -14,13 +14,12 @@ export function statePath(value: unknown): string {
 
 export const planStatus = (value: unknown) => statePath(value).split('.')[0] as PlanStatus;
 
-/** The plan file for a snapshot: plain fields for people and tools, plus the persisted snapshot. */
-export function toPlanFile(
+/** A plan's plain fields for a snapshot: for people, tools and observers (PlanView). */
+export function toPlanView(
   snapshot: SnapshotFrom<PlanMachine>,
-  persisted: unknown,
   times: { created_at: string; updated_at: string },
   waitingFor: PlanFile['waiting_for'] = null,
-): PlanFile {
+): PlanView {
   const c = snapshot.context;
   return {
     schema_version: SCHEMA_VERSION,
@@ -41,6 +40,10 @@ export function toPlanFile(
     ...(c.agenda_item ? { agenda_item: c.agenda_item } : {}),
     usage: planUsage(c),
     budget: { dispatches: c.dispatches, dispatch_cap: c.dispatch_cap, max_cost: c.cost_cap ?? null, max_tokens: c.token_cap ?? null },
-    snapshot: persisted as PlanFile['snapshot'],
   };
+}
+
+/** The plan file: its plain fields plus the persisted snapshot. */
+export function toPlanFile(view: PlanView, persisted: unknown): PlanFile {
+  return { ...view, snapshot: persisted as PlanFile['snapshot'] };
 }

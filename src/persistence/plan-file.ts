@@ -124,6 +124,8 @@ export const planFile = z.object({
 });
 
 export type PlanFile = z.infer<typeof planFile>;
+/** A plan file's plain fields: what observers of a running plan read (the snapshot is only made for a write). */
+export type PlanView = Omit<PlanFile, 'snapshot'>;
 export type PlanFileStep = z.infer<typeof planFileStep>;
 
 /** "a: message; b.c: message", short enough for one log line. */

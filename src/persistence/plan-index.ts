@@ -2,7 +2,7 @@ import { createStore } from '@xstate/store';
 import { z } from 'zod';
 import { planMachine } from '../machines/plan.machine.js';
 import { PLAN_STATUSES } from '../machines/types.js';
-import { planFile, type PlanFile } from './plan-file.js';
+import { planFile, type PlanFile, type PlanView } from './plan-file.js';
 
 /** What listing needs, kept in memory so orca_list_plans never hydrates an actor. */
 export const planSummary = z.object({
@@ -22,17 +22,20 @@ export const planSummary = z.object({
 export type PlanSummary = z.infer<typeof planSummary>;
 
 /** Change it and bump SUMMARY_CACHE_FORMAT (summary-cache.ts): cached summaries were made by it. */
-/** `live`: the running actor's snapshot the file was made from (its tags are read there, not rebuilt from the file). */
-export const summarize = (file: PlanFile, live?: { hasTag(tag: string): boolean }): PlanSummary => ({
-  plan_id: file.plan_id,
-  goal: file.goal,
-  status: file.status,
-  state: file.state,
-  step_progress: { completed: file.steps.filter((s) => s.status === 'completed').length, total: file.steps.length },
-  waiting_for: file.waiting_for,
-  busy: (live ?? planMachine.resolveState({ value: file.snapshot.value as never, context: file.snapshot.context as never })).hasTag('busy'),
-  caller_session_id: (file.snapshot.context as { caller_session_id?: string | null }).caller_session_id ?? null,
-  updated_at: file.updated_at,
+export const summarize = (file: PlanFile): PlanSummary =>
+  summarizeLive(file, planMachine.resolveState({ value: file.snapshot.value as never, context: file.snapshot.context as never }));
+
+/** A running plan's summary: its plain fields and the live snapshot they were made from (tags and caller read there). */
+export const summarizeLive = (view: PlanView, live: { hasTag(tag: string): boolean; context: unknown }): PlanSummary => ({
+  plan_id: view.plan_id,
+  goal: view.goal,
+  status: view.status,
+  state: view.state,
+  step_progress: { completed: view.steps.filter((s) => s.status === 'completed').length, total: view.steps.length },
+  waiting_for: view.waiting_for,
+  busy: live.hasTag('busy'),
+  caller_session_id: (live.context as { caller_session_id?: string | null }).caller_session_id ?? null,
+  updated_at: view.updated_at,
 });
 
 export function createPlanIndex() {

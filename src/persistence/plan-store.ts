@@ -57,7 +57,8 @@ export class PlanStore {
     if (!checked.ok) throw new InvalidPlanFileError(planId, checked.reason);
   }
 
-  private serialize(file: PlanFile): string {
+  /** The file's text as it is written, once it passed `check` (InvalidPlanFileError otherwise). */
+  serialize(file: PlanFile): string {
     this.check(file);
     return `${JSON.stringify(file, null, 2)}\n`;
   }
