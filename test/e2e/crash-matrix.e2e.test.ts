@@ -122,7 +122,7 @@ async function snapshotDist(): Promise<{ url: string; remove: () => void }> {
   return { url: pathToFileURL(join(dir, 'dist', 'index.js')).href, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
-type Row = { point: string; resumed: boolean; redispatches: number; plannerReasks: number; seconds: number; phases: string };
+type Row = { point: string; resumed: boolean; redispatches: number; plannerReasks: number; byKey: number; seconds: number; phases: string };
 const rows: Row[] = [];
 
 describe('crash matrix: kill -9 at every point of a 4-step plan, restart, resume, finish', () => {
@@ -146,9 +146,9 @@ describe('crash matrix: kill -9 at every point of a 4-step plan, restart, resume
     const line = (cells: string[]) => `| ${cells.join(' | ')} |`;
     console.log(
       [
-        line(['point', 'resumed?', 're-dispatches', 'planner re-asked', 'seconds', 'to kill / restart / resume→completed']),
-        line(['---', '---', '---', '---', '---', '---']),
-        ...rows.map((r) => line([r.point, r.resumed ? 'yes' : 'NO', String(r.redispatches), String(r.plannerReasks), r.seconds.toFixed(1), r.phases])),
+        line(['point', 'resumed?', 're-dispatches', 'planner re-asked', 'session found by key', 'seconds', 'to kill / restart / resume→completed']),
+        line(['---', '---', '---', '---', '---', '---', '---']),
+        ...rows.map((r) => line([r.point, r.resumed ? 'yes' : 'NO', String(r.redispatches), String(r.plannerReasks), String(r.byKey), r.seconds.toFixed(1), r.phases])),
         `total (file, incl. first start): ${((Date.now() - fileStarted) / 1000).toFixed(1)} s`,
       ].join('\n'),
     );
@@ -250,10 +250,21 @@ describe('crash matrix: kill -9 at every point of a 4-step plan, restart, resume
       // In flight = OpenCode had stored its prompt in the step's session before the kill: its model
       // request may not have reached the scripted model yet (a busy machine), and the restored plan
       // still finds the prompt unanswered. A session opened but not yet prompted is simply prompted.
+      // A step's session is the one its file names, or (its id written behind, not on disk yet at the
+      // kill) the one whose metadata carries the step's idempotency key: the restart finds it there.
+      const byKey = new Map(
+        (((await server.client.session.list()).data ?? []) as Array<{ id: string; metadata?: { orca?: { idempotency_key?: string } } }>)
+          .filter((x) => x.metadata?.orca?.idempotency_key)
+          .map((x) => [x.metadata!.orca!.idempotency_key!, x.id]),
+      );
       const inFlight = new Set<string>();
+      const foundByKey = new Set<string>();
       for (const s of afterKill.steps as Array<{ id: string; status: string; session_id?: string }>) {
-        if (s.status === 'completed' || !s.session_id) continue;
-        const messages = (await server.client.session.messages({ sessionID: s.session_id })).data ?? [];
+        const sessionId = s.session_id ?? byKey.get(`${planId}:${s.id}:1`);
+        if (s.status === 'completed' || !sessionId) continue;
+        if (!s.session_id) foundByKey.add(s.id);
+        if (!sessionAtKill.has(s.id)) sessionAtKill.set(s.id, sessionId);
+        const messages = (await server.client.session.messages({ sessionID: sessionId })).data ?? [];
         const prompted = messages.some((m) => m.info.role === 'user' && m.parts.some((p) => p.type === 'text' && p.text.includes(`# Your step: ${s.id}`)));
         if (prompted) inFlight.add(s.id);
       }
@@ -317,6 +328,10 @@ describe('crash matrix: kill -9 at every point of a 4-step plan, restart, resume
       ]);
       expect(ofPlan.map((x) => x.title).sort()).toEqual(expected.sort());
 
+      // A session whose id had not reached the file at the kill was found by its idempotency key and reused.
+      for (const id of foundByKey) {
+        expect(journal(planId)).toContainEqual(expect.objectContaining({ kind: 'reconcile', decision: 'reused_session', idempotency_key: `${planId}:${id}:1` }));
+      }
       // The planner is asked again only when it was the side effect in flight.
       expect(plannerTurns(tag).length).toBe(point.kind === 'drafting' ? 2 : 1);
       // A specialist turn in flight at the kill (coder and tester change files) waits at the resume gate;
@@ -356,6 +371,7 @@ describe('crash matrix: kill -9 at every point of a 4-step plan, restart, resume
           Object.values(counts).reduce((sum, c) => sum + Math.max(0, c - 1), 0) +
           STEPS.reduce((sum, s) => sum + Math.max(0, reviewsOf(tag, s.id).length - 1), 0),
         plannerReasks: plannerTurns(tag).length - 1,
+        byKey: foundByKey.size,
         seconds: (Date.now() - started) / 1000,
         phases: [killedAt - started, restartedAt - killedAt, completedAt - restartedAt].map((ms) => (ms / 1000).toFixed(1)).join(' / '),
       });
