@@ -53,6 +53,7 @@ export function followProgressTitle({ host, titles, planId, call, log, everyMs =
   const pause = (ms: number) =>
     new Promise<void>((resolve) => {
       const timer = setTimeout(() => end(), ms);
+      timer.unref?.(); // a title still to come never keeps a process alive
       const end = () => {
         clearTimeout(timer);
         wake = null;
