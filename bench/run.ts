@@ -185,7 +185,7 @@ const targets = [
   },
   {
     id: 'S8x12',
-    what: '8 plans of 12 steps at once: Orca first approval→last end / bare (per-plan median)',
+    what: '8 plans of 12 steps at once: Orca first approval→last end / bare, median of 2 alternating rounds (per-plan median)',
     measured: `${f(par.eightPlans.ratio, 3)} (${f(par.eightPlans.perPlanRatio, 3)})`,
     goal: '<= 1.15',
     met: par.eightPlans.ratio <= 1.15,

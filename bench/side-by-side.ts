@@ -49,36 +49,63 @@ export async function sideBySide(bench: BenchServer, plan: BenchPlan, concurrenc
 
 export interface ManyAtOnce {
   plans: number;
-  /** Orca: first approval → last plan's end; bare: start → last plan's last reply. */
-  orcaSpanMs: number;
-  bareSpanMs: number;
-  /** Per plan: Orca approval → completed, bare wall. */
+  /** Per round: Orca first approval → last plan's end; bare start → last plan's last reply. */
+  orcaSpanMs: number[];
+  bareSpanMs: number[];
+  /** Per plan, every round: Orca approval → completed, bare wall. */
   orcaPerPlanMs: number[];
   barePerPlanMs: number[];
+  /** Median of the rounds' span ratios; median per-plan Orca / median per-plan bare. */
   ratio: number;
+  ratios: number[];
   perPlanRatio: number;
   orcaRuns: PlanRun[];
 }
 
-/** `n` copies of `plan` at once, driven by Orca (each from its own orca session), then by the bare driver. */
-export async function manyAtOnce(bench: BenchServer, plan: BenchPlan, n: number, concurrency: number): Promise<ManyAtOnce> {
-  const copies = Array.from({ length: n }, (_, k) => ({ plan: { ...plan, goal: `${plan.goal} (copy ${k + 1} of ${n})` }, request: `Run benchmark copy ${k + 1} of ${n}` }));
-  const orcaRuns = await runPlans(bench, copies);
-  for (const r of orcaRuns) if (r.status !== 'completed') throw new Error(`plan ${r.planId} ended ${r.status}`);
-  bench.setScript(bareScript());
-  const t0 = performance.now();
-  const bareRuns = await Promise.all(copies.map(() => runBare(bench, plan, concurrency)));
-  const bareSpanMs = performance.now() - t0;
-  const orcaSpanMs = Math.max(...orcaRuns.map((r) => r.endedAt)) - Math.min(...orcaRuns.map((r) => r.approvedAt));
-  const orcaPerPlanMs = orcaRuns.map((r) => r.approvalToCompletedMs);
-  const barePerPlanMs = bareRuns.map((r) => r.wallMs);
+/**
+ * `n` copies of `plan` at once, driven by Orca (each from its own orca session) and by the bare
+ * driver, in `rounds` rounds of alternating order (even rounds Orca first), so a change in the
+ * machine's load hits both sides alike.
+ */
+export async function manyAtOnce(bench: BenchServer, plan: BenchPlan, n: number, concurrency: number, rounds = 2): Promise<ManyAtOnce> {
+  const orcaSpanMs: number[] = [];
+  const bareSpanMs: number[] = [];
+  const orcaPerPlanMs: number[] = [];
+  const barePerPlanMs: number[] = [];
+  const orcaRuns: PlanRun[] = [];
+  const orca = async (round: number) => {
+    const copies = Array.from({ length: n }, (_, k) => ({ plan: { ...plan, goal: `${plan.goal} (round ${round}, copy ${k + 1} of ${n})` }, request: `Run benchmark round ${round} copy ${k + 1} of ${n}` }));
+    const runs = await runPlans(bench, copies);
+    for (const r of runs) if (r.status !== 'completed') throw new Error(`plan ${r.planId} ended ${r.status}`);
+    orcaRuns.push(...runs);
+    orcaSpanMs.push(Math.max(...runs.map((r) => r.endedAt)) - Math.min(...runs.map((r) => r.approvedAt)));
+    orcaPerPlanMs.push(...runs.map((r) => r.approvalToCompletedMs));
+  };
+  const bare = async () => {
+    bench.setScript(bareScript());
+    const t0 = performance.now();
+    const runs = await Promise.all(Array.from({ length: n }, () => runBare(bench, plan, concurrency)));
+    bareSpanMs.push(performance.now() - t0);
+    barePerPlanMs.push(...runs.map((r) => r.wallMs));
+  };
+  for (let i = 0; i < rounds; i++) {
+    if (i % 2 === 0) {
+      await orca(i);
+      await bare();
+    } else {
+      await bare();
+      await orca(i);
+    }
+  }
+  const ratios = orcaSpanMs.map((o, i) => o / bareSpanMs[i]!);
   return {
     plans: n,
     orcaSpanMs,
     bareSpanMs,
     orcaPerPlanMs,
     barePerPlanMs,
-    ratio: orcaSpanMs / bareSpanMs,
+    ratio: median(ratios),
+    ratios,
     perPlanRatio: median(orcaPerPlanMs) / median(barePerPlanMs),
     orcaRuns,
   };
