@@ -196,6 +196,7 @@ export function assembleOrca(parts: OrcaParts): Orca {
       stopToasts();
       stopNotes();
       await host.dispose();
+      history.flush(); // the turns the plans' last cascades recorded
     },
   };
 }

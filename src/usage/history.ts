@@ -7,7 +7,8 @@ import { ensureStateDir } from '../persistence/state-dir.js';
 
 /**
  * What this project's recent turns cost, per agent: the last `perAgent` turns of each (tokens of
- * every class and cost), written as each turn finishes, so a forecast reads one small file instead
+ * every class and cost), written right after each turn finishes (turns finishing together in one
+ * write, off the turn's path), so a forecast reads one small file instead
  * of every plan's journal. `.opencode/plans/.usage-history` (not `.json`: the plan store lists
  * those as plans). Read lazily on first use, never at plugin start. Two servers on one project may
  * lose a few of each other's records (last write wins): it only feeds an estimate.
@@ -27,8 +28,10 @@ export interface AgentTurns {
 }
 
 export interface UsageHistory {
-  /** Remember one finished turn of `agent`. */
+  /** Remember one finished turn of `agent`: at once for `stats`, in the file right after (turns finishing together are written once). */
   record(agent: string, usage: Usage): void;
+  /** Write the turns not yet in the file now (before a process exits). */
+  flush(): void;
   /** The agent's recorded turns, or null when there are none. */
   stats(agent: string): AgentTurns | null;
 }
@@ -53,23 +56,41 @@ export function createUsageHistory(path: string, { perAgent = DEFAULT_TURNS_PER_
     return agents;
   };
 
+  /** Turns recorded since the last write, in order. */
+  let pending: Array<[string, [number, number]]> = [];
+  let scheduled: ReturnType<typeof setImmediate> | null = null;
+
+  const flush = () => {
+    if (scheduled) clearImmediate(scheduled);
+    scheduled = null;
+    if (pending.length === 0) return;
+    const turns = pending;
+    pending = [];
+    // Another process may have recorded turns since: add ours on top of the file, not of our copy.
+    const merged = { ...load(), ...(readQuietly(path) ?? {}) };
+    for (const [agent, turn] of turns) merged[agent] = [...(merged[agent] ?? []), turn].slice(-perAgent);
+    agents = merged;
+    try {
+      ensureStateDir(dirname(path));
+      writeFileAtomic(path, JSON.stringify({ format: USAGE_HISTORY_FORMAT, agents }), { fsync: false });
+    } catch (error) {
+      log('warn', `the usage history ${path} cannot be written (${(error as Error).message}); its file misses ${turns.length} turn(s), which later processes' forecasts will not include`);
+    }
+  };
+
   return {
+    // Not on the turn's path: a turn ends on OpenCode's one thread, where a synchronous read and write would wait with it.
     record(agent, usage) {
-      const all = load();
-      // Another process may have recorded turns since: merge on top of the file, not of our copy.
-      const onDisk = readQuietly(path);
-      const merged = onDisk ? { ...all, ...onDisk } : all;
-      const turns = [...(merged[agent] ?? []), [totalTokens(usage), usage.cost] as [number, number]].slice(-perAgent);
-      agents = { ...merged, [agent]: turns };
-      try {
-        ensureStateDir(dirname(path));
-        writeFileAtomic(path, JSON.stringify({ format: USAGE_HISTORY_FORMAT, agents }), { fsync: false });
-      } catch (error) {
-        log('warn', `the usage history ${path} cannot be written (${(error as Error).message}); forecasts will not include this turn`);
+      pending.push([agent, [totalTokens(usage), usage.cost]]);
+      if (!scheduled) {
+        scheduled = setImmediate(flush);
+        scheduled.unref?.();
       }
     },
+    flush,
     stats(agent) {
-      const turns = load()[agent] ?? [];
+      const recorded = pending.filter(([a]) => a === agent).map(([, turn]) => turn);
+      const turns = [...(load()[agent] ?? []), ...recorded].slice(-perAgent);
       if (turns.length === 0) return null;
       return { turns: turns.length, median_tokens: median(turns.map((t) => t[0])), median_cost: median(turns.map((t) => t[1])) };
     },

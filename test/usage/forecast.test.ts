@@ -1,7 +1,7 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { forecastPlan, forecastText } from '../../src/usage/forecast.js';
 import { createUsageHistory, median } from '../../src/usage/history.js';
 import { formatCost, formatTokens } from '../../src/usage/format.js';
@@ -27,14 +27,16 @@ describe('usage history', () => {
     expect(history.stats('coder')).toBeNull();
     for (const input of [100, 200, 300, 400]) history.record('coder', usage({ input, output: 0, cost: input / 10_000 }));
     history.record('reviewer', usage({ input: 50, output: 0, cache_read: 50, cost: 0.001 }));
-    // The oldest coder turn (100) fell out: 200, 300, 400 remain.
+    // The oldest coder turn (100) fell out: 200, 300, 400 remain; known at once, before the file is written.
     expect(history.stats('coder')).toEqual({ turns: 3, median_tokens: 300, median_cost: 0.03 });
+    expect(existsSync(path)).toBe(false);
+    history.flush();
     // Every token class counts, cache reads included.
     expect(createUsageHistory(path).stats('reviewer')).toEqual({ turns: 1, median_tokens: 100, median_cost: 0.001 });
     expect(JSON.parse(readFileSync(path, 'utf8')).format).toBe(1);
   });
 
-  it('should start from no history when its file is damaged, saying so, and write a good one again', () => {
+  it('should start from no history when its file is damaged, saying so, and write a good one again', async () => {
     const path = join(dir, '.usage-history');
     writeFileSync(path, '{ nope');
     const logs: string[] = [];
@@ -42,7 +44,21 @@ describe('usage history', () => {
     expect(history.stats('coder')).toBeNull();
     expect(logs[0]).toMatch(/cannot be read .*forecasts start from no history/);
     history.record('coder', usage());
-    expect(createUsageHistory(path).stats('coder')).toEqual({ turns: 1, median_tokens: 110, median_cost: 0.001 });
+    await vi.waitFor(() => expect(createUsageHistory(path).stats('coder')).toEqual({ turns: 1, median_tokens: 110, median_cost: 0.001 }));
+  });
+
+  it('should write the turns recorded together once, right after, on top of what another process wrote meanwhile', async () => {
+    const path = join(dir, '.usage-history');
+    const mine = createUsageHistory(path);
+    const other = createUsageHistory(path);
+    other.record('tester', usage({ cost: 0.002 }));
+    other.flush();
+    mine.record('coder', usage({ input: 100, output: 0, cost: 0.01 }));
+    mine.record('coder', usage({ input: 300, output: 0, cost: 0.03 }));
+    expect(existsSync(path) && JSON.parse(readFileSync(path, 'utf8')).agents.coder).toBeUndefined();
+    await new Promise((resolve) => setImmediate(resolve));
+    const file = JSON.parse(readFileSync(path, 'utf8'));
+    expect(file.agents).toEqual({ tester: [[110, 0.002]], coder: [[100, 0.01], [300, 0.03]] });
   });
 });
 
