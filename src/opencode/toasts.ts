@@ -110,7 +110,7 @@ export const STEP_TOAST_EVERY_MS = 1000;
 /**
  * Show a toast whenever a plan changes in a way a human should notice: toastFor's changes, each
  * step failure, steps done (with where the plan stands; those of one plan at most once per
- * `stepToastEveryMs`, the ones in between gathered into the next), and 50 % and 90 % of a money
+ * STEP_TOAST_EVERY_MS, the ones in between gathered into the next), and 50 % and 90 % of a money
  * or token budget. An observer: it cannot block the plan's writes. What it saw of each plan is
  * counted from the first change it hears of, so a plan restored with failures or spending behind
  * it does not toast them again. A plan an orca_ask_planner call follows (`followed`) gets no toast
@@ -121,13 +121,12 @@ export function watchForToasts(
   host: Pick<PlanHost, 'observe'>,
   show: (toast: Toast) => void,
   followed: (planId: string) => boolean = () => false,
-  { stepToastEveryMs = STEP_TOAST_EVERY_MS }: { stepToastEveryMs?: number } = {},
 ): () => void {
   const seen = new Map<string, { failures: Map<string, number>; shares: { cost?: number; tokens?: number }; completed: Set<string> }>();
   const stepToasts = new Map<string, StepToasts>();
   const stepToastsOf = (planId: string) => {
     let entry = stepToasts.get(planId);
-    if (!entry) stepToasts.set(planId, (entry = new StepToasts(show, stepToastEveryMs)));
+    if (!entry) stepToasts.set(planId, (entry = new StepToasts(show, STEP_TOAST_EVERY_MS)));
     return entry;
   };
   const unsubscribe = host.observe('the toast watcher', ({ planId, before, after, file }) => {
