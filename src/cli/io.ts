@@ -1,3 +1,5 @@
+import { forTerminal } from '../text/terminal.js';
+
 /**
  * What a command touches outside its arguments, injected so tests run commands in-process:
  * output streams, the environment (PATH, HOME, XDG_*) and the clock.
@@ -16,6 +18,15 @@ export function processIo(): CliIo {
     env: process.env,
     now: () => new Date(),
   };
+}
+
+/**
+ * The io every command writes through (main.ts): what reaches stdout and stderr passes forTerminal,
+ * so a goal, summary or error a model wrote cannot drive the user's terminal, whichever formatter
+ * printed it. The CLI prints no escape sequences of its own.
+ */
+export function terminalIo(io: CliIo): CliIo {
+  return { ...io, stdout: (text) => io.stdout(forTerminal(text)), stderr: (text) => io.stderr(forTerminal(text)) };
 }
 
 /** Print lines, each ending in a newline. */

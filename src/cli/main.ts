@@ -10,7 +10,7 @@ import { doctorCommand } from './doctor.js';
 import { RefusedError, UsageError } from './errors.js';
 import { initCommand } from './init.js';
 import { inspectCommand } from './inspect.js';
-import { processIo, println, type CliIo } from './io.js';
+import { processIo, println, terminalIo, type CliIo } from './io.js';
 import { packageInfo } from './package-info.js';
 import { plansCommand } from './plans.js';
 import { projectDir } from './project.js';
@@ -45,8 +45,9 @@ const OPTIONS = {
   version: { type: 'boolean', short: 'v' },
 } as const;
 
-/** Run one command line; returns the exit code. Errors become one line on stderr. */
-export async function main(argv: string[], io: CliIo = processIo()): Promise<number> {
+/** Run one command line; returns the exit code. Errors become one line on stderr. Output passes terminalIo. */
+export async function main(argv: string[], rawIo: CliIo = processIo()): Promise<number> {
+  const io = terminalIo(rawIo);
   try {
     const { values, positionals } = parseCommandLine(argv);
     const [name, ...args] = positionals;
