@@ -1,5 +1,6 @@
 import type { PluginInput } from '@opencode-ai/plugin';
 import { NOTE_PREFIX, QUESTION_AGENT_ID, QUESTION_MODEL } from '../hitl/native-question/index.js';
+import { forTerminal } from '../text/terminal.js';
 
 /**
  * Orca's own lines in a session, with no model turn: a turn of the in-process orca-hitl model
@@ -21,11 +22,14 @@ export interface SessionNotes {
 }
 
 /**
- * The note as the TUI should show it: the TUI renders replies as markdown, where the underscores of
- * two plan ids pair up into italics (and eat themselves) and `<guidance>` reads as a tag. Ids and
- * commands become code spans; other underscores are escaped.
+ * The note as the TUI should show it, and the one way Orca's lines reach it (notes and slash-command
+ * replies): the TUI renders replies as markdown, where the underscores of two plan ids pair up into
+ * italics (and eat themselves) and `<guidance>` reads as a tag. Ids and commands become code spans;
+ * other underscores are escaped. Control and bidi characters of model-written text are shown visibly
+ * (forTerminal): the TUI draws the note in a terminal.
  */
-export function forMarkdown(text: string): string {
+export function forMarkdown(note: string): string {
+  const text = forTerminal(note);
   const code = /(?:\b(?:plan|ses)_[0-9A-Za-z]+\b|(?:^|(?<=\s))\/orca-[a-z]+(?: <[^>\n]+>)?|\borca (?:show|plans|decide|ui)\b(?: (?:plan|ses)_[0-9A-Za-z]+)?)/g;
   let out = '';
   let at = 0;

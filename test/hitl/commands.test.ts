@@ -109,3 +109,15 @@ describe('slash commands at the dispatch cap', () => {
     expect(cfg.command!['orca-stop'].description).toMatch(/failed or interrupted step or at its budget gate/);
   });
 });
+
+describe('control characters in a reply', () => {
+  it('should reach the TUI visibly, not raw: plugin.ts sends the reply through forMarkdown', async () => {
+    const { forMarkdown } = await import('../../src/opencode/session-notes.js');
+    const { orca, host } = orcaWith();
+    const planId = failedStepPlan(host, 1);
+    const reply = runGateCommand(orca, 'orca-retry', `${planId} go \u009b2J\u202Eevil`, 'ses_any');
+    expect(reply).toContain('\u202E'); // the decision records the guidance exactly
+    expect(forMarkdown(reply)).toContain('go [U+009B]2J[U+202E]evil');
+    expect(forMarkdown(reply)).not.toMatch(/[\x00-\x09\x0b-\x1f\x7f-\x9f\u202a-\u202e]/);
+  });
+});

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { notePortsWith, RESTORE_TEXT } from '../../src/opencode/session-notes.js';
+import { forMarkdown, notePortsWith, RESTORE_TEXT } from '../../src/opencode/session-notes.js';
 import { QUESTION_AGENT_ID, QUESTION_MODEL } from '../../src/hitl/native-question/index.js';
 
 /** A v1 client with what restore uses: the session's messages, the sessions' status, prompt. */
@@ -40,5 +40,23 @@ describe("putting a session's agent and model back after a note", () => {
     const { client, prompts } = fakeClient([hitl, own], {});
     await notePortsWith(client, '/p').restore('ses_1');
     expect(prompts).toEqual([]);
+  });
+});
+
+describe('control characters in a note', () => {
+  /** What a model could write to take over a terminal: a colour, NUL, BEL, a one-byte CSI, a right-to-left override. */
+  const EVIL = '\x1b[31mred\x00\x07\u009b2J\u202Eevil';
+  const UNSAFE = /[\x00-\x09\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
+
+  it('should show them visibly in the note as the TUI gets it (notes and slash-command replies)', () => {
+    expect(forMarkdown(`Orca: plan failed: ${EVIL}`)).toBe('Orca: plan failed: ␛[31mred␀␇[U+009B]2J[U+202E]evil');
+  });
+
+  it('should post a note with none of them', async () => {
+    const { client, prompts } = fakeClient([], {});
+    await notePortsWith(client, '/p').post('ses_1', `Orca: step s1 failed: ${EVIL}`);
+    const text = (prompts[0] as { body: { parts: Array<{ text: string }> } }).body.parts[0]!.text;
+    expect(text).toContain('Orca: step s1 failed: ␛[31mred');
+    expect(text).not.toMatch(UNSAFE);
   });
 });
