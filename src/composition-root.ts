@@ -8,7 +8,7 @@ import { PlanHost, type PlanHostOptions } from './engine/plan-host.js';
 import { PlanStore } from './persistence/plan-store.js';
 import type { PlanView } from './persistence/plan-file.js';
 import { appendJournal } from './persistence/journal.js';
-import { watchForToasts, type Toast } from './opencode/toasts.js';
+import { safeToasts, watchForToasts, type Toast } from './opencode/toasts.js';
 import { interruptedPlans, listSummaries } from './persistence/plan-index.js';
 import { sessionsFromClient, type SessionsPort } from './opencode/sessions.js';
 import { createQuestionAsker, type QuestionAsker } from './hitl/native-question/index.js';
@@ -110,7 +110,9 @@ export function createOrca(
 }
 
 /** The composition root: the plan host over the ports, its index loaded, inbox polling and toasts on. */
-export function assembleOrca(parts: OrcaParts): Orca {
+export function assembleOrca(given: OrcaParts): Orca {
+  // Every toast (plans', the agenda's, the start-up notice, the idle reminder) shows model-written text safely.
+  const parts: OrcaParts = { ...given, showToast: safeToasts(given.showToast) };
   const { directory, options, sessions, monitor, log, showToast } = parts;
   const store = PlanStore.forProject(directory);
   // Only side effects in flight in a plan restored from disk look for what an earlier process left.

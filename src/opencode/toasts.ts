@@ -4,6 +4,7 @@ import type { PlanFile } from '../persistence/plan-file.js';
 import { totalTokens } from '../machines/usage.js';
 import { formatCost, formatTokens } from '../usage/format.js';
 import { progressTitle } from './progress-title.js';
+import { forTerminal, forTerminalLine } from '../text/terminal.js';
 
 export interface Toast {
   title: string;
@@ -11,6 +12,21 @@ export interface Toast {
   variant: 'info' | 'success' | 'warning' | 'error';
   /** Milliseconds on screen (OpenCode's default when absent). */
   duration?: number;
+}
+
+/**
+ * The toast as the TUI may show it: goals, errors and step ids in it are model-written, and the TUI
+ * draws toasts in a terminal, so control and bidi characters are shown visibly (the title on one line).
+ */
+export function safeToast(toast: Toast): Toast {
+  return { ...toast, title: forTerminalLine(toast.title), message: forTerminal(toast.message) };
+}
+
+/** The toast port every toast passes (the composition root wraps OpenCode's with it): each shown as safeToast. */
+export function safeToasts(show: (toast: Toast) => void): (toast: Toast) => void {
+  return function showSafely(toast) {
+    show(safeToast(toast));
+  };
 }
 
 /**
