@@ -1,5 +1,6 @@
 import type { PluginInput } from '@opencode-ai/plugin';
 import { quote } from '../text/quote.js';
+import { forTerminalLine } from '../text/terminal.js';
 
 /** A tool call's part as OpenCode stores it (only what finding and retitling it needs). */
 export interface ToolPart {
@@ -21,7 +22,7 @@ export interface ToolPart {
 export interface ToolTitlePort {
   /** The running part of the call to `tool` with this input in the message, or null. */
   find(at: { sessionID: string; messageID: string }, call: { tool: string; input: Record<string, unknown> }): Promise<ToolPart | null>;
-  /** Give the running part this title; resolves once the server took it. */
+  /** Give the running part this title (on one line, control and bidi characters shown visibly: the TUI draws it in a terminal); resolves once the server took it. */
   setTitle(part: ToolPart, title: string): Promise<void>;
 }
 
@@ -51,7 +52,7 @@ export function toolTitlesFromClient(client: PluginInput['client'], directory: s
       return parts.find((p) => p.type === 'tool' && p.tool === call.tool && p.state?.status === 'running' && sameInput(p.state.input, call.input)) ?? null;
     },
     async setTitle(part, title) {
-      const body: ToolPart = { ...part, state: { ...part.state, title } };
+      const body: ToolPart = { ...part, state: { ...part.state, title: forTerminalLine(title) } };
       const res = await rawClient().patch({
         url: `/session/${path(part.sessionID)}/message/${path(part.messageID)}/part/${path(part.id)}`,
         query: { directory },
