@@ -19,7 +19,7 @@ import { PlanFollower } from './engine/follow.js';
 import { autoChoice } from './hitl/auto-policy.js';
 import { autoAnswer } from './hitl/resolve.js';
 import { commandRunnerFromClient } from './opencode/slash-command.js';
-import type { TurnRecord } from './opencode/turn-port.js';
+import type { CoercionRecord, TurnRecord } from './opencode/turn-port.js';
 import type { UsageMeter } from './opencode/usage-meter.js';
 import { createUsageHistory, USAGE_HISTORY_NAME, type UsageHistory } from './usage/history.js';
 import { join } from 'node:path';
@@ -134,6 +134,11 @@ export function assembleOrca(given: OrcaParts): Orca {
     }
     history.record(record.agent, record.usage);
   };
+  // An answer accepted with slips forgiven (JSONC, a string taken as a list, …): said in the plan's journal.
+  const onCoercion = ({ plan_id, ...record }: CoercionRecord) => {
+    log('info', `plan ${plan_id}: ${record.agent}'s answer accepted with slips forgiven: ${record.coerced.join('; ')}`);
+    appendJournal(store.journalPathOf(plan_id), [{ at: new Date().toISOString(), kind: 'coercion', ...record }]);
+  };
   // Every turn Orca starts goes through this one runner: protocol, corrections, breaker, abort, reconciliation.
   const turns = createTurnRunner(sessions, {
     monitor,
@@ -142,6 +147,7 @@ export function assembleOrca(given: OrcaParts): Orca {
     isRecovering,
     onReconcile,
     onTurn: recordTurn,
+    onCoercion,
     log: (level, message) => log(level, message),
   });
   const quality = qualityPorts(sessions, {

@@ -21,6 +21,8 @@ export function entryText(entry: JournalEntry): string {
       return `${entry.role === entry.agent ? entry.agent : `${entry.role} (${entry.agent})`} turn${entry.correction ? ', a correction,' : ''}${entry.step_id ? ` for step ${entry.step_id}` : ''}: ${usageText(entry.usage)}`;
     case 'reconcile':
       return `after restart: ${entry.role} session ${entry.session_id}${entry.idempotency_key ? ` (${entry.idempotency_key})` : ''}: ${entry.decision}${entry.detail ? ` — ${entry.detail}` : ''}`;
+    case 'coercion':
+      return `${entry.role === entry.agent ? entry.agent : `${entry.role} (${entry.agent})`}'s answer${entry.step_id ? ` for step ${entry.step_id}` : ''} accepted with slips forgiven: ${entry.coerced.join('; ')}`;
     case 'protocol':
       return `${entry.agent}${entry.model ? ` (${entry.model})` : ''} switched to the text protocol: structured output refused in session ${entry.session_id} — ${truncate(entry.reason, 100)}`;
     default:

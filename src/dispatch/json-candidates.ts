@@ -1,23 +1,38 @@
-/** Where in a reply a JSON candidate was found, in the order they are tried. */
+import { parse as parseJsonc, printParseErrorCode, visit, type ParseError } from 'jsonc-parser';
+
+/** Where in a reply a JSON object was written: in a tag, in a fence, as the whole reply, or in prose. */
 export type CandidateSource = 'tag' | 'fence' | 'whole' | 'scan';
 
+/** One top-level `{…}` of the reply and how it reads. */
 export interface JsonCandidate {
   readonly via: CandidateSource;
-  readonly value: unknown;
+  /** Its span in the text searched: `text.slice(start, end)` is the object. */
+  readonly start: number;
+  readonly end: number;
+  /**
+   * What it may mean, in the order tried: for a tool call written as text, its arguments and then
+   * the object itself; otherwise the object. Empty when it is not JSON (see `error`).
+   */
+  readonly readings: readonly unknown[];
+  /** The JSONC leniency it needed, e.g. `JSONC: comments removed`. */
+  readonly tolerated: readonly string[];
+  /** Why it is not JSON, even as JSONC: `comma expected at line 3, column 5 of the object`. */
+  readonly error?: string;
 }
 
 export interface CandidateSearch {
+  /** The top-level objects in text order (the last MAX_CANDIDATES of them): the last one is the answer. */
   readonly candidates: JsonCandidate[];
-  /** No tag, fence or whole-text JSON, and the first `{` never closes: the reply was probably cut off. */
+  /** The text ends inside an object that never closes: the reply was probably cut off. */
   readonly truncated: boolean;
 }
 
 const TAGGED = [
-  /<(output|json|result|response|answer|tool_call|function_call)\b[^>]*>([\s\S]*?)<\/\1\s*>/gi,
-  /<\|(tool_call)\|>([\s\S]*?)<\|\/tool_call\|>/gi,
-  /\[(TOOL_CALL)\]([\s\S]*?)\[\/TOOL_CALL\]/gi,
+  /<(output|json|result|response|answer|tool_call|function_call)\b[^>]*>([\s\S]*?)<\/\1\s*>/dgi,
+  /<\|(tool_call)\|>([\s\S]*?)<\|\/tool_call\|>/dgi,
+  /\[(TOOL_CALL)\]([\s\S]*?)\[\/TOOL_CALL\]/dgi,
 ];
-const FENCE = /```[\w-]*[^\S\n]*\n?([\s\S]*?)```/g;
+const FENCE = /```[\w-]*[^\S\n]*\n?([\s\S]*?)```/dg;
 
 /** Removes reasoning and chat-template noise that often surrounds the answer. */
 export function stripReasoning(text: string): string {
@@ -30,84 +45,153 @@ export function stripReasoning(text: string): string {
   return out.replace(/<\/?assistant\b[^>]*>|<\|assistant\|>/gi, '');
 }
 
-/** The JSON values in the text, most deliberate first: tags, fences, the whole text, then a brace scan. */
+/**
+ * Every top-level JSON object in the text with its position, found by one scan that matches
+ * braces outside strings and comments. An object is found once wherever it was written (a fence or
+ * a tag only names where it was), and an object inside another (a step inside a plan) is never a
+ * candidate of its own. A `{` that does not open JSON (prose, code: `{curly}`, `{ key: 1 }`) is
+ * skipped and the scan goes on just inside it; one that opens JSON (`{` then `"` or `}`) is a
+ * candidate even when it turns out not to be JSON, so a broken answer is named, not a nested part of it.
+ * The scan is linear: a candidate's span is matched once and the scan resumes after it; it stops
+ * at an object that never closes (`truncated`), since everything after is inside it. Only the last
+ * MAX_CANDIDATES objects are parsed, so a long reply full of JSON costs no more than its length.
+ */
 export function findJsonCandidates(text: string): CandidateSearch {
-  const candidates: JsonCandidate[] = [];
-  const add = (via: CandidateSource, value: unknown): void => {
-    const inner = unwrapToolCall(value);
-    if (inner !== undefined) candidates.push({ via, value: inner });
-    candidates.push({ via, value });
-  };
+  const spans: { start: number; end: number }[] = [];
+  let truncated = false;
+  for (let from = text.indexOf('{'); from !== -1; ) {
+    if (!opensJson(text, from)) {
+      from = text.indexOf('{', from + 1);
+      continue;
+    }
+    const end = matchingBrace(text, from);
+    if (end === -1) {
+      truncated = true;
+      break;
+    }
+    spans.push({ start: from, end: end + 1 });
+    from = text.indexOf('{', end + 1);
+  }
+  const places = wrappers(text);
+  const blank = { before: text.length - text.trimStart().length, after: text.trimEnd().length };
+  const candidates = spans.slice(-MAX_CANDIDATES).map((span): JsonCandidate => {
+    const place = places.find((p) => p.start <= span.start && span.end <= p.end);
+    const via = place?.via ?? (span.start === blank.before && span.end === blank.after ? 'whole' : 'scan');
+    return { via, ...span, ...readObject(text.slice(span.start, span.end)) };
+  });
+  return { candidates, truncated };
+}
 
+/** Only the last objects are read: a reply's answer is its last, the earlier ones are kept to be counted and tested. */
+const MAX_CANDIDATES = 100;
+
+type Place = { via: 'tag' | 'fence'; start: number; end: number };
+
+/** The bodies of tags and fences, tags first: a candidate inside one was written there. */
+function wrappers(text: string): Place[] {
+  const places: Place[] = [];
   for (const pattern of TAGGED)
     for (const match of text.matchAll(pattern)) {
-      const body = unfence(match[2] ?? '');
-      const whole = parseJson(body);
-      if (whole !== undefined) add('tag', whole);
-      else for (const value of scanObjects(body).objects) add('tag', value);
+      const body = match.indices?.[2];
+      if (body) places.push({ via: 'tag', start: body[0], end: body[1] });
     }
   for (const match of text.matchAll(FENCE)) {
-    const value = parseJson(match[1] ?? '');
-    if (value !== undefined) add('fence', value);
+    const body = match.indices?.[1];
+    if (body) places.push({ via: 'fence', start: body[0], end: body[1] });
   }
-  const whole = parseJson(text);
-  if (whole !== undefined) add('whole', whole);
-  const deliberate = candidates.length;
-  const scan = scanObjects(text);
-  for (const value of scan.objects) add('scan', value);
-  return { candidates, truncated: deliberate === 0 && scan.truncated };
+  return places;
 }
 
-/** Bounds the work on long replies full of braces that are not JSON (code, templates). */
-const MAX_SCAN_STARTS = 1000;
-
-/**
- * Top-level `{…}` objects that parse as JSON, found by matching braces outside strings. When a
- * balanced span is not JSON (prose in braces) or never closes, the scan resumes just inside it.
- */
-export function scanObjects(text: string): { objects: unknown[]; truncated: boolean } {
-  const objects: unknown[] = [];
-  let from = text.indexOf('{');
-  const truncated = from !== -1 && matchingBrace(text, from) === -1;
-  for (let starts = 0; from !== -1 && starts < MAX_SCAN_STARTS; starts++) {
-    const end = matchingBrace(text, from);
-    const value = end === -1 ? undefined : parseJson(text.slice(from, end + 1));
-    if (value !== undefined) objects.push(value);
-    from = text.indexOf('{', value !== undefined ? end + 1 : from + 1);
+/** Whether the `{` at `start` opens JSON: the next thing after blanks and comments is a key or `}`. */
+function opensJson(text: string, start: number): boolean {
+  let i = start + 1;
+  for (;;) {
+    while (i < text.length && /\s/.test(text[i] as string)) i++;
+    if (text.startsWith('//', i)) {
+      const eol = text.indexOf('\n', i);
+      if (eol === -1) return false;
+      i = eol + 1;
+    } else if (text.startsWith('/*', i)) {
+      const close = text.indexOf('*/', i + 2);
+      if (close === -1) return false;
+      i = close + 2;
+    } else return text[i] === '"' || text[i] === '}';
   }
-  return { objects, truncated };
 }
 
-/** Index of the `}` closing the `{` at `start`, or -1; braces inside strings do not count. */
+/** Index of the `}` closing the `{` at `start`, or -1; braces in strings and comments do not count. */
 function matchingBrace(text: string, start: number): number {
   let depth = 0;
-  let inString = false;
   for (let i = start; i < text.length; i++) {
     const char = text[i];
-    if (inString) {
-      if (char === '\\') i++;
-      else if (char === '"') inString = false;
-    } else if (char === '"') inString = true;
-    else if (char === '{') depth++;
+    if (char === '"') {
+      for (i++; i < text.length && text[i] !== '"'; i++) if (text[i] === '\\') i++;
+    } else if (char === '/' && text[i + 1] === '/') {
+      const eol = text.indexOf('\n', i);
+      if (eol === -1) return -1;
+      i = eol;
+    } else if (char === '/' && text[i + 1] === '*') {
+      const close = text.indexOf('*/', i + 2);
+      if (close === -1) return -1;
+      i = close + 1;
+    } else if (char === '{') depth++;
     else if (char === '}' && --depth === 0) return i;
   }
   return -1;
 }
 
-/** A JSON object or array, or undefined; scalars are never a model's structured answer. */
-function parseJson(text: string): unknown {
-  const trimmed = text.trim();
-  if (!trimmed.startsWith('{') && !trimmed.startsWith('[')) return undefined;
+type Reading = Pick<JsonCandidate, 'readings' | 'tolerated' | 'error'>;
+
+/** The object as JSON, else as JSONC (comments, trailing commas), else why it is neither. */
+function readObject(source: string): Reading {
+  let value: unknown;
+  let tolerated: string[] = [];
   try {
-    return JSON.parse(trimmed) as unknown;
+    value = JSON.parse(source);
   } catch {
-    return undefined;
+    const errors: ParseError[] = [];
+    value = parseJsonc(source, errors, { allowTrailingComma: true, disallowComments: false, allowEmptyContent: false });
+    const [first] = errors;
+    if (first) return { readings: [], tolerated: [], error: `${words(printParseErrorCode(first.error))} at ${lineAndColumn(source, first.offset)} of the object` };
+    tolerated = jsoncSlips(source);
   }
+  const args = unwrapToolCall(value);
+  return { readings: args === undefined ? [value] : [args, value], tolerated };
 }
 
-function unfence(text: string): string {
-  const fenced = /^\s*```[\w-]*[^\S\n]*\n?([\s\S]*?)```\s*$/.exec(text);
-  return fenced ? (fenced[1] ?? '') : text;
+/** What JSONC leniency a source that JSON.parse refused needed. */
+function jsoncSlips(source: string): string[] {
+  let comments = false;
+  let trailingComma = false;
+  let afterComma = false;
+  const value = () => void (afterComma = false);
+  const close = () => {
+    if (afterComma) trailingComma = true;
+    afterComma = false;
+  };
+  visit(
+    source,
+    {
+      onComment: () => void (comments = true),
+      onSeparator: (char) => void (afterComma = char === ','),
+      onObjectProperty: value,
+      onLiteralValue: value,
+      onObjectBegin: value,
+      onArrayBegin: value,
+      onObjectEnd: close,
+      onArrayEnd: close,
+    },
+    { allowTrailingComma: true },
+  );
+  return [...(comments ? ['JSONC: comments removed'] : []), ...(trailingComma ? ['JSONC: trailing commas removed'] : [])];
+}
+
+/** `CommaExpected` → `comma expected`. */
+const words = (code: string) => code.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase();
+
+function lineAndColumn(source: string, offset: number): string {
+  const before = source.slice(0, offset).split('\n');
+  return `line ${before.length}, column ${(before.at(-1)?.length ?? 0) + 1}`;
 }
 
 /**
@@ -120,7 +204,14 @@ function unwrapToolCall(value: unknown): unknown {
   if (isRecord(value.tool_call)) return unwrapToolCall(value.tool_call);
   if (typeof value.name !== 'string') return undefined;
   const args = value.arguments ?? value.parameters ?? value.input;
-  return typeof args === 'string' ? parseJson(args) : isRecord(args) ? args : undefined;
+  if (isRecord(args)) return args;
+  if (typeof args !== 'string') return undefined;
+  try {
+    const parsed: unknown = JSON.parse(args);
+    return isRecord(parsed) ? parsed : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

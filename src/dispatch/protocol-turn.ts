@@ -60,6 +60,8 @@ export interface ProtocolTurnResult<T> {
   readonly protocol: OutputProtocol;
   /** The provider's refusal message, when structured output was refused and the turn fell back to text. */
   readonly refusal?: string;
+  /** The slips forgiven in the answer, in words (JSONC, a string taken as a list, …): journaled by the turn runner. */
+  readonly coerced: string[];
 }
 
 /**
@@ -118,7 +120,8 @@ export async function runProtocolTurn<T>(
       continue; // the same question again, in the protocol every model can answer
     }
     const outcome = readReply(reply, schema);
-    if (outcome.ok) return { value: outcome.value, usage, corrections, via: outcome.via, protocol, ...(refusal !== undefined ? { refusal } : {}) };
+    if (outcome.ok)
+      return { value: outcome.value, usage, corrections, via: outcome.via, protocol, ...(refusal !== undefined ? { refusal } : {}), coerced: outcome.coerced };
     // A provider or OpenCode error with nothing said: a correction prompt cannot fix that (a model
     // that skipped the StructuredOutput tool, OpenCode's StructuredOutputError, can be corrected).
     if (reply.error !== undefined && !reply.error.startsWith('StructuredOutputError') && !reply.text.trim() && reply.structured === undefined)
@@ -129,7 +132,7 @@ export async function runProtocolTurn<T>(
   }
 }
 
-type ReplyOutcome<T> = ParsedOutput<T> | { readonly ok: true; readonly value: T; readonly via: 'structured' };
+type ReplyOutcome<T> = ParsedOutput<T> | { readonly ok: true; readonly value: T; readonly via: 'structured'; readonly coerced: string[] };
 
 /** Structured output wins; text is the fallback, and a bad structured value explains the failure. */
 function readReply<T>(reply: TurnReply, schema: z.ZodType<T>): ReplyOutcome<T> {
@@ -137,7 +140,7 @@ function readReply<T>(reply: TurnReply, schema: z.ZodType<T>): ReplyOutcome<T> {
   if (structured === undefined || structured === null) return parseModelOutput(reply.text, schema);
   const checked =
     typeof structured === 'string' ? parseModelOutput(structured, schema) : validateOutput(structured, schema);
-  if (checked.ok) return { ok: true, value: checked.value, via: 'structured' };
+  if (checked.ok) return { ok: true, value: checked.value, via: 'structured', coerced: checked.coerced };
   const fromText = parseModelOutput(reply.text, schema);
   return fromText.ok ? fromText : checked;
 }

@@ -157,8 +157,8 @@ export function reviewErrorsText(errors: ReviewError[]): string {
     .map(
       (e, i) =>
         `[${e.id ?? `ERROR-${String(i + 1).padStart(3, '0')}`}] ${e.category}\n` +
-        `├── File: ${e.file}${e.line !== undefined ? `\n├── Line: ${e.line}` : ''}\n` +
-        `├── Issue: ${e.issue}\n├── Found: ${e.found}\n├── Expected: ${e.expected}\n└── Fix: ${e.fix}`,
+        `├── File: ${e.file}${e.line !== undefined ? `\n├── Line: ${e.line}${e.line_end !== undefined ? `-${e.line_end}` : ''}` : ''}\n` +
+        `├── Issue: ${e.issue}\n${e.found !== undefined ? `├── Found: ${e.found}\n` : ''}${e.expected !== undefined ? `├── Expected: ${e.expected}\n` : ''}└── Fix: ${e.fix}`,
     )
     .join('\n');
 }

@@ -18,3 +18,16 @@ export interface TurnRecord {
 }
 
 export type OnTurn = (record: TurnRecord) => void;
+
+/** A turn whose answer was accepted with slips forgiven (dispatch/normalize-output.ts): a line of the plan's journal. */
+export interface CoercionRecord {
+  plan_id: string;
+  step_id?: string;
+  role: TurnRole;
+  agent: string;
+  session_id: string;
+  /** What was forgiven, in words: `JSONC: comments removed`, `key_findings: a string taken as a one-item list`. */
+  coerced: string[];
+}
+
+export type OnCoercion = (record: CoercionRecord) => void;

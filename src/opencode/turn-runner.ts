@@ -8,7 +8,7 @@ import { inMemoryProtocolMemory, type ProtocolMemory } from './protocol-memory.j
 import { recoverTurn, type ReconcileRecord } from './reconcile.js';
 import type { InterruptedTurn } from '../machines/types.js';
 import { usageOfError } from '../machines/turn.js';
-import type { OnTurn } from './turn-port.js';
+import type { OnCoercion, OnTurn } from './turn-port.js';
 import type { SessionMonitor, SessionStatus } from './session-monitor.js';
 import type { SessionsPort } from './sessions.js';
 
@@ -95,6 +95,8 @@ export interface TurnRunnerOptions {
   onReconcile?: (record: ReconcileRecord) => void;
   /** Told of every prompt once it is answered, with what it cost (the journal's `turn` lines, the usage history). */
   onTurn?: OnTurn;
+  /** Told of a turn whose answer was accepted with slips forgiven (JSONC, a string taken as a list, …): the journal's `coercion` lines. */
+  onCoercion?: OnCoercion;
   log?: (level: 'info' | 'warn', message: string) => void;
 }
 
@@ -122,7 +124,7 @@ export const isToolChoiceRefusal = (message: string | undefined) => message !== 
  * and for a restarted turn the reuse of a result its session already holds.
  */
 export function createTurnRunner(sessions: SessionsPort, options: TurnRunnerOptions = {}): TurnRunner {
-  const { monitor, protocolOf = () => 'text', memory = inMemoryProtocolMemory(), isRecovering = () => true, onReconcile, onTurn, log } = options;
+  const { monitor, protocolOf = () => 'text', memory = inMemoryProtocolMemory(), isRecovering = () => true, onReconcile, onTurn, onCoercion, log } = options;
 
   /** Sessions Orca is aborting for its machine's own reason (expectAbort). */
   const expectedAborts = new Set<string>();
@@ -177,6 +179,15 @@ export function createTurnRunner(sessions: SessionsPort, options: TurnRunnerOpti
     },
   });
 
+  /** The answer was taken with slips forgiven: said once per turn; a failing listener does not fail the turn. */
+  const reportCoercion = (spec: TurnSpec<unknown>, coerced: string[]) => {
+    try {
+      onCoercion?.({ plan_id: spec.planId, ...(spec.stepId !== undefined ? { step_id: spec.stepId } : {}), role: spec.role, agent: spec.agent, session_id: spec.sessionId, coerced });
+    } catch (error) {
+      log?.('warn', `plan ${spec.planId}: the slips forgiven in ${spec.agent}'s answer were not recorded: ${(error as Error)?.message ?? String(error)}`);
+    }
+  };
+
   /** A restarted turn's earlier result or its interruption; undefined when it is to run (again). */
   async function reconciled<T>(spec: TurnSpec<T>, start: string): Promise<TurnOutcome<T> | TurnInterrupted | undefined> {
     const key = spec.idempotencyKey;
@@ -218,6 +229,7 @@ export function createTurnRunner(sessions: SessionsPort, options: TurnRunnerOpti
         });
         const reason = brokenLoop();
         if (reason) throw withUsage(new TurnAbortedError(reason), result.usage);
+        if (result.coerced.length > 0) reportCoercion(spec, result.coerced);
         return { value: result.value, usage: result.usage, corrections: result.corrections, via: result.via, protocol: result.protocol };
       } catch (error) {
         if (error instanceof TurnAbortedError) throw error;

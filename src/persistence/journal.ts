@@ -27,7 +27,9 @@ export type JournalEntry =
    * The agent's model refused structured output (see opencode/protocol-memory.ts): the plan's later
    * turns of that agent, with that model, use the text protocol. `model` is absent for OpenCode's default model.
    */
-  | { at: string; kind: 'protocol'; agent: string; model?: string; protocol: 'text'; reason: string; session_id: string };
+  | { at: string; kind: 'protocol'; agent: string; model?: string; protocol: 'text'; reason: string; session_id: string }
+  /** A turn's answer was accepted with slips forgiven (dispatch/normalize-output.ts), in words: `JSONC: comments removed`. */
+  | { at: string; kind: 'coercion'; role: string; agent: string; step_id?: string; session_id: string; coerced: string[] };
 
 export type EventSource = 'tool' | 'question' | 'permission' | 'command' | 'cli' | 'auto' | 'child' | 'invoke' | 'init';
 

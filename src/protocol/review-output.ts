@@ -7,9 +7,10 @@ export const ReviewErrorSchema = z.object({
   category: z.string().min(1).describe('Syntax, Imports, Types, Logic, Style, Security, Criteria'),
   file: z.string().min(1).describe('Exact file path'),
   line: z.number().int().min(0).optional(),
+  line_end: z.number().int().min(0).optional().describe('Last line, when the error spans several'),
   issue: z.string().min(1).describe("What's wrong"),
-  found: z.string().describe('The problematic code'),
-  expected: z.string().describe('What it should be'),
+  found: z.string().optional().describe('The problematic code (absent when something is missing)'),
+  expected: z.string().optional().describe('What it should be'),
   fix: z.string().min(1).describe('How to fix it'),
 });
 

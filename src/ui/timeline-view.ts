@@ -3,7 +3,7 @@ import type { JournalEntry } from '../persistence/journal.js';
 /** The journal as a timeline: one item per entry, newest last, the latest `limit` of them. */
 export interface TimelineItem {
   at: string;
-  kind: 'event' | 'state' | 'reconcile' | 'unknown';
+  kind: 'event' | 'state' | 'reconcile' | 'coercion' | 'unknown';
   /** The actor for states ("plan", "step:s1"), the source for events (tool, question, cli, child, …). */
   who: string;
   title: string;
@@ -33,6 +33,10 @@ function itemOf(entry: JournalEntry): TimelineItem {
     case 'reconcile': {
       const key = entry.idempotency_key ? ` (${entry.idempotency_key})` : '';
       return { at: entry.at, kind: 'reconcile', who: entry.role, title: `session ${entry.session_id}${key}: ${entry.decision}`, ...(entry.detail ? { detail: entry.detail } : {}) };
+    }
+    case 'coercion': {
+      const step = entry.step_id ? ` for step ${entry.step_id}` : '';
+      return { at: entry.at, kind: 'coercion', who: entry.agent, title: `answer${step} accepted with slips forgiven`, detail: clip(entry.coerced.join('; '), 400) };
     }
     default: {
       const unknown = entry as { at?: unknown };

@@ -38,7 +38,7 @@ const options = { schema: PlannerOutputSchema, jsonSchema: plannerOutputJsonSche
 describe('runProtocolTurn', () => {
   it('should use the text protocol by default: no json schema, and the prompt says to end with one JSON object of the shape', async () => {
     const { port, prompts, schemas } = scriptedPort({ text: `Here you go.\n${JSON.stringify(answer)}`, usage: cost(1) });
-    await expect(runProtocolTurn(port, options)).resolves.toEqual({ value: answer, usage: cost(1), corrections: 0, via: 'scan', protocol: 'text' });
+    await expect(runProtocolTurn(port, options)).resolves.toEqual({ value: answer, usage: cost(1), corrections: 0, via: 'scan', protocol: 'text', coerced: [] });
     expect(schemas).toEqual([undefined]);
     expect(prompts[0]).toMatch(/^Plan this\.\n\n# Output protocol\nEnd your reply with exactly one JSON object, nothing after it/);
     expect(prompts[0]).toContain('{"type":"answer","content":string}');
@@ -60,7 +60,7 @@ describe('runProtocolTurn', () => {
     const { port, prompts } = scriptedPort({ text: JSON.stringify(badPlan), usage: cost(1) }, { text: JSON.stringify(answer), usage: cost(2) });
     const result = await runProtocolTurn(port, options);
 
-    expect(result).toEqual({ value: answer, usage: { turns: 2, input: 30, output: 3, reasoning: 0, cache_read: 300, cache_write: 0, cost: 0.03 }, corrections: 1, via: 'whole', protocol: 'text' });
+    expect(result).toEqual({ value: answer, usage: { turns: 2, input: 30, output: 3, reasoning: 0, cache_read: 300, cache_write: 0, cost: 0.03 }, corrections: 1, via: 'whole', protocol: 'text', coerced: [] });
     expect(prompts).toHaveLength(2);
     expect(prompts[1]).toContain('steps[1].agent: expected one of "coder"|"tester"');
     expect(prompts[1]).toContain('reply with the JSON object alone');

@@ -10,7 +10,7 @@ import { readJournal } from '../../src/persistence/journal.js';
 import { SpecialistOutputSchema, specialistOutputJsonSchema } from '../../src/protocol/specialist-output.js';
 import { ZERO_USAGE, type Usage } from '../../src/machines/usage.js';
 import { usageOfError } from '../../src/machines/turn.js';
-import type { TurnRecord } from '../../src/opencode/turn-port.js';
+import type { CoercionRecord, TurnRecord } from '../../src/opencode/turn-port.js';
 import { opencodePorts } from '../../src/opencode/session-ports.js';
 import { specialistTurnPrompt } from '../../src/dispatch/step-prompt.js';
 import { fakeSessions } from '../support/fake-sessions.js';
@@ -70,7 +70,7 @@ describe('the turn runner', () => {
     expect(s.prompts).toHaveLength(1);
     expect(s.prompts[0]).toMatchObject({ sessionID: 'ses_1', agent: 'coder', structured: false });
     expect(s.prompts[0]!.text.split('\n')[0]).toBe('Orca · plan_A · step s1 (coder) · attempt 1');
-    expect(s.prompts[0]!.text).toContain('# Output protocol\nEnd your reply with exactly one JSON object');
+    expect(s.prompts[0]!.text).toContain('# Output protocol\nEnd your reply with one JSON object');
   });
 
   it('should use structured output for an agent configured with it', async () => {
@@ -231,5 +231,37 @@ describe('the turn runner', () => {
     await createTurnRunner(s.port, { protocolOf: () => 'structured', onTurn: (t) => turns.push(t) }).run(spec({ stepId: 's1', idempotencyKey: 'plan_A:s1:1' }));
     expect(turns.map(({ correction, usage: u }) => [correction, u.input])).toEqual([[false, 1], [false, 2], [true, 3]]);
     expect(turns[0]).toMatchObject({ plan_id: 'plan_A', step_id: 's1', role: 'specialist', agent: 'coder', session_id: 'ses_1', idempotency_key: 'plan_A:s1:1' });
+  });
+
+  it('should report an answer accepted with slips forgiven once, without a correction prompt', async () => {
+    const sloppy = '```jsonc\n{\n  "type": "success", // the step is done\n  "summary": "Read the docs",\n  "key_findings": "The API is paginated",\n}\n```';
+    const s = sessions(() => ({ text: sloppy, usage: usage(1) }));
+    const coercions: CoercionRecord[] = [];
+    const outcome = await createTurnRunner(s.port, { onCoercion: (c) => coercions.push(c) }).run(spec({ stepId: 's1' }));
+    expect(outcome).toMatchObject({ value: { type: 'success', artifacts: [], key_findings: ['The API is paginated'] }, corrections: 0 });
+    expect(s.prompts).toHaveLength(1);
+    expect(coercions).toEqual([
+      {
+        plan_id: 'plan_A',
+        step_id: 's1',
+        role: 'specialist',
+        agent: 'coder',
+        session_id: 'ses_1',
+        coerced: ['JSONC: comments removed', 'JSONC: trailing commas removed', 'artifacts: missing, taken as none (nothing was changed)', 'key_findings: a string taken as a one-item list'],
+      },
+    ]);
+  });
+
+  it('should report no coercion for a clean answer, and not fail a turn whose coercion listener throws', async () => {
+    const clean = sessions(() => ({ text: JSON.stringify(ok), usage: usage(1) }));
+    const coercions: CoercionRecord[] = [];
+    await createTurnRunner(clean.port, { onCoercion: (c) => coercions.push(c) }).run(spec());
+    expect(coercions).toEqual([]);
+
+    const sloppy = sessions(() => ({ text: '{"type": "success", "summary": "ok"}', usage: usage(1) }));
+    const logs: string[] = [];
+    const runner = createTurnRunner(sloppy.port, { onCoercion: () => { throw new Error('disk full'); }, log: (_level, message) => void logs.push(message) });
+    await expect(runner.run(spec())).resolves.toMatchObject({ value: { artifacts: [] } });
+    expect(logs).toEqual([expect.stringContaining('were not recorded: disk full')]);
   });
 });
