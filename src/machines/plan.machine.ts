@@ -1,14 +1,15 @@
 import { assign, enqueueActions, sendTo, setup, stopChild } from 'xstate';
-import { crossedLimits, dispatchesLeft, raisedCaps, withTurnUsage } from './budget.js';
+import { crossedLimits, dispatchesLeft, raisedCaps, sumUsage, withTurnUsage } from './budget.js';
 import { notProvided } from './not-provided.js';
 import { stepMachine, type StepParentEvent } from './step.machine.js';
 import { allStepsCompleted, readySteps, threadContext, WRITING_AGENTS } from './threading.js';
 import { usageOfError, type Turn } from './turn.js';
-import { ZERO_USAGE, type Usage } from './usage.js';
+import { addRoleUsage, ZERO_USAGE, type TurnRole, type Usage } from './usage.js';
 import {
   DEFAULT_PLAN_POLICY,
   type DecisionRecord,
   type DecisionSource,
+  type FailureKind,
   type HitlQuestion,
   type PlannerOutput,
   type PlanPolicy,
@@ -99,8 +100,8 @@ export type PlanEvent =
   | ({ type: 'resume.stop'; stepId: string; text?: string } & DecisionSource)
   | ({ type: 'budget.continue'; text?: string } & DecisionSource)
   | ({ type: 'budget.stop'; text?: string } & DecisionSource)
-  /** A turn's usage: from a step (with its id), or a read-only ask made from the plan's sessions. */
-  | { type: 'usage.recorded'; stepId?: string; usage: Usage }
+  /** A turn's usage: from a step (with its id and whose turn it was), or a read-only ask made from the plan's sessions. */
+  | { type: 'usage.recorded'; stepId?: string; role?: TurnRole; usage: Usage }
   | StepParentEvent;
 
 export interface OpenPlannerSessionInput {
@@ -144,8 +145,8 @@ function stepRecords(proposal: PlanProposal, previous: StepRecord[]): StepRecord
   return proposal.steps.map((spec) => {
     const kept = previous.find((p) => p.id === spec.id && p.status === 'completed');
     if (kept) return { ...kept, ...spec, status: 'completed', depends_on: spec.depends_on ?? [] };
-    const usage = previous.find((p) => p.id === spec.id)?.usage;
-    return { ...spec, depends_on: spec.depends_on ?? [], status: 'pending', attempts: 0, failures: [], ...(usage ? { usage } : {}) };
+    const { usage, usage_by_role } = previous.find((p) => p.id === spec.id) ?? {};
+    return { ...spec, depends_on: spec.depends_on ?? [], status: 'pending', attempts: 0, failures: [], ...(usage ? { usage } : {}), ...(usage_by_role ? { usage_by_role } : {}) };
   });
 }
 
@@ -300,10 +301,14 @@ export const planMachine = setup({
       pending_message: null,
     }),
     recordPlannerError: assign({ planner_error: (_, params: { error: string }) => params.error }),
-    /** A turn's usage, summed into the plan and, for a step's turn, into that step. */
-    recordUsage: assign(({ context }, params: { stepId?: string; usage: Usage }) =>
-      params.usage.turns > 0 ? withTurnUsage(context, params) : {},
-    ),
+    /** A turn's usage, summed into the plan and, for a step's turn, into that step and its role's share. */
+    recordUsage: assign(({ context }, params: { stepId?: string; role?: TurnRole; usage: Usage }) => {
+      if (params.usage.turns === 0) return {};
+      const summed = withTurnUsage(context, params);
+      const { stepId, role } = params;
+      if (stepId === undefined || role === undefined) return summed;
+      return { ...summed, steps: summed.steps.map((s) => (s.id === stepId ? { ...s, usage_by_role: addRoleUsage(s.usage_by_role, role, params.usage, sumUsage) } : s)) };
+    }),
     recordDecision: assign({
       decisions: ({ context }, params: DecisionRecord) => [...context.decisions, params],
     }),
@@ -348,13 +353,13 @@ export const planMachine = setup({
         updateStep(context.steps, p.stepId, { status: 'running', attempts: p.attempt, session_id: p.sessionId }),
     }),
     markFailed: assign({
-      steps: ({ context }, p: { stepId: string; attempt: number; error: string; signature: string; breaker?: string }) =>
+      steps: ({ context }, p: { stepId: string; attempt: number; error: string; kind?: FailureKind; signature: string; breaker?: string }) =>
         updateStep(context.steps, p.stepId, {
           status: 'awaiting_decision',
           attempts: p.attempt,
           failures: [
             ...(context.steps.find((s) => s.id === p.stepId)?.failures ?? []),
-            { attempt: p.attempt, error: p.error, signature: p.signature },
+            { attempt: p.attempt, error: p.error, ...(p.kind ? { kind: p.kind } : {}), signature: p.signature },
           ],
           ...(p.breaker ? { breaker: p.breaker } : {}),
         }),

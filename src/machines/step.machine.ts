@@ -2,10 +2,11 @@ import { assign, enqueueActions, sendParent, setup } from 'xstate';
 import { notProvided } from './not-provided.js';
 import { errorSignature, repeatedSignature } from './error-signature.js';
 import { usageOfError, type Turn } from './turn.js';
-import type { Usage } from './usage.js';
+import type { TurnRole, Usage } from './usage.js';
 import type {
   DecisionSource,
   FailedAttempt,
+  FailureKind,
   InterruptedTurn,
   ReviewError,
   ReviewResult,
@@ -82,13 +83,13 @@ export type StepEvent =
 export type StepParentEvent =
   | { type: 'step.dispatched'; stepId: string; attempt: number; sessionId: string }
   | { type: 'step.turn'; stepId: string; kind: 'review' | 'fix'; round: number }
-  | { type: 'step.failed'; stepId: string; attempt: number; error: string; signature: string; breaker?: string }
+  | { type: 'step.failed'; stepId: string; attempt: number; error: string; kind?: FailureKind; signature: string; breaker?: string }
   | { type: 'step.interrupted'; stepId: string; attempt: number }
   | { type: 'step.completed'; stepId: string; output: StepOutput; warnings?: string[] }
   | { type: 'step.replan_chosen'; stepId: string; guidance?: string }
   | { type: 'step.stop_chosen'; stepId: string; guidance?: string }
-  /** What one of the step's turns (specialist, reviewer, fixer, with their corrections) cost. */
-  | { type: 'usage.recorded'; stepId: string; usage: Usage };
+  /** What one of the step's turns (specialist, reviewer, fixer, with their corrections) cost, and whose it was. */
+  | { type: 'usage.recorded'; stepId: string; role: TurnRole; usage: Usage };
 
 /** The idempotency key of one dispatch: the same attempt is never two different side effects. */
 export const idempotencyKey = (planId: string, stepId: string, attempt: number) => `${planId}:${stepId}:${attempt}`;
@@ -174,15 +175,26 @@ const attemptKey = (c: StepContext) => idempotencyKey(c.planId, c.stepId, c.atte
 const timeoutError = (who: string, idleMs: number) =>
   `TIMEOUT: the ${who} was idle for ${Math.round(idleMs / 1000)} s (timeouts.step_idle_seconds); its session was aborted`;
 
-/** Param mappers shared by the turns' transitions. */
-const failureOf = ({ event }: { event: { output: Turn<SpecialistResult | InterruptedTurn> } }) => ({
-  error: event.output.value.type === 'failure' ? event.output.value.error : 'unexpected result',
-});
-const errorOf = ({ event }: { event: { error: unknown } }) => ({ error: errorText(event.error) });
+/** Param mappers shared by the turns' transitions; `kind` says what failed (FailureKind). */
+const failureOf =
+  (kind: FailureKind) =>
+  ({ event }: { event: { output: Turn<SpecialistResult | InterruptedTurn> } }) => ({
+    error: event.output.value.type === 'failure' ? event.output.value.error : 'unexpected result',
+    kind,
+  });
+const errorOf =
+  (kind: FailureKind, prefix = '') =>
+  ({ event }: { event: { error: unknown } }) => ({ error: `${prefix}${errorText(event.error)}`, kind });
 const valueOf = <T>({ event }: { event: { output: Turn<T> } }) => event.output.value;
-/** Every outcome of a turn reports what it cost to the plan: a result's usage, or what a failed turn spent. */
-const usageOfDone = { type: 'reportUsage' as const, params: ({ event }: { event: { output: Turn<unknown> } }) => ({ usage: event.output.usage }) };
-const usageOfFailure = { type: 'reportUsage' as const, params: ({ event }: { event: { error: unknown } }) => ({ usage: usageOfError(event.error) }) };
+/** Every outcome of a turn reports what it cost to the plan, and whose turn it was: a result's usage, or what a failed turn spent. */
+const usageOfDone = (role: TurnRole) => ({
+  type: 'reportUsage' as const,
+  params: ({ event }: { event: { output: Turn<unknown> } }) => ({ usage: event.output.usage, role }),
+});
+const usageOfFailure = (role: TurnRole) => ({
+  type: 'reportUsage' as const,
+  params: ({ event }: { event: { error: unknown } }) => ({ usage: usageOfError(event.error), role }),
+});
 
 /** Replan and Stop, the same at the deviation gate and at an open breaker. */
 const guidanceOf = ({ event }: { event: { guidance?: string } }) => ({ guidance: event.guidance });
@@ -192,7 +204,7 @@ const leaveGate = {
 };
 
 /** The idle watch beside a turn: when it fires, the attempt fails with TIMEOUT. */
-const idleWatch = (id: string, sessionOf: (c: StepContext) => string | null, who: (c: StepContext) => string) => ({
+const idleWatch = (id: string, sessionOf: (c: StepContext) => string | null, who: (c: StepContext) => string, kind: FailureKind) => ({
   id,
   src: 'watchIdle' as const,
   input: ({ context }: { context: StepContext }) => ({
@@ -207,6 +219,7 @@ const idleWatch = (id: string, sessionOf: (c: StepContext) => string | null, who
       type: 'recordFailure' as const,
       params: ({ context, event }: { context: StepContext; event: { output: { idleMs: number } } }) => ({
         error: timeoutError(who(context), event.output.idleMs),
+        kind,
       }),
     },
   },
@@ -256,9 +269,9 @@ export const stepMachine = setup({
           : null,
     }),
     recordFailure: assign({
-      failures: ({ context }, params: { error: string }) => [
+      failures: ({ context }, params: { error: string; kind: FailureKind }) => [
         ...context.failures,
-        { attempt: context.attempt, error: params.error, signature: errorSignature(params.error) },
+        { attempt: context.attempt, error: params.error, kind: params.kind, signature: errorSignature(params.error) },
       ],
     }),
     openBreaker: assign({
@@ -306,8 +319,8 @@ export const stepMachine = setup({
         ),
     }),
     /** The plan sums usage (steps[].usage, usage) and checks its budget; a turn that cost nothing is not reported. */
-    reportUsage: enqueueActions(({ context, enqueue }, params: { usage: Usage | null }) => {
-      if (params.usage && params.usage.turns > 0) enqueue.sendParent({ type: 'usage.recorded', stepId: context.stepId, usage: params.usage });
+    reportUsage: enqueueActions(({ context, enqueue }, params: { usage: Usage | null; role: TurnRole }) => {
+      if (params.usage && params.usage.turns > 0) enqueue.sendParent({ type: 'usage.recorded', stepId: context.stepId, role: params.role, usage: params.usage });
     }),
     notifyDispatched: sendParent(({ context }) => ({
       type: 'step.dispatched',
@@ -326,6 +339,7 @@ export const stepMachine = setup({
       stepId: context.stepId,
       attempt: context.attempt,
       error: lastFailure(context)?.error ?? 'unknown error',
+      ...(lastFailure(context)?.kind ? { kind: lastFailure(context)!.kind } : {}),
       signature: lastFailure(context)?.signature ?? '',
       ...(context.breaker ? { breaker: context.breaker } : {}),
     })),
@@ -387,7 +401,7 @@ export const stepMachine = setup({
         onDone: { target: 'opening_session' },
         onError: {
           target: 'failed_attempt',
-          actions: { type: 'recordFailure', params: errorOf },
+          actions: { type: 'recordFailure', params: errorOf('pre_hook') },
         },
       },
     },
@@ -409,7 +423,7 @@ export const stepMachine = setup({
         },
         onError: {
           target: 'failed_attempt',
-          actions: { type: 'recordFailure', params: errorOf },
+          actions: { type: 'recordFailure', params: errorOf('session') },
         },
       },
     },
@@ -434,19 +448,19 @@ export const stepMachine = setup({
             {
               guard: { type: 'specialistSucceeded', params: valueOf },
               target: 'checking',
-              actions: [usageOfDone, { type: 'recordOutput', params: valueOf }],
+              actions: [usageOfDone('specialist'), { type: 'recordOutput', params: valueOf }],
             },
             {
               target: 'failed_attempt',
-              actions: [usageOfDone, { type: 'recordFailure', params: failureOf }],
+              actions: [usageOfDone('specialist'), { type: 'recordFailure', params: failureOf('answer') }],
             },
           ],
           onError: {
             target: 'failed_attempt',
-            actions: [usageOfFailure, { type: 'recordFailure', params: errorOf }],
+            actions: [usageOfFailure('specialist'), { type: 'recordFailure', params: errorOf('turn') }],
           },
         },
-        idleWatch('watchSpecialist', (c) => c.sessionId, (c) => c.agent),
+        idleWatch('watchSpecialist', (c) => c.sessionId, (c) => c.agent, 'timeout'),
       ],
     },
     checking: {
@@ -473,7 +487,7 @@ export const stepMachine = setup({
             },
             onError: {
               target: '#step.failed_attempt',
-              actions: { type: 'recordFailure', params: ({ event }) => ({ error: `reviewer: ${errorText(event.error)}` }) },
+              actions: { type: 'recordFailure', params: errorOf('reviewer', 'reviewer: ') },
             },
           },
         },
@@ -492,37 +506,37 @@ export const stepMachine = setup({
                 maxRounds: context.policy.review_rounds,
               }),
               onDone: [
-                { guard: { type: 'reviewPassed', params: valueOf }, target: '#step.finishing', actions: usageOfDone },
+                { guard: { type: 'reviewPassed', params: valueOf }, target: '#step.finishing', actions: usageOfDone('reviewer') },
                 {
                   guard: { type: 'reviewRepeats', params: valueOf },
                   target: '#step.breaker_open',
                   actions: [
-                    usageOfDone,
+                    usageOfDone('reviewer'),
                     { type: 'recordReviewFail', params: valueOf },
-                    { type: 'recordFailure', params: ({ context, event }) => ({ error: reviewFailure(context, event.output.value) }) },
+                    { type: 'recordFailure', params: ({ context, event }) => ({ error: reviewFailure(context, event.output.value), kind: 'review' as const }) },
                     'openBreaker',
                   ],
                 },
                 {
                   guard: 'reviewRoundsRemain',
                   target: 'fixing',
-                  actions: [usageOfDone, { type: 'recordReviewFail', params: valueOf }],
+                  actions: [usageOfDone('reviewer'), { type: 'recordReviewFail', params: valueOf }],
                 },
                 {
                   target: '#step.failed_attempt',
                   actions: [
-                    usageOfDone,
+                    usageOfDone('reviewer'),
                     { type: 'recordReviewFail', params: valueOf },
-                    { type: 'recordFailure', params: ({ context, event }) => ({ error: reviewFailure(context, event.output.value) }) },
+                    { type: 'recordFailure', params: ({ context, event }) => ({ error: reviewFailure(context, event.output.value), kind: 'review' as const }) },
                   ],
                 },
               ],
               onError: {
                 target: '#step.failed_attempt',
-                actions: [usageOfFailure, { type: 'recordFailure', params: ({ event }) => ({ error: `reviewer: ${errorText(event.error)}` }) }],
+                actions: [usageOfFailure('reviewer'), { type: 'recordFailure', params: errorOf('reviewer', 'reviewer: ') }],
               },
             },
-            idleWatch('watchReviewer', (c) => c.review.session_id, () => 'reviewer'),
+            idleWatch('watchReviewer', (c) => c.review.session_id, () => 'reviewer', 'reviewer'),
           ],
         },
         fixing: {
@@ -549,19 +563,19 @@ export const stepMachine = setup({
                 {
                   guard: { type: 'specialistSucceeded', params: valueOf },
                   target: 'reviewing',
-                  actions: [usageOfDone, { type: 'recordOutput', params: valueOf }, 'nextReviewRound'],
+                  actions: [usageOfDone('fixer'), { type: 'recordOutput', params: valueOf }, 'nextReviewRound'],
                 },
                 {
                   target: '#step.failed_attempt',
-                  actions: [usageOfDone, { type: 'recordFailure', params: failureOf }],
+                  actions: [usageOfDone('fixer'), { type: 'recordFailure', params: failureOf('fix') }],
                 },
               ],
               onError: {
                 target: '#step.failed_attempt',
-                actions: [usageOfFailure, { type: 'recordFailure', params: errorOf }],
+                actions: [usageOfFailure('fixer'), { type: 'recordFailure', params: errorOf('fix') }],
               },
             },
-            idleWatch('watchFixer', (c) => c.sessionId, (c) => `${c.agent} (fixing)`),
+            idleWatch('watchFixer', (c) => c.sessionId, (c) => `${c.agent} (fixing)`, 'fix'),
           ],
         },
       },

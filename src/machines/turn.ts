@@ -2,7 +2,8 @@ import type { Usage } from './usage.js';
 
 /**
  * What a port that runs model turns resolves with: the result and what its turns cost (a
- * correction prompt is a turn of its own, so `usage.turns` may be more than 1).
+ * correction prompt is a turn of its own, so `usage.turns` may be more than 1; a turn with tool
+ * calls makes several model requests, so `usage.model_calls` may be more than `turns`).
  */
 export interface Turn<T> {
   value: T;
@@ -11,10 +12,13 @@ export interface Turn<T> {
 
 const USAGE_KEYS = ['turns', 'input', 'output', 'reasoning', 'cache_read', 'cache_write', 'cost'] as const;
 
+const isCount = (n: unknown) => typeof n === 'number' && Number.isFinite(n);
+
 export const isUsage = (value: unknown): value is Usage =>
   typeof value === 'object' &&
   value !== null &&
-  USAGE_KEYS.every((k) => typeof (value as Record<string, unknown>)[k] === 'number' && Number.isFinite((value as Record<string, number>)[k]));
+  USAGE_KEYS.every((k) => isCount((value as Record<string, unknown>)[k])) &&
+  ((value as Record<string, unknown>).model_calls === undefined || isCount((value as Record<string, unknown>).model_calls));
 
 /**
  * The usage a failed turn had spent before it failed, when its port attached it to the error

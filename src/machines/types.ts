@@ -5,7 +5,7 @@ import type { HitlQuestion as ProtocolHitlQuestion } from '../protocol/hitl-ques
 import type { Plan, PlannerOutput as ProtocolPlannerOutput, PlanStep } from '../protocol/planner-output.js';
 import type { ReviewErrorSchema, ReviewOutput } from '../protocol/review-output.js';
 import { SPECIALIST_AGENTS } from '../protocol/specialist-agents.js';
-import type { Usage } from './usage.js';
+import type { Usage, UsageByRole } from './usage.js';
 import type { SpecialistOutput } from '../protocol/specialist-output.js';
 
 export const SPECIALISTS = SPECIALIST_AGENTS;
@@ -40,10 +40,26 @@ export interface StepOutput {
   key_findings: string[];
 }
 
+/**
+ * What failed in an attempt, so a retry prompt can say it (and not blame the specialist for a hook):
+ * - `pre_hook`: a pre-step hook failed; the specialist never ran.
+ * - `session`: the specialist's session could not be opened; it never ran.
+ * - `answer`: the specialist answered that it could not do the step (a failure output, or the tool-loop breaker stopped it).
+ * - `turn`: the specialist's turn ended with no readable answer (invalid after the correction prompts, a provider error).
+ * - `timeout`: the specialist was idle too long and its session was aborted.
+ * - `review`: the reviewer still failed the work after the fixer rounds (or reported the same errors round after round).
+ * - `reviewer`: the reviewer itself could not review (its session, its turn, or it was idle): not the work's fault.
+ * - `fix`: the specialist's fix of the reviewer's errors failed (a failure output, no readable answer, or idle).
+ */
+export const FAILURE_KINDS = ['pre_hook', 'session', 'answer', 'turn', 'timeout', 'review', 'reviewer', 'fix'] as const;
+export type FailureKind = (typeof FAILURE_KINDS)[number];
+
 /** One failed attempt, with the guidance the human gave when choosing what to do next. */
 export interface FailedAttempt {
   attempt: number;
   error: string;
+  /** What failed; absent in failures recorded before Orca said it. */
+  kind?: FailureKind;
   guidance?: string;
   /** The error with its incidental details (numbers, ids, paths' line numbers) removed: see errorSignature. */
   signature?: string;
@@ -66,6 +82,8 @@ export interface StepRecord extends StepSpec {
   warnings?: string[];
   /** What this step's turns cost (specialist, reviewer, fixer, corrections, its read-only asks); absent before its first turn. */
   usage?: Usage;
+  /** The same usage split by whose turns they were; absent before its first turn, and partial in steps from before it was recorded. */
+  usage_by_role?: UsageByRole;
 }
 
 /** How a step runs: what the plan's options say, fixed when the step starts (so a restore behaves the same). */

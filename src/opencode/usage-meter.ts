@@ -12,9 +12,10 @@ export interface AssistantInfo {
 
 const count = (n: unknown) => (typeof n === 'number' && Number.isFinite(n) && n > 0 ? n : 0);
 
-/** One assistant message's usage as OpenCode reports it (one model request). */
+/** One assistant message's usage as OpenCode reports it: one model request, of one Orca turn. */
 export const usageOfMessage = (info: AssistantInfo): Usage => ({
   turns: 1,
+  model_calls: 1,
   input: count(info.tokens?.input),
   output: count(info.tokens?.output),
   reasoning: count(info.tokens?.reasoning),
@@ -36,7 +37,10 @@ export interface UsageMeter {
   observe(event: BusEvent): void;
   /** Keep the session's assistant messages until the returned function is called (around a prompt). */
   track(sessionId: string): () => void;
-  /** The prompt's usage: the reply's message plus the tracked messages answering the same user message; `turns` is 1. */
+  /**
+   * The prompt's usage: the reply's message plus the tracked messages answering the same user
+   * message; `turns` is 1, `model_calls` the number of those messages (one per model request).
+   */
   promptUsage(sessionId: string, reply: AssistantInfo): Usage;
 }
 
@@ -69,7 +73,7 @@ export function createUsageMeter(): UsageMeter {
       if (!tracked || !reply.parentID) return usage;
       for (const [id, message] of tracked.messages) {
         if (message.parentID !== reply.parentID || id === reply.id) continue;
-        usage = addUsage(usage, { ...message.usage, turns: 0 });
+        usage = addUsage(usage, { ...message.usage, turns: 0 }); // one more model request of the same turn
         tracked.messages.delete(id);
       }
       if (reply.id) tracked.messages.delete(reply.id);

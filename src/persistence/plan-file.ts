@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { PLAN_STATUSES, SPECIALISTS } from '../machines/types.js';
+import { FAILURE_KINDS, PLAN_STATUSES, SPECIALISTS } from '../machines/types.js';
+import { TURN_ROLES } from '../machines/usage.js';
 
 /**
  * The public plan file format, `.opencode/plans/{plan_id}.json`. The plain fields are for people
@@ -34,10 +35,16 @@ const proposal = z.object({
   relevant_files: z.array(z.string()).optional(),
 });
 
-/** What turns cost, as OpenCode reported it: `{turns, input, output, reasoning, cache_read, cache_write, cost}`. */
+/**
+ * What turns cost, as OpenCode reported it: `{turns, model_calls, input, output, reasoning,
+ * cache_read, cache_write, cost}`. `turns` counts Orca's prompts, `model_calls` the model requests
+ * they made (a turn with tool calls makes several); `model_calls` is absent in usage recorded
+ * before it was counted: unknown, not zero.
+ */
 const count = z.number().finite().min(0);
 export const usageRecord = z.object({
   turns: count,
+  model_calls: count.optional(),
   input: count,
   output: count,
   reasoning: count,
@@ -57,7 +64,14 @@ export const planFileStep = z.object({
   status: z.enum(['pending', 'running', 'awaiting_decision', 'awaiting_resume', 'completed', 'stopped']),
   attempts: z.number().int().min(0),
   failures: z.array(
-    z.object({ attempt: z.number().int(), error: z.string(), guidance: z.string().optional(), signature: z.string().optional() }),
+    z.object({
+      attempt: z.number().int(),
+      error: z.string(),
+      /** What failed (machines/types.ts FailureKind); absent in failures recorded before it was said. */
+      kind: z.enum(FAILURE_KINDS).optional(),
+      guidance: z.string().optional(),
+      signature: z.string().optional(),
+    }),
   ),
   session_id: z.string().optional(),
   output: stepOutput.optional(),
@@ -66,6 +80,12 @@ export const planFileStep = z.object({
   warnings: z.array(z.string()).optional(),
   /** What the step's turns cost (absent in files written before usage was recorded). */
   usage: usageRecord.optional(),
+  /**
+   * The same usage split by whose turns they were: the specialist's, the reviewer's, the fixer's,
+   * read-only asks from the step's session. Absent in older files; partial in steps that had turns
+   * before it was recorded (the rest of `usage` is then not attributed).
+   */
+  usage_by_role: z.partialRecord(z.enum(TURN_ROLES), usageRecord).optional(),
 });
 
 const decision = z.object({

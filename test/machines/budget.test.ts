@@ -47,8 +47,8 @@ describe('budget guards', () => {
   it('should sum a turn into the plan and its step, without float noise in the cost', () => {
     const steps = [{ id: 's1' }, { id: 's2', usage: usage({ cost: 0.1 }) }];
     const once = withTurnUsage({ usage: usage({ cost: 0.1 }), steps }, { stepId: 's2', usage: usage({ cost: 0.2 }) });
-    expect(once.usage).toEqual(usage({ turns: 2, input: 200, output: 20, cost: 0.3 }));
-    expect(once.steps).toEqual([{ id: 's1' }, { id: 's2', usage: usage({ turns: 2, input: 200, output: 20, cost: 0.3 }) }]);
+    expect(once.usage).toEqual(usage({ turns: 2, model_calls: 2, input: 200, output: 20, cost: 0.3 }));
+    expect(once.steps).toEqual([{ id: 's1' }, { id: 's2', usage: usage({ turns: 2, model_calls: 2, input: 200, output: 20, cost: 0.3 }) }]);
     expect(withTurnUsage({ steps }, { usage: usage() }).steps).toBe(steps);
   });
 });
@@ -69,8 +69,27 @@ describe('plan machine: the money and token budget', () => {
 
   it('should sum the planner turn and each step turn, per step and per plan', () => {
     const { snapshot } = replay(idlePlanMachine, input, [...approved, { type: 'usage.recorded', stepId: 's1', usage: usage({ input: 300 }) }]);
-    expect(snapshot.context.usage).toEqual(usage({ turns: 2, input: 390, output: 20, cost: 0.002 }));
+    expect(snapshot.context.usage).toEqual(usage({ turns: 2, model_calls: 2, input: 390, output: 20, cost: 0.002 }));
     expect(snapshot.context.steps.map((s: any) => s.usage)).toEqual([usage({ input: 300 }), undefined]);
+    // No role said (a usage.recorded from before roles were sent): in the step's total only.
+    expect(snapshot.context.steps.map((s: any) => s.usage_by_role)).toEqual([undefined, undefined]);
+  });
+
+  it("should split a step's usage by whose turns they were, its total unchanged", () => {
+    const { snapshot } = replay(idlePlanMachine, input, [
+      ...approved,
+      { type: 'usage.recorded', stepId: 's1', role: 'specialist', usage: usage({ input: 300, model_calls: 4 }) },
+      { type: 'usage.recorded', stepId: 's1', role: 'reviewer', usage: usage({ input: 50, cost: 0.1 }) },
+      { type: 'usage.recorded', stepId: 's1', role: 'fixer', usage: usage({ input: 70, model_calls: 2 }) },
+      { type: 'usage.recorded', stepId: 's1', role: 'reviewer', usage: usage({ input: 50, cost: 0.2 }) },
+    ]);
+    const [s1] = snapshot.context.steps as any[];
+    expect(s1.usage).toEqual(usage({ turns: 4, model_calls: 8, input: 470, output: 40, cost: 0.302 }));
+    expect(s1.usage_by_role).toEqual({
+      specialist: usage({ input: 300, model_calls: 4 }),
+      reviewer: usage({ turns: 2, model_calls: 2, input: 100, output: 20, cost: 0.3 }),
+      fixer: usage({ input: 70, model_calls: 2 }),
+    });
   });
 
   it('should pause at the budget gate before the next step once the token budget is crossed', () => {

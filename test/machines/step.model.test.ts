@@ -155,7 +155,31 @@ describe('step machine (model-based)', () => {
     ]);
     expect(snapshot.value).toBe('opening_session');
     expect(snapshot.context.attempt).toBe(2);
-    expect(snapshot.context.failures).toEqual([{ attempt: 1, error: 'tests failed', signature: 'tests failed', guidance: 'use vitest' }]);
+    expect(snapshot.context.failures).toEqual([{ attempt: 1, error: 'tests failed', kind: 'answer', signature: 'tests failed', guidance: 'use vitest' }]);
+  });
+
+  it('should record what failed in each attempt: a hook, the session, the answer, the turn, idleness, the reviewer, the review, the fix', () => {
+    const gated = input(10, { review: true, pre_hooks: ['lint'], review_rounds: 1 });
+    const kindOf = (events: unknown[], stepInput = input(10)) => {
+      const { snapshot } = replay(standaloneStepMachine, stepInput, events);
+      return [snapshot.context.failures.at(-1)?.kind, snapshot.context.failures.at(-1)?.error];
+    };
+    const opened = [done('openSpecialistSession', { sessionId: 'ses_1' })];
+    const reviewing = [done('preStepHooks', { failures: [] }), ...opened, done('runSpecialist', success), done('openReviewerSession', { sessionId: 'ses_r' })];
+    expect(kindOf([fail('preStepHooks', 'pre_step hook "lint" failed (exit 1)')], gated)).toEqual(['pre_hook', 'pre_step hook "lint" failed (exit 1)']);
+    expect(kindOf([fail('openSpecialistSession', 'no server')])).toEqual(['session', 'no server']);
+    expect(kindOf([...opened, done('runSpecialist', failure)])).toEqual(['answer', 'tests failed']);
+    expect(kindOf([...opened, fail('runSpecialist', 'coder output was invalid after 2 correction prompts')])[0]).toBe('turn');
+    expect(kindOf([...opened, done('watchSpecialist', { idleMs: 1000 })])[0]).toBe('timeout');
+    expect(kindOf([...reviewing.slice(0, -1), fail('openReviewerSession', 'no server')], gated)).toEqual(['reviewer', 'reviewer: no server']);
+    expect(kindOf([...reviewing, fail('runReview', 'bad reply')], gated)).toEqual(['reviewer', 'reviewer: bad reply']);
+    expect(kindOf([...reviewing, done('watchReviewer', { idleMs: 1000 })], gated)[0]).toBe('reviewer');
+    expect(kindOf([...reviewing, done('runReview', reviewFail('a'))], gated)[0]).toBe('review');
+    const fixing = [...reviewing, done('runReview', reviewFail('a'))];
+    const twoRounds = input(10, { review: true, pre_hooks: ['lint'], review_rounds: 2 });
+    expect(kindOf([...fixing, done('runFix', failure)], twoRounds)).toEqual(['fix', 'tests failed']);
+    expect(kindOf([...fixing, fail('runFix', 'gone')], twoRounds)).toEqual(['fix', 'gone']);
+    expect(kindOf([...fixing, done('watchFixer', { idleMs: 1000 })], twoRounds)[0]).toBe('fix');
   });
 });
 

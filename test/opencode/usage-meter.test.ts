@@ -13,18 +13,18 @@ const updated = (i: ReturnType<typeof info>) => ({ type: 'message.updated', prop
 
 describe('usage meter', () => {
   it("should read one assistant message's tokens and cost as OpenCode reports them", () => {
-    expect(usageOfMessage(info('m1', 'u1', 500, 0.003))).toEqual({ turns: 1, input: 500, output: 10, reasoning: 2, cache_read: 100, cache_write: 5, cost: 0.003 });
-    expect(usageOfMessage({})).toEqual({ turns: 1, input: 0, output: 0, reasoning: 0, cache_read: 0, cache_write: 0, cost: 0 });
+    expect(usageOfMessage(info('m1', 'u1', 500, 0.003))).toEqual({ turns: 1, model_calls: 1, input: 500, output: 10, reasoning: 2, cache_read: 100, cache_write: 5, cost: 0.003 });
+    expect(usageOfMessage({})).toEqual({ turns: 1, model_calls: 1, input: 0, output: 0, reasoning: 0, cache_read: 0, cache_write: 0, cost: 0 });
   });
 
-  it('should add the earlier model requests of a prompt (tool calls) to its reply, counting one turn', () => {
+  it('should add the earlier model requests of a prompt (tool calls) to its reply, counting one turn and each model call', () => {
     const meter = createUsageMeter();
     const untrack = meter.track('ses_c');
     meter.observe(updated(info('m1', 'u1', 600, 0.002))); // a tool call, then the final reply m2
     meter.observe(updated(info('m0', 'u0', 9_999, 9))); // an earlier prompt of the session: not this one
     meter.observe(updated(info('m2', 'u1', 500, 0.001)));
     meter.observe(updated(info('x1', 'u9', 100, 1, 'ses_other'))); // an untracked session
-    expect(meter.promptUsage('ses_c', info('m2', 'u1', 500, 0.003))).toEqual({ turns: 1, input: 1100, output: 20, reasoning: 4, cache_read: 200, cache_write: 10, cost: 0.005 });
+    expect(meter.promptUsage('ses_c', info('m2', 'u1', 500, 0.003))).toEqual({ turns: 1, model_calls: 2, input: 1100, output: 20, reasoning: 4, cache_read: 200, cache_write: 10, cost: 0.005 });
     // Counted once: the same messages are not added to a later prompt.
     expect(meter.promptUsage('ses_c', info('m3', 'u1', 1, 0)).input).toBe(1);
     untrack();

@@ -159,7 +159,7 @@ describe('plan file fixtures', () => {
       expect(end.context.steps.every((s) => s.status === 'completed')).toBe(true);
       // The first step ran twice (one failed attempt, a Retry), the others once.
       expect(end.context.steps.map((s) => s.attempts)).toEqual(end.context.steps.map((_, i) => (i === 0 ? 2 : 1)));
-      expect(end.context.steps[0]!.failures).toEqual([{ attempt: 1, error: 'tests are red', signature: 'tests are red', guidance: 'fix the red test' }]);
+      expect(end.context.steps[0]!.failures).toEqual([{ attempt: 1, error: 'tests are red', kind: 'answer', signature: 'tests are red', guidance: 'fix the red test' }]);
       const newDecisions = end.context.decisions.slice(original.decisions.length);
       expect(newDecisions.at(-1)).toMatchObject({ gate: 'deviation', option: 'Retry', channel: 'cli', step_id: end.context.steps[0]!.id });
       if (name === 'plan-v1.json') expect(newDecisions.map((d) => d.option)).toEqual(['Approve', 'Retry']);
