@@ -3,7 +3,8 @@
 // starts the interactive `opencode` from node_modules in the project with the built plugin, and
 // keeps the scripted model running until Ctrl-C. Ask the orca agent anything; a message with
 // "steps:N" gets an N-step plan, "fail:ID" makes step ID fail, "slow:MS" makes each step take MS,
-// "think:MS" makes the planner take MS.
+// "think:MS" makes the planner take MS, "long:1" gives the plan realistic ~400-character steps,
+// "errlen:N" makes a failing step's error N characters long.
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -11,6 +12,7 @@ import { buildOpencodeConfig } from '../test/support/opencode-config.js';
 import { createSandbox, hermeticEnv, opencodeBinary } from '../test/support/opencode-sandbox.js';
 import { lastToolResult, startScriptedModel, type RecordedRequest } from '../test/support/scripted-model.js';
 import { agentOf, builtPluginUrl, jsonReply, orcaResumeRelay, team } from '../test/e2e/team.js';
+import { longPlanProposal } from '../test/support/long-plan.js';
 
 const root = resolve(process.argv[2] ?? mkdtempSync(join(tmpdir(), 'orca-tui-')));
 const sandbox = createSandbox({ homeDir: join(root, 'home'), projectDir: join(root, 'project') });
@@ -30,6 +32,7 @@ function plan(req: RecordedRequest) {
     ...(i > 0 ? { depends_on: [`s${i}`] } : {}),
     files: [`src/module${i + 1}.ts`],
   }));
+  if (option(req, 'long')) return { ...jsonReply({ type: 'plan', ...longPlanProposal(n) }), delayMs: Number(option(req, 'think') ?? 0) };
   const proposal = {
     type: 'plan',
     // The planner's prompt opens with Orca's header line (`Orca · plan_… · planner`); the goal keeps
@@ -44,9 +47,11 @@ function plan(req: RecordedRequest) {
 }
 
 const specialist = (req: RecordedRequest) => {
-  const step = /Your step: (\w+)/.exec(req.lastUser)?.[1] ?? '?';
+  const step = /Your step: ([\w.-]+)/.exec(req.lastUser)?.[1] ?? '?';
   const delayMs = Number(option(req, 'slow') ?? 1500);
-  if (option(req, 'fail') === step) return { ...jsonReply({ type: 'failure', error: `scripted failure of ${step}` }), delayMs };
+  const errlen = Number(option(req, 'errlen') ?? 0);
+  const error = `scripted failure of ${step}${errlen ? `: ${'the linter found a problem in src/stats.js line 8; '.repeat(Math.ceil(errlen / 50))}`.slice(0, errlen) : ''}`;
+  if (option(req, 'fail') === step) return { ...jsonReply({ type: 'failure', error }), delayMs };
   return { ...jsonReply({ type: 'success', summary: `${agentOf(req)} did ${step}`, artifacts: [`src/${step}.ts`], key_findings: [] }), delayMs };
 };
 

@@ -4,6 +4,9 @@ import { diffSummary } from '../machines/plan-diff.js';
 import { totalTokens } from '../machines/usage.js';
 import { forecastText, type Forecast } from '../usage/forecast.js';
 import { formatCost, formatTokens, usageText } from '../usage/format.js';
+import { APPROVAL_QUESTION_LINES, DIALOG_TEXT_WIDTH, dialogRows } from './dialog-rows.js';
+import { paginate, PAGE_ROWS } from './dialog-pages.js';
+import { gateDocument } from './gate-document.js';
 
 /**
  * The questions a human sees for a gate. Plugin gates use the two-question pattern: the action
@@ -21,7 +24,7 @@ export function gateQuestions(gate: Gate, { forecast, reserve = 0 }: { forecast?
       return [
         {
           header: 'Plan approval',
-          question: approvalQuestion(gate, forecast ? forecastText(forecast) : null, reserve),
+          question: approvalQuestion(gate, forecast ? forecastText(forecast) : undefined, reserve),
           options: APPROVAL_OPTIONS.map((label) => ({ label, description: APPROVAL_HELP[label] })),
           custom: false,
         },
@@ -29,15 +32,17 @@ export function gateQuestions(gate: Gate, { forecast, reserve = 0 }: { forecast?
       ];
     }
     case 'deviation': {
-      const attempts = `${gate.failures} failed attempt${gate.failures === 1 ? '' : 's'}`;
-      // At an open breaker the auto policy stands aside: say why this question reached a human.
-      const breaker = gate.breaker ? `${capitalize(gate.breaker)}.\n` : '';
+      const head = deviationHead(gate);
+      const ask = deviationAsk(gate);
+      // The whole error when it fits; else as much of it as leaves the options on screen, the
+      // whole error being on the pages shown before the question (gatePages).
+      const error = wholeFits(gate, undefined, reserve)
+        ? gate.error
+        : `${fitRows(`${head}${gate.error}`, APPROVAL_QUESTION_LINES - reserve - dialogRows(ask) - 1).slice(head.length)}\n(The whole error is on the pages before.)`;
       return [
         {
           header: (gate.breaker ? `Breaker: step ${gate.stepId}` : `Step ${gate.stepId} failed`).slice(0, 30),
-          question:
-            `Step ${gate.stepId} (${gate.agent}) failed (${attempts}): ${gate.error}\n${breaker}` +
-            (gate.options.includes('Retry') ? 'What now?' : 'Retry is no longer offered after this many failures. What now?'),
+          question: `${head}${error}\n${ask}`,
           options: gate.options.map((label) => ({
             label,
             description: label === 'Retry' && gate.breaker ? BREAKER_RETRY_HELP : DEVIATION_HELP[label],
@@ -152,19 +157,10 @@ export function choiceFromAnswers(gate: Gate, answers: string[][]): { option: st
 }
 
 /**
- * The approval question must leave Approve / Request Changes / Reject on screen in OpenCode's
- * dialog at 80x24 (checked in the real TUI): the dialog's frame, the three options with their
- * descriptions and "Type your own answer" take 14 rows, which leaves 10 rows for the question,
- * each 69 columns wide (a longer line wraps and pushes the options further down).
- */
-export const APPROVAL_QUESTION_LINES = 10;
-export const DIALOG_TEXT_WIDTH = 69;
-
-/**
  * The plan in at most `lines` lines of DIALOG_TEXT_WIDTH, the question's last line included: the
  * goal, what changed since the version the human saw, one line per step with its dependencies
- * (as many as fit, then how many more and where to read them), and the files, risks and checks
- * counted. The whole plan is one orca_describe_plan / `orca show` away.
+ * (as many as fit, then how many more), and the files, risks and checks counted. Shown when the
+ * whole plan does not fit in the question: the human read it in full on the pages before.
  */
 export function approvalText(gate: Extract<Gate, { kind: 'approval' }>, lines = APPROVAL_QUESTION_LINES - 1): string {
   const { proposal: p } = gate;
@@ -175,32 +171,55 @@ export function approvalText(gate: Extract<Gate, { kind: 'approval' }>, lines = 
   const room = Math.max(1, lines - head.length - 1);
   const shown = p.steps.length <= room ? p.steps.length : Math.max(0, room - 1);
   const steps = p.steps.slice(0, shown).map((s, i) => fit(`${i + 1}. ${s.id} (${s.agent})${s.depends_on?.length ? ` ← ${s.depends_on.join(', ')}` : ''}: ${s.description}`));
-  if (shown < p.steps.length) steps.push(fit(`+ ${p.steps.length - shown} more step(s): orca show ${gate.planId}`));
+  if (shown < p.steps.length) steps.push(fit(`+ ${p.steps.length - shown} more step(s), in full on the pages before`));
   return [...head, ...steps, facts].join('\n');
 }
 
-/** The approval question: the plan's summary, the forecast if any, and the question, within the dialog's rows. */
-function approvalQuestion(gate: Extract<Gate, { kind: 'approval' }>, forecast: string | null, reserve: number): string {
+/** The approval question: the whole plan when it fits (see wholeFits), else its summary; the forecast; the question. */
+function approvalQuestion(gate: Extract<Gate, { kind: 'approval' }>, forecast: string | undefined, reserve: number): string {
+  const ask = `Approve plan ${gate.planId}?`;
+  const rows = APPROVAL_QUESTION_LINES - reserve;
+  if (wholeFits(gate, forecast, reserve)) return `${gateDocument(gate, forecast ? { forecast } : {})!.join('\n')}\n${ask}`;
   const forecastRows = forecast ? dialogRows(forecast) : 0;
-  const summary = approvalText(gate, APPROVAL_QUESTION_LINES - 1 - reserve - forecastRows);
-  return [summary, ...(forecast ? [forecast] : []), `Approve plan ${gate.planId}?`].join('\n');
+  return [approvalText(gate, rows - 1 - forecastRows), ...(forecast ? [forecast] : []), ask].join('\n');
 }
 
-/** How many rows `text` takes in the dialog: its words wrapped greedily at DIALOG_TEXT_WIDTH, as the TUI does. */
-export function dialogRows(text: string, width = DIALOG_TEXT_WIDTH): number {
-  let rows = 0;
-  for (const line of text.split('\n')) {
-    let used = 0;
-    rows += 1;
-    for (const word of line.split(' ')) {
-      const length = word.length;
-      if (used > 0 && used + 1 + length > width) {
-        rows += 1 + Math.floor(Math.max(0, length - 1) / width);
-        used = length % width || width;
-      } else used += (used > 0 ? 1 : 0) + length;
-    }
+const deviationAsk = (gate: Extract<Gate, { kind: 'deviation' }>) =>
+  `${gate.breaker ? `${capitalize(gate.breaker)}.\n` : ''}${gate.options.includes('Retry') ? 'What now?' : 'Retry is no longer offered after this many failures. What now?'}`;
+const deviationHead = (gate: Extract<Gate, { kind: 'deviation' }>) =>
+  `Step ${gate.stepId} (${gate.agent}) failed (${gate.failures} failed attempt${gate.failures === 1 ? '' : 's'}): `;
+
+/** Whether the gate's question can hold all the human should read (gate-document.ts) and keep its options on screen. */
+function wholeFits(gate: Gate, forecast: string | undefined, reserve = 0): boolean {
+  const rows = APPROVAL_QUESTION_LINES - reserve;
+  if (gate.kind === 'approval') return dialogRows(`${gateDocument(gate, forecast ? { forecast } : {})!.join('\n')}\nApprove plan ${gate.planId}?`) <= rows;
+  if (gate.kind === 'deviation') return dialogRows(`${deviationHead(gate)}${gate.error}\n${deviationAsk(gate)}`) <= rows;
+  return true;
+}
+
+/**
+ * What the human reads, page by page, before a gate's question when the question cannot hold it
+ * all (the whole plan, the whole error of a failed step): none when it fits in the question.
+ */
+export function gatePages(gate: Gate, { forecast }: { forecast?: Forecast } = {}): string[] {
+  const text = forecast ? forecastText(forecast) : undefined;
+  const document = gateDocument(gate, text ? { forecast: text } : {});
+  if (document === null || wholeFits(gate, text)) return [];
+  // Each page's first row says where the reader is (dialog-pages.ts pageQuestion).
+  return paginate(document.join('\n\n'), PAGE_ROWS - 1);
+}
+
+/** `text` cut at a word so it takes at most `rows` dialog rows, with "…" where it was cut. */
+function fitRows(text: string, rows: number): string {
+  if (dialogRows(text) <= rows) return text;
+  const words = text.replace(/\s+/g, ' ').split(' ');
+  let out = '';
+  for (const word of words) {
+    const next = out ? `${out} ${word}` : word;
+    if (dialogRows(`${next} …`) > rows) break;
+    out = next;
   }
-  return rows;
+  return `${out} …`;
 }
 
 const count = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;

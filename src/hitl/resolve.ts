@@ -2,7 +2,9 @@ import type { ToolContext } from '@opencode-ai/plugin';
 import type { GateAnswer } from '../engine/drive.js';
 import type { Orca } from '../composition-root.js';
 import { autoChoice, autoPause } from './auto-policy.js';
-import { choiceFromAnswers, dialogRows, gateQuestions } from './gate-questions.js';
+import { choiceFromAnswers, gatePages, gateQuestions } from './gate-questions.js';
+import { dialogRows } from './dialog-rows.js';
+import { showPages } from './dialog-pages.js';
 import { decisionEvent, type Gate } from '../machines/gates.js';
 import { refusalOf } from './decide.js';
 import type { HitlQuestion } from '../machines/types.js';
@@ -31,6 +33,12 @@ function titleOf(gate: Gate): string {
     case 'resume':
       return `Orca: step ${gate.stepId} was interrupted`;
   }
+}
+
+/** The first row of each page: what is being read. */
+function headingOf(gate: Gate): string {
+  if (gate.kind === 'deviation') return `Plan ${gate.planId}: step ${gate.stepId} failed`;
+  return `Plan ${gate.planId} for approval`;
 }
 
 /** The approval gate's forecast from this project's usage history (DESIGN "Usage and cost"); none at other gates. */
@@ -73,8 +81,17 @@ export async function resolveGate(
   const auto = autoAnswer(orca, gate, forecast);
   if (auto) return auto;
 
+  // An informed decision: what does not fit in the question is read in full, page by page, first.
+  const pages = gatePages(gate, forecast ? { forecast } : {});
+  const read = pages.length
+    ? await showPages(orca.asker, { callerSessionId: ctx.sessionID, title: titleOf(gate), heading: headingOf(gate), pages, signal })
+    : ({ kind: 'read', pages: 0 } as const);
+  if (read.kind === 'dismissed') {
+    orca.log('info', `plan ${gate.planId}: the ${gate.kind} pages were dismissed; the plan waits at its gate`);
+    return { waiting: `The human dismissed the ${gate.kind} question. The plan is saved and waits at this gate.` };
+  }
   let questions = gateQuestions(gate, forecast ? { forecast } : {});
-  let asked = await orca.asker.ask({ callerSessionId: ctx.sessionID, questions, title: titleOf(gate), signal });
+  let asked = read.kind === 'unavailable' ? read : await orca.asker.ask({ callerSessionId: ctx.sessionID, questions, title: titleOf(gate), signal });
   // OpenCode 1.18 drops `custom: false`, so the dialog lets the human type an answer that is no option.
   // The same check as every other channel (hitl/decide.ts): an option the gate offers, with text where it needs one.
   for (let again = 0; asked.kind === 'answered' && again < MAX_REASKS; again++) {

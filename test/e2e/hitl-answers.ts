@@ -13,12 +13,32 @@ export async function openQuestions(server: OpencodeServer): Promise<QuestionReq
   return (await res.json()) as QuestionRequest[];
 }
 
-/** Wait for a question whose first question text matches, then hand it back. */
-export async function nextQuestion(server: OpencodeServer, match: RegExp, timeoutMs = 20_000): Promise<QuestionRequest> {
+/** A page Orca shows before a decision when the question cannot hold all there is to read (src/hitl/dialog-pages.ts). */
+export const isPage = (q: QuestionRequest) => q.questions.length === 1 && /^Page \d+\/\d+$/.test(q.questions[0]!.header);
+
+/**
+ * Wait for a question whose first question text matches, then hand it back. Pages shown before a
+ * decision are read on the way, as a person reading on does ("Next page"), and kept in `read`.
+ */
+export async function nextQuestion(server: OpencodeServer, match: RegExp, timeoutMs = 20_000, read: string[] = []): Promise<QuestionRequest> {
   return waitFor(
-    async () => (await openQuestions(server)).find((q) => match.test(q.questions[0]?.question ?? '')),
+    async () => {
+      const open = await openQuestions(server);
+      const found = open.find((q) => !isPage(q) && match.test(q.questions[0]?.question ?? ''));
+      if (found) return found;
+      await readOn(server, open, read);
+      return undefined;
+    },
     { timeoutMs, intervalMs: 100, description: `a question matching ${match}` },
   );
+}
+
+/** Reads on past the open pages among `open` (all open questions when not given), keeping their texts in `read`. */
+export async function readOn(server: OpencodeServer, open?: QuestionRequest[], read: string[] = []): Promise<void> {
+  for (const page of (open ?? (await openQuestions(server))).filter(isPage)) {
+    read.push(page.questions[0]!.question);
+    await reply(server, page, [[page.questions[0]!.options[0]!.label]]);
+  }
 }
 
 /** Answer as the TUI does: one array of labels (or typed text) per question. */

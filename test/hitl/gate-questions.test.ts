@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { choiceFromAnswers, dialogRows, gateQuestions } from '../../src/hitl/gate-questions.js';
+import { choiceFromAnswers, gateQuestions } from '../../src/hitl/gate-questions.js';
+import { dialogRows } from '../../src/hitl/dialog-rows.js';
 import { decisionEvent } from '../../src/machines/gates.js';
 import { breakerText, budgetGate, deviationGate } from './gate-fixtures.js';
 
@@ -83,7 +84,7 @@ describe('the approval question at 80x24', () => {
     expect(lines[0]).toMatch(/^Goal: Refactor every module .*…$/);
     expect(lines[1]).toMatch(/^1\. s1 \(tester\): Step 1 of the plan/);
     expect(lines[2]).toMatch(/^2\. s2 \(document-writer\) ← s1: Step 2/);
-    expect(lines[7]).toBe(`+ 4 more step(s): orca show ${planId}`);
+    expect(lines[7]).toBe("+ 4 more step(s), in full on the pages before");
     expect(lines[8]).toBe('10 files · 1 risk · 1 check');
     expect(lines[9]).toBe(`Approve plan ${planId}?`);
   });
@@ -102,7 +103,7 @@ describe('the approval question at 80x24', () => {
     expect(revised[1]).toMatch(/^Changed: /);
     const noted = questionOf(approval(10), 3);
     expect(noted).toHaveLength(7);
-    expect(noted.at(-3)).toBe(`+ 7 more step(s): orca show ${planId}`);
+    expect(noted.at(-3)).toBe("+ 7 more step(s), in full on the pages before");
   });
 });
 

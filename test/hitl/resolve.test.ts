@@ -22,6 +22,8 @@ function fakeOrca(auto: AutoPolicy | undefined, replies: AskOutcome[], history: 
     asker: {
       ask: async (input: AskInput) => {
         asked.push(input);
+        // A page of a long text before the decision: the reader goes on (scripts answer decisions only).
+        if (input.questions[0]!.header.startsWith('Page ')) return { kind: 'answered', answers: [[input.questions[0]!.options[0]!.label]], sessionId: 'ses_q' };
         return replies.shift() ?? { kind: 'dismissed', sessionId: 'ses_q' };
       },
     },
@@ -81,7 +83,7 @@ describe('resolveGate', () => {
     };
     const first = fakeOrca(undefined, []);
     await resolveGate(first.orca, approval, ctx, signal);
-    expect(first.asked[0]!.questions[0]!.question).toContain(
+    expect(first.asked.find((a) => a.questions[0]!.header === 'Plan approval')!.questions[0]!.question).toContain(
       'Forecast: at least 3 dispatches (2 steps + 1 reviewer round); tokens and cost: no history yet',
     );
     const later = fakeOrca({ approval: 'approve' }, [], {
