@@ -1,4 +1,5 @@
 import type { HitlQuestion } from '../../machines/types.js';
+import { forTerminal, forTerminalLine } from '../../text/terminal.js';
 
 /**
  * What the question model reads from the prompt's `system` text: the questions, in the shape of
@@ -23,12 +24,15 @@ export interface ToolQuestion {
 const OPEN = '<orca-hitl-question v="1">';
 const CLOSE = '</orca-hitl-question>';
 
-/** The emitter's questions as the tool takes them: header, options and flags pass through unchanged. */
+/**
+ * The emitter's questions as the tool takes them: flags pass through; every text is made safe for
+ * the terminal the TUI draws it on (a plan's goal or a step's error is model-written).
+ */
 export function toToolQuestions(questions: readonly HitlQuestion[]): ToolQuestion[] {
   return questions.map((q) => ({
-    header: q.header,
-    question: q.question,
-    options: q.options.map((o) => ({ label: o.label, description: o.description ?? '' })),
+    header: forTerminalLine(q.header),
+    question: forTerminal(q.question),
+    options: q.options.map((o) => ({ label: forTerminalLine(o.label), description: forTerminalLine(o.description ?? '') })),
     ...(q.multiple !== undefined ? { multiple: q.multiple } : {}),
     ...(q.custom !== undefined ? { custom: q.custom } : {}),
   }));

@@ -31,6 +31,15 @@ describe('question payload', () => {
     expect(q).toEqual({ header: 'h', question: 'q', options: [{ label: 'a', description: '' }], multiple: true });
   });
 
+  it('should show model-written text in the dialog with its control and bidi characters made visible', () => {
+    const goal = 'Goal: fix \u001b[31mred\u001b[0m mean()\u0007\u0000 \u009b2J \u202eevil';
+    const [q] = toToolQuestions([{ header: 'Plan\u001b approval', question: `${goal}\nApprove?`, options: [{ label: 'Approve', description: 'run \u202e it' }] }]);
+    expect(q!.question).toBe('Goal: fix \u241b[31mred\u241b[0m mean()\u2407\u2400 [U+009B]2J [U+202E]evil\nApprove?');
+    expect(q!.header).toBe('Plan\u241b approval');
+    expect(q!.options[0]!.description).toBe('run [U+202E] it');
+    expect(JSON.stringify(q)).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e]/);
+  });
+
   it('should show the human a message that starts with the title and carries no payload', () => {
     const message = questionMessage('Orca: approve plan-1');
     expect(message.split('\n')[0]).toBe('Orca: approve plan-1');
