@@ -50,7 +50,7 @@ export function stripReasoning(text: string): string {
  * braces outside strings and comments. An object is found once wherever it was written (a fence or
  * a tag only names where it was), and an object inside another (a step inside a plan) is never a
  * candidate of its own. A `{` that does not open JSON (prose, code: `{curly}`, `{ key: 1 }`) is
- * skipped and the scan goes on just inside it; one that opens JSON (`{` then `"` or `}`) is a
+ * skipped and the scan goes on just inside it; one that opens JSON (`{` then a `"` key) is a
  * candidate even when it turns out not to be JSON, so a broken answer is named, not a nested part of it.
  * The scan is linear: a candidate's span is matched once and the scan resumes after it; it stops
  * at an object that never closes (`truncated`), since everything after is inside it. Only the last
@@ -102,7 +102,10 @@ function wrappers(text: string): Place[] {
   return places;
 }
 
-/** Whether the `{` at `start` opens JSON: the next thing after blanks and comments is a key or `}`. */
+/**
+ * Whether the `{` at `start` opens a JSON object worth reading: the next thing after blanks and
+ * comments is a key. An empty `{}` is prose ("returns {} when empty"), never an answer.
+ */
 function opensJson(text: string, start: number): boolean {
   let i = start + 1;
   for (;;) {
@@ -115,7 +118,7 @@ function opensJson(text: string, start: number): boolean {
       const close = text.indexOf('*/', i + 2);
       if (close === -1) return false;
       i = close + 2;
-    } else return text[i] === '"' || text[i] === '}';
+    } else return text[i] === '"';
   }
 }
 

@@ -6,7 +6,8 @@
  *   (the correction then names what is wrong with the final one, never the draft);
  * - an example or a quoted object (`{"type":"failure",…}`) before the answer: the answer;
  * - a fenced object followed by a closing sentence: the fenced object (prose after it is allowed,
- *   a second object after it is not: that one would be the answer);
+ *   braces in prose such as `{}` or `{ retries: 3 }` are not objects; a second JSON object after
+ *   it would be the answer);
  * - a tool call written as text (`{"name":…,"arguments":{…}}`), then the answer: the answer; a tool
  *   call that is itself the last object is read as its arguments;
  * - an object inside another (a step inside a plan) is never an answer of its own: a broken plan

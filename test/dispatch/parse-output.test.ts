@@ -112,7 +112,7 @@ describe('parseModelOutput: the answer is the object the reply ends with', () =>
   });
 
   it('should take a fenced object followed by a closing sentence: prose after the last object is allowed', () => {
-    const text = `I added the route and its test.\n\n\`\`\`json\n${pretty(success)}\n\`\`\`\n\nLet me know if you want the error messages reworded!`;
+    const text = `I added the route and its test.\n\n\`\`\`json\n${pretty(success)}\n\`\`\`\n\nThe route now answers \`{}\` for an empty filter. Let me know if you want the messages reworded!`;
     expect(parse(text)).toEqual({ ok: true, value: success, via: 'fence', coerced: [] });
   });
 
