@@ -6,7 +6,8 @@ import { duration, historyLines, stepDurations } from './history.js';
 import { println } from './io.js';
 import { loadPlan, planIdArgument, storeOf } from './project.js';
 import { totalTokens } from '../machines/usage.js';
-import { formatCost, formatTokens, tokenClasses, usageText } from '../usage/format.js';
+import { FAILURE_KIND_WORDS } from '../text/failure-kind.js';
+import { formatCost, formatTokens, roleUsageParts, tokenClasses, usageText } from '../usage/format.js';
 import { activityOf, pausedHint } from '../persistence/plan-activity.js';
 import { summarize } from '../persistence/plan-index.js';
 import { leaseHeld } from '../persistence/plan-lease.js';
@@ -100,8 +101,13 @@ function stepLines(step: PlanFileStep, took: number | undefined): string[] {
   if (step.files?.length) lines.push(`      files: ${step.files.join(', ')}`);
   if (step.success) lines.push(`      success: ${step.success}`);
   if (step.session_id) lines.push(`      session: ${step.session_id}`);
-  if (step.usage && step.usage.turns > 0) lines.push(`      usage: ${usageText(step.usage)} (${tokenClasses(step.usage)})`);
-  for (const f of step.failures) lines.push(`      failed attempt ${f.attempt}: ${f.error}${f.guidance ? ` (guidance: ${f.guidance})` : ''}`);
+  if (step.usage && step.usage.turns > 0) {
+    lines.push(`      usage: ${usageText(step.usage)} (${tokenClasses(step.usage)})`);
+    for (const part of roleUsageParts(step.usage, step.usage_by_role)) lines.push(`        ${part}`);
+  }
+  for (const f of step.failures) {
+    lines.push(`      failed attempt ${f.attempt}${f.kind ? ` (${FAILURE_KIND_WORDS[f.kind]})` : ''}: ${f.error}${f.guidance ? ` (guidance: ${f.guidance})` : ''}`);
+  }
   if (step.breaker) lines.push(`      ${step.breaker}`);
   if (step.output) {
     lines.push(`      summary: ${step.output.summary}`);

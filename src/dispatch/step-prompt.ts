@@ -1,5 +1,6 @@
 import type { ThreadedContext } from '../machines/types.js';
 import { SpecialistOutputSchema, specialistOutputJsonSchema } from '../protocol/specialist-output.js';
+import { previousAttemptText } from './previous-attempts.js';
 import { withProtocol, type OutputProtocol } from './output-protocol.js';
 import { expectedShape } from './protocol-turn.js';
 import { turnHeader, turnStart } from './turn-header.js';
@@ -31,7 +32,7 @@ export function stepPrompt(thread: ThreadedContext): string {
   if (thread.previous_attempts.length > 0) {
     sections.push(
       `# Previous attempts at this step failed\n${thread.previous_attempts
-        .map((a) => `- Attempt ${a.attempt}: ${a.error}${a.guidance ? `\n  The user's guidance: ${a.guidance}` : ''}`)
+        .map(previousAttemptText)
         .join('\n')}`,
     );
   }

@@ -61,7 +61,7 @@ async function recordAsk(orca: Pick<Orca, 'sessions' | 'host' | 'recordTurn' | '
   const planId = typeof owner?.plan_id === 'string' && isPlanId(owner.plan_id) ? owner.plan_id : undefined;
   const stepId = typeof owner?.step_id === 'string' ? owner.step_id : undefined;
   orca.recordTurn({ ...(planId ? { plan_id: planId } : {}), ...(stepId ? { step_id: stepId } : {}), role: 'ask', correction: false, ...turn });
-  if (planId && orca.host.isLive(planId)) orca.host.send(planId, { type: 'usage.recorded', ...(stepId ? { stepId } : {}), usage: turn.usage });
+  if (planId && orca.host.isLive(planId)) orca.host.send(planId, { type: 'usage.recorded', ...(stepId ? { stepId, role: 'ask' as const } : {}), usage: turn.usage });
 }
 
 /** Only a session this tool created for the same agent may be continued: never a step's working session. */

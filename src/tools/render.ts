@@ -4,7 +4,9 @@ import type { Gate } from '../machines/gates.js';
 import { activityOf, pausedHint } from '../persistence/plan-activity.js';
 import type { PlanSummary } from '../persistence/plan-index.js';
 import { planUsage } from '../machines/budget.js';
-import { usageText } from '../usage/format.js';
+import type { DecisionRecord, FailedAttempt, StepRecord } from '../machines/types.js';
+import { FAILURE_KIND_WORDS } from '../text/failure-kind.js';
+import { roleUsageParts, usageText } from '../usage/format.js';
 
 /** What orca_ask_planner returns (seed 000): answer | completed | stopped | rejected | failure, or waiting. */
 export function renderDrive(result: DriveResult): Record<string, unknown> {
@@ -16,9 +18,17 @@ export function renderDrive(result: DriveResult): Record<string, unknown> {
     case 'outcome.failure':
       return { status: 'failure', plan_id: c.plan_id, error: c.planner_error, resume: 'Send a new message with this plan_id to try again.' };
     case 'outcome.completed':
-      return { status: 'completed', plan_id: c.plan_id, goal: c.goal, steps: stepResults(result.snapshot), ...spent(result.snapshot) };
+      return { status: 'completed', plan_id: c.plan_id, goal: c.goal, steps: stepResults(result.snapshot), ...history(result.snapshot), ...spent(result.snapshot) };
     case 'outcome.stopped':
-      return { status: 'stopped', plan_id: c.plan_id, goal: c.goal, steps: stepResults(result.snapshot), decision: c.decisions.at(-1), ...spent(result.snapshot) };
+      return {
+        status: 'stopped',
+        plan_id: c.plan_id,
+        goal: c.goal,
+        steps: stepResults(result.snapshot),
+        decision: c.decisions.at(-1),
+        ...history(result.snapshot),
+        ...spent(result.snapshot),
+      };
     case 'outcome.rejected':
       return { status: 'rejected', plan_id: c.plan_id, goal: c.goal, decision: c.decisions.at(-1) };
   }
@@ -53,8 +63,69 @@ function stepResults(snapshot: PlanSnapshot) {
     ...(s.status !== 'completed' && s.failures.length > 0 ? { last_error: s.failures.at(-1)!.error } : {}),
     ...(s.breaker ? { breaker: s.breaker } : {}),
     ...(s.warnings?.length ? { warnings: s.warnings } : {}),
-    ...(s.usage ? { usage: s.usage } : {}),
+    ...(s.usage ? { usage: s.usage, spent: stepSpent(s) } : {}),
   }));
+}
+
+/**
+ * What happened on the way, so the orca agent can tell the user: the steps that failed before they
+ * completed (or did not), each failure in short, and every decision taken (gate, option, who, guidance).
+ */
+function history(snapshot: PlanSnapshot) {
+  const c = snapshot.context;
+  const failed = c.steps.filter((s) => s.failures.length > 0);
+  return {
+    ...(failed.length
+      ? {
+          failures: failed.map((s) => ({
+            step: s.id,
+            status: s.status,
+            attempts: s.attempts,
+            failed: s.failures.map(failureLine),
+          })),
+        }
+      : {}),
+    ...(c.decisions.length ? { decisions: c.decisions.map(decisionLine) } : {}),
+  };
+}
+
+/** How long a failure's error may be in the result: the reason, not a whole review report. */
+const ERROR_MAX = 160;
+
+/** "attempt 1, pre-step hook failed: pre_step hook "npm run lint" failed (exit 2) …". */
+export function failureLine(f: FailedAttempt): string {
+  const line = f.error.replace(/\s+/g, ' ').trim();
+  const error = line.length > ERROR_MAX ? `${line.slice(0, ERROR_MAX)}…` : line;
+  return `attempt ${f.attempt}${f.kind ? `, ${FAILURE_KIND_WORDS[f.kind]}` : ''}: ${error}${f.guidance ? ` (the user's guidance: ${f.guidance})` : ''}`;
+}
+
+const GATE_WORDS: Record<DecisionRecord['gate'], string> = {
+  approval: 'at approval',
+  deviation: 'after a failure',
+  question: "at the planner's question",
+  budget: 'at the budget limit',
+  resume: 'after an interruption',
+};
+
+const CHANNEL_WORDS: Record<DecisionRecord['channel'], string> = {
+  question: 'by the user in the dialog',
+  permission: 'by the user at the permission prompt',
+  command: 'by the user with a slash command',
+  cli: 'by the user with orca decide',
+  auto: 'by the auto policy',
+  tool: 'through orca_ask_planner',
+};
+
+/** "Retry for step impl by the user in the dialog: "use vitest"". */
+export function decisionLine(d: DecisionRecord): string {
+  const where = d.step_id ? `for step ${d.step_id}` : GATE_WORDS[d.gate];
+  return `${d.option} ${where} ${CHANNEL_WORDS[d.channel]}${d.text ? `: ${JSON.stringify(d.text)}` : ''}`;
+}
+
+/** A step's usage in words, split by whose turns they were when known. */
+function stepSpent(s: StepRecord): string {
+  const roles = roleUsageParts(s.usage, s.usage_by_role);
+  return `${usageText(s.usage!)}${roles.length ? ` (${roles.join('; ')})` : ''}`;
 }
 
 /**

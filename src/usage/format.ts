@@ -1,4 +1,4 @@
-import { totalTokens, type Usage } from '../machines/usage.js';
+import { modelCalls, totalTokens, TURN_ROLES, type TurnRole, type Usage, type UsageByRole } from '../machines/usage.js';
 
 /**
  * Money and tokens for people: "$0.12", "$0.0042", "12,345 tokens", "1.2M tokens". Cost is in the
@@ -16,9 +16,34 @@ export function formatTokens(tokens: number): string {
   return `${(tokens / 1_000_000).toFixed(1)}M`;
 }
 
-/** "3 turns, 12,345 tokens, $0.12". */
+/**
+ * "2 Orca turns, 5 model calls": the prompts Orca sent and the model requests they made (a turn
+ * with tool calls makes several). Usage recorded before model calls were counted says so.
+ */
+export function turnsText(usage: Usage): string {
+  const calls = modelCalls(usage);
+  const turns = `${usage.turns} Orca turn${usage.turns === 1 ? '' : 's'}`;
+  return calls === undefined ? `${turns} (model calls not recorded)` : `${turns}, ${calls} model call${calls === 1 ? '' : 's'}`;
+}
+
+/** "2 Orca turns, 5 model calls, 12,345 tokens, $0.12". */
 export function usageText(usage: Usage): string {
-  return `${usage.turns} turn${usage.turns === 1 ? '' : 's'}, ${formatTokens(totalTokens(usage))} tokens, ${formatCost(usage.cost)}`;
+  return `${turnsText(usage)}, ${formatTokens(totalTokens(usage))} tokens, ${formatCost(usage.cost)}`;
+}
+
+const ROLE_WORDS: Record<TurnRole, string> = { specialist: 'specialist', reviewer: 'reviewer', fixer: 'fixer', ask: 'read-only asks' };
+
+/**
+ * A step's usage by whose turns they were: "specialist 1 Orca turn, 3 model calls, 9,000 tokens,
+ * $0.03; reviewer …". Turns recorded before roles were (old plan files) are "not attributed".
+ * Empty when the step has no split.
+ */
+export function roleUsageParts(total: Usage | undefined, byRole: UsageByRole | undefined): string[] {
+  if (!byRole) return [];
+  const parts = TURN_ROLES.flatMap((role) => (byRole[role] ? [`${ROLE_WORDS[role]} ${usageText(byRole[role])}`] : []));
+  const attributed = TURN_ROLES.reduce((n, role) => n + (byRole[role]?.turns ?? 0), 0);
+  if (total && total.turns > attributed) parts.push(`not attributed ${total.turns - attributed} Orca turn${total.turns - attributed === 1 ? '' : 's'}`);
+  return parts;
 }
 
 /** Every field, for a detailed view: "in 1,200 · out 300 · reasoning 0 · cache read 4,000 · cache write 0". */

@@ -25,7 +25,11 @@ describe('orca show', () => {
     expect(stdout).toMatch(/ {2}s1 {2}\[coder\] {2}completed, 1 attempt\(s\)(, took [\d.]+ m?s)?\n {6}write hello\.ts\n {6}files: hello\.ts\n {6}session: ses_s1\n/);
     expect(stdout).toContain('      summary: wrote hello.ts\n      artifacts: hello.ts\n      finding: no router needed\n');
     expect(stdout).toMatch(/ {2}s2 {2}\[tester\] {2}awaiting_decision, 2 attempt\(s\)(, took [\d.]+ m?s)?, after s1\n/);
-    expect(stdout).toContain('      failed attempt 1: test 1 is red (guidance: try fix 1)\n      failed attempt 2: test 2 is red\n');
+    expect(stdout).toContain(
+      '      failed attempt 1 (the specialist reported failure): test 1 is red (guidance: try fix 1)\n      failed attempt 2 (the specialist reported failure): test 2 is red\n',
+    );
+    // Each turn of the fixtures costs one test turn of one model call: s1 ran once.
+    expect(stdout).toContain('      usage: 1 Orca turn, 1 model call, 110 tokens, $0.001 (in 100 · out 10 · reasoning 0 · cache read 0 · cache write 0)\n        specialist 1 Orca turn, 1 model call, 110 tokens, $0.001\n');
     expect(stdout).toContain('Assumptions\n  - node 20\n');
     expect(stdout).toContain('Risks\n  - flaky snapshot\n');
     expect(stdout).toContain('Verification\n  - npm test passes\n');
@@ -76,11 +80,11 @@ describe('orca show', () => {
 
   it("should show each turn's cost once, naming the role when it is not the agent's own", async () => {
     const { entryText, historyLines } = await import('../../src/cli/history.js');
-    const usage = { turns: 1, input: 100, output: 10, reasoning: 0, cache_read: 0, cache_write: 0, cost: 0.001 };
+    const usage = { turns: 1, model_calls: 3, input: 100, output: 10, reasoning: 0, cache_read: 0, cache_write: 0, cost: 0.001 };
     const at = '2026-01-02T00:00:00.000Z';
-    expect(entryText({ at, kind: 'turn', role: 'planner', agent: 'planner', session_id: 'ses_p', correction: false, usage })).toMatch(/^planner turn: 1 turn, 110 tokens/);
+    expect(entryText({ at, kind: 'turn', role: 'planner', agent: 'planner', session_id: 'ses_p', correction: false, usage })).toMatch(/^planner turn: 1 Orca turn, 3 model calls, 110 tokens/);
     expect(entryText({ at, kind: 'turn', role: 'specialist', agent: 'coder', step_id: 's1', session_id: 'ses_c', correction: true, usage })).toMatch(
-      /^specialist \(coder\) turn, a correction, for step s1: 1 turn, 110 tokens/,
+      /^specialist \(coder\) turn, a correction, for step s1: 1 Orca turn, 3 model calls, 110 tokens/,
     );
     const host = project.host();
     const planId = approvalPlan(host);
@@ -156,7 +160,7 @@ describe('orca show', () => {
     await host.dispose();
     const { stdout } = await runCli(['show', planId, '--dir', project.dir]);
     expect(stdout).toContain(
-      '      failed attempt 3: test 3 is red\n      circuit breaker: the same error 3 times in a row on step s2; automatic retrying stopped, a human decides\n',
+      '      failed attempt 3 (the specialist reported failure): test 3 is red\n      circuit breaker: the same error 3 times in a row on step s2; automatic retrying stopped, a human decides\n',
     );
     expect(stdout).toContain(`retry | replan | stop`);
   });
