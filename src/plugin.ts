@@ -1,10 +1,12 @@
 import type { Hooks, Plugin } from '@opencode-ai/plugin';
 import { applyAgents } from './agents/apply.js';
+import { INVALID_TOOL } from './agents/permissions.js';
 import { loadOrcaConfig } from './config/load.js';
 import { agentOverrides } from './config/options.js';
 import { createOrca } from './composition-root.js';
 import { guarded } from './engine/observers.js';
 import { createSessionMonitor, toolFailureLimits } from './opencode/session-monitor.js';
+import { unavailableToolText } from './opencode/tool-failures.js';
 import { createUsageMeter } from './opencode/usage-meter.js';
 import { startConfiguredInspector, type OrcaInspector } from './inspect/inspector.js';
 import { NOTE_PREFIX, registerQuestionChannel } from './hitl/native-question/index.js';
@@ -112,6 +114,12 @@ export const OrcaPlugin: Plugin = async (input, rawOptions) => {
     },
     // Runs before every model request with the session's transcript: where the tool-loop breaker acts.
     'experimental.chat.messages.transform': async (_input, output) => monitor.beforeModelRequest(output.messages),
+    // A call to a tool the agent lacks reaches OpenCode's `invalid` tool: say plainly what was called and what the agent has.
+    'tool.execute.after': async (input, output) => {
+      if (input.tool !== INVALID_TOOL) return;
+      const text = unavailableToolText(input.args);
+      if (text) output.output = text;
+    },
     tool: {
       orca_ask_planner: askPlannerTool(orca),
       orca_list_plans: listPlansTool(orca),

@@ -16,6 +16,15 @@ import { AGENDA_TOOLS, EDIT_TOOLS, FORBIDDEN_TOOLS, KNOWN_TOOLS, ORCA_TOOLS, OWN
  */
 export const GATE_PERMISSION_PATTERNS = ['orca_plan_*', 'orca_step_*', 'orca_dispatch_*'] as const;
 
+/**
+ * OpenCode's `invalid` tool runs nothing: it only answers a call to a tool the agent lacks,
+ * which OpenCode rewrites to it, with the AI SDK's "Model tried to call unavailable tool
+ * '<name>'. Available tools: …". Denied, the rewrite itself fails and the model reads "…
+ * unavailable tool 'invalid'", so every agent keeps it (OpenCode never offers it to the model).
+ * The plugin's `tool.execute.after` rewords that answer (opencode/tool-failures.ts).
+ */
+export const INVALID_TOOL = 'invalid';
+
 /** The permission key OpenCode checks for a tool (write and apply_patch are checked as `edit`). */
 export function permissionKeyForTool(tool: string): string {
   return (EDIT_TOOLS as readonly string[]).includes(tool) ? 'edit' : tool;
@@ -56,13 +65,14 @@ export function inheritPermission(
 }
 
 /**
- * The granted keys at the user's global level. Orca's own tools ignore a bare global `"*"`:
- * installing the plugin is consent to its tools, and orca without orca_ask_planner is useless.
+ * The granted keys at the user's global level. Orca's own tools and `invalid` ignore a bare
+ * global `"*"`: installing the plugin is consent to its tools, orca without orca_ask_planner is
+ * useless, and `invalid` does nothing but explain a wrong call.
  */
 function grant(agent: AgentId | 'readonly', keys: readonly string[], global: PermissionMap): PermissionMap {
   const out: PermissionMap = {};
   for (const key of new Set(keys)) {
-    out[key] = inheritPermission(key, global, defaultFor(key, agent), { ignoreCatchAll: OWN_TOOLS.includes(key) });
+    out[key] = inheritPermission(key, global, defaultFor(key, agent), { ignoreCatchAll: OWN_TOOLS.includes(key) || key === INVALID_TOOL });
   }
   return out;
 }
@@ -93,14 +103,15 @@ function gates(patterns: readonly string[], global: PermissionMap): PermissionMa
 
 /**
  * An agent's own permission before the user's per-agent settings: deny everything, then grant
- * the role's tools (plus the two non-tool keys every agent meets) at the user's global level.
+ * the role's tools (plus the two non-tool keys every agent meets, and `invalid`) at the user's
+ * global level.
  */
 export function roleBasePermission(
   agent: AgentId,
   global: PermissionMap = {},
   gatePatterns: readonly string[] = GATE_PERMISSION_PATTERNS,
 ): PermissionMap {
-  const keys = ['external_directory', 'doom_loop', ...ROLE_TOOLS[agent].map(permissionKeyForTool)];
+  const keys = ['external_directory', 'doom_loop', INVALID_TOOL, ...ROLE_TOOLS[agent].map(permissionKeyForTool)];
   const asks = agent === 'orca' ? gates(gatePatterns, global) : {};
   return { '*': 'deny', ...asks, ...grant(agent, keys, global) };
 }
@@ -138,7 +149,7 @@ const READ_ONLY_DENIED = [
  * no permission dialog, so "ask" would hang the turn; and any shell can write.
  */
 export function readOnlyPermission(global: PermissionMap = {}): PermissionMap {
-  const keys = ['external_directory', 'doom_loop', ...READ_ONLY_TOOLS];
+  const keys = ['external_directory', 'doom_loop', INVALID_TOOL, ...READ_ONLY_TOOLS];
   return { '*': 'deny', ...grant('readonly', keys, global), ...deny(READ_ONLY_DENIED) };
 }
 
@@ -156,5 +167,5 @@ export const READ_ONLY_SESSION_PERMISSIONS: PermissionRule[] = toRuleset(readOnl
  */
 export const READ_ONLY_PROMPT_TOOLS: Readonly<Record<string, boolean>> = Object.freeze({
   '*': false,
-  ...Object.fromEntries(READ_ONLY_TOOLS.map((t) => [t, true])),
+  ...Object.fromEntries([INVALID_TOOL, ...READ_ONLY_TOOLS].map((t) => [t, true])),
 });

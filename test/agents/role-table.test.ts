@@ -16,6 +16,8 @@ import {
 import { KNOWN_TOOLS, MCP_TOOL, agentRuleset } from './opencode-rules.js';
 
 const ALL_TOOLS = [...KNOWN_TOOLS, MCP_TOOL];
+/** OpenCode keeps `invalid` out of the tools it offers the model (`activeTools`), whatever the permissions. */
+const OFFERABLE = ALL_TOOLS.filter((t) => t !== 'invalid');
 
 /** The tools OpenCode would offer each installed agent's model, given the user's config. */
 function offered(cfg: { permission?: PermissionMap; agent?: Record<string, unknown> } = {}) {
@@ -24,10 +26,13 @@ function offered(cfg: { permission?: PermissionMap; agent?: Record<string, unkno
   // What OpenCode evaluates: the global permission as applyAgents left it.
   const global = (copy.permission ?? {}) as PermissionMap;
   const out = {} as Record<InstalledAgentId, string[]>;
+  /** Agents whose tool map keeps `invalid`, so a call to a tool they lack is answered with what they have. */
+  const explained: InstalledAgentId[] = [];
   for (const [id, agent] of Object.entries(installed) as [InstalledAgentId, { permission: PermissionMap }][]) {
-    out[id] = ALL_TOOLS.filter((tool) => !isToolHidden(tool, agentRuleset(agent.permission, global)));
+    out[id] = OFFERABLE.filter((tool) => !isToolHidden(tool, agentRuleset(agent.permission, global)));
+    if (!isToolHidden('invalid', agentRuleset(agent.permission, global))) explained.push(id);
   }
-  return { installed, out, global };
+  return { installed, out, global, explained };
 }
 
 /** Configs a user might plausibly have; none may widen a role beyond its hard limits. */
@@ -83,8 +88,12 @@ describe('the role table (DESIGN.md "Roles and tools")', () => {
 });
 
 describe.each(Object.entries(USER_CONFIGS))('what OpenCode offers each agent, with %s', (_name, cfg) => {
-  const { out } = offered(cfg);
+  const { out, explained } = offered(cfg);
   const limited = Object.keys(cfg.agent ?? {}).length === 0;
+
+  it("keeps OpenCode's `invalid` tool for every agent, so a call to a tool it lacks names that tool and the agent's tools", () => {
+    expect(explained.sort()).toEqual([...AGENT_IDS, ...READ_ONLY_AGENT_IDS].sort());
+  });
 
   it('offers orca its three tools and nothing else', () => {
     expect(out.orca.sort()).toEqual(['orca_ask_planner', 'orca_describe_plan', 'orca_list_plans']);
@@ -119,11 +128,11 @@ describe.each(Object.entries(USER_CONFIGS))('what OpenCode offers each agent, wi
   });
 
   it.each(READ_ONLY_AGENT_IDS)('offers %s exactly the read-only tools', (agent) => {
-    expect(out[agent].sort()).toEqual(ALL_TOOLS.filter((t) => (READ_ONLY_TOOLS as readonly string[]).includes(t)).sort());
+    expect(out[agent].sort()).toEqual(OFFERABLE.filter((t) => (READ_ONLY_TOOLS as readonly string[]).includes(t)).sort());
   });
 
   it.runIf(limited).each(AGENT_IDS)('offers %s exactly its role tools when the user set nothing per agent', (agent) => {
-    expect(out[agent].sort()).toEqual(ALL_TOOLS.filter((t) => ROLE_TOOLS[agent].includes(t)).sort());
+    expect(out[agent].sort()).toEqual(OFFERABLE.filter((t) => ROLE_TOOLS[agent].includes(t)).sort());
   });
 });
 
@@ -147,7 +156,8 @@ describe('permission details', () => {
 
   it('keeps Orca tools usable under a global "*": "deny" but not the shell', () => {
     const global: PermissionMap = { '*': 'deny', read: 'allow' };
-    const { out } = offered({ permission: global });
+    const { out, explained } = offered({ permission: global });
+    expect(explained).toContain('coder');
     expect(out.orca.sort()).toEqual(['orca_ask_planner', 'orca_describe_plan', 'orca_list_plans']);
     expect(out.coder).toContain('read');
     expect(out.coder).not.toContain('bash');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { abortText, failureStreak, redirectText, stableJson, toolOutcomes, type ToolOutcome } from '../../src/opencode/tool-failures.js';
+import { abortText, failureStreak, redirectText, stableJson, toolOutcomes, unavailableToolText, type ToolOutcome } from '../../src/opencode/tool-failures.js';
 
 const fail = (tool: string, input: unknown, error: string): ToolOutcome => ({ tool, input, error });
 const ok = (tool: string, input: unknown): ToolOutcome => ({ tool, input });
@@ -41,6 +41,14 @@ describe('toolOutcomes', () => {
       { tool: 'read', input: { filePath: '/x' }, error: 'boom' },
     ]);
   });
+
+  it('should count a call of a tool the agent lacks (answered by `invalid`) as a failure of that tool', () => {
+    const input = { tool: 'nonexistent_tool', error: "Model tried to call unavailable tool 'nonexistent_tool'. Available tools: read." };
+    const call = { type: 'tool', tool: 'invalid', state: { status: 'completed', input, output: "You called 'nonexistent_tool', …" } };
+    const messages = [1, 2, 3].map(() => ({ info: { role: 'assistant', sessionID: 's' }, parts: [call] }));
+    expect(toolOutcomes(messages)[0]).toEqual({ tool: 'nonexistent_tool', input, error: "You called 'nonexistent_tool', …" });
+    expect(failureStreak(toolOutcomes(messages))?.count).toBe(3);
+  });
 });
 
 describe('messages', () => {
@@ -64,5 +72,28 @@ describe('messages', () => {
   it('should write stable JSON for nested objects and arrays', () => {
     expect(stableJson({ b: [{ z: 1, y: 2 }], a: null })).toBe('{"a":null,"b":[{"y":2,"z":1}]}');
     expect(stableJson(undefined)).toBe('undefined');
+  });
+});
+
+describe('unavailableToolText', () => {
+  // The `invalid` tool's arguments as OpenCode 1.18.33 builds them when it repairs a call to a tool the agent lacks.
+  const repaired = (tool: string, available: string) => ({ tool, error: `Model tried to call unavailable tool '${tool}'. ${available}` });
+
+  it('should name the tool called and the tools the agent has, without `invalid`', () => {
+    expect(unavailableToolText(repaired('edit', 'Available tools: glob, invalid, read.'))).toBe(
+      "You called 'edit', which is not one of your tools: nothing was run. Your tools are: glob, read. Call one of these instead.",
+    );
+  });
+
+  it('should say so when the agent has no tool at all', () => {
+    expect(unavailableToolText(repaired('bash', 'Available tools: invalid.'))).toMatch(/^You called 'bash', .*You have no tools; answer in text\.$/);
+    expect(unavailableToolText(repaired('bash', 'No tools are available.'))).toMatch(/You have no tools/);
+  });
+
+  it("should leave every other answer of `invalid` alone, e.g. arguments that fail a real tool's schema", () => {
+    expect(unavailableToolText({ tool: 'read', error: 'Invalid input for tool read: JSON parsing failed' })).toBeUndefined();
+    expect(unavailableToolText({})).toBeUndefined();
+    expect(unavailableToolText(null)).toBeUndefined();
+    expect(unavailableToolText('x')).toBeUndefined();
   });
 });
