@@ -2,7 +2,8 @@ import { specialistTurnPrompt } from '../dispatch/step-prompt.js';
 import { threadContext } from '../machines/threading.js';
 import type { PlanFile, PlanFileStep } from '../persistence/plan-file.js';
 import type { GraphStep } from './graph-view.js';
-import { stepUsageOf, type Usage } from './usage.js';
+import { FAILURE_KIND_WORDS } from '../text/failure-kind.js';
+import { stepUsageByRoleOf, stepUsageOf, type Usage } from './usage.js';
 
 /** One step as the page's detail panel shows it: what it produced, how it failed, and what fed its prompt. */
 export interface StepView extends GraphStep {
@@ -10,11 +11,14 @@ export interface StepView extends GraphStep {
   files: string[];
   success?: string;
   session_id?: string;
-  failures: Array<{ attempt: number; error: string; guidance?: string }>;
+  /** `what`: what failed, in words (absent for failures recorded before Orca said it). */
+  failures: Array<{ attempt: number; error: string; what?: string; guidance?: string }>;
   breaker?: string;
   warnings: string[];
   output?: { summary: string; artifacts: string[]; key_findings: string[] };
   usage?: Usage;
+  /** The step's usage by whose turns they were: specialist, reviewer, fixer, ask (read-only asks). */
+  usage_by_role?: Record<string, Usage>;
   /** What the specialist's prompt is made of, rendered as src/dispatch/step-prompt.ts renders it from this file (specialistTurnPrompt). */
   fed_by: {
     /** The steps it depends on; `has_output` false until that step completed. */
@@ -36,6 +40,7 @@ export function stepView(file: PlanFile, raw: Record<string, unknown>, step: Pla
   // output gets a protocol section a few characters different).
   const prompt = specialistTurnPrompt(thread, attempt);
   const usage = stepUsageOf(raw, step.id);
+  const usageByRole = stepUsageByRoleOf(raw, step.id);
   const review = reviewOf(file, step);
   const phase = phaseOf(file, step);
   return {
@@ -50,11 +55,17 @@ export function stepView(file: PlanFile, raw: Record<string, unknown>, step: Pla
     files: step.files ?? [],
     ...(step.success ? { success: step.success } : {}),
     ...(step.session_id ? { session_id: step.session_id } : {}),
-    failures: step.failures.map(({ attempt, error, guidance }) => ({ attempt, error, ...(guidance ? { guidance } : {}) })),
+    failures: step.failures.map(({ attempt, error, kind, guidance }) => ({
+      attempt,
+      error,
+      ...(kind ? { what: FAILURE_KIND_WORDS[kind] } : {}),
+      ...(guidance ? { guidance } : {}),
+    })),
     ...(step.breaker ? { breaker: step.breaker } : {}),
     warnings: step.warnings ?? [],
     ...(step.output ? { output: step.output } : {}),
     ...(usage ? { usage } : {}),
+    ...(usageByRole ? { usage_by_role: usageByRole } : {}),
     fed_by: {
       steps: step.depends_on.flatMap((id) => {
         const dep = file.steps.find((s) => s.id === id);

@@ -23,7 +23,7 @@ describe('the plan page', () => {
     await host.dispose();
     const path = project.store.pathOf(planId);
     const raw = JSON.parse(readFileSync(path, 'utf8'));
-    raw.usage = { turns: 3, input: 15_400, output: 2_100, reasoning: 0, cache_read: 9_000, cache_write: 0, cost: 0.0421 };
+    raw.usage = { turns: 3, model_calls: 7, input: 15_400, output: 2_100, reasoning: 0, cache_read: 9_000, cache_write: 0, cost: 0.0421 };
     raw.steps[0].usage = { turns: 2, input: 9_000, output: 1_500, reasoning: 0, cache_read: 6_000, cache_write: 0, cost: 0.0312 };
     raw.revisions = [
       {
@@ -52,9 +52,12 @@ describe('the plan page', () => {
 
     await page.waitForSelector(`tr[data-plan="${planId}"] >> text=$0.0421`);
     await page.click(`tr[data-plan="${planId}"] a`);
-    await page.waitForSelector('.plan-head >> text=3 turns · 15k in · 2.1k out · 0 reasoning · 9.0k cache read · 0 cache write · $0.0421');
+    await page.waitForSelector('.plan-head >> text=3 Orca turns · 7 model calls · 15k in · 2.1k out · 0 reasoning · 9.0k cache read · 0 cache write · $0.0421');
     await page.click('[data-graph="current"] g.node[data-step="s1"]');
-    await page.waitForSelector('.step[data-step="s1"] >> text=2 turns · 9.0k in · 1.5k out');
+    await page.waitForSelector('.step[data-step="s1"] >> text=2 Orca turns · model calls not recorded · 9.0k in · 1.5k out');
+    // Split by role as the plugin records it (the specialist's one turn); the rest of the patched total is not attributed.
+    await page.waitForSelector('.step[data-step="s1"] [data-testid="usage-by-role"] >> text=Specialist:');
+    await page.waitForSelector('.step[data-step="s1"] [data-testid="usage-by-role"] >> text=Not attributed: 1 Orca turn');
     await page.waitForSelector('.step[data-step="s1"] >> text=wrote hello.ts');
 
     await page.selectOption('.revision-picker select', '0');

@@ -57,8 +57,8 @@ describe('the plan page data', () => {
     expect(steps[0]).toMatchObject({ id: 's1', output: { summary: 'wrote hello.ts', artifacts: ['hello.ts'], key_findings: ['no router needed'] }, failures: [] });
     const s2 = steps[1]!;
     expect(s2.failures).toEqual([
-      { attempt: 1, error: 'test 1 is red', guidance: 'try fix 1' },
-      { attempt: 2, error: 'test 2 is red' },
+      { attempt: 1, error: 'test 1 is red', what: 'the specialist reported failure', guidance: 'try fix 1' },
+      { attempt: 2, error: 'test 2 is red', what: 'the specialist reported failure' },
     ]);
     expect(s2.fed_by.steps).toEqual([{ id: 's1', agent: 'coder', has_output: true }]);
     expect(s2.fed_by.files).toEqual(['hello.ts']);
@@ -122,7 +122,10 @@ describe('the plan page data', () => {
     patchFile(planId, (raw) => {
       delete raw.usage;
       delete raw.budget;
-      for (const step of raw.steps) delete step.usage;
+      for (const step of raw.steps) {
+        delete step.usage;
+        delete step.usage_by_role;
+      }
     });
     const bare = view(planId);
     expect(bare).not.toHaveProperty('usage');
@@ -138,7 +141,20 @@ describe('the plan page data', () => {
     expect(withUsage.usage).toEqual({ turns: 4, input: 1200, output: 300, reasoning: 50, cache_read: 800, cache_write: 0, cost: 0.0123 });
     expect(withUsage.steps[0]!.usage).toMatchObject({ turns: 2, cost: 0.006 });
     expect(withUsage.steps[1]).not.toHaveProperty('usage');
+    expect(withUsage.steps[0]).not.toHaveProperty('usage_by_role');
     expect(planListView(project.dir, [read(planId)]).plans[0]!.usage?.cost).toBe(0.0123);
+  });
+
+  it("should show a step's model calls and its usage by whose turns they were, as the plugin records them", () => {
+    const planId = released((h) => failedStepPlan(h, 1));
+    const { steps } = view(planId);
+    // Each fixture turn is one Orca turn of one model call, the specialist's.
+    expect(steps[0]!.usage).toMatchObject({ turns: 1, model_calls: 1 });
+    expect(steps[0]!.usage_by_role).toEqual({ specialist: expect.objectContaining({ turns: 1, model_calls: 1 }) });
+    patchFile(planId, (raw) => {
+      raw.steps[0].usage_by_role = { reviewer: { turns: 1, model_calls: 2, input: 1, output: 1, reasoning: 0, cache_read: 0, cache_write: 0, cost: 0 }, specialist: raw.steps[0].usage_by_role.specialist };
+    });
+    expect(Object.keys(view(planId).steps[0]!.usage_by_role!)).toEqual(['specialist', 'reviewer']);
   });
 
   it('should lay out the graph of each earlier version the file keeps, newest first', () => {

@@ -31,11 +31,16 @@ export function bytes(n) {
   return n < 1024 ? `${n} B` : `${(n / 1024).toFixed(1)} kB`;
 }
 
-/** "3 turns · 12.3k in · 4.1k out · 1.0k reasoning · 8.0k cache read · $0.0123", from whatever fields are present. */
+/**
+ * "2 Orca turns · 5 model calls · 12.3k in · 4.1k out · 1.0k reasoning · 8.0k cache read · $0.0123",
+ * from whatever fields are present (model calls are not recorded in usage from older plan files).
+ */
 export function usage(u) {
   if (!u) return '';
   const parts = [];
-  if (u.turns !== undefined) parts.push(`${u.turns} turn${u.turns === 1 ? '' : 's'}`);
+  if (u.turns !== undefined) parts.push(`${u.turns} Orca turn${u.turns === 1 ? '' : 's'}`);
+  if (u.model_calls !== undefined) parts.push(`${u.model_calls} model call${u.model_calls === 1 ? '' : 's'}`);
+  else if (u.turns) parts.push('model calls not recorded');
   for (const [key, label] of [['input', 'in'], ['output', 'out'], ['reasoning', 'reasoning'], ['cache_read', 'cache read'], ['cache_write', 'cache write']]) {
     if (u[key] !== undefined) parts.push(`${tokens(u[key])} ${label}`);
   }

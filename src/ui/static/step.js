@@ -21,11 +21,27 @@ function failures(step) {
       ? h(
           'ol',
           { class: 'failures' },
-          step.failures.map((f) => h('li', { value: f.attempt }, h('span', { class: 'error' }, f.error), f.guidance ? h('div', { class: 'guidance' }, 'The human’s guidance: ', h('q', {}, f.guidance)) : null)),
+          step.failures.map((f) => h('li', { value: f.attempt }, f.what ? h('strong', { class: 'failure-kind' }, `${f.what}: `) : null, h('span', { class: 'error' }, f.error), f.guidance ? h('div', { class: 'guidance' }, 'The human’s guidance: ', h('q', {}, f.guidance)) : null)),
         )
       : null,
     step.breaker ? h('p', { class: 'breaker' }, step.breaker) : null,
     step.warnings.length ? [h('h3', {}, 'Warnings'), list(step.warnings)] : null,
+  );
+}
+
+const ROLE_WORDS = { specialist: 'Specialist', reviewer: 'Reviewer', fixer: 'Fixer', ask: 'Read-only asks' };
+
+/** The step's usage by whose turns they were; what older plan files recorded without a role is "not attributed". */
+function byRole(step) {
+  const roles = step.usage_by_role;
+  if (!roles) return null;
+  const attributed = Object.values(roles).reduce((n, u) => n + (u.turns ?? 0), 0);
+  const rest = (step.usage.turns ?? 0) - attributed;
+  return h(
+    'ul',
+    { class: 'usage-by-role', 'data-testid': 'usage-by-role' },
+    Object.entries(roles).map(([role, u]) => h('li', {}, h('strong', {}, `${ROLE_WORDS[role] ?? role}: `), usage(u))),
+    rest > 0 ? h('li', { class: 'muted' }, `Not attributed: ${rest} Orca turn${rest === 1 ? '' : 's'} (recorded before roles were)`) : null,
   );
 }
 
@@ -57,7 +73,7 @@ export function renderStep(step) {
     h('p', { class: 'muted' }, [`${step.attempts} attempt${step.attempts === 1 ? '' : 's'}`, step.review, step.session_id ? `session ${step.session_id}` : ''].filter(Boolean).join(' · ')),
     output(step),
     failures(step),
-    step.usage ? section('Usage', h('p', {}, usage(step.usage))) : null,
+    step.usage ? section('Usage', h('p', {}, usage(step.usage)), byRole(step)) : null,
     fedBy(step),
   );
 }
