@@ -3,7 +3,7 @@
 // protocol section), the same dependency order and concurrency; no plan file, no review, no Orca.
 // What Orca adds to a plan's wall time is its time against this driver's (issue 17's P1b).
 import { SpecialistOutputSchema, specialistOutputJsonSchema } from '../src/protocol/specialist-output.js';
-import { expectedShape } from '../src/dispatch/protocol-turn.js';
+import { outputFormat } from '../src/dispatch/protocol-turn.js';
 import { withProtocol } from '../src/dispatch/output-protocol.js';
 import { stepPrompt } from '../src/dispatch/step-prompt.js';
 import { turnHeader, turnStart } from '../src/dispatch/turn-header.js';
@@ -48,7 +48,7 @@ export async function runBare(bench: BenchServer, plan: BenchPlan, concurrency: 
   const parent = (await client.session.create({ title: `bare ${plan.goal}` })).data!;
   const steps = records(plan);
   const byId = new Map(steps.map((s) => [s.id, s]));
-  const shape = expectedShape(SpecialistOutputSchema, specialistOutputJsonSchema());
+  const shape = outputFormat(SpecialistOutputSchema, specialistOutputJsonSchema());
   const thread = { plan_id: planId, goal: plan.goal, relevant_files: [] as string[], steps };
   const createMs: number[] = [];
   const promptMs: number[] = [];

@@ -3,6 +3,7 @@ import { applyAgents } from './agents/apply.js';
 import { INVALID_TOOL } from './agents/permissions.js';
 import { loadOrcaConfig } from './config/load.js';
 import { agentOverrides } from './config/options.js';
+import { planPolicy } from './config/policy.js';
 import { createOrca } from './composition-root.js';
 import { guarded } from './engine/observers.js';
 import { createSessionMonitor, toolFailureLimits } from './opencode/session-monitor.js';
@@ -74,7 +75,9 @@ export const OrcaPlugin: Plugin = async (input, rawOptions) => {
   const observeIdle = guarded('the idle reminder', (event: Parameters<typeof remind>[0]) => void remind(event).catch((error: unknown) => orca.log('warn', `the idle reminder failed: ${(error as Error).message}`)), (level, message) => orca.log(level, message));
   return {
     config: async (config) => {
-      applyAgents(config, agentOverrides(options));
+      // The planner is told what the plugin does by itself (quality gate, hooks, limits), so it plans no step for it.
+      const planning = { policy: planPolicy(options).plan, ...(options.max_attempts ? { maxAttempts: options.max_attempts } : {}) };
+      applyAgents(config, agentOverrides(options), { planning });
       const channel = registerQuestionChannel(config);
       if (channel.registered) {
         registerGateCommands(config);

@@ -1,5 +1,6 @@
 import { agentBlueprints, composePrompt, type AgentBlueprint } from './definitions.js';
 import { findAgentMarker } from './prompts/marker.js';
+import type { PlannerPolicy } from './prompts/planner.js';
 import {
   isRecord,
   layerPermissions,
@@ -37,6 +38,8 @@ export interface AgentConfigTarget {
 export interface ApplyAgentsOptions {
   /** Permission names the HITL gates ask from orca's session; see GATE_PERMISSION_PATTERNS. */
   gatePermissions?: readonly string[];
+  /** The plan policy from the plugin options, told to the planner; what is left out is the default. */
+  planning?: Partial<PlannerPolicy>;
 }
 
 const LAYERED_KEYS = new Set(['permission', 'tools', 'prompt']);
@@ -77,7 +80,7 @@ const TWIN_INHERITS = ['model', 'variant', 'temperature', 'top_p', 'options', 'd
 export function applyAgents(
   cfg: AgentConfigTarget,
   overrides: AgentOverrides = {},
-  { gatePermissions = GATE_PERMISSION_PATTERNS }: ApplyAgentsOptions = {},
+  { gatePermissions = GATE_PERMISSION_PATTERNS, planning }: ApplyAgentsOptions = {},
 ): Record<InstalledAgentId, OrcaAgentConfig> {
   const global = readPermissionMap(cfg.permission);
   const existing: Record<string, unknown> = isRecord(cfg.agent) ? cfg.agent : {};
@@ -89,7 +92,7 @@ export function applyAgents(
   const settingsFor = (id: string): AgentSettings[] => [overrides[id as InstalledAgentId], userEntry(id)].filter(isRecord);
 
   const installed = {} as Record<InstalledAgentId, OrcaAgentConfig>;
-  for (const blueprint of Object.values(agentBlueprints())) {
+  for (const blueprint of Object.values(agentBlueprints(planning))) {
     const layers = blueprint.specialist
       ? [...settingsFor(blueprint.specialist).map(pickTwinSettings), ...settingsFor(blueprint.id)]
       : settingsFor(blueprint.id);

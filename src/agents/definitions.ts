@@ -1,6 +1,8 @@
 import { agentMarker } from './prompts/marker.js';
 import { ORCA_CONTRACT, ORCA_ROLE } from './prompts/orca.js';
-import { PLANNER_CONTRACT, PLANNER_ROLE } from './prompts/planner.js';
+import { DEFAULT_MAX_ATTEMPTS } from '../machines/plan.machine.js';
+import { DEFAULT_PLAN_POLICY } from '../machines/types.js';
+import { PLANNER_ROLE, plannerContract, type PlannerPolicy } from './prompts/planner.js';
 import {
   CONSULT_CONTRACT,
   SPECIALIST_ROLES,
@@ -22,7 +24,7 @@ export interface AgentBlueprint {
   hidden: boolean;
   /** Who the agent is and how it works; a user's `prompt` replaces this part. */
   role_prompt: string;
-  /** What it must return; always kept, because the plugin parses it. */
+  /** What is always kept, even under a user's role text: how to answer, and for the planner what the plugin does by itself. */
   contract: string;
 }
 
@@ -56,8 +58,12 @@ function readOnlyTwin(agent: SpecialistAgent): AgentBlueprint {
   };
 }
 
-/** Every agent Orca installs, keyed by agent id. */
-export function agentBlueprints(): Record<InstalledAgentId, AgentBlueprint> {
+/**
+ * Every agent Orca installs, keyed by agent id. `planning` is the plan policy the planner is told
+ * the plugin applies by itself; what it leaves out is the default (no options set).
+ */
+export function agentBlueprints(planning: Partial<PlannerPolicy> = {}): Record<InstalledAgentId, AgentBlueprint> {
+  const policy: PlannerPolicy = { policy: planning.policy ?? DEFAULT_PLAN_POLICY, maxAttempts: planning.maxAttempts ?? DEFAULT_MAX_ATTEMPTS };
   const list: AgentBlueprint[] = [
     {
       id: 'orca',
@@ -75,7 +81,7 @@ export function agentBlueprints(): Record<InstalledAgentId, AgentBlueprint> {
       description: 'Orca planner: answers, asks clarifying questions, or drafts a step-by-step plan; never executes.',
       hidden: false,
       role_prompt: PLANNER_ROLE,
-      contract: PLANNER_CONTRACT,
+      contract: plannerContract(policy),
     },
     ...SPECIALIST_AGENTS.map(specialist),
     ...SPECIALIST_AGENTS.map(readOnlyTwin),

@@ -1,5 +1,18 @@
 type JsonObject = Record<string, unknown>;
 
+/** What a turn's answer looks like, as its request states it (once): the shapes and an example of each. */
+export interface OutputFormat {
+  /** One line per variant (describeShape). */
+  readonly shape: string;
+  /** One JSON line per variant that carries an example (describeExamples). */
+  readonly examples: readonly string[];
+}
+
+/** The shapes and examples of a JSON Schema, both read from it so they cannot drift from the parser. */
+export function describeFormat(schema: unknown, maxLength?: number): OutputFormat {
+  return { shape: describeShape(schema, maxLength), examples: describeExamples(schema) };
+}
+
 /**
  * A compact, JSON-like picture of what a JSON Schema accepts, one line per variant of a
  * top-level union: `{"type":"answer","content":string}`. `?` marks optional fields. Nesting is
@@ -7,13 +20,27 @@ type JsonObject = Record<string, unknown>;
  */
 export function describeShape(schema: unknown, maxLength = 1500): string {
   const root = isObject(schema) ? schema : {};
-  const variants = Array.isArray(root.anyOf) ? root.anyOf : Array.isArray(root.oneOf) ? root.oneOf : [root];
+  const variants = variantsOf(root);
   let shape = '';
   for (let depth = 4; depth >= 1; depth--) {
     shape = variants.map((variant) => render(variant, root, depth)).join('\n');
     if (shape.length <= maxLength) return shape;
   }
   return `${shape.slice(0, maxLength - 1)}…`;
+}
+
+/**
+ * The first of each variant's `examples` (src/protocol/example.ts puts one there), as one line of
+ * JSON per variant, in the order of describeShape's lines.
+ */
+export function describeExamples(schema: unknown): string[] {
+  return variantsOf(isObject(schema) ? schema : {}).flatMap((variant) =>
+    isObject(variant) && Array.isArray(variant.examples) && variant.examples.length > 0 ? [JSON.stringify(variant.examples[0])] : [],
+  );
+}
+
+function variantsOf(root: JsonObject): unknown[] {
+  return Array.isArray(root.anyOf) ? root.anyOf : Array.isArray(root.oneOf) ? root.oneOf : [root];
 }
 
 function render(schema: unknown, root: JsonObject, depth: number): string {
@@ -26,6 +53,7 @@ function render(schema: unknown, root: JsonObject, depth: number): string {
   if (Array.isArray(union)) return union.map((option) => render(option, root, depth)).join(' | ');
   if (schema.type === 'array') return `[${render(schema.items, root, depth)}]`;
   if (isObject(schema.properties)) return renderObject(schema.properties, schema.required, root, depth);
+  if (schema.type === 'string' && typeof schema.maxLength === 'number') return `string(max ${schema.maxLength} chars)`;
   if (typeof schema.type === 'string') return schema.type;
   if (Array.isArray(schema.type)) return schema.type.join('|');
   return 'any';

@@ -3,7 +3,7 @@ import { isUsage } from '../machines/turn.js';
 import { addUsage, ZERO_USAGE, type Usage } from '../machines/usage.js';
 import { abortable } from './abortable.js';
 import { correctionPrompt } from './correction-prompt.js';
-import { describeShape } from './expected-shape.js';
+import { describeFormat, type OutputFormat } from './expected-shape.js';
 import type { CandidateSource } from './json-candidates.js';
 import { OutputProtocolError, TurnEndedError } from './output-protocol-error.js';
 import { withProtocol, type OutputProtocol } from './output-protocol.js';
@@ -92,14 +92,14 @@ export async function runProtocolTurn<T>(
   if (!Number.isInteger(maxCorrections) || maxCorrections < 0)
     throw new TypeError(`Expected \`maxCorrections\` to be a non-negative integer, got ${maxCorrections}.`);
 
-  const shape = expectedShape(schema, jsonSchema);
+  const format = outputFormat(schema, jsonSchema);
   let protocol = initial;
   let usage = ZERO_USAGE;
   let refusal: string | undefined;
   /** What the next prompt asks: the turn itself, or a correction with its reason. */
   let asking: { correction?: string } = {};
   let corrections = 0;
-  const textOf = () => (asking.correction === undefined ? withProtocol(prompt, protocol, shape) : correctionPrompt(asking.correction, shape, protocol));
+  const textOf = () => (asking.correction === undefined ? withProtocol(prompt, protocol, format) : correctionPrompt(asking.correction, format.shape, protocol));
 
   for (;;) {
     let reply: TurnReply;
@@ -146,13 +146,14 @@ function readReply<T>(reply: TurnReply, schema: z.ZodType<T>): ReplyOutcome<T> {
 }
 
 /**
- * The union's variants read better than the flattened tool schema, so describe the zod schema;
- * the tool schema is the fallback for a zod schema that cannot be converted (e.g. a cycle).
+ * The format a turn's first prompt states, from the zod schema the reply is parsed with: its
+ * union's variants read better than the flattened tool schema, and carry the examples. The tool
+ * schema is the fallback for a zod schema that cannot be converted (e.g. a cycle).
  */
-export function expectedShape(schema: z.ZodType, jsonSchema: object): string {
+export function outputFormat(schema: z.ZodType, jsonSchema: object): OutputFormat {
   try {
-    return describeShape(z.toJSONSchema(schema, { unrepresentable: 'any' }));
+    return describeFormat(z.toJSONSchema(schema, { unrepresentable: 'any' }));
   } catch {
-    return describeShape(jsonSchema);
+    return describeFormat(jsonSchema);
   }
 }

@@ -4,7 +4,8 @@ import type { ReviewError, StepOutput, ThreadedContext } from '../machines/types
 /**
  * Seed 003's quality gate. The reviewer gets the step as the specialist got it (goal, step,
  * success criteria, relevant files) and what the specialist reported, never its transcript; the
- * fixer (the same specialist, in its own session) gets the reviewer's error reports.
+ * fixer (the same specialist, in its own session) gets the reviewer's error reports. What to answer
+ * is the output protocol section the turn appends (review or step result format).
  */
 export function reviewPrompt(thread: ThreadedContext, work: StepOutput, round: number, maxRounds: number): string {
   const { step } = thread;
@@ -19,10 +20,8 @@ export function reviewPrompt(thread: ThreadedContext, work: StepOutput, round: n
   if (thread.relevant_files.length > 0) sections.push(`# Relevant files\n${thread.relevant_files.map((f) => `- ${f}`).join('\n')}`);
   sections.push(
     '# Check\nRead the changed files. Check syntax, imports, types, logic (does it do what the step asked, edge cases), ' +
-      'style, security basics, and every success criterion. Report only real issues, never guesses.',
-    '# Answer\nOne JSON object (see the output protocol below): {"type":"pass","summary":"why it passes"} or ' +
-      '{"type":"fail","summary":"…","errors":[{"id":"ERROR-001","category":"Logic","file":"path","line":12,' +
-      '"issue":"what is wrong","found":"the problematic code","expected":"what it should be","fix":"how to fix it"}]}.',
+      'style, security basics, and every success criterion. The work passes when nothing must be fixed; otherwise it ' +
+      'fails with one error per real issue, never guesses.',
   );
   return sections.join('\n\n');
 }
@@ -31,9 +30,7 @@ export function fixPrompt(thread: ThreadedContext, errors: ReviewError[], round:
   return [
     `# Fix required: the reviewer failed your work on step ${thread.step.id} (review round ${round})`,
     reviewErrorsText(errors),
-    '# Rules\nFix ALL reported errors. Minimal changes only: no unrelated improvements, no refactoring while fixing.',
-    '# When you are done\nAnswer with one JSON object (see the output protocol below): ' +
-      '{"type":"success","summary":"the changes you made","artifacts":["files changed"],"key_findings":[]} ' +
-      'or, if you cannot fix them, {"type":"failure","error":"what went wrong","cause":"why"}.',
+    '# Rules\nFix ALL reported errors. Minimal changes only: no unrelated improvements, no refactoring while fixing. ' +
+      'Report the changes you made as your step result, or a failure if you cannot fix them.',
   ].join('\n\n');
 }

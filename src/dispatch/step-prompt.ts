@@ -2,13 +2,13 @@ import type { ThreadedContext } from '../machines/types.js';
 import { SpecialistOutputSchema, specialistOutputJsonSchema } from '../protocol/specialist-output.js';
 import { previousAttemptText } from './previous-attempts.js';
 import { withProtocol, type OutputProtocol } from './output-protocol.js';
-import { expectedShape } from './protocol-turn.js';
+import { outputFormat } from './protocol-turn.js';
 import { turnHeader, turnStart } from './turn-header.js';
 
 /**
  * The whole prompt a specialist gets for one step (seed 000, "Step Prompt Structure"). It is built
  * only from the threaded context, so its size depends on the step's dependencies, not on how
- * long the plan has been running.
+ * long the plan has been running. What to answer is the output protocol section the turn appends.
  */
 export function stepPrompt(thread: ThreadedContext): string {
   const { step } = thread;
@@ -36,11 +36,6 @@ export function stepPrompt(thread: ThreadedContext): string {
         .join('\n')}`,
     );
   }
-  sections.push(
-    '# When you are done\nAnswer with one JSON object (see the output protocol below), e.g. ' +
-      '{"type":"success","summary":"what you did","artifacts":["files created or changed"],"key_findings":["facts later steps need"]} ' +
-      'or, if you could not do the step, {"type":"failure","error":"what went wrong","cause":"why"}.',
-  );
   return sections.join('\n\n');
 }
 
@@ -50,5 +45,5 @@ export function stepPrompt(thread: ThreadedContext): string {
  */
 export function specialistTurnPrompt(thread: ThreadedContext, attempt: number, protocol: OutputProtocol = 'text'): string {
   const header = turnHeader({ planId: thread.plan_id, agent: thread.step.agent, stepId: thread.step.id, attempt });
-  return withProtocol(turnStart(header, stepPrompt(thread)), protocol, expectedShape(SpecialistOutputSchema, specialistOutputJsonSchema()));
+  return withProtocol(turnStart(header, stepPrompt(thread)), protocol, outputFormat(SpecialistOutputSchema, specialistOutputJsonSchema()));
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { withExample } from './example.js';
 import { toToolJsonSchema } from './json-schema.js';
 
 /** Seed 003's error report: [ERROR-XXX] Category, File, Line, Issue, Found, Expected, Fix. */
@@ -14,12 +15,33 @@ export const ReviewErrorSchema = z.object({
   fix: z.string().min(1).describe('How to fix it'),
 });
 
-export const ReviewPassSchema = z.object({ type: z.literal('pass'), summary: z.string().min(1) });
-export const ReviewFailSchema = z.object({
-  type: z.literal('fail'),
-  summary: z.string().optional(),
-  errors: z.array(ReviewErrorSchema).min(1),
+export const ReviewPassSchema = withExample(z.object({ type: z.literal('pass'), summary: z.string().min(1) }), {
+  type: 'pass',
+  summary: 'Why the work meets the step and its success criteria',
 });
+export const ReviewFailSchema = withExample(
+  z.object({
+    type: z.literal('fail'),
+    summary: z.string().optional(),
+    errors: z.array(ReviewErrorSchema).min(1),
+  }),
+  {
+    type: 'fail',
+    summary: 'What must change',
+    errors: [
+      {
+        id: 'ERROR-001',
+        category: 'Logic',
+        file: 'src/utils/jwt.ts',
+        line: 12,
+        issue: 'What is wrong',
+        found: 'The problematic code',
+        expected: 'What it should be',
+        fix: 'How to fix it',
+      },
+    ],
+  },
+);
 
 export const REVIEW_OUTPUT_TYPES = ['pass', 'fail'] as const;
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { describeShape } from '../../src/dispatch/index.js';
-import { PlannerOutputSchema } from '../../src/protocol/index.js';
+import { describeExamples, describeFormat, describeShape } from '../../src/dispatch/index.js';
+import { PlannerOutputSchema, SpecialistOutputSchema } from '../../src/protocol/index.js';
 
 describe('describeShape', () => {
   it('should show one line per planner output type with required and optional fields', () => {
@@ -33,5 +33,24 @@ describe('describeShape', () => {
   it('should stop at a reference to itself', () => {
     const schema = { $defs: { Loop: { $ref: '#/$defs/Loop' } }, $ref: '#/$defs/Loop' };
     expect(describeShape(schema)).toBe('…');
+  });
+
+  it("should show a string's maximum length", () => {
+    expect(describeShape(z.toJSONSchema(PlannerOutputSchema)).split('\n')[1]).toContain('"header":string(max 30 chars)');
+  });
+});
+
+describe('describeExamples', () => {
+  it("should give each variant's example as one line of JSON, in the order of the shape's lines", () => {
+    const schema = z.toJSONSchema(SpecialistOutputSchema);
+    const examples = describeExamples(schema);
+    expect(examples).toHaveLength(2);
+    expect(examples.map((line) => (JSON.parse(line) as { type: string }).type)).toEqual(['success', 'failure']);
+    expect(describeFormat(schema)).toEqual({ shape: describeShape(schema), examples });
+  });
+
+  it('should give nothing for a schema without examples', () => {
+    expect(describeExamples({ type: 'object', properties: { id: { type: 'string' } } })).toEqual([]);
+    expect(describeExamples(undefined)).toEqual([]);
   });
 });

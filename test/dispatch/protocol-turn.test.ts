@@ -40,7 +40,8 @@ describe('runProtocolTurn', () => {
     const { port, prompts, schemas } = scriptedPort({ text: `Here you go.\n${JSON.stringify(answer)}`, usage: cost(1) });
     await expect(runProtocolTurn(port, options)).resolves.toEqual({ value: answer, usage: cost(1), corrections: 0, via: 'scan', protocol: 'text', coerced: [] });
     expect(schemas).toEqual([undefined]);
-    expect(prompts[0]).toMatch(/^Plan this\.\n\n# Output protocol\nEnd your reply with exactly one JSON object, nothing after it/);
+    expect(prompts[0]).toMatch(/^Plan this\.\n\n# Output protocol\nEnd your reply with one JSON object: the last JSON object in your reply is read as your answer/);
+    expect(prompts[0]).toContain('For example, one of each:\n{"type":"answer","content":"The answer, in markdown."}');
     expect(prompts[0]).toContain('{"type":"answer","content":string}');
   });
 
@@ -86,7 +87,7 @@ describe('runProtocolTurn', () => {
     expect(result.usage.turns).toBe(2);
     expect(schemas).toEqual([options.jsonSchema, undefined]);
     expect(prompts[0]).toContain('StructuredOutput');
-    expect(prompts[1]).toMatch(/^Plan this\.\n\n# Output protocol\nEnd your reply with exactly one JSON object/);
+    expect(prompts[1]).toMatch(/^Plan this\.\n\n# Output protocol\nEnd your reply with one JSON object/);
   });
 
   it('should end the turn with the error when a prompt ends with one and nothing was said', async () => {

@@ -33,6 +33,7 @@ describe('.opencode/orca.jsonc', () => {
         // headless: approve automatically (logged in the plan)
         "hitl": { "auto": { "approval": "approve" } },
         "agents": { "coder": { "temperature": 0.3 } },
+        "max_attempts": 4,
       }`,
     );
     server = await startOpencode({ modelUrl: model.url, plugins: [builtPluginUrl], projectDir: sandbox.projectDir, homeDir: sandbox.homeDir });
@@ -54,5 +55,8 @@ describe('.opencode/orca.jsonc', () => {
     const coder = agents.find((a) => a.name === 'coder')!;
     expect(coder.temperature ?? coder.options?.temperature).toBe(0.3);
     expect(agents.find((a) => a.name === 'tester')!.temperature ?? null).toBeNull();
+    // The planner is told the plan policy from the same file (what the plugin does by itself).
+    const planner = model.chatRequests().find((r) => agentOf(r) === 'planner')!;
+    expect(planner.system).toContain('Retry (until the step has failed 4 times)');
   }, 60_000);
 });

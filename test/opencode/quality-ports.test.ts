@@ -37,7 +37,7 @@ describe('quality ports', () => {
     expect(fake.prompts).toHaveLength(1);
     expect(fake.prompts[0]).toMatchObject({ sessionID: 'ses_r', agent: 'reviewer' });
     expect(fake.prompts[0]!.text.split('\n')[0]).toBe('Orca · plan_X · step impl (reviewer) · attempt 1 · review round 1');
-    for (const part of ['round 1 of 3', 'Success criteria: greet("") returns a greeting', 'Summary: wrote greet', 'src/greet.ts', '"type":"fail"', '# Output protocol\nEnd your reply with exactly one JSON object']) {
+    for (const part of ['round 1 of 3', 'Success criteria: greet("") returns a greeting', 'Summary: wrote greet', 'src/greet.ts', '"type":"fail"', '# Output protocol\nEnd your reply with one JSON object']) {
       expect(fake.prompts[0]!.text).toContain(part);
     }
   });

@@ -1,10 +1,12 @@
+import type { PlanPolicy } from '../../machines/types.js';
+
 /** The planner: researches, answers, asks, plans; never executes (seeds 000, 003). */
 export const PLANNER_ROLE = `You are the Planner of a supervised team of AI agents working in this project. Every user
 request reaches you. You decide whether it needs a direct answer, a clarifying question to the user,
 or an execution plan that the team's specialists will carry out after the user approves it.
 
 You never do the work yourself: you cannot edit files, run commands or start other agents. You may
-look around with read, glob, grep and list, and you may research with:
+look around with read, glob and grep, and you may research with:
 - orca_ask_specialist(agent_id, question, session_id?) — ask a specialist a question in a read-only
   session; pass the returned session_id to follow up. Good for: researcher (how does X work in this
   codebase, what does library Y offer), architect (which design fits), reviewer (what is risky here),
@@ -41,83 +43,73 @@ How to decompose work into steps (small models succeed at small, checkable tasks
   specialist sees only its step, the plan goal and the results of the steps it depends on.
 - \`depends_on\` lists the ids of steps whose results this step needs; steps without a dependency
   between them may run in parallel, so do not chain steps that are independent. No cycles.
-- Name the files a step touches or reads in \`files\`; add a tester step to verify behaviour and a
-  reviewer step after risky code changes. Prefer 2–10 steps; split anything bigger.
+- Name the files a step touches or reads in \`files\`; add a tester step to verify behaviour. Plan no
+  step for what the plugin does by itself (below). Prefer 2–10 steps; split anything bigger.
+- Step ids are short (letters, digits, "-", "_", ".") and unique; fill in \`depends_on\`, \`files\` and
+  \`success\` for every step.
 - Mark a step \`idempotent: true\` only when running it twice does no harm (it rewrites its files whole,
   or only reads): after a crash it then runs again without asking the user.
 
 Choosing the output:
 - answer — the request is a question you can answer from what you know or found (no changes needed).
 - question — you cannot plan well without a decision only the user can make (scope, a choice between
-  approaches). Ask at most a few focused questions, each with concrete options.
+  approaches). Ask at most a few focused questions, each with concrete options; \`custom\` lets the user
+  type an answer of their own, \`multiple\` lets them pick several options.
 - plan — the request needs changes or multi-step work.
 Messages after your first turn tell you what happened: the user's answers to your questions, changes
 the user requested to your plan, or a failed step the user wants replanned. Then return a revised
 answer, question or plan. When revising, reuse the ids of steps that already completed and should
 stay done; their results are kept.`;
 
-/** One example of each output, shown to the model (and checked against the schema in tests). */
-export const PLANNER_EXAMPLES = {
-  answer: { type: 'answer', content: 'The answer, in markdown.' },
-  question: {
-    type: 'question',
-    questions: [
-      {
-        header: 'Auth method',
-        question: 'Which sign-in method should the API use?',
-        options: [
-          { label: 'JWT', description: 'Stateless bearer tokens' },
-          { label: 'Sessions', description: 'Server-side sessions' },
-        ],
-        multiple: false,
-        custom: true,
-      },
-    ],
-  },
-  plan: {
-    type: 'plan',
-    goal: 'One sentence: what is true when the plan is done',
-    steps: [
-      {
-        id: 'jwt-utils',
-        agent: 'coder',
-        description: 'Add generateToken and verifyToken to src/utils/jwt.ts using the jsonwebtoken package',
-        depends_on: [],
-        files: ['src/utils/jwt.ts'],
-        success: 'Both functions exported; verifyToken rejects expired tokens',
-      },
-      {
-        id: 'jwt-tests',
-        agent: 'tester',
-        description: 'Write unit tests for src/utils/jwt.ts: valid, expired and tampered tokens',
-        depends_on: ['jwt-utils'],
-        files: ['test/jwt.test.ts'],
-        success: 'npm test passes, including the new tests',
-      },
-    ],
-    assumptions: ['What you assumed without asking'],
-    risks: ['What could go wrong and how the plan limits it'],
-    verification: ['How the user can check the whole result'],
-    relevant_files: ['Files every step should know about'],
-  },
-} as const;
+/** The settings the plugin runs every plan with, as the planner is told them. */
+export interface PlannerPolicy {
+  readonly policy: PlanPolicy;
+  /** Failed attempts of a step after which Retry is no longer offered (`max_attempts`). */
+  readonly maxAttempts: number;
+}
 
-export const PLANNER_CONTRACT = `Output protocol. Every turn ends with exactly ONE JSON object and nothing else: no prose before or
-after it, no second object. If a StructuredOutput tool is available, call it with that object instead.
-The object is one of these three ("type" says which):
+/**
+ * What the plugin does by itself for every plan, from this project's settings, so the planner
+ * plans no step for it (e.g. a reviewer step for work the quality gate already reviews). Stable
+ * per project: part of the system prompt, which providers cache.
+ */
+export function plannerPolicyText({ policy, maxAttempts }: PlannerPolicy): string {
+  const lines = ['What the plugin does by itself, from this project\'s settings (plan no steps for it):'];
+  const reviewed = policy.review_agents;
+  lines.push(
+    reviewed.length === 0
+      ? '- Quality gate: off. No reviewer checks a step\'s work by itself; add a reviewer step after code changes that need a review.'
+      : `- Quality gate: when a ${orList(reviewed)} step finishes, a reviewer checks its work against the step's description and ` +
+          `success criterion, and the same ${orList(reviewed)} fixes what the reviewer reports, for up to ${policy.review_rounds} ` +
+          `review round${policy.review_rounds === 1 ? '' : 's'}. Never add a reviewer step to review that work; a reviewer step ` +
+          'is only for a review the user asked for or work the gate does not cover.',
+  );
+  if (policy.pre_hooks.length > 0) lines.push(`- Before every step it runs ${commands(policy.pre_hooks)}; a failure blocks the step.`);
+  if (policy.post_hooks.length > 0) lines.push(`- After every step it runs ${commands(policy.post_hooks)}; a failure is recorded, never blocks.`);
+  lines.push(
+    `- A failed step waits for the user: Retry (until the step has failed ${maxAttempts} time${maxAttempts === 1 ? '' : 's'}), Replan ` +
+      `or Stop; the same error ${policy.same_error_limit} times in a row stops retrying until the user decides. Plan no retry or fallback steps.`,
+  );
+  const limits = [`${policy.max_dispatches} dispatches (specialist, reviewer and fixer turns)`];
+  if (policy.max_cost != null) limits.push(`a cost of ${policy.max_cost}`);
+  if (policy.max_tokens != null) limits.push(`${policy.max_tokens} tokens`);
+  lines.push(`- The plan pauses for the user after ${orList(limits)}, and again each time as much more is spent: keep plans small.`);
+  return lines.join('\n');
+}
 
-${JSON.stringify(PLANNER_EXAMPLES.answer)}
+/** How the planner answers: the request's output protocol section is the one statement of the format. */
+export const PLANNER_ANSWER = `Every request the plugin sends you ends with an "# Output protocol" section: answer as it says, once,
+at the end of your turn.`;
 
-${JSON.stringify(PLANNER_EXAMPLES.question)}
+/** What the planner's prompt always keeps, even when the user replaces its role text. */
+export function plannerContract(policy: PlannerPolicy): string {
+  return `${plannerPolicyText(policy)}\n\n${PLANNER_ANSWER}`;
+}
 
-${JSON.stringify(PLANNER_EXAMPLES.plan)}
+function orList(items: readonly string[]): string {
+  return items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} or ${items.at(-1)}`;
+}
 
-Rules:
-- question: "header" is at most 30 characters; give each question concrete options; "custom": true
-  also lets the user type their own answer; "multiple": true allows several options.
-- plan: step ids are short (letters, digits, "-", "_", "."), unique, and every id in "depends_on"
-  is another step's id. "agent" is exactly one of: coder, tester, reviewer, researcher,
-  document-writer, architect. "depends_on", "files" and "success" may be omitted but should not be;
-  "idempotent" is optional.
-  "assumptions", "risks" and "verification" are always present (empty lists are allowed);
-  "relevant_files" is optional.`;
+function commands(list: readonly string[]): string {
+  return list.map((command) => JSON.stringify(command)).join(', ');
+}

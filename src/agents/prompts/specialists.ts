@@ -37,17 +37,13 @@ export const SPECIALIST_ROLES: Readonly<Record<SpecialistAgent, { title: string;
     title: 'Reviewer',
     description: 'Orca specialist: reviews changed code for one plan step; read-only.',
     body: `You are the Reviewer, the team's quality gate. You read; you never change files.
-Review the files and changes named in your step and in the results of the steps it depends on for:
+Review the files and changes your request names (and those in the results of the steps it depends on) for:
 syntax (brackets, quotes, statements), imports (present, correct paths), types (match usage, no
 implicit any), logic (does what the step asked, edge cases), style (matches the project), security
-(no hardcoded secrets, inputs validated).
-- If everything that matters is right, the review passes: report success; put minor suggestions in
-  key_findings.
-- If anything must be fixed, the review fails: report a failure whose "error" lists every issue as
-  [ERROR-001] Category — File: path, Line: n — Issue: what is wrong — Fix: how to fix it
-  and set "cause" to "changes_required". Report only real issues, never guesses.
-When Orca asks you to review another step's work at the quality gate, answer with the pass/fail
-format that request gives, one error report per issue.`,
+(no hardcoded secrets, inputs validated), and every success criterion.
+- The work passes when everything that matters is right; minor suggestions do not fail it.
+- It fails when anything must be fixed: name every issue with its file and line, what is wrong and
+  how to fix it. Report only real issues, never guesses.`,
   },
   researcher: {
     title: 'Researcher',
@@ -78,35 +74,21 @@ where the step asks for them).
   },
 };
 
-/** One example of each step result, shown to the model (and checked against the schema in tests). */
-export const STEP_EXAMPLES = {
-  success: {
-    type: 'success',
-    summary: 'What you did, in one or two sentences',
-    artifacts: ['src/utils/jwt.ts'],
-    key_findings: ['Facts later steps need'],
-  },
-  failure: { type: 'failure', error: 'What went wrong', cause: 'Why, if known' },
-} as const;
-
-/** The step protocol: what a specialist returns when it finishes (DESIGN.md "Model output protocol"). */
+/**
+ * What a specialist's prompt always keeps, even when the user replaces its role text. The answer's
+ * format is not here: each request states it once, in its output protocol section (a step, a fix,
+ * or for the reviewer also the quality gate's pass/fail).
+ */
 export const STEP_CONTRACT = `${ASKING}
 
-Output protocol. When you are done, end with exactly ONE JSON object and nothing else: no prose
-before or after it. If a StructuredOutput tool is available, call it with that object instead.
-If you completed the step:
-${JSON.stringify(STEP_EXAMPLES.success)}
-If you could not complete it:
-${JSON.stringify(STEP_EXAMPLES.failure)}
-"artifacts" lists the files you created or changed, relative to the project root, and is always
-present (an empty list when you changed nothing). "key_findings" are short facts the following
-steps need. Never claim work you did not do.`;
+Every request the plugin sends you ends with an "# Output protocol" section: answer as it says, once,
+at the end of your turn. Never claim work you did not do.`;
 
 /** Read-only consultation via orca_ask_specialist: an answer, not a step result. */
 export const CONSULT_CONTRACT = `This is a read-only consultation, not a plan step: another agent of the team asked you a
 question through orca_ask_specialist. What the role text above says about steps, step results
 and key_findings does not apply here. In this session you can only read and search (read, glob,
-grep, list, web fetch, orca_list_plans, orca_describe_plan); you cannot edit files, run commands,
+grep, web fetch, orca_list_plans, orca_describe_plan); you cannot edit files, run commands,
 start agents or ask other specialists, and you must not try.
 Answer the question directly and concisely, in plain text or markdown (no JSON envelope): concrete
 facts, file paths with line numbers, short code excerpts where they help. If you cannot answer from
