@@ -1,9 +1,9 @@
 import type { HitlQuestion } from '../machines/types.js';
 import { APPROVAL_OPTIONS, type Gate } from '../machines/gates.js';
 import { diffSummary } from '../machines/plan-diff.js';
-import { totalTokens } from '../machines/usage.js';
+import { modelCalls, totalTokens, ZERO_USAGE } from '../machines/usage.js';
 import { forecastText, type Forecast } from '../usage/forecast.js';
-import { formatCost, formatTokens, usageText } from '../usage/format.js';
+import { formatCost, formatTokens, turnsText, usageText } from '../usage/format.js';
 import { APPROVAL_QUESTION_LINES, DIALOG_TEXT_WIDTH, dialogRows } from './dialog-rows.js';
 import { paginate, PAGE_ROWS } from './dialog-pages.js';
 import { gateDocument } from './gate-document.js';
@@ -105,7 +105,12 @@ function budgetQuestion(gate: BudgetGate): string {
   if (rest > 0) {
     const stepCost = gate.steps.reduce((n, st) => n + st.usage.cost, 0);
     const stepTokens = gate.steps.reduce((n, st) => n + totalTokens(st.usage), 0);
-    spentOn.push(`other turns (planner, asks) ${rest} turn${rest === 1 ? '' : 's'}, ${formatTokens(totalTokens(gate.usage) - stepTokens)} tokens, ${formatCost(Math.max(0, gate.usage.cost - stepCost))}`);
+    const stepCalls = gate.steps.map((st) => modelCalls(st.usage));
+    const planCalls = modelCalls(gate.usage);
+    // Unknown (plan files from before model calls were counted) unless every part is known.
+    const restCalls = planCalls === undefined || stepCalls.includes(undefined) ? undefined : planCalls - stepCalls.reduce((n: number, c) => n + c!, 0);
+    const others = turnsText({ ...ZERO_USAGE, turns: rest, model_calls: restCalls });
+    spentOn.push(`other turns (planner, asks) ${others}, ${formatTokens(totalTokens(gate.usage) - stepTokens)} tokens, ${formatCost(Math.max(0, gate.usage.cost - stepCost))}`);
   }
   const raises = gate.crossed.map((limit) => {
     if (limit === 'dispatches') return `allows ${gate.increment} more dispatches`;
