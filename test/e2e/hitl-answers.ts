@@ -20,13 +20,20 @@ export const isPage = (q: QuestionRequest) => q.questions.length === 1 && /^Page
  * Wait for a question whose first question text matches, then hand it back. Pages shown before a
  * decision are read on the way, as a person reading on does ("Next page"), and kept in `read`.
  */
-export async function nextQuestion(server: OpencodeServer, match: RegExp, timeoutMs = 20_000, read: string[] = []): Promise<QuestionRequest> {
+export async function nextQuestion(
+  server: OpencodeServer,
+  match: RegExp,
+  timeoutMs = 20_000,
+  read: string[] = [],
+  /** Goes straight to the decision (the page's "To the decision") once this holds for the pages read so far. */
+  enough: (read: string[]) => boolean = () => false,
+): Promise<QuestionRequest> {
   return waitFor(
     async () => {
       const open = await openQuestions(server);
       const found = open.find((q) => !isPage(q) && match.test(q.questions[0]?.question ?? ''));
       if (found) return found;
-      await readOn(server, open, read);
+      await readOn(server, open, read, enough);
       return undefined;
     },
     { timeoutMs, intervalMs: 100, description: `a question matching ${match}` },
@@ -34,10 +41,11 @@ export async function nextQuestion(server: OpencodeServer, match: RegExp, timeou
 }
 
 /** Reads on past the open pages among `open` (all open questions when not given), keeping their texts in `read`. */
-export async function readOn(server: OpencodeServer, open?: QuestionRequest[], read: string[] = []): Promise<void> {
+export async function readOn(server: OpencodeServer, open?: QuestionRequest[], read: string[] = [], enough: (read: string[]) => boolean = () => false): Promise<void> {
   for (const page of (open ?? (await openQuestions(server))).filter(isPage)) {
     read.push(page.questions[0]!.question);
-    await reply(server, page, [[page.questions[0]!.options[0]!.label]]);
+    const options = page.questions[0]!.options.map((o) => o.label);
+    await reply(server, page, [[enough(read) && options.includes('To the decision') ? 'To the decision' : options[0]!]]);
   }
 }
 
