@@ -66,7 +66,8 @@ export function forecastText(forecast: Forecast): string {
   const parts = `${steps} step${steps === 1 ? '' : 's'}${reviews ? ` + ${reviews} reviewer round${reviews === 1 ? '' : 's'}` : ''}`;
   const head = `Forecast: at least ${total} dispatch${total === 1 ? '' : 'es'} (${parts})`;
   const e = forecast.estimate;
-  if (!e) return `${head}; tokens and cost: no history yet (estimates start once this project has finished turns).`;
+  // Two rows of the approval dialog at most: the question keeps its room for the plan.
+  if (!e) return `${head}; tokens and cost: no history yet.`;
   const turns = Object.values(e.based_on).reduce((a, b) => a + b, 0);
   const by = Object.entries(e.based_on)
     .map(([agent, n]) => `${agent} ${n}`)

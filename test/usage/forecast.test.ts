@@ -69,7 +69,7 @@ describe('forecast', () => {
     const forecast = forecastPlan(steps, ['coder'], () => null);
     expect(forecast).toEqual({ dispatches: { steps: 3, reviews: 2, total: 5 }, estimate: null });
     expect(forecastText(forecast)).toBe(
-      'Forecast: at least 5 dispatches (3 steps + 2 reviewer rounds); tokens and cost: no history yet (estimates start once this project has finished turns).',
+      'Forecast: at least 5 dispatches (3 steps + 2 reviewer rounds); tokens and cost: no history yet.',
     );
   });
 
