@@ -24,17 +24,17 @@ const REPORTED: Record<string, ScriptedUsage> = {
   'document-writer': { prompt_tokens: 800, completion_tokens: 120, reasoning_tokens: 20 },
 };
 
-/** OpenCode's rules: input = prompt − cached, output = completion − reasoning, reasoning at the output price. */
+/** OpenCode's rules: input = prompt − cached, output = completion − reasoning, reasoning at the output price. `times` model requests, each its own turn. */
 function asOpencodeCounts(u: ScriptedUsage, times = 1): Usage {
   const cached = u.cached_tokens ?? 0;
   const reasoning = u.reasoning_tokens ?? 0;
   const input = u.prompt_tokens - cached;
   const output = u.completion_tokens - reasoning;
   const cost = (input * PRICE.input + output * PRICE.output + reasoning * PRICE.output + cached * PRICE.cache_read) / 1e6;
-  return { turns: times, input: input * times, output: output * times, reasoning: reasoning * times, cache_read: cached * times, cache_write: 0, cost: cost * times };
+  return { turns: times, model_calls: times, input: input * times, output: output * times, reasoning: reasoning * times, cache_read: cached * times, cache_write: 0, cost: cost * times };
 }
 const sum = (...all: Usage[]): Usage =>
-  all.reduce((a, b) => ({ turns: a.turns + b.turns, input: a.input + b.input, output: a.output + b.output, reasoning: a.reasoning + b.reasoning, cache_read: a.cache_read + b.cache_read, cache_write: a.cache_write + b.cache_write, cost: a.cost + b.cost }));
+  all.reduce((a, b) => ({ turns: a.turns + b.turns, model_calls: a.model_calls! + b.model_calls!, input: a.input + b.input, output: a.output + b.output, reasoning: a.reasoning + b.reasoning, cache_read: a.cache_read + b.cache_read, cache_write: a.cache_write + b.cache_write, cost: a.cost + b.cost }));
 
 const ok = (summary: string) => jsonReply({ type: 'success', summary, artifacts: [], key_findings: [] });
 const planOf = (scenario: string, steps: Array<{ id: string; agent: string; depends_on?: string[] }>) =>
@@ -116,7 +116,9 @@ describe('usage and cost of a plan on the real server', () => {
     const planner = asOpencodeCounts(REPORTED.planner!, requestsOf('planner', 'sums').length);
     // The coder's turn made two model requests (a read, then its answer): both are in its usage, as one turn.
     expect(requestsOf('coder', 'sums')).toHaveLength(2);
-    const impl = sum({ ...asOpencodeCounts(REPORTED.coder!, 2), turns: 1 }, asOpencodeCounts(REPORTED.reviewer!, requestsOf('reviewer', 'sums').length));
+    const coder = { ...asOpencodeCounts(REPORTED.coder!, 2), turns: 1 };
+    const reviewer = asOpencodeCounts(REPORTED.reviewer!, requestsOf('reviewer', 'sums').length);
+    const impl = sum(coder, reviewer);
     const docs = asOpencodeCounts(REPORTED['document-writer']!, requestsOf('document-writer', 'sums').length);
     const file = planFile(firstPlan);
     const close = (u: Usage) => ({ ...u, cost: expect.closeTo(u.cost, 10) });
@@ -124,9 +126,15 @@ describe('usage and cost of a plan on the real server', () => {
       ['impl', close(impl)],
       ['docs', close(docs)],
     ]);
+    // One Orca turn of the coder, two model calls (OpenCode's two assistant messages); the reviewer's turn is the reviewer's.
+    expect(coder).toMatchObject({ turns: 1, model_calls: 2 });
+    expect(file.steps[0].usage_by_role).toEqual({ specialist: close(coder), reviewer: close(reviewer) });
     expect(file.usage).toEqual(close(sum(planner, impl, docs)));
     expect(result.usage).toEqual(file.usage);
-    expect(result.spent).toMatch(/^4 turns, [\d,]+ tokens, \$0\.\d+$/);
+    expect(result.spent).toMatch(/^4 Orca turns, 5 model calls, [\d,]+ tokens, \$0\.\d+$/);
+    expect(result.steps[0].spent).toMatch(/^2 Orca turns, 3 model calls, [\d,]+ tokens, \$0\.\d+ \(specialist 1 Orca turn, 2 model calls, 6,600 tokens, \$0\.\d+; reviewer 1 Orca turn, 1 model call, [\d,]+ tokens, \$0\.\d+\)$/);
+    expect(result).not.toHaveProperty('failures');
+    expect(result.decisions).toEqual(['Approve at approval by the user in the dialog']);
 
     // One journal line per turn, with what it cost.
     const journal = readFileSync(join(server.projectDir, '.opencode', 'plans', `${firstPlan}.journal.jsonl`), 'utf8')
@@ -157,16 +165,18 @@ describe('usage and cost of a plan on the real server', () => {
       .map((e) => e.properties.part)
       .filter((p) => p?.type === 'tool' && p.tool === 'orca_ask_planner' && p.sessionID === session.id)
       .at(-1);
-    expect(final.state).toMatchObject({ status: 'completed', title: expect.stringMatching(new RegExp(`^plan ${firstPlan}: completed · 4 turns`)) });
+    expect(final.state).toMatchObject({ status: 'completed', title: expect.stringMatching(new RegExp(`^plan ${firstPlan}: completed · 4 Orca turns, 5 model calls`)) });
     console.info(`usage e2e: first plan (sums, titles) ${Date.now() - started} ms; titles seen: ${distinct.join(' | ')}`);
   }, 120_000);
 
   it('should print the usage per plan and per step in orca plans and orca show', async () => {
     const show = await runCli(['show', firstPlan, '--dir', server.projectDir]);
     expect(show.code).toBe(0);
-    expect(show.stdout).toMatch(/^ {2}usage {4}4 turns, [\d,]+ tokens, \$0\.\d+$/m);
-    expect(show.stdout).toMatch(/^ {6}usage: 2 turns, [\d,]+ tokens, \$0\.\d+ \(in [\d,]+ · out [\d,]+ · reasoning 100 · cache read 2,500 · cache write 0\)$/m);
-    expect(show.stdout).toMatch(/specialist \(coder\) turn for step impl: 1 turn, 6,600 tokens, \$0\.\d+/);
+    expect(show.stdout).toMatch(/^ {2}usage {4}4 Orca turns, 5 model calls, [\d,]+ tokens, \$0\.\d+$/m);
+    expect(show.stdout).toMatch(/^ {6}usage: 2 Orca turns, 3 model calls, [\d,]+ tokens, \$0\.\d+ \(in [\d,]+ · out [\d,]+ · reasoning 100 · cache read 2,500 · cache write 0\)$/m);
+    expect(show.stdout).toMatch(/^ {8}specialist 1 Orca turn, 2 model calls, 6,600 tokens, \$0\.\d+$/m);
+    expect(show.stdout).toMatch(/^ {8}reviewer 1 Orca turn, 1 model call, [\d,]+ tokens, \$0\.\d+$/m);
+    expect(show.stdout).toMatch(/specialist \(coder\) turn for step impl: 1 Orca turn, 2 model calls, 6,600 tokens, \$0\.\d+/);
     const plans = await runCli(['plans', '--dir', server.projectDir]);
     expect(plans.stdout).toMatch(new RegExp(`^${firstPlan}\\s+completed\\s+-\\s+SCENARIO:sums goal\\s+2/2\\s+[\\d,]+\\s+\\$0\\.\\d+\\s`, 'm'));
     console.info(`orca show ${firstPlan}:\n${show.stdout.split('\nHistory')[0]}`);
@@ -192,7 +202,7 @@ describe('usage and cost of a plan on the real server', () => {
       expect(budget.questions[0]!.header).toBe('Token budget reached');
       // The planner's 1,100 tokens and s1's 920 cross the 2,000.
       expect(budget.questions[0]!.question).toContain('2,020 tokens of the 2,000 limit (budget.max_tokens)');
-      expect(budget.questions[0]!.question).toContain('on s1 (document-writer, completed) 1 turn, 920 tokens, $0.0042');
+      expect(budget.questions[0]!.question).toContain('on s1 (document-writer, completed) 1 Orca turn, 1 model call, 920 tokens, $0.0042');
       expect(budget.questions[0]!.question).toContain('Continue raises the token limit by 2,000 to 4,020');
       expect(budget.questions[0]!.options.map((o) => o.label)).toEqual(['Continue', 'Stop']);
       const paused = planFile(toolPlanId(budget.questions[0]!.question));
@@ -225,6 +235,7 @@ describe('usage and cost of a plan on the real server', () => {
         ['s2', 'pending'],
       ]);
       expect(planFile(result.plan_id).decisions.at(-1)).toMatchObject({ gate: 'budget', option: 'Stop', channel: 'question', text: 'too expensive' });
+      expect(result.decisions).toEqual(['Approve at approval by the user in the dialog', 'Stop at the budget limit by the user in the dialog: "too expensive"']);
       expect(requestsOf('document-writer', 'budgetstop')).toHaveLength(1);
       console.info(`usage e2e: budget Stop ${Date.now() - started} ms`);
     }, 120_000);
