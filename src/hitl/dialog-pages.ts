@@ -20,57 +20,46 @@ export const PAGE_ROWS = 11;
 export const PAGE_OPTIONS = { next: 'Next page', decide: 'To the decision', back: 'Previous page' } as const;
 
 /**
- * Splits `text` into pages of at most `rows` dialog rows. Blocks (separated by blank lines) stay
- * whole when they fit on a page; a longer block breaks between its lines, and a line longer than a
- * page breaks between its words.
+ * Splits `text` into pages of at most `rows` rows of `width` columns. Lines are wrapped at words
+ * here, as the TUI would wrap them, so a page fills to its last row. A block (blocks are separated
+ * by blank lines) that fits on a page but not in what is left of this one starts the next page; a
+ * longer block flows on from here.
  */
 export function paginate(text: string, rows = PAGE_ROWS, width = DIALOG_TEXT_WIDTH): string[] {
   const pages: string[][] = [];
   let page: string[] = [];
-  let used = 0;
   const flush = () => {
-    while (page.at(-1) === '') page.pop();
     if (page.length) pages.push(page);
     page = [];
-    used = 0;
-  };
-  const put = (line: string) => {
-    const need = dialogRows(line, width);
-    if (used + need > rows) flush();
-    if (line === '' && used === 0) return; // no page starts with a blank line
-    page.push(line);
-    used += need;
   };
   for (const block of text.split(/\n{2,}/)) {
-    const lines = block.split('\n').flatMap((line) => splitLong(line, rows, width));
-    const need = lines.reduce((n, line) => n + dialogRows(line, width), 0);
-    // A block starts a fresh page when it does not fit in what is left of this one, unless what is
-    // left is most of a page and the block is longer than a page anyway (then it flows on).
-    const left = rows - used - 1;
-    if (used > 0 && need > left && (need <= rows || left < rows / 2)) flush();
-    if (used > 0) put('');
-    for (const line of lines) put(line);
+    const lines = block.split('\n').flatMap((line) => wrapRows(line, width));
+    const left = rows - page.length - (page.length ? 1 : 0);
+    if (page.length && lines.length > left && (lines.length <= rows || left < 3)) flush();
+    if (page.length) page.push('');
+    for (const line of lines) {
+      if (page.length >= rows) flush();
+      page.push(line);
+    }
   }
   flush();
   return pages.map((lines) => lines.join('\n'));
 }
 
-/** A line that would not fit on one page, cut between words into pieces that do. */
-function splitLong(line: string, rows: number, width: number): string[] {
-  if (dialogRows(line, width) <= rows) return [line];
-  const pieces: string[] = [];
-  let piece = '';
+/** `line` as the rows it takes at `width` columns: wrapped between words, a longer word cut. */
+export function wrapRows(line: string, width = DIALOG_TEXT_WIDTH): string[] {
+  const out: string[] = [];
+  let row = '';
   for (const word of line.split(' ')) {
     for (const part of word.length > width ? (word.match(new RegExp(`.{1,${width}}`, 'g')) ?? [word]) : [word]) {
-      const next = piece ? `${piece} ${part}` : part;
-      if (dialogRows(next, width) > rows) {
-        pieces.push(piece);
-        piece = part;
-      } else piece = next;
+      if (row && row.length + 1 + part.length > width) {
+        out.push(row);
+        row = part;
+      } else row = row ? `${row} ${part}` : part;
     }
   }
-  if (piece) pieces.push(piece);
-  return pieces;
+  out.push(row);
+  return out;
 }
 
 /** The dialog of page `index` of `pages`, headed with where the reader is. */
