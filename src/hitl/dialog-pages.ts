@@ -17,7 +17,8 @@ import { DIALOG_TEXT_WIDTH, dialogRows } from './dialog-rows.js';
  */
 export const PAGE_ROWS = 11;
 
-export const PAGE_OPTIONS = { next: 'Next page', decide: 'To the decision', back: 'Previous page' } as const;
+/** The same three options on every page, in the same order, so a digit means the same everywhere. */
+export const PAGE_OPTIONS = { next: 'Next page', last: 'Next: the decision', back: 'Previous page', decide: 'To the decision' } as const;
 
 /**
  * Splits `text` into pages of at most `rows` rows of `width` columns. Lines are wrapped at words
@@ -65,15 +66,10 @@ export function wrapRows(line: string, width = DIALOG_TEXT_WIDTH): string[] {
 /** The dialog of page `index` of `pages`, headed with where the reader is. */
 export function pageQuestion(title: string, pages: readonly string[], index: number): HitlQuestion {
   const last = index === pages.length - 1;
-  const options = [
-    { label: last ? PAGE_OPTIONS.decide : PAGE_OPTIONS.next },
-    ...(last ? [] : [{ label: PAGE_OPTIONS.decide }]),
-    ...(index > 0 ? [{ label: PAGE_OPTIONS.back }] : []),
-  ];
   return {
     header: `Page ${index + 1}/${pages.length}`.slice(0, 30),
     question: `${headingRow(`Page ${index + 1} of ${pages.length} · ${title}`)}\n${pages[index]}`,
-    options,
+    options: [{ label: last ? PAGE_OPTIONS.last : PAGE_OPTIONS.next }, { label: PAGE_OPTIONS.back }, { label: PAGE_OPTIONS.decide }],
     custom: false,
   };
 }
@@ -85,7 +81,8 @@ export type ReadOutcome = { kind: 'read'; pages: number } | { kind: 'dismissed' 
 
 /**
  * Shows `pages` in the dialog until the human goes on to the decision (from the last page, or
- * straight from any page). A typed answer counts as Next: the dialog always offers to type one.
+ * straight from any page). Previous page on the first page shows it again. A typed answer counts
+ * as Next: the dialog always offers to type one.
  */
 export async function showPages(
   asker: QuestionAsker,

@@ -31,8 +31,9 @@ function planDocument(gate: ApprovalGate, forecast: string | undefined): string[
   const blocks = [`Plan ${gate.planId}: ${count(p.steps.length, 'step')}\nGoal: ${p.goal}`];
   if (gate.changes) blocks.push(`What changed since the version you saw:\n${diffLines(gate.changes).join('\n')}`);
   p.steps.forEach((step, i) => blocks.push(stepBlock(step, i, p.steps.length)));
-  const lists = [list('Assumptions', p.assumptions), list('Risks', p.risks), list('Verification', p.verification)];
-  blocks.push(p.assumptions.length + p.risks.length + p.verification.length ? lists.join('\n') : 'No assumptions, risks or verification given.');
+  // Each list a block of its own, so a page never parts a heading from its items.
+  if (p.assumptions.length + p.risks.length + p.verification.length === 0) blocks.push('No assumptions, risks or verification given.');
+  else blocks.push(list('Assumptions', p.assumptions), list('Risks', p.risks), list('Verification', p.verification));
   if (p.relevant_files?.length) blocks.push(`Relevant files: ${p.relevant_files.join(', ')}`);
   if (forecast) blocks.push(forecast);
   return blocks;

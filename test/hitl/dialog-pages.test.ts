@@ -42,11 +42,14 @@ describe('the whole plan, page by page, before the approval question', () => {
     for (const item of [...gate.proposal.assumptions, ...gate.proposal.risks, ...gate.proposal.verification]) expect(read).toContain(flat(item));
   });
 
-  it('should fit each page, with its heading row, in the rows a page has at 80x24', () => {
+  it('should fit each page, with its heading row, in the rows a page has at 80x24, and never part a heading from its list', () => {
     for (const [i] of pages.entries()) {
       const question = pageQuestion(`Plan ${planId} for approval`, pages, i).question;
       expect(dialogRows(question)).toBeLessThanOrEqual(PAGE_ROWS);
+      expect(question).not.toMatch(/(Assumptions|Risks|Verification):$/);
     }
+    const long = pageQuestion('x'.repeat(200), pages, 0).question.split('\n')[0]!;
+    expect(dialogRows(long)).toBe(1);
   });
 
   it('should carry the forecast on the pages when there is one', () => {
@@ -142,8 +145,23 @@ describe('resolveGate with pages', () => {
     expect(n).toBeGreaterThan(3);
     const headers = asked.map((a) => a.questions[0]!.header);
     expect(headers).toEqual([...['1', '2', '3', '2', '3'].map((i) => `Page ${i}/${n}`), ...Array.from({ length: n - 3 }, (_, i) => `Page ${i + 4}/${n}`), 'Plan approval']);
-    expect(asked.at(-2)!.questions[0]!.options.map((o) => o.label)).toEqual([PAGE_OPTIONS.decide, PAGE_OPTIONS.back]);
-    expect(asked[0]!.questions[0]!.options.map((o) => o.label)).toEqual([PAGE_OPTIONS.next, PAGE_OPTIONS.decide]);
+    // The same options in the same order on every page, so a digit means the same everywhere.
+    expect(asked.at(-2)!.questions[0]!.options.map((o) => o.label)).toEqual([PAGE_OPTIONS.last, PAGE_OPTIONS.back, PAGE_OPTIONS.decide]);
+    expect(asked[0]!.questions[0]!.options.map((o) => o.label)).toEqual([PAGE_OPTIONS.next, PAGE_OPTIONS.back, PAGE_OPTIONS.decide]);
+  });
+
+  it('should show the first page again on Previous page there, and take a typed answer as Next page', async () => {
+    let turn = 0;
+    const { orca, asked } = fakeOrca((input) => {
+      const q = input.questions[0]!;
+      if (q.header === 'Plan approval') return answered('Approve');
+      turn++;
+      if (turn === 1) return answered(PAGE_OPTIONS.back);
+      if (turn === 2) return answered('looks fine, go on');
+      return answered(PAGE_OPTIONS.decide);
+    });
+    await resolveGate(orca, gate, ctx, signal);
+    expect(asked.map((a) => a.questions[0]!.header.replace(/\/\d+$/, ''))).toEqual(['Page 1', 'Page 1', 'Page 2', 'Plan approval']);
   });
 
   it('should go straight to the decision from any page when asked to', async () => {
