@@ -50,7 +50,7 @@ describe('quality ports', () => {
     expect((failure as Error).message).toMatch(/reviewer output/);
     expect(fake.prompts).toHaveLength(3);
     // The three prompts were paid for: the error carries their usage for the plan's sums.
-    expect(usageOfError(failure)).toEqual(usage({ turns: 3, input: 300, output: 30, cost: 0.003 }));
+    expect(usageOfError(failure)).toEqual(usage({ turns: 3, model_calls: 3, input: 300, output: 30, cost: 0.003 }));
   });
 
   it("should give the fixer every error report in seed 003's format, in the specialist's own session", async () => {
