@@ -160,7 +160,7 @@ describe('step machine (model-based)', () => {
 
   it('should record what failed in each attempt: a hook, the session, the answer, the turn, idleness, the reviewer, the review, the fix', () => {
     const gated = input(10, { review: true, pre_hooks: ['lint'], review_rounds: 1 });
-    const kindOf = (events: unknown[], stepInput = input(10)) => {
+    const kindOf = (events: any[], stepInput = input(10)) => {
       const { snapshot } = replay(standaloneStepMachine, stepInput, events);
       return [snapshot.context.failures.at(-1)?.kind, snapshot.context.failures.at(-1)?.error];
     };
