@@ -10,7 +10,7 @@ const WORDS: Record<FailureKind, (a: FailedAttempt) => string> = {
   answer: (a) => `Attempt ${a.attempt} answered that it could not do the step: ${a.error}`,
   turn: (a) => `Attempt ${a.attempt} ended without a readable answer: ${a.error}\n  End your turn with the JSON answer this prompt asks for.`,
   timeout: (a) => `Attempt ${a.attempt} was stopped for being idle too long: ${a.error}`,
-  review: (a) => `Attempt ${a.attempt} did the step, but the reviewer still failed it after the fix rounds: ${a.error}`,
+  review: (a) => `Attempt ${a.attempt} did the step, but the reviewer failed it in its last review round: ${a.error}`,
   reviewer: (a) => `Attempt ${a.attempt} did the step, but the reviewer could not review it (not a fault of the work): ${a.error}`,
   fix: (a) => `Attempt ${a.attempt} did the step, but fixing what the reviewer found failed: ${a.error}`,
 };

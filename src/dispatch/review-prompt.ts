@@ -1,5 +1,7 @@
 import { reviewErrorsText } from '../machines/step.machine.js';
 import type { ReviewError, StepOutput, ThreadedContext } from '../machines/types.js';
+import { laterStepsSection } from './later-steps.js';
+import { previousAttemptText } from './previous-attempts.js';
 
 /**
  * Seed 003's quality gate. The reviewer gets the step as the specialist got it (goal, step,
@@ -18,10 +20,15 @@ export function reviewPrompt(thread: ThreadedContext, work: StepOutput, round: n
       (work.key_findings.length ? `\nKey findings:\n${work.key_findings.map((k) => `- ${k}`).join('\n')}` : ''),
   ];
   if (thread.relevant_files.length > 0) sections.push(`# Relevant files\n${thread.relevant_files.map((f) => `- ${f}`).join('\n')}`);
+  const later = laterStepsSection(thread);
+  if (later) sections.push(later);
+  // A retried step: what failed before and what the user said, which this attempt was told too.
+  if (thread.previous_attempts.length > 0)
+    sections.push(`# Earlier attempts at this step\n${thread.previous_attempts.map(previousAttemptText).join('\n')}`);
   sections.push(
     '# Check\nRead the changed files. Check syntax, imports, types, logic (does it do what the step asked, edge cases), ' +
-      'style, security basics, and every success criterion. The work passes when nothing must be fixed; otherwise it ' +
-      'fails with one error per real issue, never guesses.',
+      'style, security basics, and every success criterion. Judge this step only: what a later step is planned to do ' +
+      'is not missing here. The work passes when nothing must be fixed; otherwise it fails with one error per real issue, never guesses.',
   );
   return sections.join('\n\n');
 }

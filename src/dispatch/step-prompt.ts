@@ -1,5 +1,6 @@
 import type { ThreadedContext } from '../machines/types.js';
 import { SpecialistOutputSchema, specialistOutputJsonSchema } from '../protocol/specialist-output.js';
+import { laterStepsSection } from './later-steps.js';
 import { previousAttemptText } from './previous-attempts.js';
 import { withProtocol, type OutputProtocol } from './output-protocol.js';
 import { outputFormat } from './protocol-turn.js';
@@ -29,6 +30,8 @@ export function stepPrompt(thread: ThreadedContext): string {
     );
   }
   if (thread.relevant_files.length > 0) sections.push(`# Relevant files\n${thread.relevant_files.map((f) => `- ${f}`).join('\n')}`);
+  const later = laterStepsSection(thread);
+  if (later) sections.push(later);
   if (thread.previous_attempts.length > 0) {
     sections.push(
       `# Previous attempts at this step failed\n${thread.previous_attempts

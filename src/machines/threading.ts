@@ -78,5 +78,14 @@ export function threadContext(
     dependencies,
     relevant_files: [...files],
     previous_attempts: step.failures,
+    later: plan.steps
+      .filter((s) => s.depends_on?.includes(step.id))
+      .slice(0, MAX_LATER)
+      .map((s) => ({ id: s.id, agent: s.agent, description: cut(s.description, LATER_DESCRIPTION) })),
   };
 }
+
+/** Bounds on what a step is told of the steps after it, so its prompt stays flat as plans grow. */
+const MAX_LATER = 5;
+const LATER_DESCRIPTION = 200;
+const cut = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);

@@ -170,5 +170,11 @@ export interface ThreadedContext {
   dependencies: Array<{ id: string; agent: SpecialistId; output: StepOutput }>;
   relevant_files: string[];
   previous_attempts: FailedAttempt[];
+  /**
+   * The steps that depend on this one, what they will do: so neither the specialist nor its
+   * reviewer takes on (or asks for) their work. A few, descriptions cut; absent in snapshots from
+   * before it was threaded.
+   */
+  later?: Array<{ id: string; agent: SpecialistId; description: string }>;
 }
 

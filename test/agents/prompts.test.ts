@@ -52,7 +52,7 @@ describe('agent prompts', () => {
   it("tells the planner what the plugin does by itself, by default: the coder's review, retries, the dispatch cap", () => {
     const { prompt } = installed.planner;
     expect(prompt).toContain('- Quality gate: when a coder step finishes, a reviewer checks its work');
-    expect(prompt).toContain('for up to 3 review rounds. Never add a reviewer step to review that work');
+    expect(prompt).toContain('in up to 3 review rounds: after a failing round the same coder fixes what the reviewer reported and the reviewer looks again; a failing last round fails the step. Never add a reviewer step to review that work');
     expect(prompt).toContain('Retry (until the step has failed 10 times)');
     expect(prompt).toContain('the same error 3 times in a row');
     expect(prompt).toContain('after 100 dispatches');
@@ -97,8 +97,8 @@ describe("the planner's policy paragraph", () => {
 
   it('names the agents the gate covers and its rounds', () => {
     expect(text({ review_agents: ['coder', 'tester', 'document-writer'], review_rounds: 1 })).toContain(
-      'when a coder, tester or document-writer step finishes, a reviewer checks its work against the step\'s description and success criterion, ' +
-        'and the same coder, tester or document-writer fixes what the reviewer reports, for up to 1 review round.',
+      'when a coder, tester or document-writer step finishes, a reviewer checks its work against the step\'s description and success criterion ' +
+        'in up to 1 review round: after a failing round the same coder, tester or document-writer fixes what the reviewer reported and the reviewer looks again; a failing last round fails the step.',
     );
   });
 

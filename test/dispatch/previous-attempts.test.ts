@@ -27,7 +27,7 @@ describe('the previous attempts of a retry prompt', () => {
     expect(said('answer')).toBe('- Attempt 2 answered that it could not do the step: E');
     expect(said('turn')).toMatch(/^- Attempt 2 ended without a readable answer: E\n {2}End your turn with the JSON answer/);
     expect(said('timeout')).toBe('- Attempt 2 was stopped for being idle too long: E');
-    expect(said('review')).toBe('- Attempt 2 did the step, but the reviewer still failed it after the fix rounds: E');
+    expect(said('review')).toBe('- Attempt 2 did the step, but the reviewer failed it in its last review round: E');
     expect(said('reviewer')).toBe('- Attempt 2 did the step, but the reviewer could not review it (not a fault of the work): E');
     expect(said('fix')).toBe('- Attempt 2 did the step, but fixing what the reviewer found failed: E');
   });

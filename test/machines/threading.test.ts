@@ -83,6 +83,15 @@ describe('threadContext', () => {
     expect(threadContext(plan, 'c').previous_attempts).toEqual([{ attempt: 1, error: 'red', guidance: 'use vitest' }]);
   });
 
+  it('should name the steps that build on this one, at most five, their descriptions cut', () => {
+    expect(threadContext(plan, 'a').later).toEqual([{ id: 'c', agent: 'coder', description: 'do c' }]);
+    expect(threadContext(plan, 'c').later).toEqual([]);
+    const fan = { ...plan, steps: [step('root'), ...Array.from({ length: 7 }, (_, i) => step(`t${i}`, { depends_on: ['root'], description: 'x'.repeat(500) }))] };
+    const later = threadContext(fan, 'root').later!;
+    expect(later.map((s) => s.id)).toEqual(['t0', 't1', 't2', 't3', 't4']);
+    expect(later[0]!.description).toHaveLength(200);
+  });
+
   it('should refuse an unknown step', () => {
     expect(() => threadContext(plan, 'zz')).toThrow(/Unknown step "zz"/);
   });

@@ -80,8 +80,9 @@ export function plannerPolicyText({ policy, maxAttempts }: PlannerPolicy): strin
     reviewed.length === 0
       ? '- Quality gate: off. No reviewer checks a step\'s work by itself; add a reviewer step after code changes that need a review.'
       : `- Quality gate: when a ${orList(reviewed)} step finishes, a reviewer checks its work against the step's description and ` +
-          `success criterion, and the same ${orList(reviewed)} fixes what the reviewer reports, for up to ${policy.review_rounds} ` +
-          `review round${policy.review_rounds === 1 ? '' : 's'}. Never add a reviewer step to review that work; a reviewer step ` +
+          `success criterion in up to ${policy.review_rounds} review round${policy.review_rounds === 1 ? '' : 's'}: after a failing ` +
+          `round the same ${orList(reviewed)} fixes what the reviewer reported and the reviewer looks again; a failing last round fails ` +
+          'the step. Never add a reviewer step to review that work; a reviewer step ' +
           'is only for a review the user asked for or work the gate does not cover.',
   );
   if (policy.pre_hooks.length > 0) lines.push(`- Before every step it runs ${commands(policy.pre_hooks)}; a failure blocks the step.`);
