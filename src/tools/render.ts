@@ -118,6 +118,8 @@ const CHANNEL_WORDS: Record<DecisionRecord['channel'], string> = {
 
 /** "Retry for step impl by the user in the dialog: "use vitest"". */
 export function decisionLine(d: DecisionRecord): string {
+  // A planner's question has no option of Orca's: the answer is what the user chose or typed.
+  if (d.gate === 'question') return `The planner's question answered ${CHANNEL_WORDS[d.channel]}: ${JSON.stringify(d.option)}`;
   const where = d.step_id ? `for step ${d.step_id}` : GATE_WORDS[d.gate];
   return `${d.option} ${where} ${CHANNEL_WORDS[d.channel]}${d.text ? `: ${JSON.stringify(d.text)}` : ''}`;
 }

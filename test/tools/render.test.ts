@@ -76,5 +76,8 @@ describe('the result of orca_ask_planner', () => {
     expect(line).toMatch(/^attempt 2: REVIEW FAILED in round 3 of 3: 1 error x+…$/);
     expect(line.length).toBeLessThan(200);
     expect(decisionLine({ gate: 'budget', option: 'Continue', channel: 'auto', at })).toBe('Continue at the budget limit by the auto policy');
+    expect(decisionLine({ gate: 'question', option: 'Return undefined', channel: 'question', at })).toBe(
+      'The planner\'s question answered by the user in the dialog: "Return undefined"',
+    );
   });
 });
