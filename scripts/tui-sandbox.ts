@@ -11,7 +11,7 @@ import { join, resolve } from 'node:path';
 import { buildOpencodeConfig } from '../test/support/opencode-config.js';
 import { createSandbox, hermeticEnv, opencodeBinary } from '../test/support/opencode-sandbox.js';
 import { lastToolResult, startScriptedModel, type RecordedRequest } from '../test/support/scripted-model.js';
-import { agentOf, builtPluginUrl, jsonReply, orcaResumeRelay, team } from '../test/e2e/team.js';
+import { agentOf, builtPluginUrl, jsonReply, orcaResumeRelay, team, userTurns } from '../test/e2e/team.js';
 import { longPlanProposal } from '../test/support/long-plan.js';
 
 const root = resolve(process.argv[2] ?? mkdtempSync(join(tmpdir(), 'orca-tui-')));
@@ -32,7 +32,15 @@ function plan(req: RecordedRequest) {
     ...(i > 0 ? { depends_on: [`s${i}`] } : {}),
     files: [`src/module${i + 1}.ts`],
   }));
-  if (option(req, 'long')) return { ...jsonReply({ type: 'plan', ...longPlanProposal(n) }), delayMs: Number(option(req, 'think') ?? 0) };
+  if (option(req, 'long')) {
+    const proposal = longPlanProposal(n);
+    // After Request Changes (a second user turn), a revision: step 3 reworded, the last step dropped.
+    if (userTurns(req) > 1 && proposal.steps.length > 3) {
+      proposal.steps[2] = { ...proposal.steps[2]!, description: `${proposal.steps[2]!.description} Keep the old message as a hint.` };
+      proposal.steps.pop();
+    }
+    return { ...jsonReply({ type: 'plan', ...proposal }), delayMs: Number(option(req, 'think') ?? 0) };
+  }
   const proposal = {
     type: 'plan',
     // The planner's prompt opens with Orca's header line (`Orca · plan_… · planner`); the goal keeps
