@@ -1,3 +1,4 @@
+import { QUESTION_AGENT_ID } from '../hitl/native-question/ids.js';
 import { agentBlueprints, composePrompt, type AgentBlueprint } from './definitions.js';
 import { findAgentMarker } from './prompts/marker.js';
 import type { PlannerPolicy } from './prompts/planner.js';
@@ -8,12 +9,15 @@ import {
   type PermissionMap,
 } from './permission-format.js';
 import {
+  BUILTIN_AGENTS,
   GATE_PERMISSION_PATTERNS,
+  inheritedRules,
   readOnlyPermission,
   roleBasePermission,
   roleLockedPermission,
+  withoutOrca,
 } from './permissions.js';
-import { READ_ONLY_AGENT_IDS, type InstalledAgentId } from './roles.js';
+import { INSTALLED_AGENT_IDS, type InstalledAgentId } from './roles.js';
 
 /** A user's settings for one agent: OpenCode's agent config (model, temperature, prompt, permission, …). */
 export type AgentSettings = Readonly<Record<string, unknown>>;
@@ -74,8 +78,13 @@ const TWIN_INHERITS = ['model', 'variant', 'temperature', 'top_p', 'options', 'd
  *
  * Tools a role may use keep the permission your global `permission` gives them (else Orca's
  * default: allow, `.env` files unreadable, outside the project denied); Orca only ever removes
- * access there. It also denies the twins in the global `task` permission so your other agents'
- * task tool does not offer them.
+ * access there.
+ *
+ * Every other agent (OpenCode's build, plan, general, explore and hidden ones, and yours) gets a
+ * deny for each of Orca's tools and, in `task`, for each of Orca's agents, appended to its own
+ * `permission` (an entry is created for a built-in; nothing else of it changes): its model is
+ * offered nothing of Orca. A name your agent's permission gives explicitly stays yours (see
+ * `withoutOrca`).
  */
 export function applyAgents(
   cfg: AgentConfigTarget,
@@ -102,7 +111,7 @@ export function applyAgents(
   // In place: other parts of the plugin may add their own agents to the same object.
   const target = isRecord(cfg.agent) ? cfg.agent : (cfg.agent = {});
   Object.assign(target, installed);
-  cfg.permission = hideFromTaskTool(cfg.permission, READ_ONLY_AGENT_IDS);
+  keepOrcaOut(target, global);
   return installed;
 }
 
@@ -158,17 +167,14 @@ function legacyTools(raw: unknown): PermissionMap {
   return out;
 }
 
-/** Adds `task: {<id>: "deny"}` to the global permission, keeping everything the user set. */
-function hideFromTaskTool(raw: unknown, ids: readonly string[]): unknown {
-  const permission: Record<string, unknown> = typeof raw === 'string' ? { '*': raw } : isRecord(raw) ? raw : {};
-  const task = permission.task;
-  const patterns: Record<string, unknown> = typeof task === 'string' ? { '*': task } : isRecord(task) ? { ...task } : {};
-  for (const id of ids) {
-    delete patterns[id];
-    patterns[id] = 'deny';
+/** Orca's agents: the installed ones and the question channel's (installed after this, or by an earlier hook run). */
+const ORCA_AGENT_IDS: readonly string[] = [...INSTALLED_AGENT_IDS, QUESTION_AGENT_ID];
+
+/** Denies Orca's tools and agents to every other agent in `agents` and to OpenCode's built-ins. */
+function keepOrcaOut(agents: Record<string, unknown>, global: PermissionMap): void {
+  for (const id of new Set([...Object.keys(BUILTIN_AGENTS), ...Object.keys(agents)])) {
+    if (ORCA_AGENT_IDS.includes(id)) continue;
+    const entry = agents[id] ?? (agents[id] = {});
+    if (isRecord(entry)) entry.permission = withoutOrca(entry.permission, inheritedRules(id, global), ORCA_AGENT_IDS);
   }
-  permission.task = patterns;
-  return permission;
 }
-
-

@@ -1,6 +1,9 @@
 import {
+  isRecord,
+  isToolHidden,
   layerPermissions,
   matchesWildcard,
+  readPermissionMap,
   toRuleset,
   type PermissionAction,
   type PermissionMap,
@@ -169,3 +172,44 @@ export const READ_ONLY_PROMPT_TOOLS: Readonly<Record<string, boolean>> = Object.
   '*': false,
   ...Object.fromEntries([INVALID_TOOL, ...READ_ONLY_TOOLS].map((t) => [t, true])),
 });
+
+/**
+ * OpenCode 1.18.33's built-in agents (`Agent.state` in the binary), each with the rules of its own
+ * that decide whether it is offered `task`; OpenCode puts them after its `"*": "allow"` default
+ * and before the user's global `permission`. explore and the hidden three deny everything else.
+ */
+export const BUILTIN_AGENTS: Readonly<Record<string, PermissionMap>> = {
+  build: {},
+  plan: { task: { general: 'deny' } },
+  general: {},
+  explore: { '*': 'deny' },
+  compaction: { '*': 'deny' },
+  title: { '*': 'deny' },
+  summary: { '*': 'deny' },
+};
+
+/** The rules an agent's own `permission` is evaluated after (1.18 `Agent.state`): defaults, built-in rules, global. */
+export function inheritedRules(agent: string, global: PermissionMap): PermissionRule[] {
+  return [...toRuleset({ '*': 'allow' }), ...toRuleset(BUILTIN_AGENTS[agent] ?? {}), ...toRuleset(global)];
+}
+
+/**
+ * The permission of an agent that is not Orca's (the user's, or a built-in): its own entries
+ * untouched and in order, then a deny for each of Orca's tools, and in `task` a deny for each of
+ * Orca's agents, so that agent's model is offered nothing of Orca (a denied tool is not offered;
+ * a denied subagent is not listed in the task tool). What the agent's own permission names with
+ * anything but a bare `"*"` (e.g. `orca_list_plans` or `"orca_*"`, or `task: {"coder": …}`)
+ * is left as the user set it. `task` is only touched when the agent is offered it: a pattern rule
+ * under a `"*"` denial would bring the task tool back (as for explore).
+ */
+export function withoutOrca(own: unknown, inherited: PermissionRule[], orcaAgents: readonly string[]): Record<string, unknown> {
+  const out: Record<string, unknown> = typeof own === 'string' ? { '*': own } : isRecord(own) ? { ...own } : {};
+  const named = (name: string, patterns: readonly string[]) => patterns.some((p) => p !== '*' && matchesWildcard(name, p));
+  for (const tool of OWN_TOOLS) if (!named(tool, Object.keys(out))) out[tool] = 'deny';
+  if (isToolHidden('task', inherited, toRuleset(readPermissionMap(out)))) return out;
+  const task = out.task;
+  const patterns: Record<string, unknown> = typeof task === 'string' ? { '*': task } : isRecord(task) ? { ...task } : {};
+  for (const id of orcaAgents) if (!named(id, Object.keys(patterns))) patterns[id] = 'deny';
+  out.task = patterns;
+  return out;
+}

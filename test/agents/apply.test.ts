@@ -10,6 +10,7 @@ import {
   toRuleset,
   type PermissionMap,
 } from '../../src/agents/index.js';
+import { BUILTIN_AGENTS } from '../../src/agents/permissions.js';
 import { STEP_CONTRACT } from '../../src/agents/prompts/specialists.js';
 import { agentRuleset } from './opencode-rules.js';
 
@@ -19,7 +20,8 @@ describe('applyAgents', () => {
   it('installs every agent: orca primary, the rest subagents, the read-only twins hidden', () => {
     const cfg: Config = {};
     const installed = applyAgents(cfg);
-    expect(Object.keys(cfg.agent ?? {}).sort()).toEqual([...INSTALLED_AGENT_IDS].sort());
+    // Besides Orca's agents, an entry per OpenCode built-in that only denies it Orca's tools (foreign-agents.test.ts).
+    expect(Object.keys(cfg.agent ?? {}).sort()).toEqual([...INSTALLED_AGENT_IDS, ...Object.keys(BUILTIN_AGENTS)].sort());
     expect(installed.orca).toMatchObject({ mode: 'primary' });
     expect(installed.orca.hidden).toBeUndefined();
     expect(installed.planner).toMatchObject({ mode: 'subagent' });

@@ -189,9 +189,9 @@ describe('permission details', () => {
     expect(evaluatePermission('orca_plan_approval', 'plan-1', agentRuleset(installed.orca.permission, global))).toBe('allow');
   });
 
-  it('denies the read-only twins in the global task permission so other agents cannot start them', () => {
+  it("leaves the user's global permission as written (other agents are kept from Orca's agents in their own task rules)", () => {
     const cfg = { permission: { task: 'ask' } as PermissionMap };
     applyAgents(cfg);
-    expect(cfg.permission.task).toEqual({ '*': 'ask', ...Object.fromEntries(READ_ONLY_AGENT_IDS.map((id) => [id, 'deny'])) });
+    expect(cfg.permission).toEqual({ task: 'ask' });
   });
 });
