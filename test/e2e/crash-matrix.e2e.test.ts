@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reportOnFailure } from '../support/failure-report.js';
 import { restartOpencode, startOpencode, waitFor, type OpencodeServer } from '../support/opencode-server.js';
 import { lastToolResult, startScriptedModel, type RecordedRequest, type ScriptedModel, type ScriptedReply } from '../support/scripted-model.js';
-import { nextQuestion, openQuestions, readOn, reply } from './hitl-answers.js';
+import { isPage, nextQuestion, openQuestions, readOn, reply } from './hitl-answers.js';
 import { projectRoot } from '../support/opencode-sandbox.js';
 import { agentOf, jsonReply, scenarioOf, orcaResumeRelay, passingReview } from './team.js';
 
@@ -189,7 +189,7 @@ describe('crash matrix: kill -9 at every point of a 4-step plan, restart, resume
 
   /** Answer the plan's resume gate whenever it asks: Re-run, or Mark done with the human's summary. */
   async function answerResume(planId: string, choice: 'Re-run' | 'Mark done'): Promise<boolean> {
-    const q = (await openQuestions(server)).find((x) => x.questions[0]?.question.includes(`Plan ${planId}: step`));
+    const q = (await openQuestions(server)).find((x) => !isPage(x) && x.questions[0]?.question.includes(`Plan ${planId}: step`));
     if (!q) return false;
     await reply(server, q, [[choice], [choice === 'Mark done' ? MARKED_DONE : 'No guidance']]);
     return true;
@@ -198,7 +198,8 @@ describe('crash matrix: kill -9 at every point of a 4-step plan, restart, resume
   /** Answer the scenario's approval dialog (Approve) whenever it is open; returns whether it did. */
   async function approveIfAsked(tag: string): Promise<boolean> {
     await readOn(server);
-    const q = (await openQuestions(server)).find((x) => x.questions[0]?.question.includes(`SCENARIO:${tag} goal`));
+    // A page shown before the question carries the goal too (a plan whose forecast has history no longer fits the question).
+    const q = (await openQuestions(server)).find((x) => !isPage(x) && x.questions[0]?.question.includes(`SCENARIO:${tag} goal`));
     if (!q) return false;
     await reply(server, q, [['Approve'], ['No guidance']]);
     return true;
