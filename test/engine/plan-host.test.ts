@@ -1,23 +1,17 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { afterEach, describe, expect, it } from 'vitest';
 import { InvalidPlanRequestError, PlanHost, type PlanHostOptions } from '../../src/engine/plan-host.js';
 import { PlanStore } from '../../src/persistence/plan-store.js';
 import { instantPorts } from '../support/instant-ports.js';
 import { twoStepPlan } from '../machines/fixtures.js';
+import { eachTempStore } from '../support/temp-store.js';
 
-let dir: string;
 let store: PlanStore;
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'orca-host-'));
-  store = new PlanStore(join(dir, 'plans'));
-});
+eachTempStore('orca-host-', (s) => (store = s));
 /** Hosts made by hostWith: disposed (their last journal lines and files settled) before their folder goes. */
 const hosts: PlanHost[] = [];
 afterEach(async () => {
   await Promise.all(hosts.splice(0).map((h) => h.dispose()));
-  rmSync(dir, { recursive: true, force: true });
 });
 
 const approve = { type: 'approval.approve', channel: 'tool', at: '2026-01-01T00:00:00.000Z' } as const;

@@ -1,14 +1,12 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { AnyActorRef } from 'xstate';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PlanHost } from '../../src/engine/plan-host.js';
 import { idlePlanPorts, type PlanPorts } from '../../src/machines/ports.js';
 import { stepActorId } from '../../src/machines/plan.machine.js';
 import type { WatchIdleInput } from '../../src/machines/step.machine.js';
-import { PlanStore } from '../../src/persistence/plan-store.js';
+import type { PlanStore } from '../../src/persistence/plan-store.js';
 import { turn } from '../support/turns.js';
+import { eachTempStore } from '../support/temp-store.js';
 
 /**
  * The step timeout is an invoked actor, not an `after` timer (whose timers a restored snapshot
@@ -18,13 +16,8 @@ const plan = { type: 'plan', goal: 'g', steps: [{ id: 's1', agent: 'tester', des
 const approve = { type: 'approval.approve', channel: 'cli', at: '2026-01-01T00:00:00.000Z' } as const;
 const never = () => new Promise<never>(() => {});
 
-let dir: string;
 let store: PlanStore;
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'orca-quality-restore-'));
-  store = new PlanStore(join(dir, 'plans'));
-});
-afterEach(() => rmSync(dir, { recursive: true, force: true }));
+eachTempStore('orca-quality-restore-', (s) => (store = s));
 
 function watchingPorts() {
   const watches: WatchIdleInput[] = [];

@@ -1,23 +1,17 @@
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { existsSync, readdirSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
 import { PlanHost } from '../../src/engine/plan-host.js';
 import { inboxDir, postDecision } from '../../src/persistence/inbox.js';
-import { PlanStore } from '../../src/persistence/plan-store.js';
+import type { PlanStore } from '../../src/persistence/plan-store.js';
 import { idlePorts } from '../support/idle-ports.js';
 import { turn } from '../support/turns.js';
+import { eachTempStore } from '../support/temp-store.js';
 
 const ports = idlePorts;
 const plan = { type: 'plan', goal: 'g', steps: [{ id: 's1', agent: 'coder', description: 'd' }], assumptions: [], risks: [], verification: [] };
 
-let dir: string;
 let store: PlanStore;
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'orca-inbox-'));
-  store = new PlanStore(join(dir, 'plans'));
-});
-afterEach(() => rmSync(dir, { recursive: true, force: true }));
+eachTempStore('orca-inbox-', (s) => (store = s));
 
 function waitingPlan(host: PlanHost) {
   const planId = host.create({ message: 'hello' }).getSnapshot().context.plan_id;

@@ -1,22 +1,18 @@
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { pathToFileURL } from 'node:url';
+import { describe, expect, it } from 'vitest';
 import { PlanHost } from '../../src/engine/plan-host.js';
-import { PlanStore } from '../../src/persistence/plan-store.js';
+import type { PlanStore } from '../../src/persistence/plan-store.js';
 import { projectRoot } from '../support/opencode-sandbox.js';
 import { idlePorts } from '../support/idle-ports.js';
+import { eachTempStore } from '../support/temp-store.js';
 
 const ports = idlePorts;
 
-let dir: string;
 let store: PlanStore;
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'orca-write-'));
-  store = new PlanStore(join(dir, 'plans'));
-});
-afterEach(() => rmSync(dir, { recursive: true, force: true }));
+eachTempStore('orca-write-', (s) => (store = s));
 
 async function goodPlan() {
   const host = new PlanHost({ store, ports });
@@ -40,16 +36,20 @@ describe('a plan file write interrupted half way', () => {
     const path = store.pathOf(planId);
     const good = store.load(planId);
     // A child rewrites the plan file with writeFileAtomic as fast as it can; SIGKILL lands anywhere.
+    // It loads the source through tsx, so the test needs no build.
     const script = `
-      import { writeFileAtomic } from ${JSON.stringify(join(projectRoot, 'dist', 'persistence', 'atomic-write.js'))};
+      import { writeFileAtomic } from ${JSON.stringify(pathToFileURL(join(projectRoot, 'src', 'persistence', 'atomic-write.ts')).href)};
       const base = ${JSON.stringify(JSON.stringify(good))};
       const file = JSON.parse(base);
       console.log('writing');
       for (let i = 0; ; i++) writeFileAtomic(${JSON.stringify(path)}, JSON.stringify({ ...file, goal: 'write ' + i, padding: 'x'.repeat(200000) }, null, 2));
     `;
     for (let round = 0; round < 5; round++) {
-      const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
-      await new Promise<void>((resolve) => child.stdout!.once('data', () => resolve()));
+      const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: projectRoot, stdio: ['ignore', 'pipe', 'inherit'] });
+      await new Promise<void>((resolve, reject) => {
+        child.stdout!.once('data', () => resolve());
+        child.once('exit', (code) => reject(new Error(`Expected the writer to start writing; it exited with code ${code}`)));
+      });
       await new Promise((r) => setTimeout(r, 20 + round * 17));
       child.kill('SIGKILL');
       await new Promise((r) => child.once('exit', r));

@@ -1,27 +1,20 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PlanHost } from '../../src/engine/plan-host.js';
 import { readJournal } from '../../src/persistence/journal.js';
 import { PlanLeaseError } from '../../src/persistence/plan-lease.js';
-import { PlanStore } from '../../src/persistence/plan-store.js';
+import type { PlanStore } from '../../src/persistence/plan-store.js';
 import { projectRoot } from '../support/opencode-sandbox.js';
 import { waitFor } from '../support/wait-for.js';
 import { idlePorts } from '../support/idle-ports.js';
 import { turn } from '../support/turns.js';
+import { eachTempStore } from '../support/temp-store.js';
 
 const ports = idlePorts;
 const at = { channel: 'tool' as const, at: '2026-01-01T00:00:00.000Z' };
 
-let dir: string;
 let store: PlanStore;
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'orca-lease-'));
-  store = new PlanStore(join(dir, 'plans'));
-});
-afterEach(() => rmSync(dir, { recursive: true, force: true }));
+eachTempStore('orca-lease-', (s) => (store = s));
 
 describe('plan lease', () => {
   it('should give the second writer a clear error and keep the first one running', async () => {

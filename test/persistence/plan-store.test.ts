@@ -1,23 +1,18 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PlanHost } from '../../src/engine/plan-host.js';
 import { PLAN_MACHINE_VERSION } from '../../src/machines/plan.machine.js';
 import { InvalidPlanIdError, PlanNotFoundError, QuarantinedPlanError } from '../../src/persistence/errors.js';
 import { newPlanId, parsePlanId } from '../../src/persistence/plan-id.js';
-import { PlanStore } from '../../src/persistence/plan-store.js';
+import type { PlanStore } from '../../src/persistence/plan-store.js';
 import { idlePorts } from '../support/idle-ports.js';
+import { eachTempStore } from '../support/temp-store.js';
 
 const ports = idlePorts;
 
-let dir: string;
 let store: PlanStore;
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'orca-store-'));
-  store = new PlanStore(join(dir, 'plans'));
-});
-afterEach(() => rmSync(dir, { recursive: true, force: true }));
+eachTempStore('orca-store-', (s) => (store = s));
 
 /** A valid plan file, written by a real host. */
 async function validPlan(): Promise<string> {

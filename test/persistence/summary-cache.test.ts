@@ -1,25 +1,22 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PlanHost } from '../../src/engine/plan-host.js';
 import type { PlanPorts } from '../../src/machines/ports.js';
-import { PlanStore } from '../../src/persistence/plan-store.js';
+import type { PlanStore } from '../../src/persistence/plan-store.js';
 import { summarize } from '../../src/persistence/plan-index.js';
 import { loadSummaries, SUMMARY_CACHE_FORMAT, SUMMARY_CACHE_NAME } from '../../src/persistence/summary-cache.js';
+import { eachTempStore } from '../support/temp-store.js';
 
 /** Ports that never settle, whatever ports the machines grow. */
 const ports = new Proxy({}, { get: () => () => new Promise<never>(() => {}) }) as PlanPorts;
 
-let dir: string;
 let store: PlanStore;
 let cachePath: string;
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'orca-summary-cache-'));
-  store = new PlanStore(join(dir, 'plans'));
+eachTempStore('orca-summary-cache-', (s) => {
+  store = s;
   cachePath = join(store.dir, SUMMARY_CACHE_NAME);
 });
-afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 async function validPlan(message = 'hello'): Promise<string> {
   const host = new PlanHost({ store, ports });
