@@ -6,7 +6,8 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startUiServer, type UiServer } from '../../src/ui/server.js';
 import { launchBrowser, outputDir, screenshot } from '../support/browser.js';
-import { failedStepPlan, tempProject, type Project } from '../cli/fixtures.js';
+import { approvalPlan, failedStepPlan, tempProject, type Project } from '../cli/fixtures.js';
+import { turn } from '../support/turns.js';
 
 describe('the plan page', () => {
   let project: Project;
@@ -72,7 +73,49 @@ describe('the plan page', () => {
     await page.fill('.gates textarea', 'half a thought');
     const path = project.store.journalPathOf(planId);
     writeFileSync(path, `${JSON.stringify({ at: new Date().toISOString(), kind: 'state', actor: 'plan', state: 'touched' })}\n`, { flag: 'a' });
-    await page.waitForSelector('.timeline >> text=→ touched');
+    await page.waitForSelector('.timeline >> text=plan → touched');
     expect(await page.inputValue('.gates textarea')).toBe('half a thought');
+  });
+
+  it('says the journal in words: turns, decisions, the planner; no JSON line, no internal names', async () => {
+    const path = project.store.journalPathOf(planId);
+    const usage = { turns: 1, model_calls: 3, input: 100, output: 10, reasoning: 0, cache_read: 0, cache_write: 0, cost: 0.001 };
+    writeFileSync(path, `${JSON.stringify({ at: new Date().toISOString(), kind: 'turn', role: 'planner', agent: 'planner', session_id: 'ses_p', correction: false, usage })}\n`, { flag: 'a' });
+    await page.waitForSelector('.timeline >> text=planner turn: 1 Orca turn, 3 model calls, 110 tokens, $0.001');
+    const timeline = (await page.locator('.timeline').textContent())!;
+    expect(timeline).toContain('plan created from "say hello"');
+    expect(timeline).toContain('the planner proposed a plan of 2 step(s)');
+    expect(timeline).toContain('Approve at the approval gate by slash command: "looks good"');
+    expect(timeline).not.toContain('xstate.');
+    expect(timeline).not.toContain('{"');
+    expect(pageErrors).toEqual([]);
+  });
+
+  it('drops the confirmation of a decision once the next gate opens', async () => {
+    await page.fill('.gates textarea', 'install vitest first');
+    await page.click('button[data-choice="retry"][data-step="s2"]');
+    await page.waitForSelector('.gates .message.ok >> text=queued');
+    // A server resumes the plan: it applies the Retry from the inbox, and s2 fails again.
+    const host = project.host();
+    const s2 = () => host.open(planId).getSnapshot().children['step:s2'] as { send(event: unknown): void };
+    s2().send({ type: 'xstate.done.actor.openSpecialistSession', output: { sessionId: 'ses_s2_2' } });
+    s2().send({ type: 'xstate.done.actor.runSpecialist', output: turn({ type: 'failure', error: 'test 2 is red' }) });
+    host.flush(planId);
+    await host.dispose();
+    await page.waitForSelector('[data-gate="deviation"] >> text=2 failed attempt(s); last error: test 2 is red');
+    expect(await page.locator('.gates .message').count()).toBe(0);
+    expect(pageErrors).toEqual([]);
+  });
+
+  it('shows only the error, and what to do, for a plan file that does not load', async () => {
+    const host = project.host();
+    const broken = approvalPlan(host);
+    await host.dispose();
+    writeFileSync(project.store.pathOf(broken), '{"plan_id": "not a plan"}');
+    await page.goto(`${ui.url}#/plan/${broken}`);
+    await page.waitForSelector(`.problem >> text=Plan ${broken} cannot be shown`);
+    await page.waitForSelector('text=moved aside by orca doctor');
+    expect(await page.locator('#main .card:visible').count()).toBe(0);
+    await screenshot(page, join(outputDir('ui'), 'plan-that-does-not-load.png'));
   });
 });

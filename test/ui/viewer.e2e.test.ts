@@ -138,6 +138,13 @@ describe('the plan viewer in a browser', () => {
     await planStatus(page, 'completed');
     expect(await page.evaluate(() => (globalThis as { sameDocument?: string }).sameDocument)).toBe('yes');
     expect(await page.locator('[data-testid="gates"]').count()).toBe(1); // only the outcome message is left
+    // The journal in the words of orca show: no JSON line, no xstate name.
+    await page.waitForSelector('.timeline >> text=Approve at the approval gate with orca decide');
+    const timeline = (await page.locator('.timeline').textContent())!;
+    expect(timeline).toContain('the planner proposed a plan of 3 step(s)');
+    expect(timeline).toMatch(/specialist \(coder\) turn for step build: 1 Orca turn/);
+    expect(timeline).not.toContain('xstate.');
+    expect(timeline).not.toContain('{"');
     console.log(`approve: the running server applied the decision ${appliedMs} ms after the click`);
     await page.close();
   }, 150_000);

@@ -22,7 +22,8 @@ export function createPlanPage(root, planId, refresh) {
     decisions: h('div'),
     timeline: h('div'),
   };
-  replace(root, h('a', { class: 'back', href: '#/' }, '← all plans'), el.problem, el.head, el.gates, h('div', { class: 'plan-body' }, el.graph, el.step), el.facts, el.decisions, el.timeline);
+  el.body = h('div', { hidden: true }, el.head, el.gates, h('div', { class: 'plan-body' }, el.graph, el.step), el.facts, el.decisions, el.timeline);
+  replace(root, h('a', { class: 'back', href: '#/' }, '← all plans'), el.problem, el.body);
   const drawn = {};
   let view;
 
@@ -40,23 +41,32 @@ export function createPlanPage(root, planId, refresh) {
     view.steps.find((st) => st.status === 'running') ??
     view.steps[0];
 
+  /**
+   * A message about a decision (its confirmation or why it was refused) belongs to the gates it
+   * answered: it stays while they are open or while no gate is, and goes once another gate opens
+   * (other gates, or the same kind again after the plan recorded a decision).
+   */
+  const say = (kind, text) => ({ kind, text, gates: JSON.stringify(view.gates), decisions: view.decisions.length });
+  const outlived = (message) => view.gates.length > 0 && (JSON.stringify(view.gates) !== message.gates || view.decisions.length > message.decisions);
+
   async function onDecide(gate, option) {
     const text = ui.guidance.trim();
     if (option.needs_text && !text) {
-      ui.message = { kind: 'error', text: `${option.label} needs your guidance for the planner: write it in the box above.` };
+      ui.message = say('error', `${option.label} needs your guidance for the planner: write it in the box above.`);
       drawAll(true);
       el.gates.querySelector('textarea')?.focus();
       return;
     }
     ui.busy = true;
-    ui.message = { kind: 'busy', text: `Sending ${option.label}…` };
+    const sent = say('busy', `Sending ${option.label}…`);
+    ui.message = sent;
     drawAll(true);
     try {
       const result = await decide(planId, { choice: option.choice, ...(text ? { text } : {}), ...(gate.step_id ? { step: gate.step_id } : {}) });
-      ui.message = { kind: 'ok', text: `${result.summary}: ${result.message}${result.note ? ` (note: ${result.note})` : ''}` };
+      ui.message = { ...sent, kind: 'ok', text: `${result.summary}: ${result.message}${result.note ? ` (note: ${result.note})` : ''}` };
       ui.guidance = '';
     } catch (error) {
-      ui.message = { kind: 'error', text: error.message };
+      ui.message = { ...sent, kind: 'error', text: error.message };
     } finally {
       ui.busy = false;
       drawAll(true);
@@ -67,7 +77,8 @@ export function createPlanPage(root, planId, refresh) {
   function drawAll(forceGates = false) {
     const step = selectedStep();
     draw('head', [view.goal, view.status, view.state, view.waiting_for, view.progress, view.usage, view.dispatches, view.updated_at], () => replace(el.head, head(view)));
-    draw('gates', [view.gates, view.queued], () => renderGates(el.gates, view, ui, onDecide), forceGates);
+    if (ui.message && !ui.busy && outlived(ui.message)) ui.message = null;
+    draw('gates', [view.gates, view.queued, ui.message], () => renderGates(el.gates, view, ui, onDecide), forceGates);
     draw('graph', [view.graph, view.revisions, step?.id, ui.revision], () =>
       renderGraphPanel(el.graph, view, ui, step?.id, (id) => {
         ui.selected = id;
@@ -92,14 +103,20 @@ export function createPlanPage(root, planId, refresh) {
     update(next) {
       view = next;
       replace(el.problem);
+      el.body.hidden = false;
       document.title = `${next.plan_id} · ${words(next.status)} · Orca`;
       drawAll();
     },
+    /** The plan cannot be shown (its file does not load, say): only why, and what to do; the page follows the file and redraws when it loads. */
     problem(message) {
-      replace(el.problem, h('p', { class: 'problem' }, message));
+      replace(el.problem, h('p', { class: 'problem' }, message), h('p', { class: 'muted' }, PROBLEM_ADVICE));
+      el.body.hidden = true;
     },
   };
 }
+
+const PROBLEM_ADVICE =
+  'This page shows the plan again as soon as its file loads. A plan file that does not load can be fixed by hand, or moved aside by orca doctor (to .opencode/plans/.quarantine/, its reason beside it).';
 
 function head(view) {
   const facts = [

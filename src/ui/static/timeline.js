@@ -1,4 +1,5 @@
-// The decisions taken at the plan's gates, and its journal as a timeline (newest first).
+// The decisions taken at the plan's gates, and its journal as a timeline (newest first), in the
+// words of `orca show`'s history: the server sends each entry as text.
 import { h } from './dom.js';
 import { time } from './format.js';
 
@@ -36,9 +37,7 @@ export function renderTimeline(view, ui, onShowStates) {
       : h(
           'ol',
           { class: 'timeline', reversed: true },
-          shown.map((item) =>
-            h('li', { class: ['tl', `tl-${item.kind}`] }, h('time', {}, time(item.at)), h('span', { class: 'who' }, item.who), h('span', { class: 'title' }, item.title), item.detail ? h('span', { class: 'detail' }, item.detail) : null),
-          ),
+          shown.map((item) => h('li', { class: ['tl', `tl-${item.kind}`] }, h('time', {}, time(item.at)), h('span', { class: 'text' }, item.text))),
         ),
   );
 }
