@@ -1,7 +1,9 @@
 // `npm run demo`: a full Orca plan on the real OpenCode server, with the bundled scripted model.
 // No API key, no network: the model is a script on 127.0.0.1, OpenCode is node_modules' binary.
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+// `npm run demo -- --keep` keeps the temporary project so `orca show` and `orca ui` can open it.
+import { readFileSync, rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { parseArgs } from 'node:util';
 import { startOpencode } from '../test/support/opencode-server.js';
 import { lastToolResult, startScriptedModel } from '../test/support/scripted-model.js';
 import { agentOf, builtPluginUrl, orcaRelay, jsonReply, team } from '../test/e2e/team.js';
@@ -64,6 +66,34 @@ function turnCounts(journal: JournalEntry[]): string {
   return `${dispatched} specialist, ${reviews} reviewer, ${fixes} fixer`;
 }
 
+/** The two commands to try on a kept project, runnable as printed from the repository root. */
+function keptLines(project: string, planId: string | undefined): string[] {
+  const dir = shellWord(project);
+  const show = planId ? `show ${planId} --dir ${dir}` : `plans --dir ${dir}`;
+  return [
+    `\nKept the demo project: ${project}`,
+    'Try next, from this repository\'s root (npx orca … works the same):',
+    `  node dist/cli/main.js ${show}`,
+    `  node dist/cli/main.js ui --dir ${dir}`,
+    `Remove it with: rm -rf ${shellWord(dirname(project))}`,
+  ];
+}
+
+/** A path as one shell word: bare when it is plain, single-quoted otherwise. */
+const shellWord = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
+
+function demoOptions(): { keep: boolean } {
+  try {
+    const { values } = parseArgs({ options: { keep: { type: 'boolean' } }, allowPositionals: false, strict: true });
+    return { keep: values.keep ?? false };
+  } catch (error) {
+    // parseArgs says e.g. "Unknown option '--x'. To specify a positional argument starting with a '-' …"
+    console.error(`demo: ${(error as Error).message.split('. ')[0]} (the demo takes one option, --keep: npm run demo -- --keep).`);
+    process.exit(2);
+  }
+}
+
+const { keep } = demoOptions();
 const say = (s = '') => console.log(s);
 const model = await startScriptedModel({
   respond: team({
@@ -86,12 +116,13 @@ const model = await startScriptedModel({
 // No auto policy: the plan waits for a human, and the demo answers OpenCode's question dialog
 // through the HTTP API exactly as a person would in the TUI.
 const server = await startOpencode({ modelUrl: model.url, plugins: [builtPluginUrl], requestTimeoutMs: 120_000 });
+let planId: string | undefined;
 try {
   say(`OpenCode ${server.url} (real binary), scripted model ${model.url}`);
   say(`\nUser → Orca: ${REQUEST}`); // what the demo types; everything after it comes from OpenCode, the plan file and its journal
   const session = (await server.client.session.create({ title: 'Orca demo' })).data!;
   const turn = server.client.session.prompt({ sessionID: session.id, agent: 'orca', parts: [{ type: 'text', text: REQUEST }] });
-  const dialog = await nextQuestion(server, /^Goal: /);
+  const dialog = await nextQuestion(server, /^Goal: /, 60_000); // the planner's turn: on a loaded machine it took over 20 s
   say(`\nThe question dialog asks the human:\n  ${dialog.questions[0]!.question.replace(/\n/g, '\n  ')}`);
   say(`  options: ${labels(dialog).join(' / ')}`);
   say('Human → Approve');
@@ -99,6 +130,7 @@ try {
   await turn;
   const orcaLast = model.chatRequests().filter((r) => agentOf(r) === 'orca').at(-1)!;
   const result = JSON.parse(lastToolResult(orcaLast)!.content);
+  planId = result.plan_id;
   const plansDir = join(server.projectDir, '.opencode', 'plans');
   const file = JSON.parse(readFileSync(join(plansDir, `${result.plan_id}.json`), 'utf8'));
 
@@ -119,10 +151,17 @@ try {
   }
   say(`\norca_ask_planner returned: ${result.status}`);
   say(`Path through the plan statechart (journal): ${planPath(journal).join(' → ')}`);
-  say(`Plan file: ${join(plansDir, `${file.plan_id}.json`)} (state "${file.state}"; a temporary project, removed when the demo exits)`);
+  say(`Plan file: ${join(plansDir, `${file.plan_id}.json`)} (state "${file.state}"; a temporary project, ${keep ? 'kept' : 'removed'} when the demo exits)`);
   say(`Model turns Orca started (journal): ${turnCounts(journal)}`);
   if (result.status !== 'completed') throw new Error(`the demo plan ended ${result.status}`);
 } finally {
-  await server.stop();
+  await server.stop({ keepFiles: keep });
   await model.close();
+  if (keep) {
+    // orca reads only the project's .opencode/; the throwaway OpenCode home beside it goes.
+    rmSync(server.homeDir, { recursive: true, force: true });
+    for (const line of keptLines(server.projectDir, planId)) say(line);
+  } else {
+    say('\nThe temporary project is removed now. To keep it and open the plan with orca show and orca ui: npm run demo -- --keep');
+  }
 }
