@@ -23,7 +23,8 @@ export const isPage = (q: QuestionRequest) => q.questions.length === 1 && /^Page
 export async function nextQuestion(
   server: OpencodeServer,
   match: RegExp,
-  timeoutMs = 20_000,
+  // The first question of a server also starts its first model turns: slow on a loaded 2-core machine.
+  timeoutMs = 45_000,
   read: string[] = [],
   /** Goes straight to the decision (the page's "To the decision") once this holds for the pages read so far. */
   enough: (read: string[]) => boolean = () => false,
