@@ -38,7 +38,7 @@ export function gateQuestions(gate: Gate, { forecast, reserve = 0 }: { forecast?
       // whole error being on the pages shown before the question (gatePages).
       const error = wholeFits(gate, undefined, reserve)
         ? gate.error
-        : `${fitRows(`${head}${gate.error}`, APPROVAL_QUESTION_LINES - reserve - dialogRows(ask) - 1).slice(head.length)}\n(The whole error is on the pages before.)`;
+        : `${fitRows(`${head}${gate.error}`, APPROVAL_QUESTION_LINES - reserve - dialogRows(ask) - 1).slice(head.length)}\n(The whole error was shown before this question.)`;
       return [
         {
           header: (gate.breaker ? `Breaker: step ${gate.stepId}` : `Step ${gate.stepId} failed`).slice(0, 30),
@@ -165,7 +165,8 @@ export function choiceFromAnswers(gate: Gate, answers: string[][]): { option: st
  * The plan in at most `lines` lines of DIALOG_TEXT_WIDTH, the question's last line included: the
  * goal, what changed since the version the human saw, one line per step with its dependencies
  * (as many as fit, then how many more), and the files, risks and checks counted. Shown when the
- * whole plan does not fit in the question: the human read it in full on the pages before.
+ * whole plan does not fit in the question: the human read it in full before it (on pages, or in the
+ * question asked again after a typed answer that was no option).
  */
 export function approvalText(gate: Extract<Gate, { kind: 'approval' }>, lines = APPROVAL_QUESTION_LINES - 1): string {
   const { proposal: p } = gate;
@@ -176,7 +177,7 @@ export function approvalText(gate: Extract<Gate, { kind: 'approval' }>, lines = 
   const room = Math.max(1, lines - head.length - 1);
   const shown = p.steps.length <= room ? p.steps.length : Math.max(0, room - 1);
   const steps = p.steps.slice(0, shown).map((s, i) => fit(`${i + 1}. ${s.id} (${s.agent})${s.depends_on?.length ? ` ← ${s.depends_on.join(', ')}` : ''}: ${s.description}`));
-  if (shown < p.steps.length) steps.push(fit(`+ ${p.steps.length - shown} more step(s), in full on the pages before`));
+  if (shown < p.steps.length) steps.push(fit(`+ ${p.steps.length - shown} more step(s), shown in full before this question`));
   return [...head, ...steps, facts].join('\n');
 }
 

@@ -93,7 +93,7 @@ describe('the whole plan, then the question, in the real dialog', () => {
     // 3. Step cli-3 fails with a linter's long output: the whole of it first, then a question whose options stay on screen.
     const three = await readThenAsk(/^Step cli-3 \(coder\) failed/);
     expect(flat(three.pages.join(' '))).toContain(flat(LINT_ERROR));
-    expect(three.question.questions[0]!.question).toContain('(The whole error is on the pages before.)');
+    expect(three.question.questions[0]!.question).toContain('(The whole error was shown before this question.)');
     expect(labels(three.question)).toEqual(['Retry', 'Replan', 'Stop']);
     await reply(server, three.question, [['Stop'], ['No guidance']]);
 

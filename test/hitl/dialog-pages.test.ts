@@ -60,7 +60,7 @@ describe('the whole plan, page by page, before the approval question', () => {
   it('should keep the approval question itself within its rows, pointing back to the pages', () => {
     const [action] = gateQuestions(gate);
     expect(dialogRows(action!.question)).toBeLessThanOrEqual(APPROVAL_QUESTION_LINES);
-    expect(action!.question).toContain('in full on the pages before');
+    expect(action!.question).toContain('shown in full before this question');
   });
 
   it('should ask no pages for a plan that fits in the question, and then put the whole plan in it', () => {
@@ -69,6 +69,16 @@ describe('the whole plan, page by page, before the approval question', () => {
     expect(gateQuestions(small)[0]!.question).toBe(
       `Plan ${planId}: 1 step\nGoal: Fix mean()\nStep 1 of 1: fix (coder): Divide by length\nNo assumptions, risks or verification given.\nApprove plan ${planId}?`,
     );
+  });
+
+  it('should word the summary of a question asked again (a note above it) as true whether or not pages came first', () => {
+    const steps = Array.from({ length: 5 }, (_, i) => ({ id: `s${i}`, agent: 'coder' as const, description: `step ${i}` }));
+    const fits = approval({ goal: 'g', steps, assumptions: [], risks: [], verification: [] } as never);
+    expect(gatePages(fits)).toEqual([]); // the whole plan was in the first question
+    const again = gateQuestions(fits, { reserve: 4 })[0]!.question;
+    expect(dialogRows(again)).toBeLessThanOrEqual(APPROVAL_QUESTION_LINES - 4);
+    expect(again).toMatch(/more step\(s\), shown in full before this question/);
+    expect(again).not.toMatch(/page/i);
   });
 
   it('should show a revision with every change in full', () => {
@@ -94,7 +104,7 @@ describe('a failed step with a long error', () => {
     const [action] = gateQuestions(gate);
     expect(dialogRows(action!.question)).toBeLessThanOrEqual(APPROVAL_QUESTION_LINES);
     expect(action!.question).toMatch(/^Step s1 \(coder\) failed \(1 failed attempt\): REVIEW FAILED/);
-    expect(action!.question).toContain('(The whole error is on the pages before.)');
+    expect(action!.question).toContain('(The whole error was shown before this question.)');
     expect(action!.question.endsWith('What now?')).toBe(true);
   });
 

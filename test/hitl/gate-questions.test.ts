@@ -84,7 +84,7 @@ describe('the approval question at 80x24', () => {
     expect(lines[0]).toMatch(/^Goal: Refactor every module .*…$/);
     expect(lines[1]).toMatch(/^1\. s1 \(tester\): Step 1 of the plan/);
     expect(lines[2]).toMatch(/^2\. s2 \(document-writer\) ← s1: Step 2/);
-    expect(lines[7]).toBe("+ 4 more step(s), in full on the pages before");
+    expect(lines[7]).toBe("+ 4 more step(s), shown in full before this question");
     expect(lines[8]).toBe('10 files · 1 risk · 1 check');
     expect(lines[9]).toBe(`Approve plan ${planId}?`);
   });
@@ -103,7 +103,7 @@ describe('the approval question at 80x24', () => {
     expect(revised[1]).toMatch(/^Changed: /);
     const noted = questionOf(approval(10), 3);
     expect(noted).toHaveLength(7);
-    expect(noted.at(-3)).toBe("+ 7 more step(s), in full on the pages before");
+    expect(noted.at(-3)).toBe("+ 7 more step(s), shown in full before this question");
   });
 });
 
