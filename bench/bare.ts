@@ -2,12 +2,12 @@
 // one blocking session.prompt, the same prompt text Orca sends (header, threaded step prompt, text
 // protocol section), the same dependency order and concurrency; no plan file, no review, no Orca.
 // What Orca adds to a plan's wall time is its time against this driver's (issue 17's P1b).
-import { SpecialistOutputSchema, specialistOutputJsonSchema } from '../src/protocol/specialist-output.js';
-import { outputFormat } from '../src/dispatch/protocol-turn.js';
-import { withProtocol } from '../src/dispatch/output-protocol.js';
-import { stepPrompt } from '../src/dispatch/step-prompt.js';
-import { turnHeader, turnStart } from '../src/dispatch/turn-header.js';
-import { parseModelOutput } from '../src/dispatch/parse-output.js';
+import { SpecialistOutputSchema, specialistOutputJsonSchema } from '../src/schemas/specialist-output.js';
+import { outputFormat } from '../src/protocol/protocol-turn.js';
+import { withProtocol } from '../src/protocol/output-protocol.js';
+import { stepPrompt } from '../src/prompts/step-prompt.js';
+import { turnHeader, turnStart } from '../src/prompts/turn-header.js';
+import { parseModelOutput } from '../src/protocol/parse-output.js';
 import { threadContext } from '../src/machines/threading.js';
 import type { StepRecord } from '../src/machines/types.js';
 import { jsonReply, team } from '../test/e2e/team.js';

@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { PlanHost } from '../src/engine/plan-host.js';
+import { PlanHost } from '../src/host/plan-host.js';
 import { PlanStore, plansDir } from '../src/persistence/plan-store.js';
 import { newPlanId } from '../src/persistence/plan-id.js';
 import { listPlansTool } from '../src/tools/list-plans.js';

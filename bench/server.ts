@@ -6,7 +6,7 @@ import { startOpencode, type OpencodeServer } from '../test/support/opencode-ser
 import { startScriptedModel, type RecordedRequest, type ScriptedModel, type ScriptedModelOptions, type ScriptedReply } from '../test/support/scripted-model.js';
 import { agentOf, builtPluginUrl, jsonReply, orcaRelay, structured, team, type AgentScript } from '../test/e2e/team.js';
 import { readJournal, type JournalEntry } from '../src/persistence/journal.js';
-import { specialistOutputJsonSchema } from '../src/protocol/specialist-output.js';
+import { specialistOutputJsonSchema } from '../src/schemas/specialist-output.js';
 import { stepResult, type BenchPlan } from './plans.js';
 
 export const SPECIALIST_AGENTS = ['coder', 'tester', 'reviewer', 'researcher', 'document-writer', 'architect'];

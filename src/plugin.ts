@@ -5,7 +5,7 @@ import { loadOrcaConfig } from './config/load.js';
 import { agentOverrides } from './config/options.js';
 import { planPolicy } from './config/policy.js';
 import { createOrca } from './composition-root.js';
-import { guarded } from './engine/observers.js';
+import { guarded } from './host/observers.js';
 import { createSessionMonitor, toolFailureLimits } from './opencode/session-monitor.js';
 import { unavailableToolText } from './opencode/tool-failures.js';
 import { createUsageMeter } from './opencode/usage-meter.js';
@@ -13,10 +13,10 @@ import { startConfiguredInspector, type OrcaInspector } from './inspect/inspecto
 import { NOTE_PREFIX, registerQuestionChannel } from './hitl/native-question/index.js';
 import { isGateCommand, registerGateCommands, runGateCommand } from './hitl/commands.js';
 import { listSummaries, waitingSummaries } from './persistence/plan-index.js';
-import { isAgendaCommand, registerAgendaCommands, runAgendaCommand } from './hitl/agenda-commands.js';
+import { isAgendaCommand, registerAgendaCommands, runAgendaCommand } from './agenda/bridges/slash-commands.js';
 import { inspectAgendaItems } from './inspect/agenda-actors.js';
 import { compactionContext } from './opencode/compaction.js';
-import { createIdleReminder } from './opencode/idle-reminder.js';
+import { createIdleReminder } from './notices/idle-reminder.js';
 import { agendaCancelTool } from './tools/agenda-cancel.js';
 import { agendaCreateTool } from './tools/agenda-create.js';
 import { agendaEmitTool } from './tools/agenda-emit.js';
@@ -28,7 +28,7 @@ import { askSpecialistTool } from './tools/ask-specialist.js';
 import { describePlanTool } from './tools/describe-plan.js';
 import { listPlansTool } from './tools/list-plans.js';
 import { startConfiguredUi } from './ui/plugin-ui.js';
-import { forMarkdown } from './opencode/session-notes.js';
+import { forMarkdown } from './notices/session-notes.js';
 
 /**
  * Orca: a router, a planner and six specialists whose plans run as persisted statecharts.

@@ -2,7 +2,7 @@
 import { startOpencode } from '../../test/support/opencode-server.js';
 import { startScriptedModel } from '../../test/support/scripted-model.js';
 import { builtPluginUrl, structured } from '../../test/e2e/team.js';
-import { specialistOutputJsonSchema } from '../../src/protocol/specialist-output.js';
+import { specialistOutputJsonSchema } from '../../src/schemas/specialist-output.js';
 import { serverCpuMs } from '../server.js';
 import { stepResult } from '../plans.js';
 import { median } from '../stats.js';

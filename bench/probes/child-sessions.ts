@@ -2,7 +2,7 @@
 // busy (the orca session waits in orca_ask_planner for the whole plan)? Bare prompts from outside.
 import { startBenchServer, serverCpuMs } from '../server.js';
 import { structured } from '../../test/e2e/team.js';
-import { specialistOutputJsonSchema } from '../../src/protocol/specialist-output.js';
+import { specialistOutputJsonSchema } from '../../src/schemas/specialist-output.js';
 import { stepResult } from '../plans.js';
 import { median } from '../stats.js';
 

@@ -1,4 +1,4 @@
-import { SPECIALIST_AGENTS, type SpecialistAgent } from '../protocol/specialist-agents.js';
+import { SPECIALIST_AGENTS, type SpecialistAgent } from '../schemas/specialist-agents.js';
 
 /** The plugin's four tools (seed 000), by the names OpenCode registers them under. */
 export const ORCA_TOOLS = {

@@ -1,6 +1,6 @@
-import { readPlanSnapshot } from '../engine/restore.js';
+import { readPlanSnapshot } from '../host/restore.js';
 import { GATE_COMMANDS, whereOf, type GateCommand } from '../hitl/commands.js';
-import { decide, DecisionError, type DecisionRefusal } from '../hitl/decide.js';
+import { decide, DecisionError, type DecisionRefusal } from '../decisions/decide.js';
 import type { Gate } from '../machines/gates.js';
 import { inboxDir, postDecision, type InboxDecision } from '../persistence/inbox.js';
 import type { PlanFile } from '../persistence/plan-file.js';
@@ -46,7 +46,7 @@ const CLI_HINTS: Partial<Record<DecisionRefusal, (planId: string, choice: string
 
 /**
  * Check a decision against the plan's restored snapshot, exactly as a slash command is checked
- * (hitl/decide.ts), and post it to the plan's inbox (channel "cli"): the one path of `orca decide`
+ * (decisions/decide.ts), and post it to the plan's inbox (channel "cli"): the one path of `orca decide`
  * and the plan viewer. The process holding the plan applies it, or the plan applies it when it is
  * next resumed. Throws UsageError for a malformed request, RefusedError when the plan does not
  * take it; posts nothing then.

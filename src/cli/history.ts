@@ -1,9 +1,9 @@
-import { entryText, isNoise } from '../journal/words.js';
+import { entryText, isNoise } from '../notices/journal-words.js';
 import { readJournal } from '../persistence/journal.js';
 import { shortTime } from './format.js';
 
 /** The words of one entry, for whoever reads the history one entry at a time. */
-export { entryText } from '../journal/words.js';
+export { entryText } from '../notices/journal-words.js';
 
 /** The plan's journal, one line per entry in plain words: decisions, planner and step reports, states entered. */
 export function historyLines(journalFile: string): string[] {

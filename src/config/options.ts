@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { formatIssues } from '../persistence/plan-file.js';
 import { inspectOption } from '../inspect/settings.js';
-import { uiOption } from '../ui/settings.js';
+import { uiOption } from './ui-settings.js';
 import { AGENT_IDS } from '../agents/roles.js';
 import { SPECIALISTS } from '../machines/types.js';
-import { OUTPUT_PROTOCOLS, type OutputProtocol } from '../dispatch/output-protocol.js';
+import { OUTPUT_PROTOCOLS, type OutputProtocol } from '../protocol/output-protocol.js';
 
 /**
  * Plugin options, from opencode.json: `"plugin": [["opencode-orca-statecharts", { ... }]]`.

@@ -2,15 +2,15 @@ import type { Orca } from '../composition-root.js';
 import { waitingSummaries } from '../persistence/plan-index.js';
 import { isPlanId } from '../persistence/plan-id.js';
 import type { Gate } from '../machines/gates.js';
-import { answers, GATE_COMMANDS, type CommandGate, type GateCommand } from './gate-commands.js';
-import { decide, DecisionError, waitingWords, type DecisionRefusal } from './decide.js';
+import { answers, GATE_COMMANDS, type CommandGate, type GateCommand } from '../decisions/gate-commands.js';
+import { decide, DecisionError, waitingWords, type DecisionRefusal } from '../decisions/decide.js';
 import { NOTE_PREFIX, QUESTION_AGENT_ID, QUESTION_MODEL_ID, QUESTION_PROVIDER_ID } from './native-question/index.js';
 import { quote } from '../text/quote.js';
 import { totalTokens } from '../machines/usage.js';
 import { formatCost, formatTokens } from '../usage/format.js';
-import { afterDecision } from './plan-notes.js';
+import { afterDecision } from '../notices/plan-notes.js';
 
-export { GATE_COMMANDS, isGateCommand, type CommandGate, type GateCommand } from './gate-commands.js';
+export { GATE_COMMANDS, isGateCommand, type CommandGate, type GateCommand } from '../decisions/gate-commands.js';
 
 export class CommandError extends Error {
   override name = 'CommandError';

@@ -1,12 +1,12 @@
 import type { ToolContext } from '@opencode-ai/plugin';
-import type { GateAnswer } from '../engine/drive.js';
+import type { GateAnswer } from '../host/drive.js';
 import type { Orca } from '../composition-root.js';
-import { autoChoice, autoPause } from './auto-policy.js';
+import { autoChoice, autoPause } from '../decisions/auto-policy.js';
 import { choiceFromAnswers, gatePages, gateQuestions } from './gate-questions.js';
 import { dialogRows } from './dialog-rows.js';
 import { showPages } from './dialog-pages.js';
 import { decisionEvent, type Gate } from '../machines/gates.js';
-import { refusalOf } from './decide.js';
+import { refusalOf } from '../decisions/decide.js';
 import type { HitlQuestion } from '../machines/types.js';
 import { askPermission } from './permission-channel.js';
 import type { PlanEvent } from '../machines/plan.machine.js';
@@ -93,7 +93,7 @@ export async function resolveGate(
   let questions = gateQuestions(gate, forecast ? { forecast } : {});
   let asked = read.kind === 'unavailable' ? read : await orca.asker.ask({ callerSessionId: ctx.sessionID, questions, title: titleOf(gate), signal });
   // OpenCode 1.18 drops `custom: false`, so the dialog lets the human type an answer that is no option.
-  // The same check as every other channel (hitl/decide.ts): an option the gate offers, with text where it needs one.
+  // The same check as every other channel (decisions/decide.ts): an option the gate offers, with text where it needs one.
   for (let again = 0; asked.kind === 'answered' && again < MAX_REASKS; again++) {
     const refused = refusalOf(gate, choiceFromAnswers(gate, asked.answers), 'question');
     if (!refused) break;

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { createActor, type InspectionEvent } from 'xstate';
-import { wirePlanMachine } from '../engine/wire.js';
+import { wirePlanMachine } from '../host/wire.js';
 import { idlePlanPorts, type PlanPorts } from '../machines/ports.js';
 import type { PlanEvent, PlanInput } from '../machines/plan.machine.js';
 import { PlanNotFoundError } from '../persistence/errors.js';

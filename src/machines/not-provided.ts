@@ -2,7 +2,7 @@ import { fromPromise } from 'xstate';
 
 /**
  * The placeholder of an effect a machine invokes, typed with its input and output: the machines
- * name their effects, the host provides them (engine/wire.ts). Left unprovided, it fails loudly.
+ * name their effects, the host provides them (host/wire.ts). Left unprovided, it fails loudly.
  */
 export const notProvided = <Output, Input>(name: string) =>
   fromPromise<Output, Input>(async () => {

@@ -1,12 +1,12 @@
 /** Plain data shared by the plan and step machines. Everything here is JSON: it lives in snapshots. */
 
 import type { z } from 'zod';
-import type { HitlQuestion as ProtocolHitlQuestion } from '../protocol/hitl-question.js';
-import type { Plan, PlannerOutput as ProtocolPlannerOutput, PlanStep } from '../protocol/planner-output.js';
-import type { ReviewErrorSchema, ReviewOutput } from '../protocol/review-output.js';
-import { SPECIALIST_AGENTS } from '../protocol/specialist-agents.js';
+import type { HitlQuestion as ProtocolHitlQuestion } from '../schemas/hitl-question.js';
+import type { Plan, PlannerOutput as ProtocolPlannerOutput, PlanStep } from '../schemas/planner-output.js';
+import type { ReviewErrorSchema, ReviewOutput } from '../schemas/review-output.js';
+import { SPECIALIST_AGENTS } from '../schemas/specialist-agents.js';
 import type { Usage, UsageByRole } from './usage.js';
-import type { SpecialistOutput } from '../protocol/specialist-output.js';
+import type { SpecialistOutput } from '../schemas/specialist-output.js';
 
 export const SPECIALISTS = SPECIALIST_AGENTS;
 export type SpecialistId = (typeof SPECIALISTS)[number];

@@ -1,7 +1,7 @@
-import { fixPrompt, reviewPrompt } from '../dispatch/review-prompt.js';
-import { withUsage } from '../dispatch/protocol-turn.js';
-import { turnHeader } from '../dispatch/turn-header.js';
-import { ReviewOutputSchema, reviewOutputJsonSchema } from '../protocol/review-output.js';
+import { fixPrompt, reviewPrompt } from '../prompts/review-prompt.js';
+import { withUsage } from '../protocol/protocol-turn.js';
+import { turnHeader } from '../prompts/turn-header.js';
+import { ReviewOutputSchema, reviewOutputJsonSchema } from '../schemas/review-output.js';
 import type { SessionsPort } from './sessions.js';
 import { describeHookFailure, hookFailed, runStepHooks, StepHookError } from '../hooks/step-hooks.js';
 import type { QualityPorts } from '../machines/ports.js';

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { parseModelOutput, validateOutput } from '../dispatch/parse-output.js';
+import { parseModelOutput, validateOutput } from '../protocol/parse-output.js';
 import type { InterruptedTurn } from '../machines/types.js';
 import type { SessionMessage, SessionsPort } from './sessions.js';
 

@@ -1,7 +1,7 @@
-import { stepPrompt } from '../dispatch/step-prompt.js';
-import { attemptOfKey, turnHeader } from '../dispatch/turn-header.js';
-import { PlannerOutputSchema, plannerOutputJsonSchema } from '../protocol/planner-output.js';
-import { SpecialistOutputSchema, specialistOutputJsonSchema } from '../protocol/specialist-output.js';
+import { stepPrompt } from '../prompts/step-prompt.js';
+import { attemptOfKey, turnHeader } from '../prompts/turn-header.js';
+import { PlannerOutputSchema, plannerOutputJsonSchema } from '../schemas/planner-output.js';
+import { SpecialistOutputSchema, specialistOutputJsonSchema } from '../schemas/specialist-output.js';
 import type { SessionsPort } from './sessions.js';
 import type { SessionPorts } from '../machines/ports.js';
 import { usageOfError, type Turn } from '../machines/turn.js';

@@ -19,7 +19,7 @@ export interface TurnRecord {
 
 export type OnTurn = (record: TurnRecord) => void;
 
-/** A turn whose answer was accepted with slips forgiven (dispatch/normalize-output.ts): a line of the plan's journal. */
+/** A turn whose answer was accepted with slips forgiven (protocol/normalize-output.ts): a line of the plan's journal. */
 export interface CoercionRecord {
   plan_id: string;
   step_id?: string;

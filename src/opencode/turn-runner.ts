@@ -1,8 +1,8 @@
 import type { z } from 'zod';
-import type { CandidateSource } from '../dispatch/json-candidates.js';
-import type { OutputProtocol } from '../dispatch/output-protocol.js';
-import { runProtocolTurn, withUsage, type TurnPort, type TurnReply } from '../dispatch/protocol-turn.js';
-import { turnStart } from '../dispatch/turn-header.js';
+import type { CandidateSource } from '../protocol/json-candidates.js';
+import type { OutputProtocol } from '../protocol/output-protocol.js';
+import { runProtocolTurn, withUsage, type TurnPort, type TurnReply } from '../protocol/protocol-turn.js';
+import { turnStart } from '../prompts/turn-header.js';
 import { ZERO_USAGE, type Usage } from '../machines/usage.js';
 import { inMemoryProtocolMemory, type ProtocolMemory } from './protocol-memory.js';
 import { recoverTurn, type ReconcileRecord } from './reconcile.js';
@@ -26,7 +26,7 @@ export interface TurnSpec<T> {
   sessionId: string;
   /** The OpenCode agent prompted (planner, a specialist, reviewer); `agents.<id>.output` is read for it. */
   agent: string;
-  /** The first line of the prompt, naming plan, step, agent and attempt (dispatch/turn-header.ts). */
+  /** The first line of the prompt, naming plan, step, agent and attempt (prompts/turn-header.ts). */
   header: string;
   /** The prompt's body; the output protocol section is appended to it. */
   prompt: string;

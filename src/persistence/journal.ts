@@ -9,7 +9,7 @@ import type { Usage } from '../machines/usage.js';
 export type JournalEntry =
   | { at: string; kind: 'event'; source: EventSource; event: { type: string; [key: string]: unknown } }
   | { at: string; kind: 'state'; actor: string; state: string }
-  /** After a restore: what was done about a side effect that was in flight (see engine/reconcile.ts). */
+  /** After a restore: what was done about a side effect that was in flight (see opencode/reconcile.ts). */
   | { at: string; kind: 'reconcile'; role: string; session_id: string; idempotency_key?: string; decision: string; detail?: string }
   /** One prompt Orca sent for the plan and what it cost (opencode/turn-port.ts): every turn, corrections and read-only asks included. */
   | {
@@ -28,7 +28,7 @@ export type JournalEntry =
    * turns of that agent, with that model, use the text protocol. `model` is absent for OpenCode's default model.
    */
   | { at: string; kind: 'protocol'; agent: string; model?: string; protocol: 'text'; reason: string; session_id: string }
-  /** A turn's answer was accepted with slips forgiven (dispatch/normalize-output.ts), in words: `JSONC: comments removed`. */
+  /** A turn's answer was accepted with slips forgiven (protocol/normalize-output.ts), in words: `JSONC: comments removed`. */
   | { at: string; kind: 'coercion'; role: string; agent: string; step_id?: string; session_id: string; coerced: string[] };
 
 export type EventSource = 'tool' | 'question' | 'permission' | 'command' | 'cli' | 'auto' | 'child' | 'invoke' | 'init';

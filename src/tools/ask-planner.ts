@@ -1,13 +1,13 @@
 import { z } from 'zod';
-import { drivePlan } from '../engine/drive.js';
+import { drivePlan } from '../host/drive.js';
 import type { Orca } from '../composition-root.js';
 import { resolveGate } from '../hitl/resolve.js';
-import { pausedNote } from '../hitl/plan-notes.js';
+import { pausedNote } from '../notices/plan-notes.js';
 import { renderDrive } from './render.js';
 import { defineTool } from './define-tool.js';
 import { planIdArg, PLAN_ID_EXPECTED } from './plan-id-arg.js';
 import { toolError } from './tool-error.js';
-import { followProgressTitle } from '../opencode/progress-title.js';
+import { followProgressTitle } from '../notices/progress-title.js';
 
 export const ASK_PLANNER_DESCRIPTION =
   "Send the user's message to the planner. Creates a plan (omit plan_id) or continues one (pass its plan_id). " +

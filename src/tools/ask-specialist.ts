@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { SPECIALIST_AGENTS } from '../protocol/specialist-agents.js';
+import { SPECIALIST_AGENTS } from '../schemas/specialist-agents.js';
 import { READ_ONLY_SESSION_PERMISSIONS } from '../agents/permissions.js';
 import { readOnlyAgentId } from '../agents/roles.js';
 import type { Orca } from '../composition-root.js';

@@ -1,5 +1,5 @@
-import type { DriveResult } from '../engine/drive.js';
-import type { PlanSnapshot } from '../engine/plan-host.js';
+import type { DriveResult } from '../host/drive.js';
+import type { PlanSnapshot } from '../host/plan-host.js';
 import type { Gate } from '../machines/gates.js';
 import { activityOf, pausedHint } from '../persistence/plan-activity.js';
 import type { PlanSummary } from '../persistence/plan-index.js';

@@ -1,4 +1,4 @@
-import { readPlanSnapshot } from '../engine/restore.js';
+import { readPlanSnapshot } from '../host/restore.js';
 import { GATE_COMMANDS, type CommandGate } from '../hitl/commands.js';
 import { openGates, TEXT_NEEDED, type Gate } from '../machines/gates.js';
 import { diffSummary } from '../machines/plan-diff.js';

@@ -1,4 +1,4 @@
-import { uiSettings, type UiOption } from './settings.js';
+import { uiSettings, type UiOption } from '../config/ui-settings.js';
 import { UiError } from './ui-error.js';
 
 export interface PluginUi {

@@ -1,4 +1,4 @@
-import { specialistTurnPrompt } from '../dispatch/step-prompt.js';
+import { specialistTurnPrompt } from '../prompts/step-prompt.js';
 import { threadContext } from '../machines/threading.js';
 import type { PlanFile, PlanFileStep } from '../persistence/plan-file.js';
 import type { GraphStep } from './graph-view.js';
@@ -19,7 +19,7 @@ export interface StepView extends GraphStep {
   usage?: Usage;
   /** The step's usage by whose turns they were: specialist, reviewer, fixer, ask (read-only asks). */
   usage_by_role?: Record<string, Usage>;
-  /** What the specialist's prompt is made of, rendered as src/dispatch/step-prompt.ts renders it from this file (specialistTurnPrompt). */
+  /** What the specialist's prompt is made of, rendered as src/prompts/step-prompt.ts renders it from this file (specialistTurnPrompt). */
   fed_by: {
     /** The steps it depends on; `has_output` false until that step completed. */
     steps: Array<{ id: string; agent: string; has_output: boolean }>;

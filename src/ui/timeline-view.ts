@@ -1,8 +1,8 @@
-import { entryText, isNoise } from '../journal/words.js';
+import { entryText, isNoise } from '../notices/journal-words.js';
 import type { JournalEntry } from '../persistence/journal.js';
 
 /**
- * The journal as a timeline, in the words of `orca show`'s history (journal/words.ts): one item per
+ * The journal as a timeline, in the words of `orca show`'s history (notices/journal-words.ts): one item per
  * entry it shows, newest last, the latest `limit` of them.
  */
 export interface TimelineItem {

@@ -25,7 +25,7 @@ describe('agent prompts', () => {
     expect(prompt).not.toMatch(/orca_ask_specialist|\bbash\b/);
   });
 
-  // The answer's format is stated once per request, in its output protocol section (test/dispatch/first-requests.test.ts).
+  // The answer's format is stated once per request, in its output protocol section (test/prompts/first-requests.test.ts).
   it.each(['planner', ...SPECIALIST_AGENTS] as const)('leaves the output format to the request: %s has no shape nor example', (id) => {
     const { prompt } = installed[id];
     expect(prompt).toContain('ends with an "# Output protocol" section');

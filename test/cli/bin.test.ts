@@ -61,7 +61,7 @@ describe('the built orca bin', () => {
       [
         '--input-type=module',
         '-e',
-        `import { PlanHost } from ${JSON.stringify(pathToFileURL(join(root, 'dist', 'engine', 'plan-host.js')).href)};
+        `import { PlanHost } from ${JSON.stringify(pathToFileURL(join(root, 'dist', 'host', 'plan-host.js')).href)};
          import { PlanStore } from ${JSON.stringify(pathToFileURL(join(root, 'dist', 'persistence', 'plan-store.js')).href)};
          import { idlePlanPorts } from ${JSON.stringify(pathToFileURL(join(root, 'dist', 'machines', 'ports.js')).href)};
          const host = new PlanHost({ store: PlanStore.forProject(process.cwd()), ports: idlePlanPorts });

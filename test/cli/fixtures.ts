@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AnyActorRef } from 'xstate';
-import { PlanHost, type PlanHostOptions } from '../../src/engine/plan-host.js';
+import { PlanHost, type PlanHostOptions } from '../../src/host/plan-host.js';
 import type { CliIo } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
 import { PlanStore } from '../../src/persistence/plan-store.js';

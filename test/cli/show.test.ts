@@ -76,7 +76,7 @@ describe('orca show', () => {
     expect(history).toMatch(/Z {2}step s2 → awaiting_decision\n/);
     expect(history).toMatch(/Z {2}step s2 failed \(attempt 1\): "test 1 is red"\n/);
     expect(history).not.toContain('xstate.');
-    expect(history).not.toContain("chart ended"); // s1's report and final state say it (journal/words.ts isNoise)
+    expect(history).not.toContain("chart ended"); // s1's report and final state say it (notices/journal-words.ts isNoise)
   });
 
   it("should show each turn's cost once, naming the role when it is not the agent's own", async () => {

@@ -124,7 +124,7 @@ describe('the agenda on the real server', () => {
 
   /**
    * After a command's turn on the in-process model, the plugin gives the session its own agent and
-   * model back with a hidden message (opencode/session-notes.ts). The next prompt waits for it, as a
+   * model back with a hidden message (notices/session-notes.ts). The next prompt waits for it, as a
    * person typing does: a prompt sent within the same milliseconds could see that message land in
    * the middle of its turn.
    */

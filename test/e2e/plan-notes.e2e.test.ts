@@ -9,7 +9,7 @@ import { reportOnFailure } from '../support/failure-report.js';
 import { projectRoot } from '../support/opencode-sandbox.js';
 import { startOpencode, waitFor, type OpencodeServer } from '../support/opencode-server.js';
 import { lastToolResult, startScriptedModel, type RecordedRequest, type ScriptedModel, type ScriptedReply } from '../support/scripted-model.js';
-import { forMarkdown } from '../../src/opencode/session-notes.js';
+import { forMarkdown } from '../../src/notices/session-notes.js';
 import { dismiss, nextQuestion } from './hitl-answers.js';
 import { agentOf, builtPluginUrl, jsonReply, passingReview, scenarioOf } from './team.js';
 

@@ -31,10 +31,10 @@ export function team(scripts: Record<string, AgentScript>) {
   };
 }
 
-/** A quality-gate review request (see src/dispatch/review-prompt.ts). */
+/** A quality-gate review request (see src/prompts/review-prompt.ts). */
 export const isReviewRequest = (req: RecordedRequest) => req.lastUser.includes('# Quality gate: review of step');
 
-/** A quality-gate fixer turn: the reviewer's errors sent back to the specialist's session (src/dispatch/review-prompt.ts). */
+/** A quality-gate fixer turn: the reviewer's errors sent back to the specialist's session (src/prompts/review-prompt.ts). */
 export const isFixRequest = (req: RecordedRequest) => req.lastUser.includes('# Fix required: the reviewer failed your work');
 
 const passingReviewer: AgentScript = () => jsonReply({ type: 'pass', summary: 'scripted reviewer: the work meets the criteria' });

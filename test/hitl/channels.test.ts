@@ -5,12 +5,12 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { postGateDecision } from '../../src/cli/decision.js';
 import type { Orca } from '../../src/composition-root.js';
 import type { AutoPolicy } from '../../src/config/options.js';
-import { autoChoice } from '../../src/hitl/auto-policy.js';
+import { autoChoice } from '../../src/decisions/auto-policy.js';
 import { GATE_COMMANDS, runGateCommand, type GateCommand } from '../../src/hitl/commands.js';
-import { planFollowers } from '../../src/hitl/plan-notes.js';
+import { planFollowers } from '../../src/notices/plan-notes.js';
 import { resolveGate } from '../../src/hitl/resolve.js';
 import { openGates, type Gate } from '../../src/machines/gates.js';
-import type { PlanHost } from '../../src/engine/plan-host.js';
+import type { PlanHost } from '../../src/host/plan-host.js';
 import { approvalPlan, budgetPlan, failedStepPlan, interruptedPlan, tempProject, type Project } from '../cli/fixtures.js';
 
 let project: Project;

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CommandError, GATE_COMMANDS, registerGateCommands, runGateCommand } from '../../src/hitl/commands.js';
 import type { Orca } from '../../src/composition-root.js';
-import { planFollowers } from '../../src/hitl/plan-notes.js';
+import { planFollowers } from '../../src/notices/plan-notes.js';
 import { approvalPlan, budgetPlan, failedStepPlan, tempProject, type Project } from '../cli/fixtures.js';
 
 let project: Project;
@@ -112,7 +112,7 @@ describe('slash commands at the dispatch cap', () => {
 
 describe('control characters in a reply', () => {
   it('should reach the TUI visibly, not raw: plugin.ts sends the reply through forMarkdown', async () => {
-    const { forMarkdown } = await import('../../src/opencode/session-notes.js');
+    const { forMarkdown } = await import('../../src/notices/session-notes.js');
     const { orca, host } = orcaWith();
     const planId = failedStepPlan(host, 1);
     const reply = runGateCommand(orca, 'orca-retry', `${planId} go \u009b2J\u202Eevil`, 'ses_any');

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PlanHost } from '../../src/engine/plan-host.js';
+import { PlanHost } from '../../src/host/plan-host.js';
 import { idlePlanPorts } from '../../src/machines/ports.js';
 import { PlanStore } from '../../src/persistence/plan-store.js';
 import { opencodeBinary, projectRoot } from '../support/opencode-sandbox.js';

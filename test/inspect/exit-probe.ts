@@ -2,7 +2,7 @@
 // the plugin and the CLI do, stops it, and must then exit by itself. Prints "stopped" when done.
 import { createActor } from 'xstate';
 import { WebSocket } from 'ws';
-import { wirePlanMachine } from '../../src/engine/wire.js';
+import { wirePlanMachine } from '../../src/host/wire.js';
 import { idlePlanPorts } from '../../src/machines/ports.js';
 import { inspectCommand } from '../../src/inspect/inspect-command.js';
 import { startInspector } from '../../src/inspect/inspector.js';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createActor, type InspectionEvent } from 'xstate';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { PlanHost, type PlanHostOptions } from '../../src/engine/plan-host.js';
+import { PlanHost, type PlanHostOptions } from '../../src/host/plan-host.js';
 import { startConfiguredInspector, startInspector, type OrcaInspector } from '../../src/inspect/inspector.js';
 import { inspectorSettings } from '../../src/inspect/settings.js';
 import { PlanStore } from '../../src/persistence/plan-store.js';

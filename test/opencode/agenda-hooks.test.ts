@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { AgendaItemView } from '../../src/agenda/view.js';
 import { compactionContext } from '../../src/opencode/compaction.js';
-import { createIdleReminder, reminderFor } from '../../src/opencode/idle-reminder.js';
-import type { Toast } from '../../src/opencode/toasts.js';
+import { createIdleReminder, reminderFor } from '../../src/notices/idle-reminder.js';
+import type { Toast } from '../../src/notices/toasts.js';
 import type { PlanSummary } from '../../src/persistence/plan-index.js';
 
 const plan = (id: string, status: PlanSummary['status'], waiting_for: PlanSummary['waiting_for'], caller = 'ses_me'): PlanSummary => ({

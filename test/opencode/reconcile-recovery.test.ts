@@ -1,12 +1,12 @@
 // Only a side effect that was in flight in a plan restored from disk looks in OpenCode for what an
 // earlier process left (issue 8, P2b): a dispatch of a plan created here goes straight to OpenCode.
-import { stepPrompt } from '../../src/dispatch/step-prompt.js';
+import { stepPrompt } from '../../src/prompts/step-prompt.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { opencodePorts, type ReconcileRecord } from '../../src/opencode/session-ports.js';
-import { PlanHost } from '../../src/engine/plan-host.js';
+import { PlanHost } from '../../src/host/plan-host.js';
 import type { PlanPorts } from '../../src/machines/ports.js';
 import type { OpenSessionInput, RunSpecialistInput } from '../../src/machines/step.machine.js';
 import type { SessionsPort } from '../../src/opencode/sessions.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { reconcileSession } from '../../src/opencode/reconcile.js';
 import type { SessionMessage, SessionsPort } from '../../src/opencode/sessions.js';
-import { SpecialistOutputSchema } from '../../src/protocol/specialist-output.js';
+import { SpecialistOutputSchema } from '../../src/schemas/specialist-output.js';
 
 /** A session whose messages and busy flag the test scripts over successive reads. */
 function session(reads: SessionMessage[][], busyReads: boolean[] = [false]) {

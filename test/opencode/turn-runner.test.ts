@@ -7,12 +7,12 @@ import type { PromptReply, SessionMessage, SessionsPort } from '../../src/openco
 import { journalProtocolMemory } from '../../src/opencode/protocol-memory.js';
 import { createTurnRunner, isToolChoiceRefusal, TurnAbortedError, type ReconcileRecord, type TurnSpec } from '../../src/opencode/turn-runner.js';
 import { readJournal } from '../../src/persistence/journal.js';
-import { SpecialistOutputSchema, specialistOutputJsonSchema } from '../../src/protocol/specialist-output.js';
+import { SpecialistOutputSchema, specialistOutputJsonSchema } from '../../src/schemas/specialist-output.js';
 import { ZERO_USAGE, type Usage } from '../../src/machines/usage.js';
 import { usageOfError } from '../../src/machines/turn.js';
 import type { CoercionRecord, TurnRecord } from '../../src/opencode/turn-port.js';
 import { opencodePorts } from '../../src/opencode/session-ports.js';
-import { specialistTurnPrompt } from '../../src/dispatch/step-prompt.js';
+import { specialistTurnPrompt } from '../../src/prompts/step-prompt.js';
 import { fakeSessions } from '../support/fake-sessions.js';
 
 const ok = { type: 'success', summary: 'done', artifacts: ['a.ts'] };

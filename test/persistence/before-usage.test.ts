@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AnyActorRef } from 'xstate';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { PlanHost } from '../../src/engine/plan-host.js';
+import { PlanHost } from '../../src/host/plan-host.js';
 import { openGates } from '../../src/machines/gates.js';
 import { ZERO_USAGE } from '../../src/machines/usage.js';
 import { PlanStore } from '../../src/persistence/plan-store.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AnyActorRef } from 'xstate';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { PlanHost } from '../../src/engine/plan-host.js';
+import { PlanHost } from '../../src/host/plan-host.js';
 import type { PlanPorts } from '../../src/machines/ports.js';
 import { idlePorts } from '../support/idle-ports.js';
 import { PLAN_MACHINE_VERSION, stepActorId, type PlanEvent } from '../../src/machines/plan.machine.js';

@@ -1,6 +1,6 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { PlanHost } from '../../src/engine/plan-host.js';
+import { PlanHost } from '../../src/host/plan-host.js';
 import { inboxDir, postDecision } from '../../src/persistence/inbox.js';
 import type { PlanStore } from '../../src/persistence/plan-store.js';
 import { idlePorts } from '../support/idle-ports.js';

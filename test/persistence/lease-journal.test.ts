@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { PlanHost } from '../../src/engine/plan-host.js';
+import { PlanHost } from '../../src/host/plan-host.js';
 import { readJournal } from '../../src/persistence/journal.js';
 import { PlanLeaseError } from '../../src/persistence/plan-lease.js';
 import type { PlanStore } from '../../src/persistence/plan-store.js';

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { PlanHost } from '../../src/engine/plan-host.js';
+import { PlanHost } from '../../src/host/plan-host.js';
 import { PLAN_MACHINE_VERSION } from '../../src/machines/plan.machine.js';
 import { InvalidPlanIdError, PlanNotFoundError, QuarantinedPlanError } from '../../src/persistence/errors.js';
 import { newPlanId, parsePlanId } from '../../src/persistence/plan-id.js';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { getShortestPaths } from 'xstate/graph';
-import { PlanHost } from '../../src/engine/plan-host.js';
+import { PlanHost } from '../../src/host/plan-host.js';
 import { idlePorts } from '../support/idle-ports.js';
 import { PlanStore } from '../../src/persistence/plan-store.js';
 import { statePath } from '../../src/persistence/plan-envelope.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PlanStore } from '../../src/persistence/plan-store.js';
 import { ensureStateDir, STATE_GITIGNORE } from '../../src/persistence/state-dir.js';
-import { PlanHost } from '../../src/engine/plan-host.js';
+import { PlanHost } from '../../src/host/plan-host.js';
 import { writePaused } from '../../src/agenda/pause.js';
 import { idlePorts } from '../support/idle-ports.js';
 

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { PlanHost } from '../../src/engine/plan-host.js';
+import { PlanHost } from '../../src/host/plan-host.js';
 import type { PlanPorts } from '../../src/machines/ports.js';
 import type { PlanStore } from '../../src/persistence/plan-store.js';
 import { summarize } from '../../src/persistence/plan-index.js';

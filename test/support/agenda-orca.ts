@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import type { ToolContext } from '@opencode-ai/plugin';
 import { assembleOrca, type Orca } from '../../src/composition-root.js';
 import type { OrcaOptions } from '../../src/config/options.js';
-import type { CommandRunner } from '../../src/engine/agenda-actions.js';
+import type { CommandRunner } from '../../src/agenda/bridges/plan-actions.js';
 import { createSessionMonitor } from '../../src/opencode/session-monitor.js';
-import type { Toast } from '../../src/opencode/toasts.js';
+import type { Toast } from '../../src/notices/toasts.js';
 import { fakeSessions } from './fake-sessions.js';
 import { waitFor } from './wait-for.js';
 

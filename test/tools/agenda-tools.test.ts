@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { runAgendaCommand } from '../../src/hitl/agenda-commands.js';
+import { runAgendaCommand } from '../../src/agenda/bridges/slash-commands.js';
 import { agendaCancelTool } from '../../src/tools/agenda-cancel.js';
 import { agendaCreateTool } from '../../src/tools/agenda-create.js';
 import { agendaEmitTool } from '../../src/tools/agenda-emit.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { ToolContext } from '@opencode-ai/plugin';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Orca } from '../../src/composition-root.js';
-import { PlanHost } from '../../src/engine/plan-host.js';
+import { PlanHost } from '../../src/host/plan-host.js';
 import type { TurnRecord } from '../../src/opencode/turn-port.js';
 import { PlanStore } from '../../src/persistence/plan-store.js';
 import { askSpecialistTool } from '../../src/tools/ask-specialist.js';

@@ -9,7 +9,7 @@ import { createSessionMonitor } from '../../src/opencode/session-monitor.js';
 import { assembleOrca, type Orca } from '../../src/composition-root.js';
 import { newPlanId } from '../../src/persistence/plan-id.js';
 import { PlanStore } from '../../src/persistence/plan-store.js';
-import { SPECIALIST_AGENTS } from '../../src/protocol/specialist-agents.js';
+import { SPECIALIST_AGENTS } from '../../src/schemas/specialist-agents.js';
 import { askPlannerTool } from '../../src/tools/ask-planner.js';
 import { askSpecialistTool } from '../../src/tools/ask-specialist.js';
 import { describePlanTool } from '../../src/tools/describe-plan.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { DriveResult } from '../../src/engine/drive.js';
+import type { DriveResult } from '../../src/host/drive.js';
 import type { StepRecord } from '../../src/machines/types.js';
 import { decisionLine, failureLine, renderDrive } from '../../src/tools/render.js';
 import { usage } from '../support/turns.js';

@@ -1,6 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { specialistTurnPrompt } from '../../src/dispatch/step-prompt.js';
+import { specialistTurnPrompt } from '../../src/prompts/step-prompt.js';
 import { threadContext } from '../../src/machines/threading.js';
 import { readPlan, readPlanJournal, type PlanRead } from '../../src/ui/plan-source.js';
 import { planListView } from '../../src/ui/plan-list-view.js';
@@ -62,7 +62,7 @@ describe('the plan page data', () => {
     ]);
     expect(s2.fed_by.steps).toEqual([{ id: 's1', agent: 'coder', has_output: true }]);
     expect(s2.fed_by.files).toEqual(['hello.ts']);
-    // The same prompt the plugin sends for this step's next attempt (src/dispatch/step-prompt.ts), sized.
+    // The same prompt the plugin sends for this step's next attempt (src/prompts/step-prompt.ts), sized.
     const prompt = specialistTurnPrompt(threadContext(read(planId).file, 's2'), 3);
     expect(prompt.split('\n')[0]).toBe(`Orca · ${planId} · step s2 (tester) · attempt 3`);
     expect(prompt).toContain('test 2 is red');

@@ -1,4 +1,4 @@
-import type { SpecialistAgent } from '../../protocol/specialist-agents.js';
+import type { SpecialistAgent } from '../../schemas/specialist-agents.js';
 
 const TEAM = `You are a specialist in a supervised team of AI agents working in this project. The team's
 plugin gives you one step of a plan the user approved: the plan's goal and id, your step, and the

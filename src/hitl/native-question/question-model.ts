@@ -1,7 +1,7 @@
 import { decodeQuestionPayload } from './payload.js';
 import { sseBody, type ModelTurn } from './sse.js';
 
-/** A user message part that starts with this is a note the in-process model says back as its reply (hitl/commands.ts, opencode/session-notes.ts). */
+/** A user message part that starts with this is a note the in-process model says back as its reply (hitl/commands.ts, notices/session-notes.ts). */
 export const NOTE_PREFIX = 'orca-hitl note:';
 
 /** The text turn that ends the child session's run once the question tool has its result. */

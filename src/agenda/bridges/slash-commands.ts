@@ -1,0 +1,64 @@
+import { describeItem, nextDue } from '../describe.js';
+import type { Orca } from '../../composition-root.js';
+import { registerNoteCommand } from '../../hitl/commands.js';
+
+/**
+ * The agenda's slash commands (seed 002), answered in command.execute.before like the gate
+ * commands: no model turn. /agenda-resume is the human's way to resume a paused agenda (no tool
+ * offers it, and an agenda item may not run it).
+ */
+export const AGENDA_COMMANDS = {
+  agenda: 'List the agenda: pending and running items (/agenda all: every item)',
+  'agenda-clear': 'Cancel every pending agenda item: /agenda-clear [reason]',
+  'agenda-pause': 'Pause the agenda: nothing fires until /agenda-resume',
+  'agenda-resume': 'Resume the paused agenda; what came due meanwhile fires now',
+} as const;
+
+export type AgendaCommand = keyof typeof AGENDA_COMMANDS;
+export const isAgendaCommand = (name: string): name is AgendaCommand => name in AGENDA_COMMANDS;
+
+export function registerAgendaCommands(cfg: { command?: Record<string, unknown> | undefined }): void {
+  for (const [name, description] of Object.entries(AGENDA_COMMANDS)) registerNoteCommand(cfg, name, description);
+}
+
+const MAX_LISTED = 30;
+
+/** Run an agenda command; returns the text to show. Throws with what went wrong. */
+export async function runAgendaCommand(orca: Pick<Orca, 'agenda' | 'log'>, name: AgendaCommand, rawArguments: string): Promise<string> {
+  const args = rawArguments.trim();
+  switch (name) {
+    case 'agenda': {
+      const all = args === 'all';
+      const items = orca.agenda.list({ status: all ? 'all' : 'active' });
+      const paused = orca.agenda.paused ? ' It is PAUSED: nothing fires until /agenda-resume.' : '';
+      if (items.length === 0) return `Orca agenda: no ${all ? '' : 'pending '}items.${paused}`;
+      const next = nextDue(items.filter((i) => i.status === 'pending'));
+      const shown = items.slice(-MAX_LISTED);
+      return [
+        `Orca agenda: ${items.length} ${all ? '' : 'pending '}item(s)${next ? `, next due ${next}` : ''}.${paused}`,
+        ...(shown.length < items.length ? [`(the ${shown.length} most recent)`] : []),
+        ...shown.map((i) => `- ${describeItem(i)}`),
+      ].join('\n');
+    }
+    case 'agenda-clear': {
+      const outcome = await orca.agenda.request({ op: 'clear', ...(args ? { reason: args } : { reason: 'cleared with /agenda-clear' }) });
+      if (outcome.status === 'queued') return `Orca agenda: /agenda-clear is queued for the process that runs the agenda.`;
+      const cleared = outcome.reply.op === 'clear' ? outcome.reply.items : [];
+      orca.log('info', `agenda: /agenda-clear cancelled ${cleared.length} item(s)`);
+      return cleared.length === 0 ? 'Orca agenda: nothing pending to cancel.' : `Orca agenda: cancelled ${cleared.length} item(s): ${cleared.map((i) => i.agendaId).join(', ')}.`;
+    }
+    case 'agenda-pause': {
+      const outcome = await orca.agenda.request({ op: 'pause' });
+      orca.log('info', 'agenda: paused with /agenda-pause');
+      return outcome.status === 'queued' ? 'Orca agenda: the pause is queued for the process that runs the agenda.' : 'Orca agenda: paused. Nothing fires until /agenda-resume.';
+    }
+    case 'agenda-resume': {
+      // Counted before resuming: the tick it starts may fire them at once.
+      const due = orca.agenda.list().filter((i) => i.status === 'pending' && i.nextDueAt !== null && Date.parse(i.nextDueAt) <= Date.now()).length;
+      const outcome = await orca.agenda.request({ op: 'resume' });
+      orca.log('info', 'agenda: resumed with /agenda-resume');
+      if (outcome.status === 'queued') return 'Orca agenda: the resume is queued for the process that runs the agenda.';
+      return `Orca agenda: resumed.${due > 0 ? ` ${due} item(s) came due while it was paused and fire now.` : ''}`;
+    }
+  }
+}

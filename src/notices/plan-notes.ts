@@ -1,0 +1,172 @@
+import { outcomeOf } from '../host/drive.js';
+import type { PlanChange } from '../host/observers.js';
+import type { PlanHost, PlanSnapshot } from '../host/plan-host.js';
+import { diffSummary } from '../machines/plan-diff.js';
+import { openGates, WAITING_WORDS, type Gate } from '../machines/gates.js';
+import type { DecisionRecord } from '../machines/types.js';
+import type { SessionNotes } from './session-notes.js';
+import { commandsFor } from '../decisions/gate-commands.js';
+
+/**
+ * What the session that owns a plan (its `caller_session_id`) is told when nobody follows the
+ * plan there: an orca_ask_planner call reports its own outcome, but a plan decided by a slash
+ * command or `orca decide` runs on with nobody watching. Its session is told of the decision and,
+ * when the plan ends or stops at a gate, of that. The words come from the snapshot: its outcome
+ * tag, its open gates, its steps.
+ */
+
+/** The plans an orca_ask_planner call follows in this process: their outcome is its tool result. */
+export interface PlanFollowers {
+  /** Marks the plan followed until the returned function is called. */
+  follow(planId: string): () => void;
+  has(planId: string): boolean;
+}
+
+export function planFollowers(): PlanFollowers {
+  const count = new Map<string, number>();
+  return {
+    follow(planId) {
+      count.set(planId, (count.get(planId) ?? 0) + 1);
+      let done = false;
+      return () => {
+        if (done) return;
+        done = true;
+        const left = (count.get(planId) ?? 1) - 1;
+        if (left > 0) count.set(planId, left);
+        else count.delete(planId);
+      };
+    },
+    has: (planId) => count.has(planId),
+  };
+}
+
+const MAX_STEP_LINES = 8;
+const line = (text: string, max = 160) => {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+};
+
+/** Orca's words for where the plan is now: an outcome, or a gate it waits at; null while it runs. */
+export function planNote(snapshot: PlanSnapshot): string | null {
+  const c = snapshot.context;
+  const id = c.plan_id;
+  const done = c.steps.filter((s) => s.output).length;
+  const of = `${done} of ${c.steps.length} step${c.steps.length === 1 ? '' : 's'} done`;
+  switch (outcomeOf(snapshot)) {
+    case 'outcome.completed': {
+      const steps = c.steps.slice(0, MAX_STEP_LINES).map((s) => `- ${s.id} (${s.agent}): ${line(s.output?.summary ?? '', 120)}`);
+      if (c.steps.length > MAX_STEP_LINES) steps.push(`- … ${c.steps.length - MAX_STEP_LINES} more (orca show ${id})`);
+      return [`Orca: plan ${id} completed, ${of}: ${line(c.goal ?? '', 100)}`, ...steps].join('\n');
+    }
+    case 'outcome.stopped': {
+      const failed = c.steps.filter((s) => !s.output && s.failures.length > 0).map((s) => `- ${s.id} (${s.agent}): ${line(s.failures.at(-1)!.error, 120)}`);
+      return [`Orca: plan ${id} stopped, ${of}: ${line(c.goal ?? '', 100)}`, ...failed, `orca show ${id} has every step's output.`].join('\n');
+    }
+    case 'outcome.rejected':
+      return `Orca: plan ${id} was rejected: ${line(c.goal ?? '', 100)}`;
+    case 'outcome.failure':
+      return `Orca: the planner could not go on with plan ${id}: ${line(c.planner_error ?? 'no reason given', 200)}. Ask Orca again about plan ${id} to retry.`;
+    case 'outcome.answer':
+      return `Orca: the planner answered (plan ${id}): ${line(c.answer ?? '', 400)}`;
+    case null: {
+      const gate = openGates(snapshot)[0];
+      return gate ? gateNote(gate) : null;
+    }
+  }
+}
+
+/** A plan waiting at a gate: what it waits for and how to answer, here or in the dialog. */
+export function gateNote(gate: Gate): string {
+  const id = gate.planId;
+  const dialog = `ask Orca to continue plan ${id} to get the dialog`;
+  const how = gate.kind === 'question' ? `Ask Orca to continue plan ${id} to answer them in the dialog.` : `Answer with ${commandsFor(gate).join(', ')}, or ${dialog}.`;
+  return `Orca: plan ${id} waits for ${WAITING_WORDS[gate.kind]}${gateDetail(gate)}. ${how}`;
+}
+
+function gateDetail(gate: Gate): string {
+  switch (gate.kind) {
+    case 'approval':
+      return gate.changes ? ` (revised: ${line(diffSummary(gate.changes).join('; '), 200)})` : ` (${gate.proposal.steps.length} steps)`;
+    case 'question':
+      return `: ${line(gate.questions.map((q) => q.question).join(' / '), 200)}`;
+    case 'deviation':
+      return `: step ${gate.stepId} (${gate.agent}) failed: ${line(gate.error, 200)}${gate.breaker ? ` (${gate.breaker})` : ''}`;
+    case 'budget':
+      return ` (${gate.dispatches} of ${gate.cap} dispatches used, ${gate.completed} of ${gate.total} steps done)`;
+    case 'resume':
+      return `: step ${gate.stepId} (${gate.agent}) was interrupted (${line(gate.detail, 120)})`;
+  }
+}
+
+/** Where the plan goes after a decision, for the decision's reply or note; `reportedIn` is where its outcome will be posted, if anywhere. */
+export function afterDecision(snapshot: PlanSnapshot, { followed, reportedIn }: { followed: boolean; reportedIn?: string }): string {
+  if (outcomeOf(snapshot) !== null || openGates(snapshot).length > 0) return planNote(snapshot)!.replace(/^Orca: /, 'Now: ');
+  if (followed) return 'The Orca turn that follows the plan goes on with it.';
+  return reportedIn ? `It runs now; its outcome will be posted ${reportedIn}.` : 'It runs now; orca plans and orca show follow it.';
+}
+
+/** After Esc: the plan is saved where it was, and how to go on. `snapshot`: the plan as it was let go, if it was running here. */
+export function pausedNote(planId: string, snapshot: PlanSnapshot | null): string {
+  const c = snapshot?.context;
+  const progress = c ? ` ${c.steps.filter((s) => s.output).length} of ${c.steps.length} steps done${runningWords(snapshot!)}` : '';
+  return (
+    `Orca: plan ${planId} is paused and saved${progress ? `:${progress}` : ''}. Nothing runs it until it is resumed: ` +
+    `ask Orca to continue plan ${planId} and it goes on from its saved state. orca show ${planId} shows where it stopped.`
+  );
+}
+
+function runningWords(snapshot: PlanSnapshot): string {
+  const running = snapshot.context.steps.filter((s) => s.status === 'running').map((s) => `${s.id} (${s.agent})`);
+  if (snapshot.context.steps.length === 0) return ', the planner was at work';
+  return running.length ? `, ${running.join(', ')} ${running.length === 1 ? 'was' : 'were'} running` : '';
+}
+
+const CHANNEL_WORDS: Partial<Record<DecisionRecord['channel'], string>> = { command: 'by a slash command in another session', cli: 'with orca decide' };
+
+/** The note for the plan's session when a decision was made elsewhere. */
+export function decisionNote(decision: DecisionRecord, snapshot: PlanSnapshot): string {
+  const step = decision.step_id ? ` for step ${decision.step_id}` : '';
+  const text = decision.text ? ` ("${line(decision.text, 100)}")` : '';
+  const after = afterDecision(snapshot, { followed: false, reportedIn: 'here' });
+  return `Orca: ${decision.option}${step} recorded for plan ${snapshot.context.plan_id} ${CHANNEL_WORDS[decision.channel] ?? `via ${decision.channel}`}${text}. ${after}`;
+}
+
+/**
+ * An observer (it cannot block a plan's writes): after a slash command or `orca decide` answers a
+ * plan that no orca_ask_planner call follows, its session hears of the decision (commands reply in
+ * their own session; `orca decide` gets a note) and, once the plan ends or stops at a gate, of that.
+ */
+export function watchForNotes(
+  host: Pick<PlanHost, 'observe'>,
+  { notes, followers, now = () => new Date() }: { notes: Pick<SessionNotes, 'post'>; followers: Pick<PlanFollowers, 'has'>; now?: () => Date },
+): () => void {
+  const startedAt = now().toISOString();
+  const seen = new Map<string, number>(); // decisions of each plan already looked at
+  const reporting = new Set<string>();
+  return host.observe('the plan notes', ({ planId, after, file, snapshot }: PlanChange) => {
+    // Decisions made before this process started were told by the process that applied them.
+    const from = seen.get(planId) ?? countBefore(file.decisions, startedAt);
+    const fresh = file.decisions.slice(from);
+    seen.set(planId, file.decisions.length);
+    const owner = after.caller_session_id;
+    if (!owner || followers.has(planId)) return void reporting.delete(planId);
+    const elsewhere = fresh.filter((d) => d.channel === 'command' || d.channel === 'cli');
+    if (elsewhere.length > 0) {
+      for (const d of elsewhere) if (d.channel === 'cli') notes.post(owner, decisionNote(d, snapshot));
+      // A decision that ended the plan, or left it at a gate, said so in its reply.
+      if (planNote(snapshot) === null) reporting.add(planId);
+      else reporting.delete(planId);
+      return;
+    }
+    if (!reporting.has(planId)) return;
+    const note = planNote(snapshot);
+    if (note === null) return;
+    reporting.delete(planId);
+    notes.post(owner, note);
+  });
+}
+
+function countBefore(decisions: DecisionRecord[], iso: string): number {
+  const index = decisions.findIndex((d) => d.at >= iso);
+  return index < 0 ? decisions.length : index;
+}

@@ -1,0 +1,96 @@
+import { describe, expect, it, vi } from 'vitest';
+import type { PlanObserver } from '../../src/host/observers.js';
+import { followProgressTitle, progressTitle } from '../../src/notices/progress-title.js';
+import type { ToolPart, ToolTitlePort } from '../../src/opencode/tool-title.js';
+import { usage } from '../support/turns.js';
+
+const step = (id: string, agent: string, status: string) => ({ id, agent, status, description: 'd', depends_on: [], attempts: 0, failures: [] });
+const file = (patch: Record<string, unknown> = {}) =>
+  ({
+    plan_id: 'plan_X',
+    status: 'in_progress',
+    waiting_for: null,
+    steps: [step('impl', 'coder', 'completed'), step('docs', 'document-writer', 'completed'), step('api', 'coder', 'running'), step('test', 'tester', 'pending'), step('ship', 'coder', 'pending')],
+    usage: usage({ cost: 0.1234 }),
+    ...patch,
+  }) as never;
+
+describe('progress title', () => {
+  it('should say what is done, what runs and what it cost so far', () => {
+    expect(progressTitle(file())).toBe('plan_X · 2/5 done · api (coder) running · $0.12');
+    expect(progressTitle(file({ waiting_for: 'budget' }))).toBe('plan_X · 2/5 done · waits for budget · $0.12');
+    expect(progressTitle(file({ status: 'drafting', steps: [], usage: undefined }))).toBe('plan_X · drafting · $0.00');
+  });
+
+  it('should retitle the running tool call at each change, one PATCH at a time, the newest winning, and none after stop', async () => {
+    let observer: PlanObserver | undefined;
+    const host = { observe: (_name: string, o: PlanObserver) => ((observer = o), () => (observer = undefined)) };
+    const part = { id: 'prt_1', sessionID: 'ses_o', messageID: 'msg_1', type: 'tool', tool: 'orca_ask_planner', state: { status: 'running', input: { message: 'm' } } } as ToolPart;
+    const titles: string[] = [];
+    const finds: unknown[] = [];
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const port: ToolTitlePort = {
+      find: async (at, call) => (finds.push({ ...at, ...call }), part),
+      setTitle: async (_p, title) => {
+        titles.push(title);
+        await gate;
+      },
+    };
+    const progress = followProgressTitle({
+      host,
+      titles: port,
+      planId: 'plan_X',
+      call: { sessionID: 'ses_o', messageID: 'msg_1', tool: 'orca_ask_planner', input: { message: 'm' } },
+      log: () => {},
+      everyMs: 0,
+    });
+    const change = (patch: Record<string, unknown>) => observer!({ snapshot: {} as never, planId: 'plan_X', before: undefined, after: {} as never, file: file(patch) });
+    change({});
+    await vi.waitFor(() => expect(titles).toHaveLength(1));
+    // While that PATCH is in flight: another plan's change, then two of this one's (only the newest is sent).
+    observer!({ snapshot: {} as never, planId: 'plan_other', before: undefined, after: {} as never, file: file({ plan_id: 'plan_other' }) });
+    change({ usage: usage({ cost: 0.2 }) });
+    change({ usage: usage({ cost: 0.3 }) });
+    release();
+    await vi.waitFor(() => expect(titles).toHaveLength(2));
+    await progress.stop();
+    observer?.({ snapshot: {} as never, planId: 'plan_X', before: undefined, after: {} as never, file: file({ usage: usage({ cost: 0.4 }) }) });
+    expect(titles).toEqual(['plan_X · 2/5 done · api (coder) running · $0.12', 'plan_X · 2/5 done · api (coder) running · $0.30']);
+    expect(finds).toEqual([{ sessionID: 'ses_o', messageID: 'msg_1', tool: 'orca_ask_planner', input: { message: 'm' } }]);
+    expect(observer).toBeUndefined();
+  });
+
+  it('should retitle at most once per everyMs, and stop at once during the pause without sending the title that waited', async () => {
+    let observer: PlanObserver | undefined;
+    const host = { observe: (_name: string, o: PlanObserver) => ((observer = o), () => (observer = undefined)) };
+    const part = { id: 'prt_1', sessionID: 'ses_o', messageID: 'msg_1', type: 'tool', tool: 'orca_ask_planner', state: { status: 'running', input: {} } } as ToolPart;
+    const titles: string[] = [];
+    const port: ToolTitlePort = { find: async () => part, setTitle: async (_p, title) => void titles.push(title) };
+    const progress = followProgressTitle({ host, titles: port, planId: 'plan_X', call: { sessionID: 'ses_o', messageID: 'msg_1', tool: 'orca_ask_planner', input: {} }, log: () => {}, everyMs: 60_000 });
+    const change = (patch: Record<string, unknown>) => observer!({ snapshot: {} as never, planId: 'plan_X', before: undefined, after: {} as never, file: file(patch) });
+    change({});
+    await vi.waitFor(() => expect(titles).toHaveLength(1));
+    change({ usage: usage({ cost: 0.2 }) });
+    change({ usage: usage({ cost: 0.3 }) });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(titles).toHaveLength(1); // the next one waits out the minute
+    const stopped = Date.now();
+    await progress.stop();
+    expect(Date.now() - stopped).toBeLessThan(30_000);
+    expect(titles).toEqual(['plan_X · 2/5 done · api (coder) running · $0.12']);
+  });
+
+  it('should log a failed update once and leave the plan alone', async () => {
+    let observer: PlanObserver | undefined;
+    const host = { observe: (_name: string, o: PlanObserver) => ((observer = o), () => {}) };
+    const logs: string[] = [];
+    const port: ToolTitlePort = { find: async () => { throw new Error('HTTP 500'); }, setTitle: async () => {} };
+    const progress = followProgressTitle({ host, titles: port, planId: 'plan_X', call: { sessionID: 's', messageID: 'm', tool: 't', input: {} }, log: (_l, m) => logs.push(m) });
+    observer!({ snapshot: {} as never, planId: 'plan_X', before: undefined, after: {} as never, file: file() });
+    await vi.waitFor(() => expect(logs).toHaveLength(1));
+    observer!({ snapshot: {} as never, planId: 'plan_X', before: undefined, after: {} as never, file: file({ waiting_for: 'budget' }) });
+    await progress.stop();
+    expect(logs).toEqual(['plan plan_X: the progress title of orca_ask_planner could not be updated: HTTP 500']);
+  });
+});

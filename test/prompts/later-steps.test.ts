@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest';
+import { reviewPrompt } from '../../src/prompts/review-prompt.js';
+import { stepPrompt } from '../../src/prompts/step-prompt.js';
+import type { ThreadedContext } from '../../src/machines/types.js';
+
+const thread = (patch: Partial<ThreadedContext> = {}): ThreadedContext => ({
+  plan_id: 'plan_X',
+  goal: 'fix mean()',
+  step: { id: 'fix-mean', agent: 'coder', description: 'Divide by length in src/stats.js', depends_on: [] },
+  dependencies: [],
+  relevant_files: [],
+  previous_attempts: [],
+  ...patch,
+});
+const later = [{ id: 'test-empty', agent: 'tester' as const, description: 'Add a test for mean([])' }];
+const work = { summary: 'fixed', artifacts: ['src/stats.js'], key_findings: [] };
+
+describe('what a step and its review are told of the rest of the plan', () => {
+  it('should tell the specialist and the reviewer which later steps do what, so neither takes their work on', () => {
+    for (const prompt of [stepPrompt(thread({ later })), reviewPrompt(thread({ later }), work, 1, 2)]) {
+      expect(prompt).toContain("# Later steps of the plan (their work is not this step's)\n- test-empty (tester): Add a test for mean([])");
+    }
+    expect(reviewPrompt(thread({ later }), work, 1, 2)).toContain('what a later step is planned to do is not missing here');
+  });
+
+  it('should say nothing of later steps when there are none, or in a thread restored from before they were threaded', () => {
+    for (const prompt of [stepPrompt(thread()), reviewPrompt(thread(), work, 1, 2), stepPrompt(thread({ later: [] }))]) expect(prompt).not.toContain('Later steps');
+  });
+
+  it("should tell the reviewer of a retried step what failed before and the user's guidance", () => {
+    const retried = thread({ previous_attempts: [{ attempt: 1, kind: 'review', error: 'REVIEW FAILED: no test', guidance: 'the test is the next step' }] });
+    expect(reviewPrompt(retried, work, 1, 2)).toContain(
+      "# Earlier attempts at this step\n- Attempt 1 did the step, but the reviewer failed it in its last review round: REVIEW FAILED: no test\n  The user's guidance: the test is the next step",
+    );
+  });
+});
