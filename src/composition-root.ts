@@ -6,7 +6,7 @@ import { planPolicy } from './config/policy.js';
 import type { SessionMonitor } from './opencode/session-monitor.js';
 import { PlanHost, type PlanHostOptions } from './host/plan-host.js';
 import { PlanStore } from './persistence/plan-store.js';
-import type { PlanView } from './persistence/plan-file.js';
+import type { PlanFields } from './persistence/plan-file.js';
 import { appendJournal } from './persistence/journal.js';
 import { safeToasts, watchForToasts, type Toast } from './notices/toasts.js';
 import { interruptedPlans, listSummaries } from './persistence/plan-index.js';
@@ -30,6 +30,7 @@ import { modelOf, outputProtocolOf } from './config/options.js';
 import { planFollowers, watchForNotes, type PlanFollowers } from './notices/plan-notes.js';
 import { notePortsWith, sessionNotes, type SessionNotes } from './notices/session-notes.js';
 import { startupNotice, unfinishedPlansToast, type StartupNotice } from './notices/startup-notice.js';
+import { errorMessage } from './errors.js';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
@@ -41,7 +42,7 @@ export interface Orca {
   store: PlanStore;
   sessions: SessionsPort;
   asker: QuestionAsker;
-  /** The project's agenda (seed 002): held by this process, or reached through its inbox. */
+  /** The project's agenda (docs/design.md, "Agenda"): held by this process, or reached through its inbox. */
   agenda: AgendaRuntime;
   /** Follows the plans the agenda started (the auto policy answers their gates, or a human does elsewhere). */
   follower: PlanFollower;
@@ -102,7 +103,7 @@ export function createOrca(
     runCommand: commandRunnerFromClient(client, directory),
     showToast: (toast) => {
       void client.tui.showToast({ body: toast, query: { directory } }).catch((error: unknown) => {
-        log('warn', `toast "${toast.title}" could not be shown: ${(error as Error)?.message ?? String(error)}`);
+        log('warn', `toast "${toast.title}" could not be shown: ${errorMessage(error)}`);
       });
     },
     ...(hooks.inspect ? { inspect: hooks.inspect } : {}),
@@ -129,7 +130,7 @@ export function assembleOrca(given: OrcaParts): Orca {
       try {
         appendJournal(store.journalPathOf(plan_id), [{ at: new Date().toISOString(), kind: 'turn', ...record }]);
       } catch (error) {
-        log('warn', `plan ${plan_id}: its journal did not take a turn's usage: ${(error as Error).message}`);
+        log('warn', `plan ${plan_id}: its journal did not take a turn's usage: ${errorMessage(error)}`);
       }
     }
     history.record(record.agent, record.usage);
@@ -235,7 +236,7 @@ function assembleAgenda({ directory, options, sessions, log, showToast, runComma
       toast: showToast,
     },
   });
-  const depthOf = (file: PlanView) => {
+  const depthOf = (file: PlanFields) => {
     if (!file.agenda_item) return 0;
     try {
       return agenda.get(file.agenda_item.agenda_id).depth + 1;

@@ -11,7 +11,8 @@ import { unavailableToolText } from './opencode/tool-failures.js';
 import { createUsageMeter } from './opencode/usage-meter.js';
 import { startConfiguredInspector, type OrcaInspector } from './inspect/inspector.js';
 import { NOTE_PREFIX, registerQuestionChannel } from './hitl/native-question/index.js';
-import { isGateCommand, registerGateCommands, runGateCommand } from './hitl/commands.js';
+import { registerGateCommands, runGateCommand } from './hitl/commands.js';
+import { isGateCommand } from './decisions/gate-commands.js';
 import { listSummaries, waitingSummaries } from './persistence/plan-index.js';
 import { isAgendaCommand, registerAgendaCommands, runAgendaCommand } from './agenda/bridges/slash-commands.js';
 import { inspectAgendaItems } from './inspect/agenda-actors.js';
@@ -29,6 +30,7 @@ import { describePlanTool } from './tools/describe-plan.js';
 import { listPlansTool } from './tools/list-plans.js';
 import { startConfiguredUi } from './ui/plugin-ui.js';
 import { forMarkdown } from './notices/session-notes.js';
+import { errorMessage } from './errors.js';
 
 /**
  * Orca: a router, a planner and six specialists whose plans run as persisted statecharts.
@@ -62,7 +64,7 @@ export const OrcaPlugin: Plugin = async (input, rawOptions) => {
     toast: (message) =>
       void input.client.tui
         .showToast({ body: { title: 'Orca', message, variant: 'info' }, query: { directory: input.directory } })
-        .catch((error: Error) => orca.log('warn', `toast "${message}" not shown: ${error.message}`)),
+        .catch((error: unknown) => orca.log('warn', `toast "${message}" not shown: ${errorMessage(error)}`)),
   });
   // The agenda's items as actors in the inspector, only while it is on (and once this process runs the agenda).
   if (inspector) orca.agenda.onOpen((agenda) => inspectAgendaItems(agenda, (event) => inspector?.inspect(event)));
@@ -72,7 +74,7 @@ export const OrcaPlugin: Plugin = async (input, rawOptions) => {
     show: orca.showToast,
     isRoot: async (sessionID) => (await orca.sessions.get(sessionID))?.parentID === undefined,
   });
-  const observeIdle = guarded('the idle reminder', (event: Parameters<typeof remind>[0]) => void remind(event).catch((error: unknown) => orca.log('warn', `the idle reminder failed: ${(error as Error).message}`)), (level, message) => orca.log(level, message));
+  const observeIdle = guarded('the idle reminder', (event: Parameters<typeof remind>[0]) => void remind(event).catch((error: unknown) => orca.log('warn', `the idle reminder failed: ${errorMessage(error)}`)), (level, message) => orca.log(level, message));
   return {
     config: async (config) => {
       // The planner is told what the plugin does by itself (quality gate, hooks, limits), so it plans no step for it.
@@ -94,7 +96,7 @@ export const OrcaPlugin: Plugin = async (input, rawOptions) => {
           ? runGateCommand(orca, input.command, input.arguments, input.sessionID)
           : await runAgendaCommand(orca, input.command as Parameters<typeof runAgendaCommand>[1], input.arguments);
       } catch (error) {
-        note = `Orca: /${input.command} did nothing. ${(error as Error).message}`;
+        note = `Orca: /${input.command} did nothing. ${errorMessage(error)}`;
       }
       // The command's turn goes to the in-process orca-hitl model, which says the note back: no model
       // request. The user's message shows the command as typed; the note rides along hidden
@@ -141,7 +143,7 @@ export const OrcaPlugin: Plugin = async (input, rawOptions) => {
         const context = compactionContext(input.sessionID, listSummaries(orca.host.index), orca.agenda.list());
         if (context) output.context.push(context);
       } catch (error) {
-        orca.log('warn', `compaction context not added: ${(error as Error).message}`);
+        orca.log('warn', `compaction context not added: ${errorMessage(error)}`);
       }
     },
     // A plan waiting on a human must not be pushed on by an automatic "continue" after compaction.

@@ -12,6 +12,7 @@ import { Scheduler, type TickReport } from './scheduler.js';
 import { emitAction, KIND } from './schema.js';
 import { AgendaStore, type ItemRecord, type LoadProblem } from './store.js';
 import { busView, itemView, type AgendaItemView, type BusEventView } from './view.js';
+import { errorMessage } from '../errors.js';
 
 /**
  * The agenda the plugin holds: the store, the pause flag and the tick, behind the operations the
@@ -191,7 +192,7 @@ export class Agenda {
       try {
         listener(line);
       } catch (error) {
-        this.ports.log('warn', `agenda: an observer failed on ${line.type}: ${error instanceof Error ? error.message : String(error)}`);
+        this.ports.log('warn', `agenda: an observer failed on ${line.type}: ${errorMessage(error)}`);
       }
     };
     for (const record of this.store.items()) [record.created, ...record.lines].forEach(safe);
@@ -205,7 +206,7 @@ export class Agenda {
         for (const notice of report.notices) this.ports.toast({ variant: 'warning', title: 'Agenda', message: notice });
       },
       (error: unknown) => {
-        const message = `agenda tick failed: ${error instanceof Error ? error.message : String(error)}`;
+        const message = `agenda tick failed: ${errorMessage(error)}`;
         this.ports.log('error', message);
         this.ports.toast({ variant: 'error', title: 'Agenda', message });
       },

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { formatIssues } from '../persistence/plan-file.js';
+import { describeIssues } from '../persistence/plan-file.js';
 import { nextFiring } from './cron.js';
 import { AgendaInputError, quote } from './errors.js';
 import type { CreatedLine } from './events.js';
@@ -32,7 +32,7 @@ const PAST_TOLERANCE_MS = 60_000;
 
 export function parseWith<T>(schema: z.ZodType<T>, what: string, input: unknown): T {
   const parsed = schema.safeParse(input);
-  if (!parsed.success) throw new AgendaInputError(`Invalid ${what} ${quote(input)}: ${formatIssues(parsed.error)}`);
+  if (!parsed.success) throw new AgendaInputError(`Invalid ${what} ${quote(input)}: ${describeIssues(parsed.error)}`);
   return parsed.data;
 }
 

@@ -1,6 +1,7 @@
 import { Cron } from 'croner';
 import { AgendaInputError, quote } from './errors.js';
 import type { CronTrigger } from './schema.js';
+import { errorMessage } from '../errors.js';
 
 /**
  * Cron triggers, read by croner (5 fields, 6 with seconds, 7 with a year; an IANA time zone, default UTC).
@@ -25,7 +26,7 @@ export function cronOf(trigger: CronTrigger): Cron {
   } catch (error) {
     throw new AgendaInputError(
       `Invalid cron expression ${quote(trigger.expression)}: expected 5 fields (minute hour day month weekday) ` +
-        `or 6 with seconds first (7 with a year last), like "0 9 * * 1-5" (${(error as Error).message.slice(0, 200)}).`,
+        `or 6 with seconds first (7 with a year last), like "0 9 * * 1-5" (${errorMessage(error).slice(0, 200)}).`,
     );
   }
   cache.set(key, cron);

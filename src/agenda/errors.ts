@@ -1,9 +1,11 @@
 /** Errors of the agenda. Each says what was wrong and what was expected. */
 
+import { OrcaError } from '../errors.js';
+
 export { quote } from '../text/quote.js';
 
 /** A safety rail refused something: the message is exactly `BLOCKED [rule]: why`. */
-export class AgendaBlockedError extends Error {
+export class AgendaBlockedError extends OrcaError {
   override name = 'AgendaBlockedError';
   constructor(
     readonly rule: string,
@@ -14,11 +16,11 @@ export class AgendaBlockedError extends Error {
 }
 
 /** A trigger, action, id or option that does not have the expected shape. */
-export class AgendaInputError extends Error {
+export class AgendaInputError extends OrcaError {
   override name = 'AgendaInputError';
 }
 
 /** A line the item's statechart does not accept in its current state (executed twice, cancelled after it ran). */
-export class AgendaStateError extends Error {
+export class AgendaStateError extends OrcaError {
   override name = 'AgendaStateError';
 }

@@ -1,10 +1,12 @@
 import { z } from 'zod';
+import type { AgendaItemEvent } from '../machines/agenda-item.machine.js';
 import { isAgendaId, isEventId } from './ids.js';
 import { actionSchema, KIND, triggerSchema } from './schema.js';
 
 /**
- * The lines of `.opencode/agenda/events.jsonl` (StoreEvent, discriminated on `type`): the seed's
- * six plus `agenda.started`, written before an action runs. Every line carries `at` (ISO 8601).
+ * The lines of `.opencode/agenda/events.jsonl` (StoreEvent, discriminated on `type`): the six
+ * of the original agenda plugin (created, cancelled, executed, failed, expired, bus.emitted) plus
+ * `agenda.started`, written before an action runs. Every line carries `at` (ISO 8601).
  * An item's lines are the events of its statechart (agenda-item.machine.ts).
  */
 
@@ -16,7 +18,7 @@ const depth = z.number().int().min(0);
 /** The firing of the item whose `schedule` or `cancel` action wrote this line. */
 const cause = z.object({ agendaId, firing });
 
-export const createdLine = z.object({
+export const createdLineSchema = z.object({
   type: z.literal('agenda.created'),
   at,
   agendaId,
@@ -31,7 +33,7 @@ export const createdLine = z.object({
   cause: cause.optional(),
 });
 
-export const startedLine = z.object({
+export const startedLineSchema = z.object({
   type: z.literal('agenda.started'),
   at,
   agendaId,
@@ -47,7 +49,7 @@ export const startedLine = z.object({
   depth,
 });
 
-export const executedLine = z.object({
+export const executedLineSchema = z.object({
   type: z.literal('agenda.executed'),
   at,
   agendaId,
@@ -61,7 +63,7 @@ export const executedLine = z.object({
   reconciled: z.boolean().optional(),
 });
 
-export const failedLine = z.object({
+export const failedLineSchema = z.object({
   type: z.literal('agenda.failed'),
   at,
   agendaId,
@@ -71,16 +73,16 @@ export const failedLine = z.object({
   reconciled: z.boolean().optional(),
 });
 
-export const cancelledLine = z.object({
+export const cancelledLineSchema = z.object({
   type: z.literal('agenda.cancelled'),
   at,
   agendaId,
   reason: z.string(),
   cause: cause.optional(),
 });
-export const expiredLine = z.object({ type: z.literal('agenda.expired'), at, agendaId });
+export const expiredLineSchema = z.object({ type: z.literal('agenda.expired'), at, agendaId });
 
-export const busEmittedLine = z.object({
+export const busEmittedLineSchema = z.object({
   type: z.literal('bus.emitted'),
   at,
   eventId: z.string().refine(isEventId, 'expected an eventId ("evt_" + 26 ULID characters)'),
@@ -98,22 +100,27 @@ export const busEmittedLine = z.object({
 });
 
 export const storeEventSchema = z.discriminatedUnion('type', [
-  createdLine,
-  startedLine,
-  executedLine,
-  failedLine,
-  cancelledLine,
-  expiredLine,
-  busEmittedLine,
+  createdLineSchema,
+  startedLineSchema,
+  executedLineSchema,
+  failedLineSchema,
+  cancelledLineSchema,
+  expiredLineSchema,
+  busEmittedLineSchema,
 ]);
 
-export type CreatedLine = z.infer<typeof createdLine>;
-export type StartedLine = z.infer<typeof startedLine>;
-export type ExecutedLine = z.infer<typeof executedLine>;
-export type FailedLine = z.infer<typeof failedLine>;
-export type CancelledLine = z.infer<typeof cancelledLine>;
-export type ExpiredLine = z.infer<typeof expiredLine>;
-export type BusEmittedLine = z.infer<typeof busEmittedLine>;
+export type CreatedLine = z.infer<typeof createdLineSchema>;
+export type StartedLine = z.infer<typeof startedLineSchema>;
+export type ExecutedLine = z.infer<typeof executedLineSchema>;
+export type FailedLine = z.infer<typeof failedLineSchema>;
+export type CancelledLine = z.infer<typeof cancelledLineSchema>;
+export type ExpiredLine = z.infer<typeof expiredLineSchema>;
+export type BusEmittedLine = z.infer<typeof busEmittedLineSchema>;
 export type StoreEvent = z.infer<typeof storeEventSchema>;
 /** The lines that move an existing item: the events of its statechart. */
 export type ItemLine = StartedLine | ExecutedLine | FailedLine | CancelledLine | ExpiredLine;
+
+/** Every stored item line is an event the item's chart takes (a schema change that breaks this fails the build). */
+export type ItemLinesFitTheChart = ItemLine extends AgendaItemEvent ? true : never;
+const itemLinesFitTheChart: ItemLinesFitTheChart = true;
+void itemLinesFitTheChart;

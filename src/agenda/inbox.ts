@@ -3,9 +3,10 @@ import { join } from 'node:path';
 import { ulid } from 'ulid';
 import { writeFileAtomic } from '../persistence/atomic-write.js';
 import { ensureStateDir } from '../persistence/state-dir.js';
-import { formatIssues } from '../persistence/plan-file.js';
+import { describeIssues } from '../persistence/plan-file.js';
 import { agendaRequest, type AgendaFailure, type AgendaReply, type AgendaRequest } from './requests.js';
 import { agendaDir } from './store.js';
+import { errorMessage } from '../errors.js';
 
 /**
  * Requests for the process that holds the agenda, from one that does not (`orca emit`, `orca
@@ -14,7 +15,7 @@ import { agendaDir } from './store.js';
  * beside it as `{ulid}.reply.json` for the sender to read and remove. Like `orca decide`'s inbox.
  */
 
-export const inboxDir = (projectDir: string) => join(agendaDir(projectDir), 'inbox');
+export const agendaInboxDir = (projectDir: string) => join(agendaDir(projectDir), 'inbox');
 
 export interface PostedRequest {
   request: AgendaRequest;
@@ -27,7 +28,7 @@ export type InboxReply = ({ ok: true } & { reply: AgendaReply }) | { ok: false; 
 const STALE_REPLY_MS = 3_600_000;
 
 export function postRequest(projectDir: string, request: AgendaRequest, now = new Date()): string {
-  const dir = inboxDir(projectDir);
+  const dir = agendaInboxDir(projectDir);
   ensureStateDir(agendaDir(projectDir));
   mkdirSync(dir, { recursive: true });
   const id = ulid(now.getTime());
@@ -37,7 +38,7 @@ export function postRequest(projectDir: string, request: AgendaRequest, now = ne
 
 /** Remove and return the waiting requests, oldest first; a file that is no request is reported and removed. */
 export function takeRequests(projectDir: string, onBad: (file: string, reason: string) => void): Array<{ id: string; request: AgendaRequest }> {
-  const dir = inboxDir(projectDir);
+  const dir = agendaInboxDir(projectDir);
   let names: string[];
   try {
     names = readdirSync(dir);
@@ -49,10 +50,10 @@ export function takeRequests(projectDir: string, onBad: (file: string, reason: s
     const path = join(dir, name);
     try {
       const parsed = agendaRequest.safeParse((JSON.parse(readFileSync(path, 'utf8')) as Partial<PostedRequest>)?.request);
-      if (!parsed.success) throw new Error(formatIssues(parsed.error));
+      if (!parsed.success) throw new Error(describeIssues(parsed.error));
       taken.push({ id: name.slice(0, 26), request: parsed.data });
     } catch (error) {
-      onBad(path, (error as Error).message);
+      onBad(path, errorMessage(error));
     }
     rmSync(path, { force: true });
   }
@@ -61,12 +62,12 @@ export function takeRequests(projectDir: string, onBad: (file: string, reason: s
 }
 
 export function writeReply(projectDir: string, id: string, reply: InboxReply): void {
-  writeFileAtomic(join(inboxDir(projectDir), `${id}.reply.json`), JSON.stringify(reply));
+  writeFileAtomic(join(agendaInboxDir(projectDir), `${id}.reply.json`), JSON.stringify(reply));
 }
 
 /** The holder's reply to a request, removed once read; undefined while there is none yet. */
 export function takeReply(projectDir: string, id: string): InboxReply | undefined {
-  const path = join(inboxDir(projectDir), `${id}.reply.json`);
+  const path = join(agendaInboxDir(projectDir), `${id}.reply.json`);
   if (!existsSync(path)) return undefined;
   const reply = JSON.parse(readFileSync(path, 'utf8')) as InboxReply;
   rmSync(path, { force: true });
@@ -74,11 +75,11 @@ export function takeReply(projectDir: string, id: string): InboxReply | undefine
 }
 
 /** Whether the request is still in the inbox, not yet taken by the holder. */
-export const stillQueued = (projectDir: string, id: string) => existsSync(join(inboxDir(projectDir), `${id}.json`));
+export const stillQueued = (projectDir: string, id: string) => existsSync(join(agendaInboxDir(projectDir), `${id}.json`));
 
 /** Withdraw a request nobody took (the sender gave up waiting); false when the holder took it meanwhile. */
 export function withdrawRequest(projectDir: string, id: string): boolean {
-  const path = join(inboxDir(projectDir), `${id}.json`);
+  const path = join(agendaInboxDir(projectDir), `${id}.json`);
   if (!existsSync(path)) return false;
   rmSync(path, { force: true });
   return true;

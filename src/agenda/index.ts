@@ -1,4 +1,4 @@
-// The agenda core (seed 002, DESIGN "Agenda"): re-exports only.
+// The agenda core (docs/design.md, "Agenda"): re-exports only.
 export { Agenda, DEFAULT_LATE_AFTER_SECONDS, DEFAULT_POLL_SECONDS, type AgendaOptions, type ItemFilter } from './agenda.js';
 export { AgendaBlockedError, AgendaInputError, AgendaStateError } from './errors.js';
 export type { StoreEvent } from './events.js';

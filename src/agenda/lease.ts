@@ -6,6 +6,7 @@ import lockfile from 'proper-lockfile';
 import { writeFileAtomic } from '../persistence/atomic-write.js';
 import { LEASE_STALE_MS, type Release } from '../persistence/plan-lease.js';
 import { agendaDir, eventsPath } from './store.js';
+import { OrcaError } from '../errors.js';
 
 /**
  * One scheduler per project: the store reads the log once and keeps it in memory, so a second
@@ -14,7 +15,7 @@ import { agendaDir, eventsPath } from './store.js';
  * so the others can say who runs it. A killed holder's lock goes stale and another takes over.
  */
 
-export class AgendaLeaseHeldError extends Error {
+export class AgendaLeaseHeldError extends OrcaError {
   override name = 'AgendaLeaseHeldError';
   constructor(readonly holder: AgendaHolder | null) {
     super(

@@ -1,5 +1,5 @@
 /**
- * The safety rails' limits: seed 002's values as defaults, plus max_plans_per_day. Named as the
+ * The safety rails' limits, with their defaults (docs/design.md, "Safety rails"). Named as the
  * options will be in orca.jsonc (`agenda.*`), and as a refusal names its rule: `BLOCKED [name]`.
  */
 export interface AgendaLimits {

@@ -4,6 +4,7 @@ import { ensureStateDir } from '../persistence/state-dir.js';
 import { writeFileAtomic } from '../persistence/atomic-write.js';
 import { quote } from './errors.js';
 import { agendaDir } from './store.js';
+import { errorMessage } from '../errors.js';
 
 /**
  * `.opencode/agenda/config.json` holds `{"paused": bool}`, written atomically, so a pause
@@ -30,7 +31,7 @@ export function readPaused(projectDir: string): PauseState {
       return { paused: (value as { paused: boolean }).paused };
     }
   } catch (error) {
-    detail = `not JSON: ${(error as Error).message}`;
+    detail = `not JSON: ${errorMessage(error)}`;
   }
   return {
     paused: true,

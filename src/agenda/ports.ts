@@ -32,10 +32,13 @@ export interface ExecutionResult {
 /** What a firing interrupted by a crash did, as far as the plugin can tell. */
 export type ReconcileResult = ({ outcome: 'executed' } & ExecutionResult) | { outcome: 'failed'; error: string };
 
+/** A toast in OpenCode's TUI; every toast Orca shows has this shape (notices/toasts.ts). */
 export interface Toast {
-  variant: 'info' | 'success' | 'warning' | 'error';
   title: string;
   message: string;
+  variant: 'info' | 'success' | 'warning' | 'error';
+  /** Milliseconds on screen (OpenCode's default when absent). */
+  duration?: number;
 }
 
 export interface AgendaPorts {

@@ -1,4 +1,4 @@
-import { isGateCommand } from '../hitl/commands.js';
+import { isGateCommand } from '../decisions/gate-commands.js';
 import { countBetween, nextFirings } from './cron.js';
 import { AgendaBlockedError } from './errors.js';
 import { DAY_MS, HOUR_MS, type AgendaLimits } from './limits.js';
@@ -7,9 +7,10 @@ import type { AgendaReader, ItemRecord } from './store.js';
 import type { Action, Trigger } from './schema.js';
 
 /**
- * Safety rails (seed 002): synchronous pure functions over the store's memory. Each refusal is
- * an AgendaBlockedError whose message is exactly `BLOCKED [rule]: why`, rule being the option name.
- * "Pending" means not finished: pending or running (a cron item between firings is pending).
+ * Safety rails (docs/design.md, "Safety rails"): synchronous pure functions over the store's
+ * memory. Each refusal is an AgendaBlockedError whose message is exactly `BLOCKED [rule]: why`,
+ * rule being the option name. "Pending" means not finished: pending or running (a cron item between
+ * firings is pending).
  */
 
 export interface CreateCandidate {
@@ -29,7 +30,7 @@ const block = (rule: keyof AgendaLimits | 'gate_command', why: string): never =>
   throw new AgendaBlockedError(rule, why);
 };
 
-/** Every rail a new item must pass, in the seed's order, then the cascade depth and the daily plan budget. */
+/** Every rail a new item must pass, in the order of the table in docs/design.md, "Safety rails". */
 export function checkCreate(reader: AgendaReader, candidate: CreateCandidate, limits: AgendaLimits, nowMs: number): void {
   checkGateCommands(candidate.action);
   const pending = active(reader);

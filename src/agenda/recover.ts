@@ -5,6 +5,7 @@ import { effectRecorded } from './in-process.js';
 import type { AgendaPorts, ExternalAction } from './ports.js';
 import { isInProcess } from './schema.js';
 import type { AgendaStore, ItemRecord } from './store.js';
+import { errorMessage } from '../errors.js';
 
 /**
  * Firings found started without an outcome when the agenda opens: the process that ran them died.
@@ -39,7 +40,7 @@ export async function reconcileInterrupted(
         const found = await ports.reconcile(executionRequest(record, due, action as ExternalAction));
         line = found.outcome === 'executed' ? executedLine(due, found, at(), true) : failedLine(due, found.error, at(), true);
       } catch (error) {
-        line = failedLine(due, `reconcile failed: ${error instanceof Error ? error.message : String(error)}; not run again`, at(), true);
+        line = failedLine(due, `reconcile failed: ${errorMessage(error)}; not run again`, at(), true);
       }
     }
     store.append(line);

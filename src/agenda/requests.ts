@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { Agenda } from './agenda.js';
 import { AgendaBlockedError, AgendaInputError, AgendaStateError } from './errors.js';
 import type { AgendaItemView, BusEventView } from './view.js';
+import { errorMessage } from '../errors.js';
 
 /**
  * What tools, slash commands and the CLI ask of the agenda that changes it: one union, so the
@@ -73,13 +74,13 @@ export function applyRequest(agenda: Agenda, request: AgendaRequest): AgendaRepl
   }
 }
 
-export function failureOf(error: unknown): AgendaFailure {
-  const e = error instanceof Error ? error : new Error(String(error));
-  return { name: e.name, message: e.message, ...(e instanceof AgendaBlockedError ? { rule: e.rule } : {}) };
+export function toAgendaFailure(error: unknown): AgendaFailure {
+  const name = error instanceof Error ? error.name : 'Error';
+  return { name, message: errorMessage(error), ...(error instanceof AgendaBlockedError ? { rule: error.rule } : {}) };
 }
 
 /** The error again, on the side that asked: a BLOCKED refusal stays an AgendaBlockedError. */
-export function errorOf(failure: AgendaFailure): Error {
+export function fromAgendaFailure(failure: AgendaFailure): Error {
   if (failure.name === 'AgendaBlockedError' && failure.rule) {
     const why = failure.message.replace(/^BLOCKED \[[^\]]*\]: /, '');
     return new AgendaBlockedError(failure.rule, why);

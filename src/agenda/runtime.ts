@@ -6,8 +6,9 @@ import { acquireAgendaLease, AgendaLeaseHeldError } from './lease.js';
 import type { AgendaLimits } from './limits.js';
 import { matches, patternsOf } from './matching.js';
 import type { AgendaPorts } from './ports.js';
-import { applyRequest, errorOf, failureOf, type AgendaReply, type AgendaRequest } from './requests.js';
+import { applyRequest, fromAgendaFailure, toAgendaFailure, type AgendaReply, type AgendaRequest } from './requests.js';
 import type { AgendaItemView, BusEventView } from './view.js';
+import { errorMessage } from '../errors.js';
 
 /**
  * The agenda of one project inside one OpenCode process. The process that holds the agenda's
@@ -86,7 +87,7 @@ export class AgendaRuntime {
       this.release = acquireAgendaLease(this.options.directory, (error) => this.lost(error), this.options.leaseStaleMs);
     } catch (error) {
       if (!(error instanceof AgendaLeaseHeldError)) {
-        this.logOnce(`agenda: could not take its lease: ${(error as Error).message}; retrying`);
+        this.logOnce(`agenda: could not take its lease: ${errorMessage(error)}; retrying`);
         return false;
       }
       if (!this.standbyLogged) this.log('warn', `agenda: ${error.message}`);
@@ -101,7 +102,7 @@ export class AgendaRuntime {
       });
     } catch (error) {
       this.releaseLease();
-      this.logOnce(`agenda: could not open .opencode/agenda: ${(error as Error).message}; retrying`);
+      this.logOnce(`agenda: could not open .opencode/agenda: ${errorMessage(error)}; retrying`);
       return false;
     }
     this.log('info', `agenda: this process runs the agenda of ${this.options.directory}${this.standbyLogged ? ' (taken over from the process that held it)' : ''}`);
@@ -134,7 +135,7 @@ export class AgendaRuntime {
       const close = fn(agenda);
       if (close) this.closers.push(close);
     } catch (error) {
-      this.log('warn', `agenda: a listener failed when the agenda opened: ${(error as Error).message}`);
+      this.log('warn', `agenda: a listener failed when the agenda opened: ${errorMessage(error)}`);
     }
   }
 
@@ -171,7 +172,7 @@ export class AgendaRuntime {
     try {
       this.release?.();
     } catch (error) {
-      this.log('warn', `agenda: releasing its lease failed: ${(error as Error).message}`);
+      this.log('warn', `agenda: releasing its lease failed: ${errorMessage(error)}`);
     }
     this.release = null;
   }
@@ -187,7 +188,7 @@ export class AgendaRuntime {
         this.log('info', `agenda: ${describeRequest(request)} from the inbox`);
         ticked ||= request.op !== 'pause';
       } catch (error) {
-        writeReply(this.options.directory, id, { ok: false, failure: failureOf(error) });
+        writeReply(this.options.directory, id, { ok: false, failure: toAgendaFailure(error) });
       }
     }
     if (ticked) agenda.tickInBackground();
@@ -270,7 +271,7 @@ export async function awaitReply(directory: string, id: string, timeoutMs: numbe
     const answer = takeReply(directory, id);
     if (answer) {
       if (answer.ok) return { status: 'done', reply: answer.reply };
-      throw errorOf(answer.failure);
+      throw fromAgendaFailure(answer.failure);
     }
     if (Date.now() >= deadline) return { status: 'queued', id };
     await new Promise((resolve) => setTimeout(resolve, stillQueued(directory, id) ? 100 : 20));

@@ -9,13 +9,14 @@ import { checkGateCommands, checkPlanStart } from './rails.js';
 import { reconcileInterrupted } from './recover.js';
 import { isInProcess } from './schema.js';
 import type { AgendaStore, ItemRecord } from './store.js';
+import { errorMessage } from '../errors.js';
 
 /**
- * The tick (seed 002): expire → enqueue → drain. Due items go into an idempotent queue (a Map by
- * agendaId); the drain runs them wave by wave, breadth-first, and after each wave enqueues what
- * the wave's emits and schedules made due. Each firing runs at most once: `agenda.started` is
- * appended before its action, its outcome after; ticks never overlap; a firing found started
- * without an outcome at the first tick (a crash) is reconciled, never run again.
+ * The tick (docs/design.md, "The tick"): expire → enqueue → drain. Due items go into an idempotent
+ * queue (a Map by agendaId); the drain runs them wave by wave, breadth-first, and after each wave
+ * enqueues what the wave's emits and schedules made due. Each firing runs at most once:
+ * `agenda.started` is appended before its action, its outcome after; ticks never overlap; a firing
+ * found started without an outcome at the first tick (a crash) is reconciled, never run again.
  */
 
 export interface SchedulerOptions {
@@ -47,7 +48,6 @@ export interface TickReport {
 }
 
 const emptyReport = (): TickReport => ({ reconciled: [], expired: [], fired: [], notices: [] });
-const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 export class Scheduler {
   private inFlight: Promise<TickReport> | null = null;
@@ -139,7 +139,7 @@ export class Scheduler {
       try {
         effect = inProcessEffect(action, { ...this.options, reader: this.store, nowMs: this.ports.clock(), record, due });
       } catch (error) {
-        const failed = failedLine(due, errorText(error), this.at());
+        const failed = failedLine(due, errorMessage(error), this.at());
         this.store.append(started, failed);
         return this.settled(record, due, failed);
       }
@@ -152,7 +152,7 @@ export class Scheduler {
     try {
       outcome = executedLine(due, await this.ports.execute(executionRequest(record, due, action as ExternalAction)), this.at());
     } catch (error) {
-      outcome = failedLine(due, errorText(error), this.at());
+      outcome = failedLine(due, errorMessage(error), this.at());
     }
     this.store.append(outcome);
     return this.settled(record, due, outcome);

@@ -3,8 +3,8 @@ import { isPlanId } from '../persistence/plan-id.js';
 import { isAgendaId } from './ids.js';
 
 /**
- * Trigger and Action, discriminated on `type` (DESIGN "Agenda", seed 002). Strict objects: a
- * misspelt key from a model ("executeat") is refused, not silently dropped.
+ * Trigger and Action, discriminated on `type` (docs/design.md, "Items, triggers and actions").
+ * Strict objects: a misspelt key from a model ("executeat") is refused, not silently dropped.
  */
 
 /** A bus event kind: dotted words (`tests.passed`, `plan.completed`); no `:`, which separates the subject. */

@@ -1,17 +1,18 @@
 import { closeSync, existsSync, fsyncSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { ensureStateDir } from '../persistence/state-dir.js';
-import { formatIssues } from '../persistence/plan-file.js';
+import { describeIssues } from '../persistence/plan-file.js';
 import { AgendaInputError, AgendaStateError, quote } from './errors.js';
 import { storeEventSchema, type BusEmittedLine, type CreatedLine, type ItemLine, type StoreEvent } from './events.js';
 import { itemStart, itemStep, type ItemSnapshot } from './fold.js';
 import { matches, type MatchPattern } from './matching.js';
+import { errorMessage } from '../errors.js';
 
 /**
- * The event store (seed 002): `.opencode/agenda/events.jsonl`, append-only, one JSON line per
- * event. The file is read once when the store opens; every read after that comes from memory.
- * A line that is not JSON, fails the schema, or is refused by its item's statechart is reported
- * with its line number and skipped; the rest loads.
+ * The event store (docs/design.md, "Storage"): `.opencode/agenda/events.jsonl`, append-only, one
+ * JSON line per event. The file is read once when the store opens; every read after that comes from
+ * memory. A line that is not JSON, fails the schema, or is refused by its item's statechart is
+ * reported with its line number and skipped; the rest loads.
  */
 
 export const agendaDir = (projectDir: string) => join(projectDir, '.opencode', 'agenda');
@@ -67,7 +68,7 @@ export class AgendaStore implements AgendaReader {
       try {
         store.commit(store.stage([parseLine(raw)]));
       } catch (error) {
-        store.problems.push({ line: index + 1, reason: (error as Error).message, text: raw.slice(0, 100) });
+        store.problems.push({ line: index + 1, reason: errorMessage(error), text: raw.slice(0, 100) });
       }
     });
     return store;
@@ -174,7 +175,7 @@ function parseLine(raw: string): StoreEvent {
   try {
     json = JSON.parse(raw);
   } catch (error) {
-    throw new AgendaInputError(`not JSON (${(error as Error).message})`);
+    throw new AgendaInputError(`not JSON (${errorMessage(error)})`);
   }
   return checked(json);
 }
@@ -182,7 +183,7 @@ function parseLine(raw: string): StoreEvent {
 function checked(value: unknown): StoreEvent {
   const parsed = storeEventSchema.safeParse(value);
   if (!parsed.success) {
-    throw new AgendaInputError(`not an agenda event ${quote(value)}: ${formatIssues(parsed.error)}`);
+    throw new AgendaInputError(`not an agenda event ${quote(value)}: ${describeIssues(parsed.error)}`);
   }
   return parsed.data;
 }

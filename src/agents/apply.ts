@@ -73,8 +73,9 @@ const TWIN_INHERITS = ['model', 'variant', 'temperature', 'top_p', 'options', 'd
  *   orca bash by accident, because those denials are applied after yours.
  * - The read-only twins take only model, variant, temperature, top_p, options and disable from
  *   their specialist (and anything you set on `<specialist>.readonly`); their permission is fixed.
- * Why: names are fixed by the seeds, so a same-named agent is most likely meant to tune Orca's; the
- * plugin cannot work without its protocol; and roles are enforced by OpenCode, not by prompts.
+ * Why: agent names are Orca's public contract (docs/design.md, "Roles and tools"), so a same-named
+ * agent is most likely meant to tune Orca's; the plugin cannot work without its protocol; and roles
+ * are enforced by OpenCode, not by prompts.
  *
  * Tools a role may use keep the permission your global `permission` gives them (else Orca's
  * default: allow, `.env` files unreadable, outside the project denied); Orca only ever removes

@@ -1,6 +1,6 @@
 import { SPECIALIST_AGENTS, type SpecialistAgent } from '../schemas/specialist-agents.js';
 
-/** The plugin's four tools (seed 000), by the names OpenCode registers them under. */
+/** The plugin's four tools, by the names OpenCode registers them under (docs/design.md, "Roles and tools"). */
 export const ORCA_TOOLS = {
   askPlanner: 'orca_ask_planner',
   listPlans: 'orca_list_plans',
@@ -10,7 +10,10 @@ export const ORCA_TOOLS = {
 
 export type OrcaTool = (typeof ORCA_TOOLS)[keyof typeof ORCA_TOOLS];
 
-/** The agenda's tools (seed 002 names): the planner has all six, specialists emit and list. No tool resumes a paused agenda. */
+/**
+ * The agenda's tools (docs/design.md, "Tools and commands"): the planner has all six, specialists
+ * emit and list. No tool resumes a paused agenda.
+ */
 export const AGENDA_TOOLS = {
   create: 'agenda_create',
   list: 'agenda_list',
@@ -30,7 +33,7 @@ export const OWN_TOOLS: readonly string[] = [...Object.values(ORCA_TOOLS), ...AL
 
 export { SPECIALIST_AGENTS, type SpecialistAgent };
 
-/** Every agent the plugin installs for a role, in the order of DESIGN.md's role table. */
+/** Every agent the plugin installs for a role, in the order of docs/design.md, "Roles and tools". */
 export const AGENT_IDS = ['orca', 'planner', ...SPECIALIST_AGENTS] as const;
 export type AgentId = (typeof AGENT_IDS)[number];
 
@@ -67,7 +70,7 @@ const SPECIALIST_BASE = [...READ_TOOLS, 'webfetch', ORCA_TOOLS.askSpecialist, ..
 const WORKER = [...SPECIALIST_BASE, 'edit', 'write', 'apply_patch', 'todowrite'] as const;
 
 /**
- * Role → the tools an agent may call (DESIGN.md "Roles and tools"). Everything else is denied
+ * Role → the tools an agent may call (docs/design.md, "Roles and tools"). Everything else is denied
  * by OpenCode permissions, so a denied tool is not even offered to the model.
  */
 export const ROLE_TOOLS: Readonly<Record<AgentId, readonly string[]>> = {
@@ -106,5 +109,5 @@ export const KNOWN_TOOLS: readonly string[] = [
   ...OWN_TOOLS,
 ];
 
-/** What a session created by orca_ask_specialist may call (seed 004 "Read-Only Permissions"). */
+/** What a session created by orca_ask_specialist may call (docs/design.md, "Read-only asks"). */
 export const READ_ONLY_TOOLS = [...READ_TOOLS, 'webfetch', 'websearch', 'codesearch', ...PLAN_LOOKUP] as const;

@@ -3,7 +3,8 @@ import { acquireAgendaLease, AgendaLeaseHeldError, agendaLeaseHeld } from '../ag
 import { applyRequest, type AgendaReply, type AgendaRequest } from '../agenda/requests.js';
 import { awaitReply, readAgenda } from '../agenda/runtime.js';
 import { AgendaBlockedError, AgendaInputError, AgendaStateError } from '../agenda/errors.js';
-import { RefusedError } from './errors.js';
+import { RefusedError } from '../request-errors.js';
+import { errorMessage } from '../errors.js';
 
 /**
  * A change to the agenda from the command line. When an OpenCode server runs the project's agenda
@@ -46,5 +47,5 @@ function applyHere(project: string, request: AgendaRequest): AgendaReply {
 /** The agenda's refusals are the user's to fix (exit 1), not bugs. */
 function refusal(error: unknown): unknown {
   const known = error instanceof AgendaBlockedError || error instanceof AgendaInputError || error instanceof AgendaStateError;
-  return known ? new RefusedError((error as Error).message) : error;
+  return known ? new RefusedError(errorMessage(error)) : error;
 }

@@ -3,7 +3,7 @@ import { agendaHolder, agendaLeaseHeld } from '../agenda/lease.js';
 import { readAgenda } from '../agenda/runtime.js';
 import { changeAgenda, type ChangeOutcome } from './agenda-change.js';
 import type { CommandContext } from './command.js';
-import { UsageError } from './errors.js';
+import { UsageError } from '../request-errors.js';
 import { shortTime, table, truncate } from './format.js';
 import { println } from './io.js';
 

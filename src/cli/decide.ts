@@ -1,5 +1,5 @@
 import type { CommandContext } from './command.js';
-import { awaitDecision, postGateDecision } from './decision.js';
+import { awaitDecision, postGateDecision } from '../decisions/post-decision.js';
 import { println } from './io.js';
 
 /**

@@ -15,6 +15,7 @@ import { runner } from './agenda.js';
 import { activityOf } from '../persistence/plan-activity.js';
 import { summarize } from '../persistence/plan-index.js';
 import { leaseHeld } from '../persistence/plan-lease.js';
+import { errorMessage } from '../errors.js';
 
 type Level = 'ok' | 'warn' | 'fail';
 type Say = (level: Level, text: string, ...details: string[]) => void;
@@ -157,4 +158,4 @@ function inlineConfig(text: string | undefined): unknown {
 
 const DECISIONS = { approval: 'approve|reject|changes', deviation: 'retry|replan|stop', budget: 'continue|stop', resume: 'rerun|done|stop' } as const;
 
-const firstLine = (error: unknown) => String((error as Error)?.message ?? error).split('\n')[0];
+const firstLine = (error: unknown) => errorMessage(error).split('\n')[0];

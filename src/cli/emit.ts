@@ -1,6 +1,6 @@
 import { changeAgenda } from './agenda-change.js';
 import type { CommandContext } from './command.js';
-import { UsageError } from './errors.js';
+import { UsageError } from '../request-errors.js';
 import { println } from './io.js';
 
 /**

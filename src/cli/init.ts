@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { CommandContext } from './command.js';
-import { RefusedError, UsageError } from './errors.js';
+import { RefusedError, UsageError } from '../request-errors.js';
 import { println } from './io.js';
 import { addProperty, appendToArray } from './jsonc-append.js';
 import { pluginEntries, PROJECT_CONFIG_NAMES, readConfigFile, type ConfigFile } from './opencode-config.js';

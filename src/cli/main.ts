@@ -7,7 +7,7 @@ import { agendaCommand } from './agenda.js';
 import { decideCommand } from './decide.js';
 import { emitCommand } from './emit.js';
 import { doctorCommand } from './doctor.js';
-import { RefusedError, UsageError } from './errors.js';
+import { RefusedError, UsageError } from '../request-errors.js';
 import { initCommand } from './init.js';
 import { inspectCommand } from './inspect.js';
 import { processIo, println, terminalIo, type CliIo } from './io.js';
@@ -18,6 +18,7 @@ import { showCommand } from './show.js';
 import { uiCommand } from './ui.js';
 import { USAGE } from './usage.js';
 import { quote } from '../text/quote.js';
+import { errorMessage } from '../errors.js';
 
 type OptionName = keyof CommandContext['options'];
 
@@ -91,8 +92,8 @@ export async function main(argv: string[], rawIo: CliIo = processIo()): Promise<
       return error.exitCode;
     }
     // A bug, not a user error: one line, the stack only when asked for.
-    const detail = io.env.ORCA_DEBUG ? (error as Error)?.stack : (error as Error)?.message;
-    println(io.stderr, `orca: unexpected error: ${detail ?? String(error)} (ORCA_DEBUG=1 shows the stack)`);
+    const detail = io.env.ORCA_DEBUG && error instanceof Error ? (error.stack ?? error.message) : errorMessage(error);
+    println(io.stderr, `orca: unexpected error: ${detail} (ORCA_DEBUG=1 shows the stack)`);
     return 1;
   }
 }
@@ -102,7 +103,7 @@ function parseCommandLine(argv: string[]) {
     return parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
   } catch (error) {
     // parseArgs says e.g. "Unknown option '--x'. To specify a positional argument starting with a '-' …"
-    throw new UsageError(`${(error as Error).message.split('. ')[0]} (orca --help).`);
+    throw new UsageError(`${errorMessage(error).split('. ')[0]} (orca --help).`);
   }
 }
 

@@ -1,6 +1,6 @@
-import { UiError } from '../ui/ui-error.js';
+import { UiError } from '../config/ui-error.js';
 import type { CommandContext } from './command.js';
-import { RefusedError } from './errors.js';
+import { RefusedError } from '../request-errors.js';
 import { println } from './io.js';
 
 /**

@@ -3,6 +3,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { parse, printParseErrorCode, type ParseError } from 'jsonc-parser';
 import { OrcaConfigError, parseOptions, type OrcaOptions } from './options.js';
+import { errorMessage } from '../errors.js';
 
 /**
  * Orca's configuration: the plugin entry's options in opencode.json, then the global
@@ -25,7 +26,7 @@ export function loadOrcaConfig(directory: string, pluginOptions: unknown, env: N
     try {
       parseOptions(withoutSchemaKey(raw));
     } catch (error) {
-      throw new OrcaConfigError(`${file}: ${(error as Error).message.replace(/^Invalid opencode-orca-statecharts plugin options: /, '')}`);
+      throw new OrcaConfigError(`${file}: ${errorMessage(error).replace(/^Invalid opencode-orca-statecharts plugin options: /, '')}`);
     }
     merged = deepMerge(merged, withoutSchemaKey(raw));
   }

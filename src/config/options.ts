@@ -1,10 +1,11 @@
 import { z } from 'zod';
-import { formatIssues } from '../persistence/plan-file.js';
-import { inspectOption } from '../inspect/settings.js';
+import { describeIssues } from '../persistence/plan-file.js';
+import { inspectOption } from './inspect-settings.js';
 import { uiOption } from './ui-settings.js';
 import { AGENT_IDS } from '../agents/roles.js';
 import { SPECIALISTS } from '../machines/types.js';
 import { OUTPUT_PROTOCOLS, type OutputProtocol } from '../protocol/output-protocol.js';
+import { OrcaError } from '../errors.js';
 
 /**
  * Plugin options, from opencode.json: `"plugin": [["opencode-orca-statecharts", { ... }]]`.
@@ -19,7 +20,8 @@ const agentSettings = z.strictObject({
   /**
    * How the agent's turns return their JSON answer: "text" (default: the reply ends with one JSON
    * object) or "structured" (OpenCode's structured output; such sessions cannot be listed in
-   * OpenCode 1.18, and a model that refuses it falls back to text).
+   * OpenCode 1.18: https://github.com/anomalyco/opencode/issues/26929; a model that refuses it
+   * falls back to text).
    */
   output: z.enum(OUTPUT_PROTOCOLS).optional(),
 });
@@ -45,7 +47,10 @@ export const orcaOptions = z.strictObject({
     .optional(),
   concurrency: z.number().int().min(1).max(16).optional(),
   max_attempts: z.number().int().min(1).max(100).optional(),
-  /** Seed 003's quality gate: a reviewer checks the work of code-writing steps; FAIL goes to a fixer pass. */
+  /**
+   * The quality gate (docs/design.md, "The quality gate"): a reviewer checks the work of
+   * code-writing steps; FAIL goes to a fixer pass.
+   */
   review: z
     .strictObject({
       enabled: z.boolean().optional(),
@@ -55,7 +60,7 @@ export const orcaOptions = z.strictObject({
       max_rounds: z.number().int().min(1).max(10).optional(),
     })
     .optional(),
-  /** Circuit breakers (seeds 001 and 003). */
+  /** Circuit breakers: each stops a loop and hands the plan to a human (docs/design.md, "Breakers and limits"). */
   breakers: z
     .strictObject({
       /** The same error signature this many times in a row on one step stops automatic retrying (default 3). */
@@ -103,7 +108,7 @@ export const orcaOptions = z.strictObject({
       post_step: z.array(z.string().min(1)).optional(),
     })
     .optional(),
-  /** The agenda (seed 002): plans and actions in time and on events. Each rail's default is seed 002's. */
+  /** The agenda: plans and actions in time and on events. The rails' defaults: docs/design.md, "Safety rails". */
   agenda: z
     .strictObject({
       /** How often the scheduler looks for due items, in seconds (default 5). */
@@ -168,16 +173,15 @@ export function agentOverrides(options: OrcaOptions): Record<string, Record<stri
 }
 
 export type AutoPolicy = NonNullable<NonNullable<OrcaOptions['hitl']>['auto']>;
-export type AgendaOptions = NonNullable<OrcaOptions['agenda']>;
 
-export class OrcaConfigError extends Error {
+export class OrcaConfigError extends OrcaError {
   override name = 'OrcaConfigError';
 }
 
 export function parseOptions(raw: unknown): OrcaOptions {
   const parsed = orcaOptions.safeParse(raw ?? {});
   if (!parsed.success) {
-    throw new OrcaConfigError(`Invalid opencode-orca-statecharts plugin options: ${formatIssues(parsed.error)}`);
+    throw new OrcaConfigError(`Invalid opencode-orca-statecharts plugin options: ${describeIssues(parsed.error)}`);
   }
   return parsed.data;
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { UiError } from '../ui/ui-error.js';
+import { UiError } from './ui-error.js';
 
 /**
  * The `ui` plugin option: `true`, or `{ port }` (0, the default, picks a free port). Off when absent.

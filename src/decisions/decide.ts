@@ -2,11 +2,14 @@ import { decisionEvent, openGates, TEXT_NEEDED, WAITING_WORDS, type Gate, type G
 import type { PlanEvent } from '../machines/plan.machine.js';
 import type { DecisionSource } from '../machines/types.js';
 import { quote } from '../text/quote.js';
+import { totalTokens } from '../machines/usage.js';
+import { formatCost, formatTokens } from '../usage/format.js';
+import { OrcaError } from '../errors.js';
 
 /** Why a decision was refused: the channel adds how to ask again in its own words. */
 export type DecisionRefusal = 'not_waiting' | 'no_such_step' | 'not_offered' | 'needs_text';
 
-export class DecisionError extends Error {
+export class DecisionError extends OrcaError {
   override name = 'DecisionError';
   constructor(
     readonly refusal: DecisionRefusal,
@@ -30,6 +33,21 @@ export const waitingWords = (kinds: readonly GateKind[]) => {
   const words = kinds.map((k) => WAITING_WORDS[k]);
   return words.length > 1 ? `${words.slice(0, -1).join(', ')} or ${words.at(-1)}` : (words[0] ?? 'nothing');
 };
+
+/** " for step s1", " at the dispatch cap (3 of 3)", " at the budget gate ($0.52 of $0.50)" or nothing: where a decision applies. */
+export function whereOf(gate: Gate): string {
+  if (gate.kind === 'deviation' || gate.kind === 'resume') return ` for step ${gate.stepId}`;
+  if (gate.kind !== 'budget') return '';
+  if (gate.crossed.length === 1 && gate.crossed[0] === 'dispatches') return ` at the dispatch cap (${gate.dispatches} of ${gate.cap})`;
+  const limits = gate.crossed.map((limit) =>
+    limit === 'dispatches'
+      ? `${gate.dispatches} of ${gate.cap} dispatches`
+      : limit === 'cost'
+        ? `${formatCost(gate.usage.cost)} of ${formatCost(gate.cost_cap ?? 0)}`
+        : `${formatTokens(totalTokens(gate.usage))} of ${formatTokens(gate.token_cap ?? 0)} tokens`,
+  );
+  return ` at the budget gate (${limits.join(', ')})`;
+}
 
 /**
  * A decision made outside the dialog (slash command, CLI, the plan viewer), checked against the

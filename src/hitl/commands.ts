@@ -1,18 +1,15 @@
-import type { Orca } from '../composition-root.js';
 import { waitingSummaries } from '../persistence/plan-index.js';
 import { isPlanId } from '../persistence/plan-id.js';
-import type { Gate } from '../machines/gates.js';
 import { answers, GATE_COMMANDS, type CommandGate, type GateCommand } from '../decisions/gate-commands.js';
-import { decide, DecisionError, waitingWords, type DecisionRefusal } from '../decisions/decide.js';
+import { decide, DecisionError, waitingWords, whereOf, type DecisionRefusal } from '../decisions/decide.js';
 import { NOTE_PREFIX, QUESTION_AGENT_ID, QUESTION_MODEL_ID, QUESTION_PROVIDER_ID } from './native-question/index.js';
 import { quote } from '../text/quote.js';
-import { totalTokens } from '../machines/usage.js';
-import { formatCost, formatTokens } from '../usage/format.js';
-import { afterDecision } from '../notices/plan-notes.js';
+import { afterDecision, type PlanFollowers } from '../notices/plan-notes.js';
+import type { SessionNotes } from '../notices/session-notes.js';
+import type { PlanHost } from '../host/plan-host.js';
+import { OrcaError } from '../errors.js';
 
-export { GATE_COMMANDS, isGateCommand, type CommandGate, type GateCommand } from '../decisions/gate-commands.js';
-
-export class CommandError extends Error {
+export class CommandError extends OrcaError {
   override name = 'CommandError';
 }
 
@@ -34,8 +31,16 @@ const COMMAND_HINTS: Partial<Record<DecisionRefusal, (name: GateCommand) => stri
   not_offered: () => ' Use /orca-replan or /orca-stop.',
 };
 
+/** What a gate command uses: the plans held here, the plans a tool call follows, the session notes, the log. */
+export interface GateCommandDeps {
+  host: Pick<PlanHost, 'open' | 'send' | 'index'>;
+  turnFollowers: Pick<PlanFollowers, 'has'>;
+  notes: Pick<SessionNotes, 'post'>;
+  log(level: 'info', message: string): void;
+}
+
 /** Apply a gate command; returns the line to show the human. Throws CommandError with what to do. */
-export function runGateCommand(orca: Orca, name: GateCommand, rawArguments: string, sessionID: string): string {
+export function runGateCommand(orca: GateCommandDeps, name: GateCommand, rawArguments: string, sessionID: string): string {
   const spec = GATE_COMMANDS[name];
   const { planId: given, text } = parseCommandArguments(rawArguments);
   const planId = given ?? defaultPlan(orca, spec.gates, sessionID, name);
@@ -62,22 +67,7 @@ export function runGateCommand(orca: Orca, name: GateCommand, rawArguments: stri
   return `Orca: ${recorded}${text ? ` with ${quote(text)}` : ''}. ${afterDecision(snapshot, { followed, ...(reportedIn ? { reportedIn } : {}) })}`;
 }
 
-/** " for step s1", " at the dispatch cap (3 of 3)", " at the budget gate ($0.52 of $0.50)" or nothing: where a decision applies. */
-export function whereOf(gate: Gate): string {
-  if (gate.kind === 'deviation' || gate.kind === 'resume') return ` for step ${gate.stepId}`;
-  if (gate.kind !== 'budget') return '';
-  if (gate.crossed.length === 1 && gate.crossed[0] === 'dispatches') return ` at the dispatch cap (${gate.dispatches} of ${gate.cap})`;
-  const limits = gate.crossed.map((limit) =>
-    limit === 'dispatches'
-      ? `${gate.dispatches} of ${gate.cap} dispatches`
-      : limit === 'cost'
-        ? `${formatCost(gate.usage.cost)} of ${formatCost(gate.cost_cap ?? 0)}`
-        : `${formatTokens(totalTokens(gate.usage))} of ${formatTokens(gate.token_cap ?? 0)} tokens`,
-  );
-  return ` at the budget gate (${limits.join(', ')})`;
-}
-
-function defaultPlan(orca: Orca, gates: readonly CommandGate[], sessionID: string, name: string): string {
+function defaultPlan(orca: Pick<GateCommandDeps, 'host'>, gates: readonly CommandGate[], sessionID: string, name: string): string {
   const waiting = waitingSummaries(orca.host.index).filter((p) => answers(gates, p.waiting_for));
   const mine = waiting.filter((p) => p.caller_session_id === sessionID);
   const candidates = mine.length > 0 ? mine : waiting;

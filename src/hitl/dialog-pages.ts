@@ -5,9 +5,10 @@ import { DIALOG_TEXT_WIDTH, dialogRows } from './dialog-rows.js';
 /**
  * A long text shown in OpenCode's question dialog one page at a time, before the decision itself.
  * The 1.18.33 TUI gives a question's text no scroll area and, at 80x24, lets the dialog take every
- * row: a text longer than the screen pushes the options off it and cannot be read whole. So the
- * text goes in pages that each fit, a dialog per page (Next, Back, or straight to the decision),
- * and the decision's own question stays short enough to keep its options on screen.
+ * row: a text longer than the screen pushes the options off it and cannot be read whole
+ * (https://github.com/anomalyco/opencode/issues/11367). So the text goes in pages that each fit, a
+ * dialog per page (Next, Back, or straight to the decision), and the decision's own question stays
+ * short enough to keep its options on screen.
  */
 
 /**

@@ -2,7 +2,7 @@
  * The room OpenCode 1.18.33's question dialog gives a question's text in the TUI at 80x24 (the
  * smallest common terminal; checked in the real TUI in tmux): its text is 69 columns wide, words
  * wrap, and the text has no scroll area, so a question that takes more rows than are left pushes
- * its options off the screen.
+ * its options off the screen (https://github.com/anomalyco/opencode/issues/11367).
  */
 export const DIALOG_TEXT_WIDTH = 69;
 

@@ -1,6 +1,8 @@
 import type { ToolContext } from '@opencode-ai/plugin';
 import type { GateAnswer } from '../host/drive.js';
-import type { Orca } from '../composition-root.js';
+import type { OrcaOptions } from '../config/options.js';
+import type { QuestionAsker } from './native-question/index.js';
+import type { UsageHistory } from '../usage/history.js';
 import { autoChoice, autoPause } from '../decisions/auto-policy.js';
 import { choiceFromAnswers, gatePages, gateQuestions } from './gate-questions.js';
 import { dialogRows } from './dialog-rows.js';
@@ -41,10 +43,22 @@ function headingOf(gate: Gate): string {
   return `Plan ${gate.planId} for approval`;
 }
 
-/** The approval gate's forecast from this project's usage history (DESIGN "Usage and cost"); none at other gates. */
-function forecastOf(orca: Orca, gate: Gate): Forecast | undefined {
+/** The approval gate's forecast from this project's usage history (docs/design.md, "Usage and cost"). */
+function forecastOf(orca: Pick<GateResolverDeps, 'history'>, gate: Gate): Forecast | undefined {
   if (gate.kind !== 'approval') return undefined;
   return forecastPlan(gate.proposal.steps, gate.review_agents, (agent) => orca.history.stats(agent));
+}
+
+/** What the auto policy's answer uses: the options (their `hitl.auto`) and the log. */
+export interface AutoAnswerDeps {
+  options: Pick<OrcaOptions, 'hitl'>;
+  log(level: 'info' | 'warn', message: string): void;
+}
+
+/** What resolving a gate uses besides the auto policy: the usage history (the approval's forecast) and the question dialog. */
+export interface GateResolverDeps extends AutoAnswerDeps {
+  history: Pick<UsageHistory, 'stats'>;
+  asker: QuestionAsker;
 }
 
 /**
@@ -52,7 +66,7 @@ function forecastOf(orca: Orca, gate: Gate): Forecast | undefined {
  * must answer it (logged too when the breaker paused the policy). Shared by orca_ask_planner's
  * resolver and the follower of plans the agenda started, which have no caller to ask.
  */
-export function autoAnswer(orca: Pick<Orca, 'options' | 'log'>, gate: Gate, forecast?: Forecast): { event: PlanEvent } | null {
+export function autoAnswer(orca: AutoAnswerDeps, gate: Gate, forecast?: Forecast): { event: PlanEvent } | null {
   const auto = autoChoice(gate, orca.options.hitl?.auto);
   if (auto) {
     orca.log('info', `plan ${gate.planId}: ${gate.kind} gate answered "${auto.option}" by ${auto.text}${forecast ? ` (${forecastText(forecast)})` : ''}`);
@@ -71,7 +85,7 @@ export function autoAnswer(orca: Pick<Orca, 'options' | 'log'>, gate: Gate, fore
  * A dismissed dialog, or no channel at all, leaves the plan waiting at its gate, persisted.
  */
 export async function resolveGate(
-  orca: Orca,
+  orca: GateResolverDeps,
   gate: Gate,
   ctx: Pick<ToolContext, 'sessionID' | 'ask'>,
   signal: AbortSignal,
@@ -92,7 +106,8 @@ export async function resolveGate(
   }
   let questions = gateQuestions(gate, forecast ? { forecast } : {});
   let asked = read.kind === 'unavailable' ? read : await orca.asker.ask({ callerSessionId: ctx.sessionID, questions, title: titleOf(gate), signal });
-  // OpenCode 1.18 drops `custom: false`, so the dialog lets the human type an answer that is no option.
+  // OpenCode 1.18 drops `custom: false` (https://github.com/anomalyco/opencode/issues/45230), so
+  // the dialog lets the human type an answer that is no option.
   // The same check as every other channel (decisions/decide.ts): an option the gate offers, with text where it needs one.
   for (let again = 0; asked.kind === 'answered' && again < MAX_REASKS; again++) {
     const refused = refusalOf(gate, choiceFromAnswers(gate, asked.answers), 'question');

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { OrcaError } from '../errors.js';
 
 export type HookPhase = 'pre_step' | 'post_step';
 
@@ -32,7 +33,7 @@ const DRAIN_MS = 200;
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** A pre_step hook failed, so the step must not start; the message is the step's error. */
-export class StepHookError extends Error {
+export class StepHookError extends OrcaError {
   override readonly name = 'StepHookError';
   readonly result: HookResult;
 

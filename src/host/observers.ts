@@ -1,6 +1,6 @@
 import type { SnapshotFrom } from 'xstate';
 import type { WiredPlanMachine } from './wire.js';
-import type { PlanView } from '../persistence/plan-file.js';
+import type { PlanFields } from '../persistence/plan-file.js';
 import type { PlanSummary } from '../persistence/plan-index.js';
 
 export type ObserverLog = (level: 'warn' | 'error', message: string) => void;
@@ -29,7 +29,7 @@ export interface PlanChange {
   planId: string;
   before: PlanSummary | undefined;
   after: PlanSummary;
-  file: PlanView;
+  file: PlanFields;
   snapshot: SnapshotFrom<WiredPlanMachine>;
 }
 

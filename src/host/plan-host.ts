@@ -1,29 +1,27 @@
 import { ensureStateDir } from '../persistence/state-dir.js';
-import { createActor, waitFor, type Actor, type AnyActorRef, type InspectionEvent, type SnapshotFrom } from 'xstate';
+import { createActor, waitFor, type Actor, type InspectionEvent } from 'xstate';
 import { z } from 'zod';
 import { acquireLease, LEASE_STALE_MS, leaseHeld, PlanLeaseError, type Release } from '../persistence/plan-lease.js';
 import type { PlanEvent, PlanInput } from '../machines/plan.machine.js';
 import type { PlanPolicy } from '../machines/types.js';
 import { QuarantinedPlanError } from '../persistence/errors.js';
-import { openGates } from '../machines/gates.js';
-import { toPlanFile, toPlanView } from '../persistence/plan-envelope.js';
-import type { PlanFile, PlanView } from '../persistence/plan-file.js';
+import type { PlanSnapshot } from '../machines/gates.js';
 import { takeDecisions } from '../persistence/inbox.js';
 import { inFlightKeys } from '../persistence/in-flight.js';
-import { JournalWriter } from '../persistence/journal-writer.js';
 import { createPlanIndex, summarizeLive, type PlanIndex } from '../persistence/plan-index.js';
 import { newPlanId, parsePlanId } from '../persistence/plan-id.js';
 import type { PlanStore } from '../persistence/plan-store.js';
-import { SnapshotWriter } from '../persistence/snapshot-writer.js';
 import { loadSummaries } from '../persistence/summary-cache.js';
 import { quote } from '../text/quote.js';
 import { guarded, PlanObservers, type PlanObserver } from './observers.js';
-import { PlanRecorder } from './plan-recorder.js';
+import { PlanWrites, type WrittenChange } from './plan-writes.js';
 import { wirePlanMachine, type WiredPlanMachine } from './wire.js';
 import { type PlanPorts } from '../machines/ports.js';
+import { errorMessage, OrcaError } from '../errors.js';
 
 export type PlanActor = Actor<WiredPlanMachine>;
-export type PlanSnapshot = SnapshotFrom<WiredPlanMachine>;
+/** The wired machine's snapshot is the plan machine's: one type, declared beside the gates that read it. */
+export type { PlanSnapshot };
 
 export interface PlanHostOptions {
   store: PlanStore;
@@ -42,29 +40,23 @@ export interface PlanHostOptions {
 
 interface LivePlan {
   actor: PlanActor;
-  createdAt: string;
   releaseLease: Release;
-  /** Set before a deliberate stop so the stopped snapshot is never written over the good one. */
-  releasing: boolean;
-  writer: SnapshotWriter;
-  journal: JournalWriter;
-  recorder: PlanRecorder;
-  /** Session ids already in the file: a new one goes to disk before the turn in it is awaited. */
-  sessions: Set<string>;
+  /** Its file and journal, written when the write policy says (write-policy.ts). */
+  writes: PlanWrites;
 }
 
 /** What a new plan needs; tools parse their arguments first, this is the host's own guard. */
 const planRequest = z.object({ message: z.string().regex(/\S/), callerSessionId: z.string().nullish() });
 
-export class InvalidPlanRequestError extends Error {
+export class InvalidPlanRequestError extends OrcaError {
   override name = 'InvalidPlanRequestError';
 }
 
 /**
  * Owns the live plan actors of one project: creates and restores them (quarantining what does not
- * restore), holds each plan's lease, applies decisions left in its inbox, and hands each macrostep
- * to the plan's writers (SnapshotWriter, JournalWriter, via PlanRecorder). It decides nothing:
- * callers send events and read snapshots. Observers hear of each change after its write is queued.
+ * restore), holds each plan's lease, applies decisions left in its inbox, and hands each cascade to
+ * the plan's writes (plan-writes.ts; when each write happens is write-policy.ts). It decides
+ * nothing: callers send events and read snapshots. Observers hear of each change after its write is queued.
  */
 export class PlanHost {
   readonly index: PlanIndex = createPlanIndex();
@@ -151,8 +143,7 @@ export class PlanHost {
       this.index.trigger.remove({ planId });
       throw this.options.store.quarantine(planId, reason);
     }
-    // A restored plan's sessions are in its file already.
-    this.unfindableSessionOpened(this.live.get(planId)!);
+    this.live.get(planId)!.writes.restored();
     this.applyInbox(planId);
     return actor;
   }
@@ -207,7 +198,7 @@ export class PlanHost {
         try {
           this.applyInbox(planId);
         } catch (error) {
-          this.log('error', `plan ${planId}: reading its inbox failed: ${(error as Error).message}`);
+          this.log('error', `plan ${planId}: reading its inbox failed: ${errorMessage(error)}`);
         }
       }
     }, intervalMs);
@@ -233,12 +224,12 @@ export class PlanHost {
   /** Wait until the plan's snapshot satisfies `predicate`; rejects when `signal` aborts or the plan is stopped here. */
   async waitFor(planId: string, predicate: (s: PlanSnapshot) => boolean, signal?: AbortSignal) {
     const actor = this.open(planId);
-    const { recorder } = this.live.get(planId)!;
+    const { writes } = this.live.get(planId)!;
     let snapshot: PlanSnapshot;
     try {
       snapshot = await waitFor(actor, predicate, { timeout: Infinity, ...(signal ? { signal } : {}) });
       // The state is only reached once it is recorded: a refused write stops the plan instead.
-      await recorder.recorded();
+      await writes.recorded();
       this.checkRecorded(planId);
     } catch (error) {
       throw this.failures.get(planId) ?? error;
@@ -250,29 +241,26 @@ export class PlanHost {
 
   /**
    * Stop a plan's actor in this process; its file keeps the last persisted state (Esc, dispose).
-   * The newest snapshot is written at once; resolves (never rejects) when every write of the plan has settled.
+   * A file that may lag the plan is written at once first, unless `write` is false (the write
+   * policy, write-policy.ts); resolves (never rejects) when every write of the plan has settled.
    */
   release(planId: string, { write = true }: { write?: boolean } = {}): Promise<void> {
     const live = this.live.get(planId);
     if (!live) return Promise.resolve();
-    // Written now when the file may lag the plan: a write behind in flight, or a cascade not yet persisted.
-    if (write && (live.writer.dirty || live.recorder.pending) && !live.releasing) {
-      try {
-        live.writer.writeNow();
-      } catch (error) {
-        this.log('error', `plan ${planId}: its last state could not be written: ${(error as Error).message}`);
-      }
+    try {
+      live.writes.close(write);
+    } catch (error) {
+      this.log('error', `plan ${planId}: its last state could not be written: ${errorMessage(error)}`);
     }
-    live.releasing = true;
     this.live.delete(planId);
     live.actor.stop();
-    live.journal.flush(); // now, not in a microtask: a process may exit right after
+    live.writes.flushJournal();
     try {
       live.releaseLease();
     } catch (error) {
-      this.log('warn', `plan ${planId}: releasing its lease failed: ${(error as Error).message}`);
+      this.log('warn', `plan ${planId}: releasing its lease failed: ${errorMessage(error)}`);
     }
-    const settled = live.writer.settled();
+    const settled = live.writes.settled();
     this.settling.add(settled);
     return settled.finally(() => this.settling.delete(settled));
   }
@@ -283,28 +271,26 @@ export class PlanHost {
     await Promise.all([...this.settling]);
   }
 
-  /** Write the plan's file now, synchronously (an older write still in flight will not replace it). */
+  /** Write the plan's file now, synchronously (an older write still in flight will not replace it); a refusal stops the plan and throws. */
   flush(planId: string) {
     const live = this.live.get(planId);
-    if (!live || live.releasing) return;
-    const view = this.viewOf(live);
-    if (!view) return;
+    if (!live) return;
+    let change: WrittenChange | null;
     try {
-      live.writer.writeNow();
+      change = live.writes.record('flush');
     } catch (error) {
       this.failWrite(planId, error);
       throw error;
     }
-    this.recorded(view, live.actor.getSnapshot());
-    if (live.actor.getSnapshot().status === 'done') void this.release(planId);
+    this.recorded(planId, change);
   }
 
   /** The write behind of what a waiter saw, made and checked now: a refusal stops the plan (and throws) here, not later. */
   private checkRecorded(planId: string) {
     const live = this.live.get(planId);
-    if (!live || live.releasing) return;
+    if (!live) return;
     try {
-      live.writer.checkPending();
+      live.writes.checkPending();
     } catch (error) {
       this.failWrite(planId, error);
       throw error;
@@ -313,42 +299,32 @@ export class PlanHost {
 
   /** Resolves once every write of the plan's file started so far has reached the disk. */
   async settled(planId: string): Promise<void> {
-    await this.live.get(planId)?.writer.settled();
+    await this.live.get(planId)?.writes.settled();
   }
 
-  /**
-   * After each cascade: the file written behind (off the event loop, one write in flight per plan,
-   * the newest snapshot wins), so recording a result never waits for an fsync; the exceptions are
-   * written at once. Then the index and the observers. Runs in a microtask: it never throws.
-   */
+  /** After each cascade (PlanRecorder calls it in a microtask): never throws, a refused write stops the plan. */
   private persist(planId: string) {
     const live = this.live.get(planId);
-    if (!live || live.releasing) return;
-    const view = this.viewOf(live);
-    if (!view) return;
-    const done = live.actor.getSnapshot().status === 'done';
+    if (!live) return;
+    let change: WrittenChange | null;
     try {
-      // A new plan's first file (it exists as soon as it is created) and a finished plan's last
-      // (another process may read or resume it) are written at once.
-      if (!live.writer.hasWritten || done) live.writer.writeNow();
-      // A new session a restart could not find reaches the file now, before the prompt in it is
-      // sent (safe against a crashed process); the fsynced copy follows behind like every other write.
-      else if (this.unfindableSessionOpened(live)) live.writer.writeNowAndBehind();
-      else live.writer.writeBehind();
+      change = live.writes.record('change');
     } catch (error) {
       this.failWrite(planId, error);
       return;
     }
-    this.recorded(view, live.actor.getSnapshot());
-    if (done) void this.release(planId);
+    this.recorded(planId, change);
   }
 
-  /** The index and the observers learn of a change once its write is queued; neither can fail the write. */
-  private recorded(view: PlanView, snapshot: PlanSnapshot) {
-    const before = this.index.getSnapshot().context.plans[view.plan_id];
+  /** The index and the observers learn of a change once its write is queued (neither can fail the write); a finished plan is then released. */
+  private recorded(planId: string, change: WrittenChange | null) {
+    if (!change) return;
+    const { view, snapshot } = change;
+    const before = this.index.getSnapshot().context.plans[planId];
     const after = summarizeLive(view, snapshot);
     this.indexUpsert({ summary: after });
-    this.observers.notify({ planId: view.plan_id, before, after, file: view, snapshot });
+    this.observers.notify({ planId, before, after, file: view, snapshot });
+    if (snapshot.status === 'done') void this.release(planId);
   }
 
   /** A plan whose file cannot be written is stopped here, loudly: running on without a file would lose it at the next restart. */
@@ -362,36 +338,6 @@ export class PlanHost {
     this.failures.set(planId, failure);
     this.log('error', failure.message);
     void this.release(planId, { write: false });
-  }
-
-  /**
-   * Whether a session opened since the last change must be on disk before its prompt is sent: one
-   * with no parent session. A child of the caller's session carries its idempotency key in its
-   * metadata, so a restart that lost its id finds it among the caller's children (`reused_session`),
-   * and a planner turn is simply asked again; writing the whole file at each dispatch for them would
-   * cost every step a synchronous write that grows with the plan. Remembers the sessions seen.
-   */
-  private unfindableSessionOpened(live: LivePlan): boolean {
-    let opened = false;
-    for (const { id, findable } of sessionsOf(live.actor.getSnapshot())) {
-      if (live.sessions.has(id)) continue;
-      live.sessions.add(id);
-      if (!findable) opened = true;
-    }
-    return opened;
-  }
-
-  /** The plan's plain fields now (null once its actor failed: nothing to record). */
-  private viewOf(live: LivePlan): PlanView | null {
-    const snapshot = live.actor.getSnapshot();
-    if (snapshot.status === 'error') return null;
-    return toPlanView(snapshot, { created_at: live.createdAt, updated_at: this.now() }, openGates(snapshot)[0]?.kind ?? null);
-  }
-
-  /** The plan's file now, snapshot included: made only when it is written. */
-  private fileOf(live: LivePlan): PlanFile | null {
-    const view = this.viewOf(live);
-    return view && toPlanFile(view, live.actor.getPersistedSnapshot());
   }
 
   private start(
@@ -408,27 +354,29 @@ export class PlanHost {
       this.log('error', failure.message);
       void this.release(planId);
     }, this.options.leaseStaleMs);
-    const journal = new JournalWriter(this.options.store.journalPathOf(planId), (error) =>
-      this.log('error', `plan ${planId}: appending to its journal failed (the plan file is unaffected): ${error.message}`),
-    );
     const entry: LivePlan = {
       actor: undefined as never,
-      createdAt,
       releaseLease,
-      releasing: false,
-      writer: new SnapshotWriter(this.options.store, () => this.fileOf(entry), (error) => this.failWrite(planId, error)),
-      journal,
-      recorder: new PlanRecorder(journal, () => this.persist(planId), () => this.now()),
-      sessions: new Set(),
+      writes: new PlanWrites({
+        store: this.options.store,
+        planId,
+        createdAt,
+        now: () => this.now(),
+        actor: () => entry.actor,
+        changed: () => this.persist(planId),
+        writeFailed: (error) => this.failWrite(planId, error),
+        journalFailed: (error) =>
+          this.log('error', `plan ${planId}: appending to its journal failed (the plan file is unaffected): ${error.message}`),
+      }),
     };
     this.live.set(planId, entry);
-    const { recorder } = entry;
+    const { writes } = entry;
     const actor = createActor(this.machine, {
       ...('input' in init ? { input: init.input } : { snapshot: init.snapshot, input: undefined as never }),
       // Runs for every actor of the plan's system, so child-only transitions are saved too.
       inspect: (event) => {
         this.inspect?.(event);
-        recorder.inspect(event);
+        writes.inspect(event);
       },
     });
     entry.actor = actor;
@@ -441,16 +389,4 @@ export class PlanHost {
     actor.start();
     return actor;
   }
-}
-
-/** The sessions a plan's snapshot holds (the planner's, each running step's specialist and reviewer sessions), and whether a restart can find each without its id. */
-function sessionsOf(snapshot: PlanSnapshot): Array<{ id: string; findable: boolean }> {
-  const sessions: Array<{ id: string; findable: boolean }> = [];
-  if (snapshot.context.planner_session_id) sessions.push({ id: snapshot.context.planner_session_id, findable: true });
-  for (const child of Object.values(snapshot.children) as Array<AnyActorRef | undefined>) {
-    const context = child?.getSnapshot()?.context as { sessionId?: string | null; parentSessionId?: string | null; review?: { session_id?: string | null } } | undefined;
-    const findable = typeof context?.parentSessionId === 'string';
-    for (const id of [context?.sessionId, context?.review?.session_id]) if (typeof id === 'string') sessions.push({ id, findable });
-  }
-  return sessions;
 }

@@ -3,8 +3,9 @@ import type { PlanSnapshot } from '../machines/gates.js';
 import type { PlanFile } from '../persistence/plan-file.js';
 import { wirePlanMachine } from './wire.js';
 import { idlePlanPorts } from '../machines/ports.js';
+import { OrcaError } from '../errors.js';
 
-export class SnapshotRestoreError extends Error {
+export class SnapshotRestoreError extends OrcaError {
   override name = 'SnapshotRestoreError';
 }
 

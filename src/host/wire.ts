@@ -1,20 +1,18 @@
 import { fromPromise } from 'xstate';
-import {
-  planMachine,
-  type ConsultPlannerInput,
-  type OpenPlannerSessionInput,
-} from '../machines/plan.machine.js';
-import {
-  stepMachine,
-  type OpenSessionInput,
-  type RunFixInput,
-  type RunReviewInput,
-  type RunSpecialistInput,
-  type StepHooksInput,
-  type WatchIdleInput,
-} from '../machines/step.machine.js';
+import { planMachine } from '../machines/plan.machine.js';
+import { stepMachine } from '../machines/step.machine.js';
 import type { InterruptedTurn, PlannerOutput, ReviewResult, SpecialistResult } from '../machines/types.js';
-import type { PlanPorts } from '../machines/ports.js';
+import type {
+  ConsultPlannerInput,
+  OpenPlannerSessionInput,
+  OpenSessionInput,
+  PlanPorts,
+  RunFixInput,
+  RunReviewInput,
+  RunSpecialistInput,
+  StepHooksInput,
+  WatchIdleInput,
+} from '../machines/ports.js';
 import type { Turn } from '../machines/turn.js';
 
 type Port<K extends keyof PlanPorts> = PlanPorts[K];

@@ -1,10 +1,10 @@
 import { InvalidPlanIdError, PlanNotFoundError } from '../persistence/errors.js';
 import { isPlanId } from '../persistence/plan-id.js';
-import { InspectorError } from './inspector-error.js';
+import { InspectorError } from '../config/inspector-error.js';
 import { startInspector } from './inspector.js';
 import { replayPlan, type ReplayResult } from './replay.js';
 
-export interface InspectCommandOptions {
+export interface InspectPlanOptions {
   /** The project directory, the one holding .opencode/plans. */
   dir: string;
   /** Relay port on 127.0.0.1; 0 (default) picks a free one. */
@@ -25,7 +25,7 @@ export interface InspectCommandOptions {
  * still shows it), or nothing could be shown (no such plan, unreadable plan, busy port); 2 the
  * plan_id is malformed.
  */
-export async function inspectCommand(planId: string, options: InspectCommandOptions): Promise<number> {
+export async function inspectPlan(planId: string, options: InspectPlanOptions): Promise<number> {
   const { dir, port = 0, once = false, signal } = options;
   const print = options.print ?? ((line: string) => console.log(line));
   const fail = (message: string, code = 1) => {

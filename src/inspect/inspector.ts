@@ -1,8 +1,8 @@
 import { createInspector } from '@statelyai/inspect';
 import type { InspectionEvent } from 'xstate';
-import { InspectorError } from './inspector-error.js';
+import { InspectorError } from '../config/inspector-error.js';
 import { startRelay } from './relay.js';
-import { inspectorSettings, type InspectOption } from './settings.js';
+import { inspectorSettings, type InspectOption } from '../config/inspect-settings.js';
 
 export interface OrcaInspector {
   /** The page to open in a browser; it frames stately.ai/inspect, so the browser needs internet. */

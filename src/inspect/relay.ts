@@ -1,6 +1,6 @@
 import { createServer } from 'node:http';
 import { WebSocket, WebSocketServer } from 'ws';
-import { InspectorError } from './inspector-error.js';
+import { InspectorError } from '../config/inspector-error.js';
 
 /**
  * The loopback relay between the plan actors and the Stately inspector page, speaking the protocol

@@ -7,8 +7,9 @@ import { PlanNotFoundError } from '../persistence/errors.js';
 import { readJournal, type JournalEntry } from '../persistence/journal.js';
 import { statePath } from '../persistence/plan-envelope.js';
 import { parsePlanFileText, PlanStore } from '../persistence/plan-store.js';
-import { InspectorError } from './inspector-error.js';
+import { InspectorError } from '../config/inspector-error.js';
 import { nextMacrotask } from './inspector.js';
+import { errorMessage } from '../errors.js';
 
 export interface ReplayResult {
   planId: string;
@@ -112,6 +113,5 @@ const collapse = (states: string[]) => states.filter((s, i) => s !== states[i - 
 
 function throwIfFailed(planId: string, failure: unknown) {
   if (failure === undefined) return;
-  const reason = failure instanceof Error ? failure.message : String(failure);
-  throw new InspectorError(`Plan ${planId} cannot be replayed: the plan machine failed (${reason}).`);
+  throw new InspectorError(`Plan ${planId} cannot be replayed: the plan machine failed (${errorMessage(failure)}).`);
 }

@@ -1,13 +1,12 @@
 import { assign, setup } from 'xstate';
-import type { CancelledLine, ExecutedLine, FailedLine, ItemLine, StartedLine } from '../agenda/events.js';
 
 /**
- * One agenda item (seed 002, DESIGN "Agenda"): pending → running → executed | failed, pending →
- * cancelled | expired. A recurring (cron) item goes back to pending after each firing, so only a
- * one-shot item ends in executed or failed. The events are the item's own log lines, so the
- * item's state is the fold of its lines through this machine; a line it does not accept (executed
- * twice, a firing out of order) is refused by a guard and reported by the fold. Pure: no actors,
- * no delays; the scheduler outside does the work and writes the lines.
+ * One agenda item (docs/design.md, "Items, triggers and actions"): pending → running → executed |
+ * failed, pending → cancelled | expired. A recurring (cron) item goes back to pending after each
+ * firing, so only a one-shot item ends in executed or failed. The events are the item's own log
+ * lines, so the item's state is the fold of its lines through this machine; a line it does not
+ * accept (executed twice, a firing out of order) is refused by a guard and reported by the fold.
+ * Pure: no actors, no delays; the scheduler outside does the work and writes the lines.
  */
 
 export const AGENDA_ITEM_MACHINE_VERSION = 1;
@@ -38,7 +37,38 @@ export interface AgendaItemContext {
   cancelReason: string | null;
 }
 
-export type AgendaItemEvent = ItemLine;
+/**
+ * The item's log lines, as far as the chart reads them. The agenda's stored lines (zod schemas in
+ * agenda/events.ts, with more fields) are checked there to fit these, so the chart depends on
+ * nothing of the agenda's storage.
+ */
+export interface ItemStartedEvent {
+  type: 'agenda.started';
+  at: string;
+  firing: number;
+  dueAt?: string;
+  late?: boolean;
+  triggeredByEvent?: string;
+}
+export interface ItemExecutedEvent {
+  type: 'agenda.executed';
+  firing: number;
+  result: string;
+  planId?: string;
+}
+export interface ItemFailedEvent {
+  type: 'agenda.failed';
+  firing: number;
+  error: string;
+}
+export interface ItemCancelledEvent {
+  type: 'agenda.cancelled';
+  reason: string;
+}
+export interface ItemExpiredEvent {
+  type: 'agenda.expired';
+}
+export type AgendaItemEvent = ItemStartedEvent | ItemExecutedEvent | ItemFailedEvent | ItemCancelledEvent | ItemExpiredEvent;
 
 const firingOf = ({ event }: { event: { firing: number } }) => ({ firing: event.firing });
 
@@ -56,23 +86,23 @@ export const agendaItemMachine = setup({
     isRecurring: ({ context }) => context.recurring,
   },
   actions: {
-    recordStart: assign((_, line: StartedLine) => ({
+    recordStart: assign((_, line: ItemStartedEvent) => ({
       firing: line.firing,
       dueAt: line.dueAt ?? null,
       startedAt: line.at,
       late: line.late ?? false,
       triggeredByEvent: line.triggeredByEvent ?? null,
     })),
-    recordExecuted: assign(({ context }, line: ExecutedLine) => ({
+    recordExecuted: assign(({ context }, line: ItemExecutedEvent) => ({
       executions: context.executions + 1,
       lastResult: line.result,
       planId: line.planId ?? context.planId,
     })),
-    recordFailed: assign(({ context }, line: FailedLine) => ({
+    recordFailed: assign(({ context }, line: ItemFailedEvent) => ({
       failures: context.failures + 1,
       lastError: line.error,
     })),
-    recordCancel: assign((_, line: CancelledLine) => ({ cancelReason: line.reason })),
+    recordCancel: assign((_, line: ItemCancelledEvent) => ({ cancelReason: line.reason })),
   },
 }).createMachine({
   id: 'agendaItem',

@@ -1,10 +1,10 @@
-import { addUsage, totalTokens, ZERO_USAGE, type Usage } from './usage.js';
+import { addRoleUsage, addUsage, totalTokens, ZERO_USAGE, type TurnRole, type Usage, type UsageByRole } from './usage.js';
 
 /**
- * The plan's budget (DESIGN "Usage and cost"): dispatches (`breakers.max_dispatches`), money
- * (`budget.max_cost`) and tokens of every class (`budget.max_tokens`). Pure functions over the
- * plan's context, read by its guards and actions: a limit is crossed once what was spent reaches
- * it, and Continue raises only the limits that were crossed, each by its configured amount.
+ * The plan's budget (docs/design.md, "Usage and cost"): dispatches (`breakers.max_dispatches`),
+ * money (`budget.max_cost`) and tokens of every class (`budget.max_tokens`). Pure functions over
+ * the plan's context, read by its guards and actions: a limit is crossed once what was spent
+ * reaches it, and Continue raises only the limits that were crossed, each by its configured amount.
  */
 
 export type BudgetLimit = 'dispatches' | 'cost' | 'tokens';
@@ -60,13 +60,19 @@ export const sumUsage = (a: Usage, b: Usage): Usage => {
   return { ...sum, cost: roundCost(sum.cost) };
 };
 
-/** A turn's usage added to the plan's total and to its step's (when it belongs to one). */
-export function withTurnUsage<S extends { id: string; usage?: Usage }>(
+/** A turn's usage added to the plan's total and to its step's (when it belongs to one), and to its role's share of the step's (when the step said whose turn it was). */
+export function withTurnUsage<S extends { id: string; usage?: Usage; usage_by_role?: UsageByRole }>(
   c: { usage?: Usage; steps: S[] },
-  turn: { stepId?: string; usage: Usage },
+  turn: { stepId?: string; role?: TurnRole; usage: Usage },
 ): { usage: Usage; steps: S[] } {
+  const { stepId, role, usage } = turn;
+  const added = (s: S): S => ({
+    ...s,
+    usage: sumUsage(s.usage ?? ZERO_USAGE, usage),
+    ...(role === undefined ? {} : { usage_by_role: addRoleUsage(s.usage_by_role, role, usage, sumUsage) }),
+  });
   return {
-    usage: sumUsage(planUsage(c), turn.usage),
-    steps: turn.stepId === undefined ? c.steps : c.steps.map((s) => (s.id === turn.stepId ? { ...s, usage: sumUsage(s.usage ?? ZERO_USAGE, turn.usage) } : s)),
+    usage: sumUsage(planUsage(c), usage),
+    steps: stepId === undefined ? c.steps : c.steps.map((s) => (s.id === stepId ? added(s) : s)),
   };
 }

@@ -1,5 +1,8 @@
+import type { ReviewError } from './types.js';
+
 /**
- * What makes two errors "the same" for the circuit breaker (seed 003: same error 3 times → stop):
+ * What makes two errors "the same" for the circuit breaker (the same error `breakers.same_error`
+ * times in a row, 3 by default, stops automatic retrying: docs/design.md, "Breakers and limits"):
  * the text without its incidental details. Numbers (line numbers, durations, counts), hex and
  * ULID-like ids, quoted temp paths' random parts and whitespace differ between runs of the same
  * failure; the words around them do not.
@@ -21,4 +24,14 @@ export function repeatedSignature(signatures: Array<string | undefined>, limit: 
   const last = signatures.slice(-limit);
   const first = last[0];
   return first !== undefined && last.every((s) => s === first) ? first : null;
+}
+
+/** One signature for a reviewer's whole FAIL: which checks failed where, not the wording of the fix. */
+export function reviewSignature(errors: ReviewError[]): string {
+  return errorSignature(
+    errors
+      .map((e) => `${e.category}|${e.file}|${e.issue}`)
+      .sort()
+      .join(';'),
+  );
 }

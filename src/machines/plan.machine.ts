@@ -1,10 +1,26 @@
 import { assign, enqueueActions, sendTo, setup, stopChild } from 'xstate';
-import { crossedLimits, dispatchesLeft, raisedCaps, sumUsage, withTurnUsage } from './budget.js';
+import { crossedLimits, dispatchesLeft, raisedCaps, withTurnUsage } from './budget.js';
 import { notProvided } from './not-provided.js';
-import { stepMachine, type StepParentEvent } from './step.machine.js';
-import { allStepsCompleted, readySteps, threadContext, WRITING_AGENTS } from './threading.js';
-import { usageOfError, type Turn } from './turn.js';
-import { addRoleUsage, ZERO_USAGE, type TurnRole, type Usage } from './usage.js';
+import { doneUsage, failedUsage, messageOf, valueOf } from './outcome-params.js';
+import { decision, forwardAs } from './plan-decisions.js';
+import { answersMessage, changesRequestedMessage, replanMessage } from './plan-text.js';
+import type { ConsultPlannerInput, OpenPlannerSessionInput } from './ports.js';
+import { mayRetry } from './retry.js';
+import { stepMachine, type StepEvent, type StepParentEvent } from './step.machine.js';
+import {
+  isActive,
+  stepRecords,
+  updateStep,
+  withCompleted,
+  withFailure,
+  withRetrying,
+  withRunning,
+  withStepGuidance,
+  withStopped,
+} from './step-records.js';
+import { allStepsCompleted, readySteps, startableSteps, stepInput } from './threading.js';
+import type { Turn } from './turn.js';
+import { ZERO_USAGE, type TurnRole, type Usage } from './usage.js';
 import {
   DEFAULT_PLAN_POLICY,
   type DecisionRecord,
@@ -14,14 +30,14 @@ import {
   type PlannerOutput,
   type PlanPolicy,
   type PlanProposal,
-  type StepPolicy,
   type StepRecord,
 } from './types.js';
 
 /**
- * The plan lifecycle of seed 000: drafting → pending_approval → approved → in_progress →
- * completed | failed, pending_approval → changes_requested → drafting, pending_approval →
- * rejected. Each step of an approved plan is a spawned `step` machine (named, so it restores).
+ * The plan lifecycle (docs/design.md, "Plan lifecycle"; the state names are public): drafting →
+ * pending_approval → approved → in_progress → completed | failed, pending_approval →
+ * changes_requested → drafting, pending_approval → rejected. Each step of an approved plan is a
+ * spawned `step` machine (named, so it restores).
  */
 
 export const PLAN_MACHINE_VERSION = 3;
@@ -40,7 +56,7 @@ export interface PlanInput {
   concurrency?: number;
   maxAttempts?: number;
   policy?: Partial<PlanPolicy>;
-  /** The agenda item firing that started this plan (seed 002); absent for plans a person started. */
+  /** The agenda item (and which of its firings) that started this plan; absent for plans a person started. */
   agendaItem?: AgendaItemRef;
 }
 
@@ -104,126 +120,9 @@ export type PlanEvent =
   | { type: 'usage.recorded'; stepId?: string; role?: TurnRole; usage: Usage }
   | StepParentEvent;
 
-export interface OpenPlannerSessionInput {
-  planId: string;
-  callerSessionId: string | null;
-}
-
-export interface ConsultPlannerInput {
-  planId: string;
-  sessionId: string;
-  message: string;
-}
-
 export const stepActorId = (stepId: string) => `step:${stepId}`;
 
-const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
-
-/** The planner's answers to its own questions, as the next message it reads. */
-export function answersMessage(questions: HitlQuestion[], answers: string[][]): string {
-  const lines = questions.map((q, i) => `Q: ${q.question}\nA: ${(answers[i] ?? []).join(', ') || '(no answer)'}`);
-  return `The user answered your questions:\n\n${lines.join('\n\n')}`;
-}
-
-export function replanMessage(step: StepRecord, guidance?: string): string {
-  const last = step.failures.at(-1);
-  return [
-    `Step "${step.id}" (${step.agent}) failed and the user chose Replan.`,
-    `Error of attempt ${last?.attempt ?? step.attempts}: ${last?.error ?? 'unknown'}`,
-    guidance ? `User guidance: ${guidance}` : '',
-    'Completed steps keep their outputs when you reuse their ids. Return a revised plan.',
-  ]
-    .filter(Boolean)
-    .join('\n');
-}
-
-/**
- * New step records for a proposal; a completed step whose id survives a replan keeps its output.
- * A step id that survives keeps what its turns cost so far.
- */
-function stepRecords(proposal: PlanProposal, previous: StepRecord[]): StepRecord[] {
-  return proposal.steps.map((spec) => {
-    const kept = previous.find((p) => p.id === spec.id && p.status === 'completed');
-    if (kept) return { ...kept, ...spec, status: 'completed', depends_on: spec.depends_on ?? [] };
-    const { usage, usage_by_role } = previous.find((p) => p.id === spec.id) ?? {};
-    return { ...spec, depends_on: spec.depends_on ?? [], status: 'pending', attempts: 0, failures: [], ...(usage ? { usage } : {}), ...(usage_by_role ? { usage_by_role } : {}) };
-  });
-}
-
-/** How one step runs under the plan's policy. */
-export const stepPolicy = (policy: PlanPolicy, step: StepRecord): StepPolicy => ({
-  ask_before_rerun: WRITING_AGENTS.includes(step.agent) && step.idempotent !== true,
-  review: policy.review_agents.includes(step.agent),
-  review_rounds: policy.review_rounds,
-  same_error_limit: policy.same_error_limit,
-  idle_ms: policy.idle_ms,
-  pre_hooks: policy.pre_hooks,
-  post_hooks: policy.post_hooks,
-});
-
-/** Steps to start now: ready ones, no more than the budget lets start (none once money or tokens are spent). */
-const startable = (c: PlanContext) => readySteps(c.steps, c.concurrency).slice(0, dispatchesLeft(c));
-
-const updateStep = (steps: StepRecord[], id: string, patch: Partial<StepRecord>) =>
-  steps.map((s) => (s.id === id ? { ...s, ...patch } : s));
-
-type Decision = DecisionSource & { type: string; text?: string; stepId?: string };
-const decision = (gate: DecisionRecord['gate'], option: string, e: Decision): DecisionRecord => ({
-  gate,
-  option,
-  channel: e.channel,
-  at: e.at,
-  ...(e.stepId ? { step_id: e.stepId } : {}),
-  ...(e.text ? { text: e.text } : {}),
-});
-
-type GateStepEvent = Extract<PlanEvent, { type: `deviation.${string}` | `resume.${string}` }>;
-type StepDecision = { type: 'step.retry' | 'step.replan' | 'step.stop' | 'step.rerun' | 'step.mark_done'; guidance?: string; summary?: string } & DecisionSource;
-
-/** The step machine's event for a human's decision at a step's gate, with its text as guidance (or, for Mark done, the summary). */
-const forwardAs =
-  (type: StepDecision['type']) =>
-  ({ event }: { event: GateStepEvent }) => ({
-    stepId: event.stepId,
-    event: {
-      type,
-      channel: event.channel,
-      at: event.at,
-      ...(event.text ? (type === 'step.mark_done' ? { summary: event.text } : { guidance: event.text }) : {}),
-    } as StepDecision,
-  });
-
-type PlannerDone = { event: { output: Turn<PlannerOutput> } };
-const plannerOutput = ({ event }: PlannerDone) => event.output.value;
-const plannerUsage = { type: 'recordUsage' as const, params: ({ event }: PlannerDone) => ({ usage: event.output.usage }) };
-
-/** Where a planner turn leads; shared by drafting and changes_requested. Its usage counts in every case. */
-const plannerDone = [
-  {
-    guard: { type: 'plannerProposedPlan' as const, params: plannerOutput },
-    target: '#plan.pending_approval',
-    actions: [plannerUsage, { type: 'acceptProposal' as const, params: plannerOutput }],
-  },
-  {
-    guard: { type: 'plannerAskedQuestion' as const, params: plannerOutput },
-    target: '#plan.drafting.awaiting_answers',
-    actions: [plannerUsage, { type: 'recordQuestions' as const, params: plannerOutput }],
-  },
-  {
-    target: '#plan.drafting.answered',
-    actions: [plannerUsage, { type: 'recordAnswer' as const, params: plannerOutput }],
-  },
-];
-const plannerFailed = {
-  target: '#plan.drafting.planner_failed',
-  actions: [
-    // A turn that failed after its corrections still cost what its prompts did.
-    { type: 'recordUsage' as const, params: ({ event }: { event: { error: unknown } }) => ({ usage: usageOfError(event.error) ?? ZERO_USAGE }) },
-    { type: 'recordPlannerError' as const, params: ({ event }: { event: { error: unknown } }) => ({ error: errorText(event.error) }) },
-  ],
-};
-
-export const planMachine = setup({
+const planSetup = setup({
   types: {
     context: {} as PlanContext,
     input: {} as PlanInput,
@@ -239,27 +138,22 @@ export const planMachine = setup({
     plannerProposedPlan: (_, output: PlannerOutput) => output.type === 'plan',
     plannerAskedQuestion: (_, output: PlannerOutput) => output.type === 'question',
     /** Replan and Stop of a failed step; the auto policy decides nothing at an open breaker (a human does). */
-    canDecideStep: ({ context }, params: { stepId: string; channel: string }) =>
-      context.steps.some((s) => s.id === params.stepId && s.status === 'awaiting_decision' && (params.channel !== 'auto' || !s.breaker)),
-    /**
-     * Retry is offered below the attempt limit. The auto policy may not retry past an open breaker
-     * or a spent budget (dispatches, money, tokens): those wait for a human.
-     */
-    canRetryStep: ({ context }, params: { stepId: string; channel: string }) =>
+    canDecideStep: ({ context }, p: { stepId: string; channel: string }) =>
+      context.steps.some((s) => s.id === p.stepId && s.status === 'awaiting_decision' && (p.channel !== 'auto' || !s.breaker)),
+    /** Retry of a failed step, by the retry rule (retry.ts); only the plan knows its budget. */
+    canRetryStep: ({ context }, p: { stepId: string; channel: string }) =>
       context.steps.some(
         (s) =>
-          s.id === params.stepId &&
+          s.id === p.stepId &&
           s.status === 'awaiting_decision' &&
-          s.failures.length < context.max_attempts &&
-          (params.channel !== 'auto' || (!s.breaker && dispatchesLeft(context) > 0)),
+          mayRetry({ failures: s.failures.length, maxAttempts: context.max_attempts, breakerOpen: Boolean(s.breaker), budgetLeft: dispatchesLeft(context) > 0 }, p.channel),
       ),
     /** Re-run and Stop at the resume gate (the auto policy may choose them); Mark done needs the human's words. */
-    stepAwaitingResume: ({ context }, params: { stepId: string }) =>
-      context.steps.some((s) => s.id === params.stepId && s.status === 'awaiting_resume'),
-    canMarkDone: ({ context }, params: { stepId: string; channel: string; text?: string }) =>
-      params.channel !== 'auto' &&
-      (params.text ?? '').trim().length > 0 &&
-      context.steps.some((s) => s.id === params.stepId && s.status === 'awaiting_resume'),
+    stepAwaitingResume: ({ context }, p: { stepId: string }) => context.steps.some((s) => s.id === p.stepId && s.status === 'awaiting_resume'),
+    /** Request Changes carries the human's guidance for the planner: without it there is nothing to revise. */
+    hasGuidance: (_, p: { text: string }) => p.text.trim().length > 0,
+    canMarkDone: ({ context }, p: { stepId: string; channel: string; text?: string }) =>
+      p.channel !== 'auto' && (p.text ?? '').trim().length > 0 && context.steps.some((s) => s.id === p.stepId && s.status === 'awaiting_resume'),
     /**
      * A limit of the budget is reached (dispatches, money or tokens) and the plan wants another
      * dispatch: a step is ready to start or waits for a decision.
@@ -268,21 +162,21 @@ export const planMachine = setup({
       crossedLimits(context).length > 0 &&
       (readySteps(context.steps, context.concurrency).length > 0 || context.steps.some((s) => s.status === 'awaiting_decision')),
     allStepsCompleted: ({ context }) => allStepsCompleted(context.steps),
-    completesPlan: ({ context }, params: { stepId: string }) =>
-      allStepsCompleted(updateStep(context.steps, params.stepId, { status: 'completed' })),
+    completesPlan: ({ context }, p: { stepId: string }) => allStepsCompleted(updateStep(context.steps, p.stepId, { status: 'completed' })),
   },
   actions: {
-    takeMessage: assign(({ context }, params: { message: string; callerSessionId?: string | null }) => ({
-      pending_message: params.message,
-      caller_session_id: params.callerSessionId ?? context.caller_session_id,
+    takeMessage: assign(({ context }, p: { message: string; callerSessionId?: string | null }) => ({
+      pending_message: p.message,
+      caller_session_id: p.callerSessionId ?? context.caller_session_id,
     })),
-    recordPlannerSession: assign({ planner_session_id: (_, params: { sessionId: string }) => params.sessionId }),
+    recordPlannerSession: assign({ planner_session_id: (_, p: { sessionId: string }) => p.sessionId }),
     acceptProposal: assign(({ context }, output: PlannerOutput) => {
       if (output.type !== 'plan') return {};
       const { type: _type, ...proposal } = output;
+      const revisions = context.revisions ?? [];
       return {
         proposal,
-        revisions: context.proposal ? [...(context.revisions ?? []), context.proposal] : (context.revisions ?? []),
+        revisions: context.proposal ? [...revisions, context.proposal] : revisions,
         goal: proposal.goal,
         steps: stepRecords(proposal, context.steps),
         questions: null,
@@ -300,53 +194,18 @@ export const planMachine = setup({
       planner_error: null,
       pending_message: null,
     }),
-    recordPlannerError: assign({ planner_error: (_, params: { error: string }) => params.error }),
+    recordPlannerError: assign({ planner_error: (_, p: { error: string }) => p.error }),
     /** A turn's usage, summed into the plan and, for a step's turn, into that step and its role's share. */
-    recordUsage: assign(({ context }, params: { stepId?: string; role?: TurnRole; usage: Usage }) => {
-      if (params.usage.turns === 0) return {};
-      const summed = withTurnUsage(context, params);
-      const { stepId, role } = params;
-      if (stepId === undefined || role === undefined) return summed;
-      return { ...summed, steps: summed.steps.map((s) => (s.id === stepId ? { ...s, usage_by_role: addRoleUsage(s.usage_by_role, role, params.usage, sumUsage) } : s)) };
-    }),
-    recordDecision: assign({
-      decisions: ({ context }, params: DecisionRecord) => [...context.decisions, params],
-    }),
+    recordUsage: assign(({ context }, p: { stepId?: string; role?: TurnRole; usage: Usage }) => (p.usage.turns === 0 ? {} : withTurnUsage(context, p))),
+    recordDecision: assign({ decisions: ({ context }, p: DecisionRecord) => [...context.decisions, p] }),
     answerQuestions: assign({
-      pending_message: ({ context }, params: { answers: string[][] }) =>
-        answersMessage(context.questions ?? [], params.answers),
+      pending_message: ({ context }, p: { answers: string[][] }) => answersMessage(context.questions ?? [], p.answers),
       questions: null,
     }),
     startReadySteps: enqueueActions(({ context, enqueue }) => {
-      const ready = startable(context);
-      for (const step of ready) {
-        const thread = threadContext(
-          {
-            plan_id: context.plan_id,
-            goal: context.goal ?? context.request,
-            relevant_files: context.proposal?.relevant_files ?? [],
-            steps: context.steps,
-          },
-          step.id,
-        );
-        enqueue.spawnChild('step', {
-          id: stepActorId(step.id),
-          input: {
-            planId: context.plan_id,
-            thread,
-            maxAttempts: context.max_attempts,
-            parentSessionId: context.caller_session_id,
-            policy: stepPolicy(context.policy, step),
-          },
-        });
-      }
-      if (ready.length > 0) {
-        const ids = new Set(ready.map((s) => s.id));
-        enqueue.assign({
-          steps: context.steps.map((s) => (ids.has(s.id) ? { ...s, status: 'running' as const } : s)),
-          dispatches: context.dispatches + ready.length,
-        });
-      }
+      const ready = startableSteps(context);
+      for (const step of ready) enqueue.spawnChild('step', { id: stepActorId(step.id), input: stepInput(context, step) });
+      if (ready.length > 0) enqueue.assign({ steps: withRunning(context.steps, ready), dispatches: context.dispatches + ready.length });
     }),
     markDispatched: assign({
       steps: ({ context }, p: { stepId: string; attempt: number; sessionId: string }) =>
@@ -354,15 +213,7 @@ export const planMachine = setup({
     }),
     markFailed: assign({
       steps: ({ context }, p: { stepId: string; attempt: number; error: string; kind?: FailureKind; signature: string; breaker?: string }) =>
-        updateStep(context.steps, p.stepId, {
-          status: 'awaiting_decision',
-          attempts: p.attempt,
-          failures: [
-            ...(context.steps.find((s) => s.id === p.stepId)?.failures ?? []),
-            { attempt: p.attempt, error: p.error, ...(p.kind ? { kind: p.kind } : {}), signature: p.signature },
-          ],
-          ...(p.breaker ? { breaker: p.breaker } : {}),
-        }),
+        withFailure(context.steps, p),
     }),
     /** A reviewer or fixer turn started: it counts against the dispatch budget. */
     markTurn: assign({
@@ -371,62 +222,64 @@ export const planMachine = setup({
     }),
     /** Continue: each crossed limit raised by its configured amount (budget.ts). */
     raiseBudget: assign(({ context }) => raisedCaps(context)),
-    addGuidance: assign({
-      steps: ({ context }, p: { stepId: string; text?: string }) =>
-        context.steps.map((s) =>
-          s.id === p.stepId && p.text
-            ? { ...s, failures: s.failures.map((f, i) => (i === s.failures.length - 1 ? { ...f, guidance: p.text } : f)) }
-            : s,
-        ),
-    }),
+    addGuidance: assign({ steps: ({ context }, p: { stepId: string; text?: string }) => withStepGuidance(context.steps, p.stepId, p.text) }),
     /** The step leaves the deviation gate now, so no second decision is taken for it. */
     markRetrying: assign({
-      // Keys are removed, not set to undefined: a snapshot must read the same after a JSON round trip.
-      steps: ({ context }, p: { stepId: string }) =>
-        context.steps.map((step) => {
-          if (step.id !== p.stepId) return step;
-          const { breaker: _breaker, review_round: _round, ...rest } = step;
-          return { ...rest, status: 'running' as const };
-        }),
+      steps: ({ context }, p: { stepId: string }) => withRetrying(context.steps, p.stepId),
       dispatches: ({ context }) => context.dispatches + 1,
     }),
     markInterrupted: assign({
       steps: ({ context }, p: { stepId: string; attempt: number }) => updateStep(context.steps, p.stepId, { status: 'awaiting_resume', attempts: p.attempt }),
     }),
     /** Re-run chosen: the step's turn runs again now, so no second decision is taken for it. */
-    markResuming: assign({
-      steps: ({ context }, p: { stepId: string }) => updateStep(context.steps, p.stepId, { status: 'running' }),
-    }),
+    markResuming: assign({ steps: ({ context }, p: { stepId: string }) => updateStep(context.steps, p.stepId, { status: 'running' }) }),
     markCompleted: assign({
-      steps: ({ context }, p: { stepId: string; output: StepRecord['output']; warnings?: string[] }) =>
-        updateStep(context.steps, p.stepId, {
-          status: 'completed',
-          output: p.output,
-          ...(p.warnings?.length ? { warnings: p.warnings } : {}),
-        }),
+      steps: ({ context }, p: { stepId: string; output: StepRecord['output']; warnings?: string[] }) => withCompleted(context.steps, p),
     }),
     forwardToStep: sendTo(
-      (_, p: { stepId: string; event: StepDecision }) => stepActorId(p.stepId),
-      (_, p: { stepId: string; event: StepDecision }) => p.event as never,
+      (_, p: { stepId: string; event: StepEvent }) => stepActorId(p.stepId),
+      (_, p: { stepId: string; event: StepEvent }) => p.event as never,
     ),
     stopStep: stopChild((_, p: { stepId: string }) => stepActorId(p.stepId)),
     stopSteps: enqueueActions(({ context, enqueue }) => {
-      for (const s of context.steps) {
-        if (s.status === 'running' || s.status === 'awaiting_decision') enqueue.stopChild(stepActorId(s.id));
-      }
-      enqueue.assign({
-        steps: context.steps.map((s) =>
-          s.status === 'running' || s.status === 'awaiting_decision' ? { ...s, status: 'stopped' as const } : s,
-        ),
-      });
+      for (const s of context.steps.filter(isActive)) enqueue.stopChild(stepActorId(s.id));
+      enqueue.assign({ steps: withStopped(context.steps) });
     }),
     prepareReplan: assign({
-      pending_message: ({ context }, p: { stepId: string; guidance?: string }) =>
-        replanMessage(context.steps.find((s) => s.id === p.stepId)!, p.guidance),
+      pending_message: ({ context }, p: { stepId: string; guidance?: string }) => replanMessage(context.steps.find((s) => s.id === p.stepId)!, p.guidance),
     }),
     setOutcome: assign({ outcome: (_, p: { outcome: 'completed' | 'stopped' | 'rejected' }) => p.outcome }),
   },
-}).createMachine({
+});
+
+/** Where a planner turn leads; shared by drafting and changes_requested. Its usage counts in every case. */
+const plannerUsage = { type: 'recordUsage' as const, params: doneUsage };
+const plannerDone = [
+  {
+    guard: { type: 'plannerProposedPlan' as const, params: valueOf },
+    target: '#plan.pending_approval',
+    actions: [plannerUsage, { type: 'acceptProposal' as const, params: valueOf }],
+  },
+  {
+    guard: { type: 'plannerAskedQuestion' as const, params: valueOf },
+    target: '#plan.drafting.awaiting_answers',
+    actions: [plannerUsage, { type: 'recordQuestions' as const, params: valueOf }],
+  },
+  {
+    target: '#plan.drafting.answered',
+    actions: [plannerUsage, { type: 'recordAnswer' as const, params: valueOf }],
+  },
+];
+/** A planner turn that failed after its corrections still cost what its prompts did. */
+const plannerFailed = {
+  target: '#plan.drafting.planner_failed',
+  actions: [
+    { type: 'recordUsage' as const, params: failedUsage },
+    { type: 'recordPlannerError' as const, params: messageOf },
+  ],
+};
+
+export const planMachine = planSetup.createMachine({
   id: 'plan',
   context: ({ input }) => ({
     plan_id: input.planId,
@@ -525,10 +378,11 @@ export const planMachine = setup({
           actions: { type: 'recordDecision', params: ({ event }) => decision('approval', 'Approve', event) },
         },
         'approval.request_changes': {
+          guard: { type: 'hasGuidance', params: ({ event }) => event },
           target: 'changes_requested',
           actions: [
             { type: 'recordDecision', params: ({ event }) => decision('approval', 'Request Changes', event) },
-            { type: 'takeMessage', params: ({ event }) => ({ message: `The user requested changes to the plan:\n${event.text}` }) },
+            { type: 'takeMessage', params: ({ event }) => ({ message: changesRequestedMessage(event.text) }) },
           ],
         },
         'approval.reject': {
@@ -571,8 +425,9 @@ export const planMachine = setup({
           always: { guard: 'budgetSpent', target: 'budget_exhausted' },
         },
         /**
-         * Seed 003's "100 iterations → stop, show progress", and the money and token budgets: no new
-         * dispatch until a human says Continue (which raises the crossed limits) or Stop.
+         * The dispatch cap (`breakers.max_dispatches`, 100) and the money and token budgets, so a
+         * looping plan cannot spend unseen (docs/design.md, "Breakers and limits"): no new dispatch
+         * until a human says Continue (which raises the crossed limits) or Stop.
          */
         budget_exhausted: {
           tags: ['gate.budget'],

@@ -1,7 +1,14 @@
-import type { ConsultPlannerInput, OpenPlannerSessionInput } from './plan.machine.js';
-import type { OpenSessionInput, RunFixInput, RunReviewInput, RunSpecialistInput, StepHooksInput, WatchIdleInput } from './step.machine.js';
 import type { Turn } from './turn.js';
-import type { InterruptedTurn, PlannerOutput, ReviewResult, SpecialistResult } from './types.js';
+import type {
+  InterruptedTurn,
+  PlannerOutput,
+  ReviewError,
+  ReviewResult,
+  SpecialistId,
+  SpecialistResult,
+  StepOutput,
+  ThreadedContext,
+} from './types.js';
 
 /**
  * The side effects the machines invoke, as plain async functions. The OpenCode adapter provides
@@ -16,7 +23,7 @@ export interface PlanPorts {
   openSpecialistSession(input: OpenSessionInput, signal: AbortSignal): Promise<{ sessionId: string }>;
   /** `interrupted` when a restored turn left no result and `input.rerun` is false: the machine asks first. */
   runSpecialist(input: RunSpecialistInput, signal: AbortSignal): Promise<Turn<SpecialistResult | InterruptedTurn>>;
-  /** The reviewer's verdict on a step's work (seed 003 quality gate). */
+  /** The reviewer's verdict on a step's work (docs/design.md, "The quality gate"). */
   runReview(input: RunReviewInput, signal: AbortSignal): Promise<Turn<ReviewResult>>;
   /** The specialist fixes what the reviewer reported, in its own session. */
   runFix(input: RunFixInput, signal: AbortSignal): Promise<Turn<SpecialistResult | InterruptedTurn>>;
@@ -30,6 +37,74 @@ export interface PlanPorts {
 export type SessionPorts = Pick<PlanPorts, 'openPlannerSession' | 'consultPlanner' | 'openSpecialistSession' | 'runSpecialist'>;
 /** The quality gate's ports: reviewer, fixer, idle watch, step hooks (opencode/quality-ports.ts). */
 export type QualityPorts = Omit<PlanPorts, keyof SessionPorts>;
+
+/** The idempotency key of one dispatch: the same attempt is never two different side effects. */
+export const idempotencyKey = (planId: string, stepId: string, attempt: number) => `${planId}:${stepId}:${attempt}`;
+
+export interface OpenPlannerSessionInput {
+  planId: string;
+  callerSessionId: string | null;
+}
+
+export interface ConsultPlannerInput {
+  planId: string;
+  sessionId: string;
+  message: string;
+}
+
+export interface OpenSessionInput {
+  idempotencyKey: string;
+  planId: string;
+  stepId: string;
+  agent: SpecialistId;
+  attempt: number;
+  parentSessionId: string | null;
+}
+
+export interface RunSpecialistInput {
+  idempotencyKey: string;
+  sessionId: string;
+  agent: SpecialistId;
+  thread: ThreadedContext;
+  /** Run the turn again even if a restart finds it interrupted (no human needs asking); else report it interrupted. */
+  rerun: boolean;
+}
+
+export interface RunReviewInput {
+  idempotencyKey: string;
+  sessionId: string;
+  thread: ThreadedContext;
+  /** What the specialist (or its last fix) reported. */
+  work: StepOutput;
+  round: number;
+  maxRounds: number;
+}
+
+export interface RunFixInput {
+  idempotencyKey: string;
+  sessionId: string;
+  agent: SpecialistId;
+  thread: ThreadedContext;
+  errors: ReviewError[];
+  round: number;
+  rerun: boolean;
+}
+
+export interface WatchIdleInput {
+  planId: string;
+  stepId: string;
+  sessionId: string;
+  idleMs: number;
+}
+
+export interface StepHooksInput {
+  phase: 'pre_step' | 'post_step';
+  commands: string[];
+  planId: string;
+  stepId: string;
+  agent: SpecialistId;
+  attempt: number;
+}
 
 const never = () => new Promise<never>(() => {});
 /** Ports whose calls never settle: a replay (or a test) delivers invoke outcomes itself, or none. */

@@ -1,7 +1,20 @@
 import { assign, enqueueActions, sendParent, setup } from 'xstate';
+import { repeatedSignature, reviewSignature } from './error-signature.js';
 import { notProvided } from './not-provided.js';
-import { errorSignature, repeatedSignature } from './error-signature.js';
-import { usageOfError, type Turn } from './turn.js';
+import { portFailure, answeredFailure, usageOfDone, usageOfFailure, valueOf } from './outcome-params.js';
+import {
+  idempotencyKey,
+  type OpenSessionInput,
+  type RunFixInput,
+  type RunReviewInput,
+  type RunSpecialistInput,
+  type StepHooksInput,
+  type WatchIdleInput,
+} from './ports.js';
+import { mayRetry, type RetryState } from './retry.js';
+import { failedAttempt, stepOutputOf, withGuidance } from './step-records.js';
+import { breakerText, idleTimeoutText, postHooksFailedText, reviewFailureText } from './step-text.js';
+import type { Turn } from './turn.js';
 import type { TurnRole, Usage } from './usage.js';
 import type {
   DecisionSource,
@@ -18,13 +31,13 @@ import type {
 } from './types.js';
 
 /**
- * One step of an approved plan (seeds 000, 001, 003): pre-step hooks, a child session for the
+ * One step of an approved plan (docs/design.md, "Steps"): pre-step hooks, a child session for the
  * specialist, its run (watched for idleness), the reviewer gate with its fixer loop for
- * code-writing agents, post-step hooks, and on failure the deviation gate where the human
- * chooses Retry / Replan / Stop. `retriesRemain` refuses Retry after `maxAttempts` failures; the
- * same error signature `same_error_limit` times in a row opens the breaker, where only a human
- * (never the auto policy) may retry. A turn found interrupted after a restart (no result to reuse)
- * waits at the resume gate (Re-run / Mark done / Stop) when the step changes files.
+ * code-writing agents, post-step hooks, and on failure the deviation gate where the human chooses
+ * Retry / Replan / Stop. `retriesRemain` refuses Retry after `maxAttempts` failures; the same error
+ * signature `same_error_limit` times in a row opens the breaker, where only a human (never the auto
+ * policy) may retry. A turn found interrupted after a restart (no result to reuse) waits at the
+ * resume gate (Re-run / Mark done / Stop) when the step changes files.
  */
 
 export const STEP_MACHINE_VERSION = 3;
@@ -91,78 +104,7 @@ export type StepParentEvent =
   /** What one of the step's turns (specialist, reviewer, fixer, with their corrections) cost, and whose it was. */
   | { type: 'usage.recorded'; stepId: string; role: TurnRole; usage: Usage };
 
-/** The idempotency key of one dispatch: the same attempt is never two different side effects. */
-export const idempotencyKey = (planId: string, stepId: string, attempt: number) => `${planId}:${stepId}:${attempt}`;
-
-export interface OpenSessionInput {
-  idempotencyKey: string;
-  planId: string;
-  stepId: string;
-  agent: SpecialistId;
-  attempt: number;
-  parentSessionId: string | null;
-}
-
-export interface RunSpecialistInput {
-  idempotencyKey: string;
-  sessionId: string;
-  agent: SpecialistId;
-  thread: ThreadedContext;
-  /** Run the turn again even if a restart finds it interrupted (no human needs asking); else report it interrupted. */
-  rerun: boolean;
-}
-
-export interface RunReviewInput {
-  idempotencyKey: string;
-  sessionId: string;
-  thread: ThreadedContext;
-  /** What the specialist (or its last fix) reported. */
-  work: StepOutput;
-  round: number;
-  maxRounds: number;
-}
-
-export interface RunFixInput {
-  idempotencyKey: string;
-  sessionId: string;
-  agent: SpecialistId;
-  thread: ThreadedContext;
-  errors: ReviewError[];
-  round: number;
-  rerun: boolean;
-}
-
-export interface WatchIdleInput {
-  planId: string;
-  stepId: string;
-  sessionId: string;
-  idleMs: number;
-}
-
-export interface StepHooksInput {
-  phase: 'pre_step' | 'post_step';
-  commands: string[];
-  planId: string;
-  stepId: string;
-  agent: SpecialistId;
-  attempt: number;
-}
-
-const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
-
 const newReview = (): ReviewState => ({ session_id: null, round: 1, errors: [], signatures: [] });
-
-/** A reviewer's FAIL as one error text (seed 003's error report format). */
-export function reviewErrorsText(errors: ReviewError[]): string {
-  return errors
-    .map(
-      (e, i) =>
-        `[${e.id ?? `ERROR-${String(i + 1).padStart(3, '0')}`}] ${e.category}\n` +
-        `├── File: ${e.file}${e.line !== undefined ? `\n├── Line: ${e.line}${e.line_end !== undefined ? `-${e.line_end}` : ''}` : ''}\n` +
-        `├── Issue: ${e.issue}\n${e.found !== undefined ? `├── Found: ${e.found}\n` : ''}${e.expected !== undefined ? `├── Expected: ${e.expected}\n` : ''}└── Fix: ${e.fix}`,
-    )
-    .join('\n');
-}
 
 /** A restored turn runs again unasked when the step does not change files, was marked idempotent, or a human said Re-run. */
 const mayRerun = (context: StepContext) => context.rerun_confirmed || !context.policy.ask_before_rerun;
@@ -172,60 +114,10 @@ const lastFailure = (context: StepContext) => context.failures.at(-1);
 
 const attemptKey = (c: StepContext) => idempotencyKey(c.planId, c.stepId, c.attempt);
 
-const timeoutError = (who: string, idleMs: number) =>
-  `TIMEOUT: the ${who} was idle for ${Math.round(idleMs / 1000)} s (timeouts.step_idle_seconds); its session was aborted`;
+/** What the retry rule (retry.ts) reads of a step; whether its breaker is open is the state it waits in. */
+const retryState = (c: StepContext, breakerOpen: boolean): RetryState => ({ failures: c.failures.length, maxAttempts: c.maxAttempts, breakerOpen });
 
-/** Param mappers shared by the turns' transitions; `kind` says what failed (FailureKind). */
-const failureOf =
-  (kind: FailureKind) =>
-  ({ event }: { event: { output: Turn<SpecialistResult | InterruptedTurn> } }) => ({
-    error: event.output.value.type === 'failure' ? event.output.value.error : 'unexpected result',
-    kind,
-  });
-const errorOf =
-  (kind: FailureKind, prefix = '') =>
-  ({ event }: { event: { error: unknown } }) => ({ error: `${prefix}${errorText(event.error)}`, kind });
-const valueOf = <T>({ event }: { event: { output: Turn<T> } }) => event.output.value;
-/** Every outcome of a turn reports what it cost to the plan, and whose turn it was: a result's usage, or what a failed turn spent. */
-const usageOfDone = (role: TurnRole) => ({
-  type: 'reportUsage' as const,
-  params: ({ event }: { event: { output: Turn<unknown> } }) => ({ usage: event.output.usage, role }),
-});
-const usageOfFailure = (role: TurnRole) => ({
-  type: 'reportUsage' as const,
-  params: ({ event }: { event: { error: unknown } }) => ({ usage: usageOfError(event.error), role }),
-});
-
-/** Replan and Stop, the same at the deviation gate and at an open breaker. */
-const guidanceOf = ({ event }: { event: { guidance?: string } }) => ({ guidance: event.guidance });
-const leaveGate = {
-  'step.replan': { target: 'replanned', actions: { type: 'notifyReplan' as const, params: guidanceOf } },
-  'step.stop': { target: 'stopped', actions: { type: 'notifyStop' as const, params: guidanceOf } },
-};
-
-/** The idle watch beside a turn: when it fires, the attempt fails with TIMEOUT. */
-const idleWatch = (id: string, sessionOf: (c: StepContext) => string | null, who: (c: StepContext) => string, kind: FailureKind) => ({
-  id,
-  src: 'watchIdle' as const,
-  input: ({ context }: { context: StepContext }) => ({
-    planId: context.planId,
-    stepId: context.stepId,
-    sessionId: sessionOf(context)!,
-    idleMs: context.policy.idle_ms,
-  }),
-  onDone: {
-    target: '#step.failed_attempt',
-    actions: {
-      type: 'recordFailure' as const,
-      params: ({ context, event }: { context: StepContext; event: { output: { idleMs: number } } }) => ({
-        error: timeoutError(who(context), event.output.idleMs),
-        kind,
-      }),
-    },
-  },
-});
-
-export const stepMachine = setup({
+const stepSetup = setup({
   types: {
     context: {} as StepContext,
     input: {} as StepInput,
@@ -253,44 +145,25 @@ export const stepMachine = setup({
       result.type === 'fail' &&
       repeatedSignature([...context.review.signatures, reviewSignature(result.errors)], context.policy.same_error_limit) !== null,
     reviewRoundsRemain: ({ context }) => context.review.round < context.policy.review_rounds,
-    sameErrorRepeated: ({ context }) =>
-      repeatedSignature(context.failures.map((f) => f.signature), context.policy.same_error_limit) !== null,
-    retriesRemain: ({ context }) => context.failures.length < context.maxAttempts,
-    /** With the breaker open only a human may retry: the auto policy's Retry is refused. */
-    humanRetry: ({ context }, params: { channel: string }) =>
-      context.failures.length < context.maxAttempts && params.channel !== 'auto',
+    sameErrorRepeated: ({ context }) => repeatedSignature(context.failures.map((f) => f.signature), context.policy.same_error_limit) !== null,
+    /** Retry at the deviation gate, where the breaker is closed. */
+    retriesRemain: ({ context, event }) => mayRetry(retryState(context, false), event.channel),
+    /** Retry at the open breaker: only a human may retry, the auto policy's Retry is refused. */
+    humanRetry: ({ context }, params: { channel: string }) => mayRetry(retryState(context, true), params.channel),
   },
   actions: {
     recordSession: assign({ sessionId: (_, params: { sessionId: string }) => params.sessionId }),
-    recordOutput: assign({
-      output: (_, result: SpecialistResult | InterruptedTurn): StepOutput | null =>
-        result.type === 'success'
-          ? { summary: result.summary, artifacts: result.artifacts, key_findings: result.key_findings ?? [] }
-          : null,
-    }),
+    recordOutput: assign({ output: (_, result: SpecialistResult | InterruptedTurn) => stepOutputOf(result) }),
     recordFailure: assign({
-      failures: ({ context }, params: { error: string; kind: FailureKind }) => [
-        ...context.failures,
-        { attempt: context.attempt, error: params.error, kind: params.kind, signature: errorSignature(params.error) },
-      ],
+      failures: ({ context }, params: { error: string; kind: FailureKind }) => [...context.failures, failedAttempt(context.attempt, params)],
     }),
-    openBreaker: assign({
-      breaker: ({ context }) =>
-        `circuit breaker: the same error ${context.policy.same_error_limit} times in a row on step ${context.stepId}; ` +
-        'automatic retrying stopped, a human decides',
-    }),
+    openBreaker: assign({ breaker: ({ context }) => breakerText(context.policy.same_error_limit, context.stepId) }),
     recordReviewSession: assign({
       review: ({ context }, params: { sessionId: string }) => ({ ...context.review, session_id: params.sessionId }),
     }),
     recordReviewFail: assign({
-      review: ({ context }, result: ReviewResult) =>
-        result.type === 'fail'
-          ? {
-              ...context.review,
-              errors: result.errors,
-              signatures: [...context.review.signatures, reviewSignature(result.errors)],
-            }
-          : context.review,
+      review: ({ context: { review } }, result: ReviewResult) =>
+        result.type === 'fail' ? { ...review, errors: result.errors, signatures: [...review.signatures, reviewSignature(result.errors)] } : review,
     }),
     nextReviewRound: assign({ review: ({ context }) => ({ ...context.review, round: context.review.round + 1 }) }),
     recordInterruption: assign({
@@ -303,9 +176,7 @@ export const stepMachine = setup({
       interrupted: null,
       output: (_, params: { summary: string }) => ({ summary: params.summary, artifacts: [], key_findings: [] }),
     }),
-    recordWarnings: assign({
-      warnings: ({ context }, params: { failures: string[] }) => [...context.warnings, ...params.failures],
-    }),
+    recordWarnings: assign({ warnings: ({ context }, params: { failures: string[] }) => [...context.warnings, ...params.failures] }),
     startNextAttempt: assign({
       attempt: ({ context }) => context.attempt + 1,
       sessionId: null,
@@ -313,36 +184,26 @@ export const stepMachine = setup({
       review: () => newReview(),
       breaker: null,
       rerun_confirmed: false,
-      failures: ({ context }, params: { guidance?: string }) =>
-        context.failures.map((f, i) =>
-          i === context.failures.length - 1 && params.guidance ? { ...f, guidance: params.guidance } : f,
-        ),
+      failures: ({ context }, params: { guidance?: string }) => withGuidance(context.failures, params.guidance),
     }),
     /** The plan sums usage (steps[].usage, usage) and checks its budget; a turn that cost nothing is not reported. */
     reportUsage: enqueueActions(({ context, enqueue }, params: { usage: Usage | null; role: TurnRole }) => {
       if (params.usage && params.usage.turns > 0) enqueue.sendParent({ type: 'usage.recorded', stepId: context.stepId, role: params.role, usage: params.usage });
     }),
-    notifyDispatched: sendParent(({ context }) => ({
-      type: 'step.dispatched',
-      stepId: context.stepId,
-      attempt: context.attempt,
-      sessionId: context.sessionId ?? '',
-    })),
-    notifyTurn: sendParent(({ context }, params: { kind: 'review' | 'fix' }) => ({
-      type: 'step.turn',
-      stepId: context.stepId,
-      kind: params.kind,
-      round: context.review.round,
-    })),
-    notifyFailed: sendParent(({ context }) => ({
-      type: 'step.failed',
-      stepId: context.stepId,
-      attempt: context.attempt,
-      error: lastFailure(context)?.error ?? 'unknown error',
-      ...(lastFailure(context)?.kind ? { kind: lastFailure(context)!.kind } : {}),
-      signature: lastFailure(context)?.signature ?? '',
-      ...(context.breaker ? { breaker: context.breaker } : {}),
-    })),
+    notifyDispatched: sendParent(({ context }) => ({ type: 'step.dispatched', stepId: context.stepId, attempt: context.attempt, sessionId: context.sessionId ?? '' })),
+    notifyTurn: sendParent(({ context }, params: { kind: 'review' | 'fix' }) => ({ type: 'step.turn', stepId: context.stepId, kind: params.kind, round: context.review.round })),
+    notifyFailed: sendParent(({ context }) => {
+      const last = lastFailure(context);
+      return {
+        type: 'step.failed',
+        stepId: context.stepId,
+        attempt: context.attempt,
+        error: last?.error ?? 'unknown error',
+        ...(last?.kind ? { kind: last.kind } : {}),
+        signature: last?.signature ?? '',
+        ...(context.breaker ? { breaker: context.breaker } : {}),
+      };
+    }),
     notifyInterrupted: sendParent(({ context }) => ({ type: 'step.interrupted', stepId: context.stepId, attempt: context.attempt })),
     notifyCompleted: sendParent(({ context }) => ({
       type: 'step.completed',
@@ -361,7 +222,44 @@ export const stepMachine = setup({
       ...(params.guidance ? { guidance: params.guidance } : {}),
     })),
   },
-}).createMachine({
+});
+
+/** Replan and Stop, the same at the deviation gate and at an open breaker. */
+const guidanceOf = ({ event }: { event: { guidance?: string } }) => ({ guidance: event.guidance });
+const leaveGate = {
+  'step.replan': { target: 'replanned', actions: { type: 'notifyReplan' as const, params: guidanceOf } },
+  'step.stop': { target: 'stopped', actions: { type: 'notifyStop' as const, params: guidanceOf } },
+};
+
+/** The idle watch beside a turn: when it fires, the attempt fails with TIMEOUT. */
+const idleWatch = (id: string, sessionOf: (c: StepContext) => string | null, who: (c: StepContext) => string, kind: FailureKind) => ({
+  id,
+  src: 'watchIdle' as const,
+  input: ({ context }: { context: StepContext }) => ({
+    planId: context.planId,
+    stepId: context.stepId,
+    sessionId: sessionOf(context)!,
+    idleMs: context.policy.idle_ms,
+  }),
+  onDone: {
+    target: '#step.failed_attempt',
+    actions: {
+      type: 'recordFailure' as const,
+      params: ({ context, event }: { context: StepContext; event: { output: { idleMs: number } } }) => ({
+        error: idleTimeoutText(who(context), event.output.idleMs),
+        kind,
+      }),
+    },
+  },
+});
+
+/** The reviewer's FAIL as the attempt's failure. */
+const reviewFailed = ({ context, event }: { context: StepContext; event: { output: Turn<ReviewResult> } }) => ({
+  error: reviewFailureText(event.output.value, context.review.round, context.policy.review_rounds),
+  kind: 'review' as const,
+});
+
+export const stepMachine = stepSetup.createMachine({
   id: 'step',
   context: ({ input }) => ({
     planId: input.planId,
@@ -401,7 +299,7 @@ export const stepMachine = setup({
         onDone: { target: 'opening_session' },
         onError: {
           target: 'failed_attempt',
-          actions: { type: 'recordFailure', params: errorOf('pre_hook') },
+          actions: { type: 'recordFailure', params: portFailure('pre_hook') },
         },
       },
     },
@@ -423,7 +321,7 @@ export const stepMachine = setup({
         },
         onError: {
           target: 'failed_attempt',
-          actions: { type: 'recordFailure', params: errorOf('session') },
+          actions: { type: 'recordFailure', params: portFailure('session') },
         },
       },
     },
@@ -452,12 +350,12 @@ export const stepMachine = setup({
             },
             {
               target: 'failed_attempt',
-              actions: [usageOfDone('specialist'), { type: 'recordFailure', params: failureOf('answer') }],
+              actions: [usageOfDone('specialist'), { type: 'recordFailure', params: answeredFailure('answer') }],
             },
           ],
           onError: {
             target: 'failed_attempt',
-            actions: [usageOfFailure('specialist'), { type: 'recordFailure', params: errorOf('turn') }],
+            actions: [usageOfFailure('specialist'), { type: 'recordFailure', params: portFailure('turn') }],
           },
         },
         idleWatch('watchSpecialist', (c) => c.sessionId, (c) => c.agent, 'timeout'),
@@ -487,7 +385,7 @@ export const stepMachine = setup({
             },
             onError: {
               target: '#step.failed_attempt',
-              actions: { type: 'recordFailure', params: errorOf('reviewer', 'reviewer: ') },
+              actions: { type: 'recordFailure', params: portFailure('reviewer', 'reviewer: ') },
             },
           },
         },
@@ -513,7 +411,7 @@ export const stepMachine = setup({
                   actions: [
                     usageOfDone('reviewer'),
                     { type: 'recordReviewFail', params: valueOf },
-                    { type: 'recordFailure', params: ({ context, event }) => ({ error: reviewFailure(context, event.output.value), kind: 'review' as const }) },
+                    { type: 'recordFailure', params: reviewFailed },
                     'openBreaker',
                   ],
                 },
@@ -527,13 +425,13 @@ export const stepMachine = setup({
                   actions: [
                     usageOfDone('reviewer'),
                     { type: 'recordReviewFail', params: valueOf },
-                    { type: 'recordFailure', params: ({ context, event }) => ({ error: reviewFailure(context, event.output.value), kind: 'review' as const }) },
+                    { type: 'recordFailure', params: reviewFailed },
                   ],
                 },
               ],
               onError: {
                 target: '#step.failed_attempt',
-                actions: [usageOfFailure('reviewer'), { type: 'recordFailure', params: errorOf('reviewer', 'reviewer: ') }],
+                actions: [usageOfFailure('reviewer'), { type: 'recordFailure', params: portFailure('reviewer', 'reviewer: ') }],
               },
             },
             idleWatch('watchReviewer', (c) => c.review.session_id, () => 'reviewer', 'reviewer'),
@@ -567,12 +465,12 @@ export const stepMachine = setup({
                 },
                 {
                   target: '#step.failed_attempt',
-                  actions: [usageOfDone('fixer'), { type: 'recordFailure', params: failureOf('fix') }],
+                  actions: [usageOfDone('fixer'), { type: 'recordFailure', params: answeredFailure('fix') }],
                 },
               ],
               onError: {
                 target: '#step.failed_attempt',
-                actions: [usageOfFailure('fixer'), { type: 'recordFailure', params: errorOf('fix') }],
+                actions: [usageOfFailure('fixer'), { type: 'recordFailure', params: portFailure('fix') }],
               },
             },
             idleWatch('watchFixer', (c) => c.sessionId, (c) => `${c.agent} (fixing)`, 'fix'),
@@ -599,7 +497,7 @@ export const stepMachine = setup({
         onDone: { target: 'completed', actions: { type: 'recordWarnings', params: ({ event }) => event.output } },
         onError: {
           target: 'completed',
-          actions: { type: 'recordWarnings', params: ({ event }) => ({ failures: [`post_step hooks: ${errorText(event.error)}`] }) },
+          actions: { type: 'recordWarnings', params: ({ event }) => ({ failures: [postHooksFailedText(event.error)] }) },
         },
       },
     },
@@ -649,18 +547,3 @@ export const stepMachine = setup({
   },
   output: ({ context }) => ({ stepId: context.stepId, output: context.output }),
 });
-
-/** One signature for a reviewer's whole FAIL: which checks failed where, not the wording of the fix. */
-function reviewSignature(errors: ReviewError[]): string {
-  return errorSignature(
-    errors
-      .map((e) => `${e.category}|${e.file}|${e.issue}`)
-      .sort()
-      .join(';'),
-  );
-}
-
-function reviewFailure(context: StepContext, result: ReviewResult): string {
-  const errors = result.type === 'fail' ? result.errors : [];
-  return `REVIEW FAILED in round ${context.review.round} of ${context.policy.review_rounds}: ${errors.length} error${errors.length === 1 ? '' : 's'}\n${reviewErrorsText(errors)}`;
-}

@@ -1,9 +1,11 @@
-import type { SpecialistId, StepRecord, ThreadedContext } from './types.js';
+import { dispatchesLeft, type BudgetContext } from './budget.js';
+import { isActive } from './step-records.js';
+import type { StepInput } from './step.machine.js';
+import type { PlanPolicy, PlanProposal, SpecialistId, StepPolicy, StepRecord, ThreadedContext } from './types.js';
 
-/** Pure functions over the plan's step records: readiness for the scheduler, context for a step. */
+/** Pure functions over the plan's step records: readiness for the scheduler, what a step starts with. */
 
 const isDone = (s: StepRecord) => s.status === 'completed';
-const isActive = (s: StepRecord) => s.status === 'running' || s.status === 'awaiting_decision';
 
 /** Specialists that change files (their roles have edit tools; a test checks this against the role table). */
 export const WRITING_AGENTS: readonly SpecialistId[] = ['coder', 'tester', 'document-writer'];
@@ -43,8 +45,50 @@ export function readySteps(steps: StepRecord[], concurrency: number): StepRecord
 
 export const allStepsCompleted = (steps: StepRecord[]) => steps.length > 0 && steps.every(isDone);
 
+/** Steps to start now: ready ones, no more than the budget lets start (none once money or tokens are spent). */
+export const startableSteps = (c: BudgetContext & { steps: StepRecord[]; concurrency: number }) =>
+  readySteps(c.steps, c.concurrency).slice(0, dispatchesLeft(c));
+
+/** The part of the plan's context a starting step reads. */
+export interface PlanForStep {
+  plan_id: string;
+  request: string;
+  goal: string | null;
+  proposal: Pick<PlanProposal, 'relevant_files'> | null;
+  steps: StepRecord[];
+  max_attempts: number;
+  caller_session_id: string | null;
+  policy: PlanPolicy;
+}
+
+/** What a step's machine starts with: its threaded context, the attempt limit, its caller's session, its policy. */
+export function stepInput(plan: PlanForStep, step: StepRecord): StepInput {
+  const thread = threadContext(
+    { plan_id: plan.plan_id, goal: plan.goal ?? plan.request, relevant_files: plan.proposal?.relevant_files ?? [], steps: plan.steps },
+    step.id,
+  );
+  return {
+    planId: plan.plan_id,
+    thread,
+    maxAttempts: plan.max_attempts,
+    parentSessionId: plan.caller_session_id,
+    policy: stepPolicy(plan.policy, step),
+  };
+}
+
+/** How one step runs under the plan's policy. */
+export const stepPolicy = (policy: PlanPolicy, step: StepRecord): StepPolicy => ({
+  ask_before_rerun: WRITING_AGENTS.includes(step.agent) && step.idempotent !== true,
+  review: policy.review_agents.includes(step.agent),
+  review_rounds: policy.review_rounds,
+  same_error_limit: policy.same_error_limit,
+  idle_ms: policy.idle_ms,
+  pre_hooks: policy.pre_hooks,
+  post_hooks: policy.post_hooks,
+});
+
 /**
- * What a specialist gets for one step (seed 000, "Step Prompt Structure"): the plan reference and
+ * What a specialist gets for one step (docs/design.md, "Context threading"): the plan reference and
  * goal, the step, the outputs of the steps it depends on, the relevant files (the plan's, the
  * step's own and its dependencies' artifacts) and its own failed attempts. Never transcripts, and
  * nothing from steps it does not depend on, so the prompt stays flat as plans grow.

@@ -1,8 +1,7 @@
 /** Plain data shared by the plan and step machines. Everything here is JSON: it lives in snapshots. */
 
 import type { z } from 'zod';
-import type { HitlQuestion as ProtocolHitlQuestion } from '../schemas/hitl-question.js';
-import type { Plan, PlannerOutput as ProtocolPlannerOutput, PlanStep } from '../schemas/planner-output.js';
+import type { Plan, PlanStep } from '../schemas/planner-output.js';
 import type { ReviewErrorSchema, ReviewOutput } from '../schemas/review-output.js';
 import { SPECIALIST_AGENTS } from '../schemas/specialist-agents.js';
 import type { Usage, UsageByRole } from './usage.js';
@@ -11,7 +10,7 @@ import type { SpecialistOutput } from '../schemas/specialist-output.js';
 export const SPECIALISTS = SPECIALIST_AGENTS;
 export type SpecialistId = (typeof SPECIALISTS)[number];
 
-/** Seed 000's eight plan states, in lifecycle order. */
+/** The eight plan states, in lifecycle order: public names (docs/design.md, "Plan lifecycle"). */
 export const PLAN_STATUSES = [
   'drafting',
   'pending_approval',
@@ -24,14 +23,14 @@ export const PLAN_STATUSES = [
 ] as const;
 export type PlanStatus = (typeof PLAN_STATUSES)[number];
 
-/** The model output protocol's shapes (src/protocol, zod) as the machines keep them. */
+/** The model output's shapes (src/schemas, zod) as the machines keep them: the same types, re-exported or named for their use here. */
+export type { HitlQuestion } from '../schemas/hitl-question.js';
+export type { PlannerOutput } from '../schemas/planner-output.js';
 export type StepSpec = PlanStep;
 export type PlanProposal = Omit<Plan, 'type'>;
-export type HitlQuestion = ProtocolHitlQuestion;
-export type PlannerOutput = ProtocolPlannerOutput;
 export type SpecialistResult = SpecialistOutput;
 export type ReviewResult = ReviewOutput;
-/** Seed 003's error report: what a reviewer found, precise enough for a fixer to act on. */
+/** The reviewer's error report, precise enough for a fixer to act on (docs/design.md, "The quality gate"). */
 export type ReviewError = z.infer<typeof ReviewErrorSchema>;
 
 export interface StepOutput {

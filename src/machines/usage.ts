@@ -1,7 +1,7 @@
 /**
  * What model turns cost, as OpenCode reports it on each assistant message (info.tokens, info.cost):
- * one record per turn, summed per step and per plan (DESIGN "Usage and cost"). Cache reads count:
- * most of an agent's tokens are cache reads.
+ * one record per turn, summed per step and per plan (docs/design.md, "Usage and cost"). Cache reads
+ * count: most of an agent's tokens are cache reads.
  */
 export interface Usage {
   /** Orca's turns: prompts Orca sent (a correction prompt is a turn of its own). */

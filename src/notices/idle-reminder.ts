@@ -4,9 +4,10 @@ import type { PlanSummary } from '../persistence/plan-index.js';
 import type { Toast } from './toasts.js';
 
 /**
- * seed 002's reminder on `session.idle`: when a person's session (a root session, not the child
- * sessions Orca runs turns in) goes idle while one of its plans waits on a human or agenda items
- * of it (or of nobody's, from the CLI) are pending, a toast says so, at most once per `everyMs`.
+ * The agenda's reminder on `session.idle` (docs/design.md, "Hooks"): when a person's session (a
+ * root session, not the child sessions Orca runs turns in) goes idle while one of its plans waits
+ * on a human or agenda items of it (or of nobody's, from the CLI) are pending, a toast says so, at
+ * most once per `everyMs`.
  */
 
 export const REMIND_EVERY_MS = 5 * 60_000;

@@ -123,9 +123,9 @@ function eventText(event: Event, source: string): string {
 
 function actorText(actor: string, failed: boolean, event: Event): string {
   const step = /^step:(.+)$/.exec(actor);
-  if (step) return failed ? `step ${step[1]}'s chart failed: ${errorOf(event)}` : `step ${step[1]}'s chart ended`;
+  if (step) return failed ? `step ${step[1]}'s chart failed: ${eventErrorText(event)}` : `step ${step[1]}'s chart ended`;
   const who = ACTORS[actor] ?? `the plan's task ${actor}`;
-  if (failed) return `${who} failed: ${errorOf(event)}`;
+  if (failed) return `${who} failed: ${eventErrorText(event)}`;
   type Output = { type?: unknown; sessionId?: unknown; steps?: unknown[]; questions?: unknown[] };
   // A turn's outcome comes with what it cost: `{ value, usage }`.
   const raw = event.output as (Output & { value?: Output; usage?: unknown }) | undefined;
@@ -137,7 +137,7 @@ function actorText(actor: string, failed: boolean, event: Event): string {
   return `${who} finished`;
 }
 
-function errorOf(event: Event): string {
+function eventErrorText(event: Event): string {
   const error = event.error as { message?: unknown } | string | undefined;
   return clip(typeof error === 'string' ? error : String(error?.message ?? 'unknown error'), 100);
 }

@@ -2,10 +2,11 @@ import type { PlanObserver } from '../host/observers.js';
 import type { PlanFile } from '../persistence/plan-file.js';
 import { formatCost } from '../usage/format.js';
 import type { ToolPart, ToolTitlePort } from '../opencode/tool-title.js';
+import { errorMessage } from '../errors.js';
 
 /**
  * `plan_… · 2/5 done · impl (coder) running · $0.12`: where a plan stands and what it cost so far,
- * as the title of the orca_ask_planner call that follows it (DESIGN "Usage and cost").
+ * as the title of the orca_ask_planner call that follows it (docs/design.md, "Usage and cost").
  */
 export function progressTitle(file: Pick<PlanFile, 'plan_id' | 'status' | 'steps' | 'waiting_for' | 'usage'>): string {
   const parts = [file.plan_id];
@@ -78,7 +79,7 @@ export function followProgressTitle({ host, titles, planId, call, log, everyMs =
       lastAt = Date.now();
     }).catch((error: unknown) => {
       failed = true; // once: the title is a convenience, the plan goes on
-      log('warn', `plan ${planId}: the progress title of orca_ask_planner could not be updated: ${(error as Error).message}`);
+      log('warn', `plan ${planId}: the progress title of orca_ask_planner could not be updated: ${errorMessage(error)}`);
     });
   };
 

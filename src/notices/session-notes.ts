@@ -1,6 +1,7 @@
 import type { PluginInput } from '@opencode-ai/plugin';
 import { NOTE_PREFIX, QUESTION_AGENT_ID, QUESTION_MODEL } from '../hitl/native-question/index.js';
 import { forTerminal } from '../text/terminal.js';
+import { errorMessage } from '../errors.js';
 
 /**
  * Orca's own lines in a session, with no model turn: a turn of the in-process orca-hitl model
@@ -57,7 +58,7 @@ export function sessionNotes(ports: NotePorts, log: (level: 'warn', message: str
   const held = new Map<string, string[]>();
   const restoring = new Set<string>();
   const failed = (what: string, sessionId: string) => (error: unknown) =>
-    log('warn', `${what} for session ${sessionId} failed (${(error as Error)?.message ?? String(error)})`);
+    log('warn', `${what} for session ${sessionId} failed (${errorMessage(error)})`);
   const send = (sessionId: string, text: string) =>
     void ports
       .post(sessionId, text)

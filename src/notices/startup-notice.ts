@@ -4,11 +4,12 @@ import type { PlanSummary } from '../persistence/plan-index.js';
 import type { Toast } from './toasts.js';
 
 /**
- * The toast about plans a previous process left unfinished. OpenCode loads the plugin while the
- * TUI is still starting, and a toast shown then reaches no screen (verified in tmux: only the log
- * line remained). So it is held until a client shows signs of listening: it asked for the
- * providers (OpenCode 1.18 publishes `plugin.added` / `catalog.updated` as it builds that list,
- * which the TUI does once it is up), or a session moved. Shown once.
+ * The toast about plans a previous process left unfinished. OpenCode loads the plugin while the TUI
+ * is still starting, and a toast shown then reaches no screen (verified in tmux: only the log line
+ * remained; https://github.com/anomalyco/opencode/issues/38527). So it is held until a client shows
+ * signs of listening: it asked for the providers (OpenCode 1.18 publishes `plugin.added` /
+ * `catalog.updated` as it builds that list, which the TUI does once it is up), or a session moved.
+ * Shown once.
  */
 const CLIENT_SIGNS = /^(plugin\.added|catalog\.updated|session\.|message\.)/;
 

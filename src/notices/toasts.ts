@@ -5,14 +5,10 @@ import { totalTokens } from '../machines/usage.js';
 import { formatCost, formatTokens } from '../usage/format.js';
 import { progressTitle } from './progress-title.js';
 import { forTerminal, forTerminalLine } from '../text/terminal.js';
+import type { Toast } from '../agenda/ports.js';
 
-export interface Toast {
-  title: string;
-  message: string;
-  variant: 'info' | 'success' | 'warning' | 'error';
-  /** Milliseconds on screen (OpenCode's default when absent). */
-  duration?: number;
-}
+// Declared with the agenda's ports, which show toasts too; the agenda must not import notices.
+export type { Toast };
 
 /**
  * The toast as the TUI may show it: goals, errors and step ids in it are model-written, and the TUI
@@ -111,8 +107,9 @@ export function newlyCompleted(before: ReadonlySet<string>, file: Pick<PlanFile,
 
 /**
  * The toast for steps done, saying where the plan stands: the TUI of OpenCode 1.18.33 draws a
- * plugin tool by its name and arguments only, so the running orca_ask_planner call's title
- * (progress-title.ts) is not seen there, and this is. Steps done close together share one toast.
+ * plugin tool by its name and arguments only (https://github.com/anomalyco/opencode/issues/18585),
+ * so the running orca_ask_planner call's title (progress-title.ts) is not seen there, and this is.
+ * Steps done close together share one toast.
  */
 export function completionToast(steps: ReadonlyArray<{ id: string; agent: string }>, file: Pick<PlanFile, 'plan_id' | 'status' | 'steps' | 'waiting_for' | 'usage'>): Toast {
   const named = steps.slice(0, 3).map((s) => `${s.id} (${s.agent})`);

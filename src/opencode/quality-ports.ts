@@ -10,6 +10,7 @@ import { ZERO_USAGE } from '../machines/usage.js';
 import { attemptOf, specialistTurn } from './session-ports.js';
 import { createTurnRunner, TurnAbortedError, type ReconcileRecord, type TurnRunner } from './turn-runner.js';
 import type { OnTurn } from './turn-port.js';
+import { errorMessage } from '../errors.js';
 
 export interface QualityPortOptions {
   /** The project directory: hooks run there. */
@@ -75,7 +76,7 @@ export function qualityPorts(sessions: SessionsPort, options: QualityPortOptions
       options.log('warn', `plan ${planId}: step ${stepId}: session ${sessionId} idle for ${Math.round(idleMs / 1000)} s; aborting it (TIMEOUT)`);
       turns.expectAbort(sessionId); // the step fails with TIMEOUT from this watch, not with the aborted turn's error
       await sessions.abort(sessionId).catch((error: unknown) => {
-        options.log('warn', `plan ${planId}: aborting idle session ${sessionId} failed: ${(error as Error).message}`);
+        options.log('warn', `plan ${planId}: aborting idle session ${sessionId} failed: ${errorMessage(error)}`);
       });
       return { idleMs };
     },

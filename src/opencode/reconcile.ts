@@ -2,6 +2,8 @@ import type { z } from 'zod';
 import { parseModelOutput, validateOutput } from '../protocol/parse-output.js';
 import type { InterruptedTurn } from '../machines/types.js';
 import type { SessionMessage, SessionsPort } from './sessions.js';
+import type { TurnRecordRole } from './turn-port.js';
+import { errorMessage } from '../errors.js';
 
 /**
  * A restored plan restarts the side effect it was waiting for with the same input (same session,
@@ -50,11 +52,11 @@ export async function reconcileSession<T>(
     listed = await sessions.messages(sessionID);
   } catch (error) {
     // OpenCode 1.18.33 cannot list the messages of a session prompted with a json_schema format
-    // (opencode#26929, "Expected OutputFormatJsonSchema"): such a session was prompted before (the
-    // structured protocol), so this is a restart whose result cannot be read. Let a running turn
-    // finish, then run the same attempt again.
+    // ("Expected OutputFormatJsonSchema", https://github.com/anomalyco/opencode/issues/26929): such
+    // a session was prompted before (the structured protocol), so this is a restart whose result
+    // cannot be read. Let a running turn finish, then run the same attempt again.
     const waited = await waitWhileBusy();
-    return { decision: 'redispatch', reason: `its messages cannot be read (${(error as Error).message.slice(0, 120)})`, waited };
+    return { decision: 'redispatch', reason: `its messages cannot be read (${errorMessage(error).slice(0, 120)})`, waited };
   }
   let messages = since(listed);
   if (!messages) return { decision: 'fresh' };
@@ -74,7 +76,8 @@ export async function reconcileSession<T>(
 /** What reconciliation decided for a restarted side effect, for the plan's journal. */
 export interface ReconcileRecord {
   plan_id: string;
-  role: 'planner' | 'specialist' | 'reviewer' | 'fixer';
+  /** Every role but a read-only ask's: an ask is not a side effect of the plan, so it is never restarted. */
+  role: Exclude<TurnRecordRole, 'ask'>;
   session_id: string;
   idempotency_key?: string;
   decision: 'reused' | 'waited' | 'redispatch' | 'reused_session' | 'interrupted';

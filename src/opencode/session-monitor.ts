@@ -4,6 +4,7 @@ import {
   type OrcaOptions,
 } from '../config/options.js';
 import { abortText, failureStreak, redirectText, toolOutcomes, type TranscriptMessage } from './tool-failures.js';
+import { errorMessage } from '../errors.js';
 
 /** A bus event as the plugin's `event` hook receives it (OpenCode 1.18 sends more types than the v1 SDK names). */
 export interface BusEvent {
@@ -30,12 +31,13 @@ export interface SessionMonitorOptions {
 
 /**
  * What Orca learns about sessions from OpenCode's bus and transcripts: when each session last did
- * anything (step timeouts) and whether a guarded specialist session is stuck repeating one
- * failing tool call (seed 001's loop breaker). The breaker acts only in sessions a specialist turn
- * runs in (opencodePorts' runSpecialist guards them): never the user's session, the planner, or
- * read-only consultations. It reads the transcript OpenCode is about to send, so it sees every
- * settled tool call before the next request: `tool.execute.after` does not fire for a tool that
- * throws, and bus events may arrive after the next request has started.
+ * anything (step timeouts) and whether a guarded specialist session is stuck repeating one failing
+ * tool call (the tool-loop breaker of docs/design.md, "Breakers and limits"). The breaker acts only
+ * in sessions a specialist turn runs in (opencodePorts' runSpecialist guards them): never the
+ * user's session, the planner, or read-only consultations. It reads the transcript OpenCode is
+ * about to send, so it sees every settled tool call before the next request: `tool.execute.after`
+ * does not fire for a tool that throws (https://github.com/anomalyco/opencode/issues/27900), and
+ * bus events may arrive after the next request has started.
  */
 export interface SessionMonitor {
   /** Feed every bus event here (the plugin's `event` hook). */
@@ -89,7 +91,7 @@ export function createSessionMonitor({
         try {
           listener(status);
         } catch (error) {
-          log('error', `session ${sessionId}: a status listener failed: ${(error as Error)?.message ?? String(error)}`);
+          log('error', `session ${sessionId}: a status listener failed: ${errorMessage(error)}`);
         }
       }
     },
@@ -153,7 +155,7 @@ export function createSessionMonitor({
         try {
           await abort(sessionId);
         } catch (error) {
-          log('error', `session ${sessionId}: could not abort after ${streak.count} identical failures of ${streak.tool}: ${(error as Error).message}`);
+          log('error', `session ${sessionId}: could not abort after ${streak.count} identical failures of ${streak.tool}: ${errorMessage(error)}`);
           throw error;
         }
         return;

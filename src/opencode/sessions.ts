@@ -1,6 +1,8 @@
 import type { PluginInput } from '@opencode-ai/plugin';
 import type { Usage } from '../machines/usage.js';
 import { usageOfMessage, type AssistantInfo, type UsageMeter } from './usage-meter.js';
+import type { PermissionRule } from '../agents/permission-format.js';
+import { openCodeErrorText } from '../text/opencode-error.js';
 
 /**
  * The part of OpenCode the orchestration needs: child sessions and blocking prompts. One small
@@ -39,12 +41,6 @@ export interface SessionMessage {
   error?: string;
 }
 
-export interface PermissionRule {
-  permission: string;
-  pattern: string;
-  action: 'allow' | 'ask' | 'deny';
-}
-
 export interface PromptReply {
   structured?: unknown;
   text: string;
@@ -59,13 +55,6 @@ type Loose = (options: Record<string, unknown>) => Promise<{ data?: unknown; err
 
 /** The v1 client has no type for newer body fields (format, permission, metadata): pass them through. */
 const call = (fn: unknown, client: unknown) => (fn as Loose).bind(client);
-
-function describeError(error: unknown): string {
-  if (!error) return 'unknown error';
-  if (typeof error === 'string') return error;
-  const e = error as { name?: string; data?: { message?: string }; message?: string };
-  return [e.name, e.data?.message ?? e.message].filter(Boolean).join(': ') || JSON.stringify(error);
-}
 
 /**
  * `meter` adds the earlier model requests of a prompt that called tools (from `message.updated`
@@ -85,12 +74,12 @@ export function sessionsFromClient(
         query: { directory },
       });
       const data = res.data as { id?: string } | undefined;
-      if (!data?.id) throw new Error(`OpenCode refused to create a session: ${describeError(res.error)}`);
+      if (!data?.id) throw new Error(`OpenCode refused to create a session: ${openCodeErrorText(res.error)}`);
       return { id: data.id };
     },
     async prompt({ sessionID, agent, text, jsonSchema, tools, signal }) {
       // A failed abort leaves the turn running in OpenCode: say so (the idle watch still bounds the step).
-      const abortFailed = (error: unknown) => log?.('warn', `aborting the turn in session ${sessionID} failed: ${describeError(error)}`);
+      const abortFailed = (error: unknown) => log?.('warn', `aborting the turn in session ${sessionID} failed: ${openCodeErrorText(error)}`);
       const onAbort = () =>
         void session
           .abort({ path: { id: sessionID }, query: { directory } })
@@ -114,7 +103,7 @@ export function sessionsFromClient(
         const data = res.data as
           | { info?: AssistantInfo & { structured?: unknown; error?: unknown }; parts?: Array<{ type: string; text?: string; synthetic?: boolean }> }
           | undefined;
-        if (!data?.info) throw new Error(`OpenCode prompt failed in session ${sessionID}: ${describeError(res.error)}`);
+        if (!data?.info) throw new Error(`OpenCode prompt failed in session ${sessionID}: ${openCodeErrorText(res.error)}`);
         const textOut = (data.parts ?? [])
           .filter((p) => p.type === 'text' && !p.synthetic)
           .map((p) => p.text ?? '')
@@ -122,7 +111,7 @@ export function sessionsFromClient(
         return {
           ...(data.info.structured !== undefined ? { structured: data.info.structured } : {}),
           text: textOut,
-          ...(data.info.error ? { error: describeError(data.info.error) } : {}),
+          ...(data.info.error ? { error: openCodeErrorText(data.info.error) } : {}),
           usage: meter ? meter.promptUsage(sessionID, data.info) : usageOfMessage(data.info),
         };
       } finally {
@@ -136,12 +125,12 @@ export function sessionsFromClient(
     async messages(sessionID) {
       const res = await call(session.messages, session)({ path: { id: sessionID }, query: { directory } });
       const data = res.data as Array<{ info: { role: string; structured?: unknown; error?: unknown }; parts: Array<{ type: string; text?: string; synthetic?: boolean }> }> | undefined;
-      if (!data) throw new Error(`OpenCode did not list the messages of session ${sessionID}: ${describeError(res.error)}`);
+      if (!data) throw new Error(`OpenCode did not list the messages of session ${sessionID}: ${openCodeErrorText(res.error)}`);
       return data.map((m) => ({
         role: m.info.role === 'user' ? 'user' : 'assistant',
         text: m.parts.filter((p) => p.type === 'text' && !p.synthetic).map((p) => p.text ?? '').join('\n'),
         ...(m.info.structured !== undefined ? { structured: m.info.structured } : {}),
-        ...(m.info.error ? { error: describeError(m.info.error) } : {}),
+        ...(m.info.error ? { error: openCodeErrorText(m.info.error) } : {}),
       }));
     },
     async busy(sessionID) {

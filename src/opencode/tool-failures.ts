@@ -1,6 +1,7 @@
 /**
- * Seed 001's in-session loop breaker, as pure functions over a session's transcript: the same
- * tool called with the same input failing the same way, again and again.
+ * The in-session tool-loop breaker (docs/design.md, "Breakers and limits"), as pure functions over
+ * a session's transcript: the same tool called with the same input failing the same way, again and
+ * again.
  */
 
 /** One settled tool call: `error` is absent when it succeeded. */

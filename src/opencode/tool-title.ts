@@ -14,10 +14,10 @@ export interface ToolPart {
 }
 
 /**
- * The title OpenCode shows for a running tool call. In 1.18.33 a plugin tool's `ctx.metadata({title})`
- * shows nothing, so the part is changed through the server: PATCH
- * /session/:id/message/:messageID/part/:partID with the whole part, which publishes
- * `message.part.updated` to every client.
+ * The title OpenCode shows for a running tool call. In 1.18.33 a plugin tool's
+ * `ctx.metadata({title})` shows nothing (https://github.com/anomalyco/opencode/issues/50313), so
+ * the part is changed through the server: PATCH /session/:id/message/:messageID/part/:partID with
+ * the whole part, which publishes `message.part.updated` to every client.
  */
 export interface ToolTitlePort {
   /** The running part of the call to `tool` with this input in the message, or null. */

@@ -1,13 +1,13 @@
-import type { Usage } from '../machines/usage.js';
+import type { TurnRole, Usage } from '../machines/usage.js';
 
-/** Who a turn was for: the plan's planner, a step's specialist, its reviewer or fixer, or a read-only ask. */
-export type TurnRole = 'planner' | 'specialist' | 'reviewer' | 'fixer' | 'ask';
+/** Who a turn was for: the plan's planner, or one of a step's roles (its specialist, reviewer or fixer, or a read-only ask). */
+export type TurnRecordRole = 'planner' | TurnRole;
 
 /** One prompt Orca sent and what it cost (the turn runner reports each, turn-runner.ts): a line of the plan's journal and of the project's usage history. */
 export interface TurnRecord {
   plan_id?: string;
   step_id?: string;
-  role: TurnRole;
+  role: TurnRecordRole;
   /** The agent the prompt went to (a read-only ask's twin is `coder.readonly`, …). */
   agent: string;
   session_id: string;
@@ -23,7 +23,7 @@ export type OnTurn = (record: TurnRecord) => void;
 export interface CoercionRecord {
   plan_id: string;
   step_id?: string;
-  role: TurnRole;
+  role: TurnRecordRole;
   agent: string;
   session_id: string;
   /** What was forgiven, in words: `JSONC: comments removed`, `key_findings: a string taken as a one-item list`. */

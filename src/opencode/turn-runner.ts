@@ -11,18 +11,17 @@ import { usageOfError } from '../machines/turn.js';
 import type { OnCoercion, OnTurn } from './turn-port.js';
 import type { SessionMonitor, SessionStatus } from './session-monitor.js';
 import type { SessionsPort } from './sessions.js';
+import { errorMessage, OrcaError } from '../errors.js';
 
 export type { ReconcileRecord } from './reconcile.js';
-
-/** Which kind of turn: names it in logs and in the journal's `reconcile` entries. */
-export type TurnRole = ReconcileRecord['role'];
 
 /** One turn Orca starts in a child session. */
 export interface TurnSpec<T> {
   planId: string;
   /** The step a step turn belongs to (specialist, reviewer, fixer), for the journal's `turn` lines. */
   stepId?: string;
-  role: TurnRole;
+  /** Which kind of turn: names it in logs and in the journal's `turn` and `reconcile` entries. */
+  role: ReconcileRecord['role'];
   sessionId: string;
   /** The OpenCode agent prompted (planner, a specialist, reviewer); `agents.<id>.output` is read for it. */
   agent: string;
@@ -73,7 +72,7 @@ export interface TurnInterrupted {
  * The tool-loop breaker aborted the turn's session; `reason` is what the step reports. What the
  * turn cost rides along as `error.usage` (machines/turn.ts usageOfError), like every turn error.
  */
-export class TurnAbortedError extends Error {
+export class TurnAbortedError extends OrcaError {
   override readonly name = 'TurnAbortedError';
   constructor(readonly reason: string) {
     super(reason);
@@ -157,7 +156,7 @@ export function createTurnRunner(sessions: SessionsPort, options: TurnRunnerOpti
         if (status.type !== 'retry' || !isToolChoiceRefusal(status.message) || stopping) return;
         retried = status.message;
         stopping = sessions.abort(spec.sessionId).catch((error: unknown) => {
-          log?.('warn', `plan ${spec.planId}: aborting the refused structured prompt in session ${spec.sessionId} failed: ${(error as Error)?.message ?? String(error)}`);
+          log?.('warn', `plan ${spec.planId}: aborting the refused structured prompt in session ${spec.sessionId} failed: ${errorMessage(error)}`);
         });
       });
       try {
@@ -170,7 +169,7 @@ export function createTurnRunner(sessions: SessionsPort, options: TurnRunnerOpti
         try {
           memory.rememberRefusal(spec.planId, { agent: spec.agent, reason: refusal, sessionId: spec.sessionId });
         } catch (error) {
-          log?.('warn', `plan ${spec.planId}: could not record that ${spec.agent}'s model needs the text protocol: ${(error as Error)?.message ?? String(error)}`);
+          log?.('warn', `plan ${spec.planId}: could not record that ${spec.agent}'s model needs the text protocol: ${errorMessage(error)}`);
         }
         return { ...reply, refusal } satisfies TurnReply;
       } finally {
@@ -184,7 +183,7 @@ export function createTurnRunner(sessions: SessionsPort, options: TurnRunnerOpti
     try {
       onCoercion?.({ plan_id: spec.planId, ...(spec.stepId !== undefined ? { step_id: spec.stepId } : {}), role: spec.role, agent: spec.agent, session_id: spec.sessionId, coerced });
     } catch (error) {
-      log?.('warn', `plan ${spec.planId}: the slips forgiven in ${spec.agent}'s answer were not recorded: ${(error as Error)?.message ?? String(error)}`);
+      log?.('warn', `plan ${spec.planId}: the slips forgiven in ${spec.agent}'s answer were not recorded: ${errorMessage(error)}`);
     }
   };
 

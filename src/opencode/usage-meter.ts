@@ -30,7 +30,7 @@ export const usageOfMessage = (info: AssistantInfo): Usage => ({
  * earlier ones are known from their `message.updated` events. The meter keeps those, only for
  * sessions a prompt of Orca's is running in, and sums every assistant message that answers the
  * same user message as the reply (same parentID). No GET of the session's messages: OpenCode
- * cannot list a structured-output session (opencode#26929).
+ * cannot list a structured-output session (https://github.com/anomalyco/opencode/issues/26929).
  */
 export interface UsageMeter {
   /** Feed every bus event here (the plugin's `event` hook). */

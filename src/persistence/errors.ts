@@ -1,8 +1,9 @@
 import { quote } from '../text/quote.js';
+import { OrcaError } from '../errors.js';
 
 /** Errors of the plan store. Each says what was wrong and what to do. */
 
-export class InvalidPlanIdError extends Error {
+export class InvalidPlanIdError extends OrcaError {
   override name = 'InvalidPlanIdError';
   constructor(readonly input: unknown) {
     super(
@@ -12,7 +13,7 @@ export class InvalidPlanIdError extends Error {
   }
 }
 
-export class PlanNotFoundError extends Error {
+export class PlanNotFoundError extends OrcaError {
   override name = 'PlanNotFoundError';
   constructor(readonly planId: string) {
     super(`Plan ${planId} does not exist: orca_list_plans lists the plans of this project.`);
@@ -20,7 +21,7 @@ export class PlanNotFoundError extends Error {
 }
 
 /** A plan file that could not be loaded; it has been moved to the quarantine folder. */
-export class QuarantinedPlanError extends Error {
+export class QuarantinedPlanError extends OrcaError {
   override name = 'QuarantinedPlanError';
   constructor(
     readonly planId: string,
@@ -32,7 +33,7 @@ export class QuarantinedPlanError extends Error {
 }
 
 /** A plan file the plugin was about to write that its own loader would quarantine: refused, nothing written. */
-export class InvalidPlanFileError extends Error {
+export class InvalidPlanFileError extends OrcaError {
   override name = 'InvalidPlanFileError';
   constructor(
     readonly planId: string,

@@ -2,6 +2,7 @@ import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { ulid } from 'ulid';
 import { writeFileAtomic } from './atomic-write.js';
+import { errorMessage } from '../errors.js';
 
 /**
  * Decisions made outside the process that runs a plan (the CLI, another terminal) wait here,
@@ -42,7 +43,7 @@ export function takeDecisions(plansDir: string, planId: string, onBad: (file: st
       if (typeof decision?.event?.type !== 'string') throw new Error('no event type');
       taken.push(decision);
     } catch (error) {
-      onBad(path, (error as Error).message);
+      onBad(path, errorMessage(error));
     }
     rmSync(path, { force: true });
   }

@@ -1,4 +1,5 @@
 import { appendJournal, type JournalEntry } from './journal.js';
+import { errorMessage } from '../errors.js';
 
 /**
  * A plan's journal, batched: the entries of one synchronous cascade go to disk in one append, in
@@ -25,7 +26,7 @@ export class JournalWriter {
       appendJournal(this.path, entries);
     } catch (error) {
       // Thrown in a microtask it would vanish (or end the process): report it instead.
-      this.onError(error instanceof Error ? error : new Error(String(error)));
+      this.onError(error instanceof Error ? error : new Error(errorMessage(error)));
     }
   }
 }

@@ -2,6 +2,7 @@ import { PLAN_MACHINE_VERSION } from '../machines/plan.machine.js';
 import { WRITING_AGENTS } from '../machines/threading.js';
 import { DEFAULT_PLAN_POLICY, type PlanPolicy, type StepPolicy } from '../machines/types.js';
 import { SCHEMA_VERSION } from './plan-file.js';
+import { OrcaError } from '../errors.js';
 
 /**
  * Pure upgrades of a parsed plan file, keyed by the version they upgrade FROM. Each entry gets a
@@ -78,7 +79,7 @@ const machineMigrations: Record<number, Migration> = {
   },
 };
 
-export class UnsupportedVersionError extends Error {
+export class UnsupportedVersionError extends OrcaError {
   override name = 'UnsupportedVersionError';
 }
 

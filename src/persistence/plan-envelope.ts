@@ -3,7 +3,7 @@ import { PLAN_MACHINE_VERSION, type PlanMachine } from '../machines/plan.machine
 import type { PlanStatus } from '../machines/types.js';
 import { planUsage } from '../machines/budget.js';
 import { ZERO_USAGE } from '../machines/usage.js';
-import { SCHEMA_VERSION, type PlanFile, type PlanView } from './plan-file.js';
+import { SCHEMA_VERSION, type PlanFile, type PlanFields } from './plan-file.js';
 
 /** "drafting.awaiting_answers" from { drafting: 'awaiting_answers' }. */
 export function statePath(value: unknown): string {
@@ -14,12 +14,12 @@ export function statePath(value: unknown): string {
 
 export const planStatus = (value: unknown) => statePath(value).split('.')[0] as PlanStatus;
 
-/** A plan's plain fields for a snapshot: for people, tools and observers (PlanView). */
-export function toPlanView(
+/** A plan's plain fields for a snapshot: for people, tools and observers (PlanFields). */
+export function toPlanFields(
   snapshot: SnapshotFrom<PlanMachine>,
   times: { created_at: string; updated_at: string },
   waitingFor: PlanFile['waiting_for'] = null,
-): PlanView {
+): PlanFields {
   const c = snapshot.context;
   return {
     schema_version: SCHEMA_VERSION,
@@ -44,6 +44,6 @@ export function toPlanView(
 }
 
 /** The plan file: its plain fields plus the persisted snapshot. */
-export function toPlanFile(view: PlanView, persisted: unknown): PlanFile {
+export function toPlanFile(view: PlanFields, persisted: unknown): PlanFile {
   return { ...view, snapshot: persisted as PlanFile['snapshot'] };
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { FAILURE_KINDS, PLAN_STATUSES, SPECIALISTS } from '../machines/types.js';
-import { TURN_ROLES } from '../machines/usage.js';
+import { TURN_ROLES, type Usage } from '../machines/usage.js';
 
 /**
  * The public plan file format, `.opencode/plans/{plan_id}.json`. The plain fields are for people
@@ -51,7 +51,7 @@ export const usageRecord = z.object({
   cache_read: count,
   cache_write: count,
   cost: count,
-});
+}) satisfies z.ZodType<Usage>;
 
 export const planFileStep = z.object({
   id: z.string(),
@@ -124,7 +124,7 @@ export const planFile = z.object({
   waiting_for: z.enum(['approval', 'question', 'deviation', 'budget', 'resume']).nullable(),
   /** Earlier versions of the plan, oldest first: the last is the version the human saw before this one. */
   revisions: z.array(proposal).default([]),
-  /** The agenda item firing that started the plan (seed 002); absent when a person started it. */
+  /** The agenda item (and which of its firings) that started the plan; absent when a person started it. */
   agenda_item: z.object({ agenda_id: z.string(), firing: z.number().int().min(1) }).optional(),
   /** What every turn of the plan cost: planner, steps, read-only asks (absent in files written before usage was recorded). */
   usage: usageRecord.optional(),
@@ -145,11 +145,14 @@ export const planFile = z.object({
 
 export type PlanFile = z.infer<typeof planFile>;
 /** A plan file's plain fields: what observers of a running plan read (the snapshot is only made for a write). */
-export type PlanView = Omit<PlanFile, 'snapshot'>;
+export type PlanFields = Omit<PlanFile, 'snapshot'>;
 export type PlanFileStep = z.infer<typeof planFileStep>;
 
-/** "a: message; b.c: message", short enough for one log line. */
-export function formatIssues(error: z.ZodError): string {
+/**
+ * A zod error as "a: message; b.c: message", short enough for one log line or a refusal a person
+ * reads. The model is told its mistakes by protocol/format-issues.ts formatIssues instead.
+ */
+export function describeIssues(error: z.ZodError): string {
   return error.issues
     .slice(0, 5)
     .map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`)

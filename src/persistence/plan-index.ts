@@ -2,7 +2,7 @@ import { createStore } from '@xstate/store';
 import { z } from 'zod';
 import { planMachine } from '../machines/plan.machine.js';
 import { PLAN_STATUSES } from '../machines/types.js';
-import { planFile, type PlanFile, type PlanView } from './plan-file.js';
+import { planFile, type PlanFile, type PlanFields } from './plan-file.js';
 
 /** What listing needs, kept in memory so orca_list_plans never hydrates an actor. */
 export const planSummary = z.object({
@@ -26,7 +26,7 @@ export const summarize = (file: PlanFile): PlanSummary =>
   summarizeLive(file, planMachine.resolveState({ value: file.snapshot.value as never, context: file.snapshot.context as never }));
 
 /** A running plan's summary: its plain fields and the live snapshot they were made from (tags and caller read there). */
-export const summarizeLive = (view: PlanView, live: { hasTag(tag: string): boolean; context: unknown }): PlanSummary => ({
+export const summarizeLive = (view: PlanFields, live: { hasTag(tag: string): boolean; context: unknown }): PlanSummary => ({
   plan_id: view.plan_id,
   goal: view.goal,
   status: view.status,

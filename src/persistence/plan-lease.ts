@@ -1,11 +1,12 @@
 import lockfile from 'proper-lockfile';
+import { OrcaError } from '../errors.js';
 
 /**
  * One writer per plan across processes (two OpenCode servers on one project): a plan's actor
  * runs only while this process holds the lock on its file. proper-lockfile keeps the lock fresh
  * and treats one not refreshed for `staleMs` as abandoned (a killed process), so it is taken over.
  */
-export class PlanLeaseError extends Error {
+export class PlanLeaseError extends OrcaError {
   override name = 'PlanLeaseError';
   constructor(readonly planId: string) {
     super(

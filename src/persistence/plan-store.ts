@@ -3,9 +3,10 @@ import { join } from 'node:path';
 import { InvalidPlanFileError, PlanNotFoundError, QuarantinedPlanError } from './errors.js';
 import { writeFileAtomic, writeFileAtomicAsync } from './atomic-write.js';
 import { migratePlanFile } from './migrations.js';
-import { formatIssues, planFile, type PlanFile } from './plan-file.js';
+import { describeIssues, planFile, type PlanFile } from './plan-file.js';
 import { isPlanId, parsePlanId } from './plan-id.js';
 import { ensureStateDir } from './state-dir.js';
+import { errorMessage } from '../errors.js';
 
 export const plansDir = (projectDir: string) => join(projectDir, '.opencode', 'plans');
 
@@ -135,13 +136,13 @@ export function parsePlanFileText(
   try {
     raw = JSON.parse(text);
   } catch (error) {
-    return { ok: false, reason: `not valid JSON (${(error as Error).message})` };
+    return { ok: false, reason: `not valid JSON (${errorMessage(error)})` };
   }
   let migrated: unknown;
   try {
     migrated = migratePlanFile(raw);
   } catch (error) {
-    return { ok: false, reason: (error as Error).message };
+    return { ok: false, reason: errorMessage(error) };
   }
   return checkPlanFile(migrated, planId);
 }
@@ -149,7 +150,7 @@ export function parsePlanFileText(
 /** The one check of a plan file, on load (after migrations) and before every write. */
 export function checkPlanFile(value: unknown, planId: string): { ok: true; file: PlanFile } | { ok: false; reason: string } {
   const parsed = planFile.safeParse(value);
-  if (!parsed.success) return { ok: false, reason: `invalid plan file: ${formatIssues(parsed.error)}` };
+  if (!parsed.success) return { ok: false, reason: `invalid plan file: ${describeIssues(parsed.error)}` };
   if (parsed.data.plan_id !== planId || parsed.data.snapshot.context.plan_id !== planId) {
     return { ok: false, reason: `plan_id inside the file does not match its name ${planId}.json` };
   }

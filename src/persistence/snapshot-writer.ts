@@ -1,5 +1,6 @@
 import type { PlanFile } from './plan-file.js';
 import type { PlanStore } from './plan-store.js';
+import { errorMessage } from '../errors.js';
 
 /**
  * One plan's file on disk, made from the plan's current state by `build` (null: nothing to write).
@@ -101,7 +102,7 @@ export class SnapshotWriter {
       }
     } catch (error) {
       this.pending = null;
-      this.onError(error instanceof Error ? error : new Error(String(error)));
+      this.onError(error instanceof Error ? error : new Error(errorMessage(error)));
     } finally {
       this.writing = null;
     }

@@ -7,6 +7,7 @@ import { PlanNotFoundError, QuarantinedPlanError } from './errors.js';
 import { SCHEMA_VERSION } from './plan-file.js';
 import { planSummary, summarize, type PlanSummary } from './plan-index.js';
 import type { PlanStore } from './plan-store.js';
+import { errorMessage } from '../errors.js';
 
 /**
  * The plans' summaries cached beside them, so a start reads one file and stats each plan instead
@@ -94,7 +95,7 @@ function readCache(path: string, log: Log): (z.infer<typeof cacheFile> & { writt
     }
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    log('warn', `the plan summary cache ${path} cannot be read (${(error as Error).message}); reading every plan file`);
+    log('warn', `the plan summary cache ${path} cannot be read (${errorMessage(error)}); reading every plan file`);
     return null;
   }
   let parsed;
@@ -115,7 +116,7 @@ function writeCache(path: string, plans: Record<string, CacheEntry>, log: Log) {
   try {
     writeFileAtomic(path, JSON.stringify(file));
   } catch (error) {
-    log('warn', `the plan summary cache ${path} cannot be written (${(error as Error).message}); the next start reads every plan file again`);
+    log('warn', `the plan summary cache ${path} cannot be written (${errorMessage(error)}); the next start reads every plan file again`);
   }
 }
 

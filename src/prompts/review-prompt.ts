@@ -1,13 +1,14 @@
-import { reviewErrorsText } from '../machines/step.machine.js';
+import { reviewErrorsText } from '../machines/step-text.js';
 import type { ReviewError, StepOutput, ThreadedContext } from '../machines/types.js';
 import { laterStepsSection } from './later-steps.js';
 import { previousAttemptText } from './previous-attempts.js';
 
 /**
- * Seed 003's quality gate. The reviewer gets the step as the specialist got it (goal, step,
- * success criteria, relevant files) and what the specialist reported, never its transcript; the
- * fixer (the same specialist, in its own session) gets the reviewer's error reports. What to answer
- * is the output protocol section the turn appends (review or step result format).
+ * The quality gate (docs/design.md, "The quality gate"). The reviewer gets the step as the
+ * specialist got it (goal, step, success criteria, relevant files) and what the specialist
+ * reported, never its transcript; the fixer (the same specialist, in its own session) gets the
+ * reviewer's error reports. What to answer is the output protocol section the turn appends (review
+ * or step result format).
  */
 export function reviewPrompt(thread: ThreadedContext, work: StepOutput, round: number, maxRounds: number): string {
   const { step } = thread;

@@ -7,8 +7,8 @@ import { outputFormat } from '../protocol/protocol-turn.js';
 import { turnHeader, turnStart } from './turn-header.js';
 
 /**
- * The whole prompt a specialist gets for one step (seed 000, "Step Prompt Structure"). It is built
- * only from the threaded context, so its size depends on the step's dependencies, not on how
+ * The whole prompt a specialist gets for one step (docs/design.md, "Context threading"). It is
+ * built only from the threaded context, so its size depends on the step's dependencies, not on how
  * long the plan has been running. What to answer is the output protocol section the turn appends.
  */
 export function stepPrompt(thread: ThreadedContext): string {

@@ -199,7 +199,7 @@ function lineAndColumn(source: string, offset: number): string {
 
 /**
  * The arguments of a tool call the model wrote as text, e.g. `{"name": "StructuredOutput",
- * "arguments": {…}}`, or the `{"function": …}` and `{"tool_call": …}` wrappers (seed 001).
+ * "arguments": {…}}`, or the `{"function": …}` and `{"tool_call": …}` wrappers some models write.
  */
 function unwrapToolCall(value: unknown): unknown {
   if (!isRecord(value)) return undefined;

@@ -1,7 +1,8 @@
 import { QUOTE_MAX } from '../text/quote.js';
+import { OrcaError } from '../errors.js';
 
 /** A model kept replying with output that does not match the expected schema. */
-export class OutputProtocolError extends Error {
+export class OutputProtocolError extends OrcaError {
   override readonly name = 'OutputProtocolError';
   /** Prompts sent in total: the first one plus every correction prompt. */
   readonly attempts: number;
@@ -19,7 +20,7 @@ export class OutputProtocolError extends Error {
 }
 
 /** A prompt of the turn ended with an error (the provider's, or OpenCode's) and no reply to read. */
-export class TurnEndedError extends Error {
+export class TurnEndedError extends OrcaError {
   override readonly name = 'TurnEndedError';
   /** OpenCode's error on the assistant message, e.g. `APIError: Bad Request`. */
   readonly error: string;

@@ -1,12 +1,13 @@
 import type { OutputFormat } from './expected-shape.js';
 
 /**
- * How a turn's answer travels back (DESIGN "Model output protocol"):
+ * How a turn's answer travels back (docs/design.md, "Model output protocol"):
  * - `text`, the default: the reply ends with one JSON object, read by tolerant parsing. OpenCode
  *   can list such a session's messages, so the TUI shows it and a restart can reuse its result.
  * - `structured`: OpenCode's structured output (`format: json_schema`, a forced StructuredOutput
- *   tool call). OpenCode 1.18 cannot list such a session (opencode#26929), and reasoning models
- *   may refuse the forced tool choice: then the turn falls back to `text`.
+ *   tool call). OpenCode 1.18 cannot list such a session
+ *   (https://github.com/anomalyco/opencode/issues/26929), and reasoning models may refuse the
+ *   forced tool choice: then the turn falls back to `text`.
  */
 export type OutputProtocol = 'text' | 'structured';
 

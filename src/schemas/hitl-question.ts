@@ -8,7 +8,7 @@ export const HitlOptionSchema = z.object({
   description: z.string().optional(),
 });
 
-/** One question for the human (seed 000); the emitter provides every display detail. */
+/** One question for the human (docs/design.md, "Questions"); the emitter provides every display detail. */
 export const HitlQuestionSchema = z.object({
   header: z
     .string()

@@ -2,7 +2,10 @@ import { z } from 'zod';
 import { withExample } from './example.js';
 import { toToolJsonSchema } from './json-schema.js';
 
-/** Seed 003's error report: [ERROR-XXX] Category, File, Line, Issue, Found, Expected, Fix. */
+/**
+ * The reviewer's error report: [ERROR-XXX] Category, File, Line, Issue, Found, Expected, Fix
+ * (docs/design.md, "The quality gate").
+ */
 export const ReviewErrorSchema = z.object({
   id: z.string().optional().describe('ERROR-001, ERROR-002, …'),
   category: z.string().min(1).describe('Syntax, Imports, Types, Logic, Style, Security, Criteria'),

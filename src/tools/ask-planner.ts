@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { drivePlan } from '../host/drive.js';
 import type { Orca } from '../composition-root.js';
-import { resolveGate } from '../hitl/resolve.js';
+import { resolveGate, type GateResolverDeps } from '../hitl/resolve.js';
 import { pausedNote } from '../notices/plan-notes.js';
 import { renderDrive } from './render.js';
 import { defineTool } from './define-tool.js';
@@ -14,7 +14,10 @@ export const ASK_PLANNER_DESCRIPTION =
   'Returns when the planner answers, or when the plan is completed, stopped, rejected or fails; approval and ' +
   'deviation decisions are asked of the human by the plugin, not by you.';
 
-export function askPlannerTool(orca: Orca) {
+/** What orca_ask_planner uses of Orca: the plans, their progress title and notes, and what resolving a gate needs. */
+export type AskPlannerOrca = Pick<Orca, 'host' | 'titles' | 'turnFollowers' | 'notes' | 'log'> & GateResolverDeps;
+
+export function askPlannerTool(orca: AskPlannerOrca) {
   return defineTool({
     name: 'orca_ask_planner',
     description: ASK_PLANNER_DESCRIPTION,
@@ -38,7 +41,8 @@ export function askPlannerTool(orca: Orca) {
         if ((await orca.host.openWhenFree(planId, ctx.abort)).getSnapshot().can(event)) orca.host.send(planId, event);
       }
       ctx.metadata({ title: `plan ${planId}`, metadata: { plan_id: planId } });
-      // ctx.metadata shows nothing for plugin tools in 1.18.33: the running part is retitled through the server.
+      // ctx.metadata shows nothing for plugin tools in 1.18.33 (https://github.com/anomalyco/opencode/issues/50313):
+      // the running part is retitled through the server.
       const progress = orca.titles
         ? followProgressTitle({
             host: orca.host,

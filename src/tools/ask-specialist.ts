@@ -6,6 +6,7 @@ import type { Orca } from '../composition-root.js';
 import { defineTool } from './define-tool.js';
 import type { Usage } from '../machines/usage.js';
 import { isPlanId } from '../persistence/plan-id.js';
+import { errorMessage } from '../errors.js';
 
 const SESSION_ID = /^ses_[A-Za-z0-9]+$/;
 
@@ -56,7 +57,7 @@ async function recordAsk(orca: Pick<Orca, 'sessions' | 'host' | 'recordTurn' | '
   try {
     owner = ((await orca.sessions.get(callerId))?.metadata as { orca?: { plan_id?: unknown; step_id?: unknown } } | undefined)?.orca;
   } catch (error) {
-    orca.log('warn', `the usage of a read-only ask in ${turn.session_id} is not counted in a plan: its caller ${callerId} could not be read (${(error as Error).message})`);
+    orca.log('warn', `the usage of a read-only ask in ${turn.session_id} is not counted in a plan: its caller ${callerId} could not be read (${errorMessage(error)})`);
   }
   const planId = typeof owner?.plan_id === 'string' && isPlanId(owner.plan_id) ? owner.plan_id : undefined;
   const stepId = typeof owner?.step_id === 'string' ? owner.step_id : undefined;

@@ -16,8 +16,9 @@ export interface OrcaToolSpec<Args extends z.ZodRawShape> {
 /**
  * An OpenCode tool whose arguments are parsed before `execute` sees them. OpenCode 1.18 does not
  * validate a plugin tool's arguments against its schema: `{}`, numbers and nulls reach `execute`
- * (shared/NOTES-opencode.md). A bad call gets an error naming each wrong argument and what it must
- * be; unknown arguments are refused too (a misspelt `planId` must not silently start a new plan).
+ * (https://github.com/anomalyco/opencode/issues/49279). A bad call gets an error naming each wrong
+ * argument and what it must be; unknown arguments are refused too (a misspelt `planId` must not
+ * silently start a new plan).
  */
 export function defineTool<Args extends z.ZodRawShape>(spec: OrcaToolSpec<Args>) {
   const schema = z.strictObject(spec.args);

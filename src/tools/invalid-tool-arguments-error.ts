@@ -1,5 +1,7 @@
+import { OrcaError } from '../errors.js';
+
 /** A tool call whose arguments do not match the tool's schema; says which and what each must be. */
-export class InvalidToolArgumentsError extends Error {
+export class InvalidToolArgumentsError extends OrcaError {
   override name = 'InvalidToolArgumentsError';
   constructor(
     readonly tool: string,

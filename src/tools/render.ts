@@ -8,7 +8,10 @@ import type { DecisionRecord, FailedAttempt, StepRecord } from '../machines/type
 import { FAILURE_KIND_WORDS } from '../text/failure-kind.js';
 import { roleUsageParts, usageText } from '../usage/format.js';
 
-/** What orca_ask_planner returns (seed 000): answer | completed | stopped | rejected | failure, or waiting. */
+/**
+ * What orca_ask_planner returns (docs/design.md, "What orca_ask_planner returns"): answer |
+ * completed | stopped | rejected | failure, or waiting.
+ */
 export function renderDrive(result: DriveResult): Record<string, unknown> {
   const c = result.snapshot.context;
   if (result.kind === 'waiting') return renderWaiting(result.snapshot, result.gates, result.reason);

@@ -1,4 +1,4 @@
-import { queuedDecisions } from '../cli/running-server.js';
+import { queuedDecisions } from '../decisions/running-server.js';
 import { leaseHeld } from '../persistence/plan-lease.js';
 import { listPlanIds, planFilePath, readPlan, readPlanJournal, type PlanRead } from './plan-source.js';
 import { planListView, type PlanListView, type UnreadablePlan } from './plan-list-view.js';

@@ -1,8 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { awaitDecision, DECISION_CHOICES, postGateDecision } from '../cli/decision.js';
-import { RefusedError, UsageError } from '../cli/errors.js';
+import { awaitDecision, DECISION_CHOICES, postGateDecision } from '../decisions/post-decision.js';
+import { RefusedError, UsageError } from '../request-errors.js';
 import { clip } from './access.js';
 import { BodyTooLargeError, readBody, sendError, sendJson } from './http.js';
+import { errorMessage } from '../errors.js';
 
 /**
  * POST /api/plans/:id/decision `{choice, text?, step?}`: the one thing the page can change, through
@@ -40,8 +41,8 @@ export async function handleDecision(req: IncomingMessage, res: ServerResponse, 
   } catch (error) {
     if (error instanceof UsageError) return sendError(res, 400, error.message);
     if (error instanceof RefusedError) return sendError(res, 409, error.message);
-    log('warn', `plan viewer: a decision for ${planId} failed: ${(error as Error).message}`);
-    sendError(res, 500, `Unexpected error: ${clip((error as Error).message, 200)}`);
+    log('warn', `plan viewer: a decision for ${planId} failed: ${errorMessage(error)}`);
+    sendError(res, 500, `Unexpected error: ${clip(errorMessage(error), 200)}`);
   }
 }
 

@@ -1,5 +1,5 @@
 import { readPlanSnapshot } from '../host/restore.js';
-import { GATE_COMMANDS, type CommandGate } from '../hitl/commands.js';
+import { GATE_COMMANDS, type CommandGate } from '../decisions/gate-commands.js';
 import { openGates, TEXT_NEEDED, type Gate } from '../machines/gates.js';
 import { diffSummary } from '../machines/plan-diff.js';
 import type { PlanFile } from '../persistence/plan-file.js';
@@ -88,7 +88,7 @@ function viewOf(gate: Gate): GateView {
 function optionsOf(kind: CommandGate, labels: readonly string[]): GateOptionView[] {
   return labels.map((label) => {
     const entry = Object.entries(GATE_COMMANDS).find(([, spec]) => spec.option === label && (spec.gates as readonly string[]).includes(kind));
-    if (!entry) throw new Error(`No orca decide choice answers "${label}" at the ${kind} gate (hitl/commands.ts GATE_COMMANDS).`);
+    if (!entry) throw new Error(`No orca decide choice answers "${label}" at the ${kind} gate (decisions/gate-commands.ts GATE_COMMANDS).`);
     return { label, choice: entry[0].replace(/^orca-/, ''), needs_text: label in TEXT_NEEDED };
   });
 }

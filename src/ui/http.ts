@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { OrcaError } from '../errors.js';
 
 /** Response helpers: every answer is uncacheable, never framed, never sniffed, and loads nothing from elsewhere. */
 
@@ -22,7 +23,7 @@ export const sendJson = (res: ServerResponse, status: number, body: unknown) => 
 /** `{ "error": message }`; messages never carry more than ~100 characters of what the client sent. */
 export const sendError = (res: ServerResponse, status: number, message: string) => sendJson(res, status, { error: message });
 
-export class BodyTooLargeError extends Error {
+export class BodyTooLargeError extends OrcaError {
   override name = 'BodyTooLargeError';
 }
 

@@ -3,7 +3,7 @@ import { activityOf, type PlanActivity } from '../persistence/plan-activity.js';
 import { summarize } from '../persistence/plan-index.js';
 import type { PlanRead } from './plan-source.js';
 import { progressOf, type Progress } from './progress.js';
-import { usageOf, type Usage } from './usage.js';
+import { usageOf, type RecordedUsage } from './usage.js';
 
 /** One row of the plans table. */
 export interface PlanListItem {
@@ -15,7 +15,7 @@ export interface PlanListItem {
   /** What it is doing: waiting at a gate, running (a process holds it), paused (nothing runs it), idle. */
   activity: PlanActivity;
   progress: Progress;
-  usage?: Usage;
+  usage?: RecordedUsage;
   created_at: string;
   updated_at: string;
 }

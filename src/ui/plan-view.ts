@@ -7,7 +7,7 @@ import type { PlanRead } from './plan-source.js';
 import { revisionsOf, type RevisionView } from './revisions-view.js';
 import { stepView, type StepView } from './step-view.js';
 import { timelineOf, type TimelineView } from './timeline-view.js';
-import { usageOf, type Usage } from './usage.js';
+import { usageOf, type RecordedUsage } from './usage.js';
 
 /** Everything the plan page shows, computed from the plan file and its journal alone. */
 export interface PlanView {
@@ -19,7 +19,7 @@ export interface PlanView {
   created_at: string;
   updated_at: string;
   progress: Progress;
-  usage?: Usage;
+  usage?: RecordedUsage;
   dispatches?: { used: number; cap: number };
   gates: GateView[];
   /** Decisions posted to the inbox that no process has applied yet ("approval.approve posted …"). */

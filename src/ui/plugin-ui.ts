@@ -1,5 +1,5 @@
 import { uiSettings, type UiOption } from '../config/ui-settings.js';
-import { UiError } from './ui-error.js';
+import { UiError } from '../config/ui-error.js';
 
 export interface PluginUi {
   readonly url: string;

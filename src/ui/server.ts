@@ -9,7 +9,7 @@ import { handleDecision } from './decision-route.js';
 import { openEventStream } from './events-route.js';
 import { send, sendError, sendJson } from './http.js';
 import { isStaticFile, staticFiles } from './static-files.js';
-import { UiError } from './ui-error.js';
+import { UiError } from '../config/ui-error.js';
 import { watchPlans } from './watcher.js';
 
 export interface UiServerOptions {

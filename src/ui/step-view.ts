@@ -3,7 +3,7 @@ import { threadContext } from '../machines/threading.js';
 import type { PlanFile, PlanFileStep } from '../persistence/plan-file.js';
 import type { GraphStep } from './graph-view.js';
 import { FAILURE_KIND_WORDS } from '../text/failure-kind.js';
-import { stepUsageByRoleOf, stepUsageOf, type Usage } from './usage.js';
+import { stepUsageByRoleOf, stepUsageOf, type RecordedUsage } from './usage.js';
 
 /** One step as the page's detail panel shows it: what it produced, how it failed, and what fed its prompt. */
 export interface StepView extends GraphStep {
@@ -16,9 +16,9 @@ export interface StepView extends GraphStep {
   breaker?: string;
   warnings: string[];
   output?: { summary: string; artifacts: string[]; key_findings: string[] };
-  usage?: Usage;
+  usage?: RecordedUsage;
   /** The step's usage by whose turns they were: specialist, reviewer, fixer, ask (read-only asks). */
-  usage_by_role?: Record<string, Usage>;
+  usage_by_role?: Record<string, RecordedUsage>;
   /** What the specialist's prompt is made of, rendered as src/prompts/step-prompt.ts renders it from this file (specialistTurnPrompt). */
   fed_by: {
     /** The steps it depends on; `has_output` false until that step completed. */

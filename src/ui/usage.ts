@@ -1,32 +1,24 @@
-import { z } from 'zod';
-import { TURN_ROLES } from '../machines/usage.js';
+import type { z } from 'zod';
+import { TURN_ROLES, type Usage } from '../machines/usage.js';
+import { usageRecord } from '../persistence/plan-file.js';
 
 /**
  * Token and cost figures of model turns, as the plan file records them per plan (`usage`) and per
  * step (`steps[].usage`, and by role in `steps[].usage_by_role`) once the plugin writes them:
  * `{turns, model_calls, input, output, reasoning, cache_read, cache_write, cost}` (`turns`: Orca's
  * prompts; `model_calls`: the model requests they made, absent when not recorded). Read
- * tolerantly: an absent or malformed block shows nothing.
+ * tolerantly, as the plan file's usage record with every figure optional: an absent or malformed
+ * block shows nothing.
  */
-const count = z.number().finite().nonnegative();
-const usage = z.object({
-  turns: count.optional(),
-  model_calls: count.optional(),
-  input: count.optional(),
-  output: count.optional(),
-  reasoning: count.optional(),
-  cache_read: count.optional(),
-  cache_write: count.optional(),
-  cost: count.optional(),
-});
+export type RecordedUsage = Partial<Usage>;
 
-export type Usage = z.infer<typeof usage>;
+const usage = usageRecord.partial() satisfies z.ZodType<RecordedUsage>;
 
-export function usageOf(value: unknown): Usage | undefined {
+export function usageOf(value: unknown): RecordedUsage | undefined {
   const parsed = usage.safeParse(value);
   if (!parsed.success) return undefined;
   const fields = Object.entries(parsed.data).filter(([, v]) => v !== undefined);
-  return fields.length === 0 ? undefined : (Object.fromEntries(fields) as Usage);
+  return fields.length === 0 ? undefined : (Object.fromEntries(fields) as RecordedUsage);
 }
 
 function rawStep(raw: Record<string, unknown>, stepId: string): Record<string, unknown> | undefined {
@@ -35,13 +27,13 @@ function rawStep(raw: Record<string, unknown>, stepId: string): Record<string, u
 }
 
 /** The `usage` of step `stepId` in the raw plan JSON, if recorded. */
-export function stepUsageOf(raw: Record<string, unknown>, stepId: string): Usage | undefined {
+export function stepUsageOf(raw: Record<string, unknown>, stepId: string): RecordedUsage | undefined {
   const step = rawStep(raw, stepId);
   return step ? usageOf(step.usage) : undefined;
 }
 
 /** The roles whose turns the step's usage is split into (specialist, reviewer, fixer, ask), in that order; undefined when not recorded. */
-export function stepUsageByRoleOf(raw: Record<string, unknown>, stepId: string): Record<string, Usage> | undefined {
+export function stepUsageByRoleOf(raw: Record<string, unknown>, stepId: string): Record<string, RecordedUsage> | undefined {
   const byRole = rawStep(raw, stepId)?.usage_by_role;
   if (typeof byRole !== 'object' || byRole === null) return undefined;
   const entries = TURN_ROLES.flatMap((role) => {

@@ -2,8 +2,8 @@ import type { AgentTurns } from './history.js';
 import { formatCost, formatTokens } from './format.js';
 
 /**
- * What a plan will cost at least, before it runs (DESIGN "Usage and cost"): the dispatches it
- * needs for sure (one per step, plus one reviewer round per reviewed step), and tokens and money
+ * What a plan will cost at least, before it runs (docs/design.md, "Usage and cost"): the dispatches
+ * it needs for sure (one per step, plus one reviewer round per reviewed step), and tokens and money
  * estimated from the median turn of each agent in this project's history. A step with a fixer
  * round, a retry or a correction prompt costs more, so the estimate is a floor, not a bound.
  */

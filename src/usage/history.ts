@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { totalTokens, type Usage } from '../machines/usage.js';
 import { writeFileAtomic } from '../persistence/atomic-write.js';
 import { ensureStateDir } from '../persistence/state-dir.js';
+import { errorMessage } from '../errors.js';
 
 /**
  * What this project's recent turns cost, per agent: the last `perAgent` turns of each (tokens of
@@ -51,7 +52,7 @@ export function createUsageHistory(path: string, { perAgent = DEFAULT_TURNS_PER_
       if (parsed.success) agents = parsed.data.agents as Record<string, Array<[number, number]>>;
       else log('warn', `the usage history ${path} is from another version or damaged; forecasts start from no history`);
     } catch (error) {
-      log('warn', `the usage history ${path} cannot be read (${(error as Error).message}); forecasts start from no history`);
+      log('warn', `the usage history ${path} cannot be read (${errorMessage(error)}); forecasts start from no history`);
     }
     return agents;
   };
@@ -74,7 +75,7 @@ export function createUsageHistory(path: string, { perAgent = DEFAULT_TURNS_PER_
       ensureStateDir(dirname(path));
       writeFileAtomic(path, JSON.stringify({ format: USAGE_HISTORY_FORMAT, agents }), { fsync: false });
     } catch (error) {
-      log('warn', `the usage history ${path} cannot be written (${(error as Error).message}); its file misses ${turns.length} turn(s), which later processes' forecasts will not include`);
+      log('warn', `the usage history ${path} cannot be written (${errorMessage(error)}); its file misses ${turns.length} turn(s), which later processes' forecasts will not include`);
     }
   };
 

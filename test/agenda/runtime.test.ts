@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { inboxDir } from '../../src/agenda/inbox.js';
+import { agendaInboxDir } from '../../src/agenda/inbox.js';
 import { agendaHolder, agendaLeaseHeld } from '../../src/agenda/lease.js';
 import { AgendaRuntime, readAgenda } from '../../src/agenda/runtime.js';
 import { changeAgenda } from '../../src/cli/agenda-change.js';
@@ -51,7 +51,7 @@ describe('one agenda per project', () => {
     expect(outcome).toMatchObject({ status: 'done', reply: { op: 'create', item: { status: 'pending', reason: 'from the other process' } } });
     expect(holder.list().map((i) => i.reason)).toEqual(['from the other process']);
     await expect(other.request({ op: 'cancel', agendaId: 'agn_nope' })).rejects.toThrow(/Invalid agendaId "agn_nope"/);
-    expect(readdirSync(inboxDir(dir))).toEqual([]);
+    expect(readdirSync(agendaInboxDir(dir))).toEqual([]);
 
     await holder.stop();
     await waitFor(() => other.holding, { timeoutMs: 5_000, description: 'the other process to take the agenda over' });
@@ -70,7 +70,7 @@ describe('one agenda per project', () => {
     expect(server.list().map((i) => i.reason)).toEqual(['written by the CLI']);
     expect(await changeAgenda(dir, { op: 'emit', kind: 'tests.failed', message: 'red', source: 'cli' })).toMatchObject({ where: 'server', reply: { event: { event: 'tests.failed' } } });
     expect(server.events().map((e) => [e.event, e.source])).toEqual([['tests.failed', 'cli']]);
-    expect(existsSync(join(inboxDir(dir)))).toBe(true);
-    expect(readdirSync(inboxDir(dir))).toEqual([]);
+    expect(existsSync(join(agendaInboxDir(dir)))).toBe(true);
+    expect(readdirSync(agendaInboxDir(dir))).toEqual([]);
   });
 });

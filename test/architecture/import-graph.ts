@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { isBuiltin } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
 import ts from 'typescript';
 
@@ -6,7 +7,17 @@ import ts from 'typescript';
 export interface ImportEdge {
   readonly from: string;
   readonly to: string;
-  /** `import type`, or every named binding marked `type`: erased by the compiler. */
+  /** `import type` / `export type`: erased by the compiler. */
+  readonly typeOnly: boolean;
+}
+
+/** One import of a package or a Node built-in. */
+export interface PackageImport {
+  readonly from: string;
+  /** As written: `fs/promises`, `@opencode-ai/plugin/tool`. */
+  readonly specifier: string;
+  /** The package it names: `node:fs` for `fs/promises`, `@opencode-ai/plugin` for `@opencode-ai/plugin/tool`. */
+  readonly name: string;
   readonly typeOnly: boolean;
 }
 
@@ -14,6 +25,7 @@ export interface ImportGraph {
   /** Paths relative to the root, with `/`, e.g. `src/machines/plan.machine.ts`. */
   readonly files: readonly string[];
   readonly edges: readonly ImportEdge[];
+  readonly packages: readonly PackageImport[];
 }
 
 function sourceFiles(dir: string): string[] {
@@ -26,33 +38,32 @@ function sourceFiles(dir: string): string[] {
   return out;
 }
 
-function typeOnlyImport(node: ts.ImportDeclaration): boolean {
-  const clause = node.importClause;
-  if (!clause) return false; // `import './x.js'` runs the module
-  if (clause.isTypeOnly) return true;
-  if (clause.name) return false;
-  const bindings = clause.namedBindings;
-  if (!bindings || ts.isNamespaceImport(bindings)) return false;
-  return bindings.elements.length > 0 && bindings.elements.every((element) => element.isTypeOnly);
+// Only `import type` is erased: under verbatimModuleSyntax (tsconfig.json), `import { type A } from './a.js'`
+// compiles to `import {} from './a.js'`, which still loads and runs './a.js'.
+const typeOnlyImport = (node: ts.ImportDeclaration): boolean => node.importClause?.isTypeOnly ?? false;
+const typeOnlyExport = (node: ts.ExportDeclaration): boolean => node.isTypeOnly;
+
+/** `fs/promises` → `node:fs`, `node:fs` → `node:fs`, `@scope/name/sub` → `@scope/name`, `name/sub` → `name`. */
+export function packageName(specifier: string): string {
+  if (isBuiltin(specifier)) return `node:${specifier.replace(/^node:/, '').split('/')[0]}`;
+  const parts = specifier.split('/');
+  return specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0]!;
 }
 
-function typeOnlyExport(node: ts.ExportDeclaration): boolean {
-  if (node.isTypeOnly) return true;
-  const clause = node.exportClause;
-  if (!clause || !ts.isNamedExports(clause)) return false;
-  return clause.elements.length > 0 && clause.elements.every((element) => element.isTypeOnly);
-}
-
-/** Every relative import between the `.ts` files under `root/dir` (imports of packages are left out). */
+/** Every import of the `.ts` files under `root/dir`: of each other (edges) and of packages and built-ins. */
 export function importGraph(root: string, dir = 'src'): ImportGraph {
   const files = sourceFiles(resolve(root, dir)).map((path) => relative(root, path).split('\\').join('/')).sort();
   const known = new Set(files);
   const edges: ImportEdge[] = [];
+  const packages: PackageImport[] = [];
   for (const file of files) {
     const text = readFileSync(join(root, file), 'utf8');
     const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, false);
     const add = (specifier: string, typeOnly: boolean): void => {
-      if (!specifier.startsWith('.')) return;
+      if (!specifier.startsWith('.')) {
+        packages.push({ from: file, specifier, name: packageName(specifier), typeOnly });
+        return;
+      }
       const target = join(dirname(file), specifier).split('\\').join('/').replace(/\.js$/, '.ts');
       if (known.has(target)) edges.push({ from: file, to: target, typeOnly });
       else if (known.has(target.replace(/\.ts$/, '/index.ts'))) edges.push({ from: file, to: target.replace(/\.ts$/, '/index.ts'), typeOnly });
@@ -61,15 +72,21 @@ export function importGraph(root: string, dir = 'src'): ImportGraph {
     const visit = (node: ts.Node): void => {
       if (ts.isImportDeclaration(node) && ts.isStringLiteral(node.moduleSpecifier)) add(node.moduleSpecifier.text, typeOnlyImport(node));
       else if (ts.isExportDeclaration(node) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) add(node.moduleSpecifier.text, typeOnlyExport(node));
-      else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
+      else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal)) {
+        add(node.argument.literal.text, true); // `typeof import('./x.js')` in a type
+      } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
         const [argument] = node.arguments;
-        if (argument && ts.isStringLiteral(argument)) add(argument.text, false);
+        if (!argument || !ts.isStringLiteralLike(argument)) {
+          const { line } = source.getLineAndCharacterOfPosition(node.getStart(source));
+          throw new Error(`${file}:${line + 1}: import() of a computed name; the layout test can only check a literal one`);
+        }
+        add(argument.text, false);
       }
       ts.forEachChild(node, visit);
     };
     visit(source);
   }
-  return { files, edges };
+  return { files, edges, packages };
 }
 
 /** The strongly connected components with more than one member (Tarjan), each sorted, largest first. */
@@ -109,7 +126,13 @@ export function cycles(nodes: readonly string[], edges: ReadonlyArray<readonly [
   return found.sort((a, b) => b.length - a.length);
 }
 
-/** The folder a file belongs to for the folder graph: `src/machines/plan.machine.ts` → `src/machines`. */
+/**
+ * The unit a file belongs to in the folder graph: its folder (`src/agenda/bridges/x.ts` → `src/agenda/bridges`),
+ * except that a file directly in `src/` is a unit of its own. Those are the entry points, the composition root
+ * and the shared error base: the root imports every folder and every folder imports `src/errors.ts`, so one
+ * `src` unit would be a cycle by construction.
+ */
 export function folderOf(file: string): string {
-  return dirname(file);
+  const folder = dirname(file);
+  return folder.includes('/') ? folder : file;
 }

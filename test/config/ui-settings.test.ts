@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startConfiguredUi, type PluginUi } from '../../src/ui/plugin-ui.js';
 import { uiSettings } from '../../src/config/ui-settings.js';
-import { UiError } from '../../src/ui/ui-error.js';
+import { UiError } from '../../src/config/ui-error.js';
 import { request } from '../ui/http-client.js';
 
 describe('the ui option and ORCA_UI', () => {

@@ -2,16 +2,19 @@
 // auto policy) offers exactly the options the machine takes at that gate, with the same validation,
 // and sends the same event for the same choice. Gates come from real plans in real snapshots.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { postGateDecision } from '../../src/cli/decision.js';
-import type { Orca } from '../../src/composition-root.js';
+import { postGateDecision } from '../../src/decisions/post-decision.js';
 import type { AutoPolicy } from '../../src/config/options.js';
 import { autoChoice } from '../../src/decisions/auto-policy.js';
-import { GATE_COMMANDS, runGateCommand, type GateCommand } from '../../src/hitl/commands.js';
+import { runGateCommand, type GateCommandDeps } from '../../src/hitl/commands.js';
+import { GATE_COMMANDS, type GateCommand } from '../../src/decisions/gate-commands.js';
 import { planFollowers } from '../../src/notices/plan-notes.js';
-import { resolveGate } from '../../src/hitl/resolve.js';
+import { resolveGate, type GateResolverDeps } from '../../src/hitl/resolve.js';
 import { openGates, type Gate } from '../../src/machines/gates.js';
 import type { PlanHost } from '../../src/host/plan-host.js';
 import { approvalPlan, budgetPlan, failedStepPlan, interruptedPlan, tempProject, type Project } from '../cli/fixtures.js';
+
+/** What the dialog and the slash commands use of Orca. */
+type ChannelDeps = GateResolverDeps & GateCommandDeps;
 
 let project: Project;
 beforeEach(() => (project = tempProject()));
@@ -47,7 +50,7 @@ function waiting(name: string) {
   const host = project.host(spec.host);
   const planId = spec.make(host);
   const gate = openGates(host.open(planId).getSnapshot())[0]!;
-  const orca = { host, options: {}, log: () => {}, history: { stats: () => null, record: () => {} }, turnFollowers: planFollowers(), notes: { post: () => {} } } as unknown as Orca;
+  const orca = { host, options: {}, log: () => {}, history: { stats: () => null, record: () => {} }, turnFollowers: planFollowers(), notes: { post: () => {} } } as unknown as ChannelDeps;
   return { host, planId, gate, orca };
 }
 
@@ -55,7 +58,7 @@ function waiting(name: string) {
 const CHANNELS = {
   async dialog({ gate, orca }: ReturnType<typeof waiting>, option: string, text?: string) {
     const asker = { ask: async () => ({ kind: 'answered' as const, answers: [[option], [text ?? 'No guidance']] }) };
-    const answer = await resolveGate({ ...orca, asker } as unknown as Orca, gate, { sessionID: 'ses_x', ask: async () => {} }, new AbortController().signal);
+    const answer = await resolveGate({ ...orca, asker } as unknown as ChannelDeps, gate, { sessionID: 'ses_x', ask: async () => {} }, new AbortController().signal);
     return 'event' in answer ? answer.event : null;
   },
   async command({ orca, host, planId }: ReturnType<typeof waiting>, option: string, text?: string) {
@@ -118,7 +121,7 @@ describe.each(Object.keys(GATES))('at %s', (name) => {
           ...(reply === 'reject' ? {} : { feedback: TEXT }),
         });
       };
-      const orca = { ...fixture.orca, asker: { ask: async () => ({ kind: 'unavailable' as const, reason: 'test' }) } } as unknown as Orca;
+      const orca = { ...fixture.orca, asker: { ask: async () => ({ kind: 'unavailable' as const, reason: 'test' }) } } as unknown as ChannelDeps;
       const answer = await resolveGate(orca, fixture.gate, { sessionID: 'ses_x', ask }, new AbortController().signal);
       if (!('event' in answer)) continue;
       const event = answer.event as { type: string };

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CommandError, GATE_COMMANDS, registerGateCommands, runGateCommand } from '../../src/hitl/commands.js';
-import type { Orca } from '../../src/composition-root.js';
+import { CommandError, registerGateCommands, runGateCommand, type GateCommandDeps } from '../../src/hitl/commands.js';
+import { GATE_COMMANDS } from '../../src/decisions/gate-commands.js';
 import { planFollowers } from '../../src/notices/plan-notes.js';
 import { approvalPlan, budgetPlan, failedStepPlan, tempProject, type Project } from '../cli/fixtures.js';
 
@@ -10,17 +10,17 @@ beforeEach(() => {
 });
 afterEach(() => project.remove());
 
-/** The parts of Orca the commands use: the host and the log. */
+/** The parts of Orca the commands use: the host, the plans a tool call follows, the session notes and the log. */
 function orcaWith(options: Parameters<Project['host']>[0] = {}) {
   const host = project.host(options);
   const logs: string[] = [];
   const notes: Array<[string, string]> = [];
-  const orca = {
+  const orca: GateCommandDeps = {
     host,
     log: (_level: string, message: string) => void logs.push(message),
     turnFollowers: planFollowers(),
     notes: { post: (sessionId: string, text: string) => void notes.push([sessionId, text]) },
-  } as unknown as Orca;
+  };
   return { orca, host, logs, notes };
 }
 const capped = (max_dispatches: number) => ({ policy: { max_dispatches } });

@@ -1,10 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { Orca } from '../../src/composition-root.js';
 import { PAGE_OPTIONS, PAGE_ROWS, paginate, pageQuestion } from '../../src/hitl/dialog-pages.js';
 import { APPROVAL_QUESTION_LINES, dialogRows } from '../../src/hitl/dialog-rows.js';
 import { gatePages, gateQuestions } from '../../src/hitl/gate-questions.js';
 import type { AskInput, AskOutcome } from '../../src/hitl/native-question/asker.js';
-import { resolveGate } from '../../src/hitl/resolve.js';
+import { resolveGate, type GateResolverDeps } from '../../src/hitl/resolve.js';
 import type { Gate } from '../../src/machines/gates.js';
 import { diffProposals } from '../../src/machines/plan-diff.js';
 import { longPlanProposal } from '../support/long-plan.js';
@@ -133,7 +132,7 @@ describe('resolveGate with pages', () => {
       history: { stats: () => null, record: () => {} },
       log: () => {},
       asker: { ask: async (input: AskInput) => (asked.push(input), script(input)) },
-    } as unknown as Orca;
+    } as unknown as GateResolverDeps;
     return { orca, asked };
   }
   const ctx = { sessionID: 'ses_root', ask: async () => {} };

@@ -2,8 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { AutoPolicy } from '../../src/config/options.js';
 import type { Gate } from '../../src/machines/gates.js';
 import type { AskInput, AskOutcome } from '../../src/hitl/native-question/asker.js';
-import { resolveGate } from '../../src/hitl/resolve.js';
-import type { Orca } from '../../src/composition-root.js';
+import { resolveGate, type GateResolverDeps } from '../../src/hitl/resolve.js';
 import { budgetGate, deviationGate } from './gate-fixtures.js';
 import type { AgentTurns } from '../../src/usage/history.js';
 
@@ -27,7 +26,7 @@ function fakeOrca(auto: AutoPolicy | undefined, replies: AskOutcome[], history: 
         return replies.shift() ?? { kind: 'dismissed', sessionId: 'ses_q' };
       },
     },
-  } as unknown as Orca;
+  } as unknown as GateResolverDeps;
   return { orca, logs, asked };
 }
 const ctx = { sessionID: 'ses_root', ask: async () => {} };

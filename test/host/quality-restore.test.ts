@@ -1,9 +1,8 @@
 import type { AnyActorRef } from 'xstate';
 import { describe, expect, it } from 'vitest';
 import { PlanHost } from '../../src/host/plan-host.js';
-import { idlePlanPorts, type PlanPorts } from '../../src/machines/ports.js';
+import { idlePlanPorts, type PlanPorts, type WatchIdleInput } from '../../src/machines/ports.js';
 import { stepActorId } from '../../src/machines/plan.machine.js';
-import type { WatchIdleInput } from '../../src/machines/step.machine.js';
 import type { PlanStore } from '../../src/persistence/plan-store.js';
 import { turn } from '../support/turns.js';
 import { eachTempStore } from '../support/temp-store.js';

@@ -4,7 +4,7 @@ import { createActor } from 'xstate';
 import { WebSocket } from 'ws';
 import { wirePlanMachine } from '../../src/host/wire.js';
 import { idlePlanPorts } from '../../src/machines/ports.js';
-import { inspectCommand } from '../../src/inspect/inspect-command.js';
+import { inspectPlan } from '../../src/inspect/inspect-command.js';
 import { startInspector } from '../../src/inspect/inspector.js';
 
 const [projectDir, planId] = process.argv.slice(2);
@@ -26,5 +26,5 @@ await received;
 await inspector.stop(); // the page is still connected: stop must close it
 actor.stop();
 
-const code = projectDir && planId ? await inspectCommand(planId, { dir: projectDir, once: true, print: () => {} }) : 0;
+const code = projectDir && planId ? await inspectPlan(planId, { dir: projectDir, once: true, print: () => {} }) : 0;
 console.log(`stopped ${code}`);

@@ -5,7 +5,7 @@ import { createActor, type InspectionEvent } from 'xstate';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PlanHost, type PlanHostOptions } from '../../src/host/plan-host.js';
 import { startConfiguredInspector, startInspector, type OrcaInspector } from '../../src/inspect/inspector.js';
-import { inspectorSettings } from '../../src/inspect/settings.js';
+import { inspectorSettings } from '../../src/config/inspect-settings.js';
 import { PlanStore } from '../../src/persistence/plan-store.js';
 import { idlePlanMachine } from '../machines/fixtures.js';
 import { freshPort } from '../support/fresh-port.js';

@@ -3,7 +3,7 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { inspectCommand } from '../../src/inspect/inspect-command.js';
+import { inspectPlan } from '../../src/inspect/inspect-command.js';
 import { builtPluginUrl, orcaRelay, jsonReply, team } from '../e2e/team.js';
 import { freshPort } from '../support/fresh-port.js';
 import { startOpencode, waitFor, type OpencodeServer } from '../support/opencode-server.js';
@@ -63,7 +63,7 @@ describe('the inspector in the plugin', () => {
 
     const planId = readdirSync(join(server.projectDir, '.opencode', 'plans')).find((f) => f.endsWith('.json'))!.slice(0, -'.json'.length);
     const lines: string[] = [];
-    expect(await inspectCommand(planId, { dir: server.projectDir, once: true, print: (l) => lines.push(l) })).toBe(0);
+    expect(await inspectPlan(planId, { dir: server.projectDir, once: true, print: (l) => lines.push(l) })).toBe(0);
     expect(lines).toEqual([expect.stringMatching(/→ in_progress\.running → completed$/), 'The replay ends in the saved state completed.']);
   }, 180_000);
 });

@@ -2,7 +2,7 @@ import { get } from 'node:http';
 import { connect, createServer } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';
-import { InspectorError } from '../../src/inspect/inspector-error.js';
+import { InspectorError } from '../../src/config/inspector-error.js';
 import { startRelay, type InspectorRelay } from '../../src/inspect/relay.js';
 import { freshPort } from '../support/fresh-port.js';
 import { connectPage } from './page-client.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PlanHost } from '../../src/host/plan-host.js';
 import { idlePlanPorts, type PlanPorts } from '../../src/machines/ports.js';
-import { inspectCommand } from '../../src/inspect/inspect-command.js';
+import { inspectPlan } from '../../src/inspect/inspect-command.js';
 import { startInspector } from '../../src/inspect/inspector.js';
 import { replayPlan } from '../../src/inspect/replay.js';
 import { readJournal } from '../../src/persistence/journal.js';
@@ -124,10 +124,10 @@ describe('replayPlan', () => {
   });
 });
 
-describe('inspectCommand', () => {
+describe('inspectPlan', () => {
   it('should replay, report and return 0 with --once', async () => {
     const lines: string[] = [];
-    const code = await inspectCommand(planId, { dir: projectDir, port: await freshPort(), once: true, print: (l) => lines.push(l) });
+    const code = await inspectPlan(planId, { dir: projectDir, port: await freshPort(), once: true, print: (l) => lines.push(l) });
     expect(code).toBe(0);
     expect(lines[0]).toMatch(new RegExp(`^Replayed \\d+ journaled events of ${planId}: drafting\\.opening_session → .* → completed$`));
     expect(lines[1]).toBe('The replay ends in the saved state completed.');
@@ -137,7 +137,7 @@ describe('inspectCommand', () => {
     const port = await freshPort();
     const lines: string[] = [];
     const stop = new AbortController();
-    const running = inspectCommand(planId, { dir: projectDir, port, signal: stop.signal, print: (l) => lines.push(l) });
+    const running = inspectPlan(planId, { dir: projectDir, port, signal: stop.signal, print: (l) => lines.push(l) });
     const { waitFor } = await import('../support/wait-for.js');
     await waitFor(() => lines.some((l) => l.startsWith('Open ')), { description: 'the URL to open' });
     expect(lines.at(-1)).toContain(`Open http://127.0.0.1:${port}/ in a browser`);
@@ -152,13 +152,13 @@ describe('inspectCommand', () => {
   it('should return 2 for a malformed plan_id and 1 when there is nothing to show, saying why on stderr', async () => {
     const errors: string[] = [];
     const quiet = { once: true, print: () => {}, printError: (l: string) => errors.push(l) };
-    expect(await inspectCommand('nope', { dir: projectDir, ...quiet })).toBe(2);
+    expect(await inspectPlan('nope', { dir: projectDir, ...quiet })).toBe(2);
     expect(errors.at(-1)).toMatch(/^orca: Invalid plan_id "nope": .*as listed by orca plans\.$/);
-    expect(await inspectCommand('plan_01JDX4Z6Q5H2M3N4P5R6S7T8V9', { dir: projectDir, ...quiet })).toBe(1);
+    expect(await inspectPlan('plan_01JDX4Z6Q5H2M3N4P5R6S7T8V9', { dir: projectDir, ...quiet })).toBe(1);
     expect(errors.at(-1)).toBe(`orca: Plan plan_01JDX4Z6Q5H2M3N4P5R6S7T8V9 does not exist in ${projectDir} (orca plans lists the plans).`);
     const busy = await startInspector();
     const port = Number(new URL(busy.url).port);
-    expect(await inspectCommand(planId, { dir: projectDir, port, ...quiet })).toBe(1);
+    expect(await inspectPlan(planId, { dir: projectDir, port, ...quiet })).toBe(1);
     expect(errors.at(-1)).toMatch(/^orca: Could not start the inspector relay .*EADDRINUSE/);
     await busy.stop();
   });

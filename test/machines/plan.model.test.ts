@@ -55,6 +55,19 @@ describe('plan machine (model-based)', () => {
     ]);
   });
 
+  it('should refuse Request Changes without guidance: the plan stays at its approval gate', () => {
+    for (const text of ['', '   ']) {
+      const { snapshot } = replay(idlePlanMachine, input, [
+        done('openPlannerSession', { sessionId: 'ses_planner' }),
+        done('consultPlanner', twoStepPlan),
+        { type: 'approval.request_changes', text, channel: 'command', at: 't1' },
+      ]);
+      expect(snapshot.value).toBe('pending_approval');
+      expect(snapshot.context.decisions).toEqual([]);
+      expect(snapshot.can({ type: 'approval.request_changes', text: 'smaller steps', channel: 'command', at: 't2' })).toBe(true);
+    }
+  });
+
   it('should refuse a deviation decision for a step that is not waiting for one', () => {
     const { snapshot } = replay(idlePlanMachine, input, [
       done('openPlannerSession', { sessionId: 'ses_planner' }),
@@ -75,5 +88,6 @@ describe('coverage check', () => {
     const withoutReject = (s: any) => planEvents(s).filter((e) => e.type !== 'approval.reject');
     const result = coverTransitions({ machine: idlePlanMachine, input, events: withoutReject, serializeState: serializePlan });
     expect(result.missing).toEqual(['plan.pending_approval --approval.reject--> plan.rejected']);
-  });
+    // The same graph walk as above: time is not what it tests.
+  }, 300_000);
 });

@@ -22,6 +22,9 @@ import { answer, done, fail, idlePlanMachine, question } from './fixtures.js';
  *
  * Reproduce: ORCA_PROPERTY_SEED=<seed> npx vitest run test/machines/property.test.ts
  * Replay one sequence: add ORCA_PROPERTY_SEQUENCE=<index> (it prints its trace).
+ * Fewer sequences: ORCA_PROPERTY_RUNS=<n> runs the first n uniform ones and the first n/10 retry-heavy
+ * ones (npm run test:unit sets 2000; npm test runs all). A sequence's index names the same sequence
+ * whatever n is.
  */
 
 const MAX_ATTEMPTS = 10;
@@ -65,6 +68,12 @@ function parseSeedEnv(name: string, fallback: number | undefined): number | unde
 
 const SEED = parseSeedEnv('ORCA_PROPERTY_SEED', DEFAULT_SEED)!;
 const ONLY_SEQUENCE = parseSeedEnv('ORCA_PROPERTY_SEQUENCE', undefined);
+const UNIFORM_RUNS = parseSeedEnv('ORCA_PROPERTY_RUNS', UNIFORM_SEQUENCES)!;
+if (UNIFORM_RUNS > UNIFORM_SEQUENCES) {
+  // Indices from UNIFORM_SEQUENCES on are the retry-heavy sequences.
+  throw new Error(`ORCA_PROPERTY_RUNS=${UNIFORM_RUNS}: expected at most ${UNIFORM_SEQUENCES}`);
+}
+const STUBBORN_RUNS = Math.ceil((UNIFORM_RUNS * STUBBORN_SEQUENCES) / UNIFORM_SEQUENCES);
 
 class Random {
   constructor(readonly next: () => number) {}
@@ -640,14 +649,14 @@ describe(`plan machine properties (seed ${SEED})`, () => {
   });
 
   it.skipIf(ONLY_SEQUENCE !== undefined)(
-    `should keep every invariant over ${UNIFORM_SEQUENCES} uniformly random valid sequences`,
+    `should keep every invariant over ${UNIFORM_RUNS} uniformly random valid sequences`,
     () => {
       console.info(`plan machine properties: seed ${SEED} (override with ORCA_PROPERTY_SEED)`);
       const start = performance.now();
-      const stats = runMany(UNIFORM_SEQUENCES, uniform, 0);
+      const stats = runMany(UNIFORM_RUNS, uniform, 0);
       console.info(summary('uniform', stats, performance.now() - start));
       expect(unexpectedWarnings).toEqual([]);
-      expect(stats.sequences).toBe(UNIFORM_SEQUENCES);
+      expect(stats.sequences).toBe(UNIFORM_RUNS);
       // The walk must actually reach what the invariants are about.
       expect(stats.terminal.completed).toBeGreaterThan(0);
       expect(stats.terminal.failed).toBeGreaterThan(0);
@@ -662,10 +671,10 @@ describe(`plan machine properties (seed ${SEED})`, () => {
   );
 
   it.skipIf(ONLY_SEQUENCE !== undefined)(
-    `should refuse Retry after the ${MAX_ATTEMPTS}th failure in ${STUBBORN_SEQUENCES} retry-heavy sequences`,
+    `should refuse Retry after the ${MAX_ATTEMPTS}th failure in ${STUBBORN_RUNS} retry-heavy sequences`,
     () => {
       const start = performance.now();
-      const stats = runMany(STUBBORN_SEQUENCES, stubborn, UNIFORM_SEQUENCES);
+      const stats = runMany(STUBBORN_RUNS, stubborn, UNIFORM_SEQUENCES);
       console.info(summary('stubborn', stats, performance.now() - start));
       expect(unexpectedWarnings).toEqual([]);
       expect(stats.maxFailures).toBe(MAX_ATTEMPTS);

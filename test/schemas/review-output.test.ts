@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { reviewErrorsText } from '../../src/machines/step.machine.js';
+import { reviewErrorsText } from '../../src/machines/step-text.js';
 import { ReviewOutputSchema, reviewOutputJsonSchema } from '../../src/schemas/index.js';
 
 const missingTest = { category: 'Criteria', file: 'test/a.test.ts', line: 8, line_end: 10, issue: 'No test for the empty list', fix: 'Add one' };

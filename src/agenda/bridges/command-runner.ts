@@ -1,5 +1,6 @@
 import type { PluginInput } from '@opencode-ai/plugin';
 import type { CommandRunner } from './plan-actions.js';
+import { openCodeErrorText } from '../../text/opencode-error.js';
 
 /**
  * An agenda `command` action through OpenCode's client: POST /session/:id/command, which runs the
@@ -9,19 +10,12 @@ export function commandRunnerFromClient(client: PluginInput['client'], directory
   return async ({ sessionId, command, arguments: args }) => {
     const res = await client.session.command({ path: { id: sessionId }, body: { command, arguments: args }, query: { directory } });
     const data = res.data as { info?: { error?: unknown }; parts?: Array<{ type: string; text?: string; synthetic?: boolean }> } | undefined;
-    if (!data?.info) throw new Error(`OpenCode did not run /${command} in session ${sessionId}: ${describe(res.error)}`);
-    if (data.info.error) throw new Error(`/${command} failed in session ${sessionId}: ${describe(data.info.error)}`);
+    if (!data?.info) throw new Error(`OpenCode did not run /${command} in session ${sessionId}: ${openCodeErrorText(res.error, 'no reason given')}`);
+    if (data.info.error) throw new Error(`/${command} failed in session ${sessionId}: ${openCodeErrorText(data.info.error, 'no reason given')}`);
     const text = (data.parts ?? [])
       .filter((p) => p.type === 'text' && !p.synthetic)
       .map((p) => p.text ?? '')
       .join('\n');
     return { text };
   };
-}
-
-function describe(error: unknown): string {
-  if (!error) return 'no reason given';
-  if (typeof error === 'string') return error;
-  const e = error as { name?: string; data?: { message?: string }; message?: string };
-  return [e.name, e.data?.message ?? e.message].filter(Boolean).join(': ') || JSON.stringify(error).slice(0, 300);
 }

@@ -11,11 +11,11 @@ import type { PlanFollower } from '../../host/follow.js';
 import type { PlanHost, PlanSnapshot } from '../../host/plan-host.js';
 
 /**
- * The agenda's actions that need Orca (seed 002's executor, applied to plans): `plan` starts a
- * plan exactly as orca_ask_planner without plan_id would, recording the item firing in it;
- * `resume` continues one as orca_ask_planner with its plan_id would; `command` runs a slash
- * command in a session. The plan stops at pending_approval for a human (or the auto policy, which
- * the follower applies). `reconcile` says what a firing a crash interrupted did, from the plans.
+ * The agenda's actions that need Orca (docs/design.md, "Items, triggers and actions"): `plan`
+ * starts a plan exactly as orca_ask_planner without plan_id would, recording the item firing in it;
+ * `resume` continues one as orca_ask_planner with its plan_id would; `command` runs a slash command
+ * in a session. The plan stops at pending_approval for a human (or the auto policy, which the
+ * follower applies). `reconcile` says what a firing a crash interrupted did, from the plans.
  */
 
 /** Runs a slash command in a session through OpenCode's client, resolving with the reply's text once its turn has ended. */

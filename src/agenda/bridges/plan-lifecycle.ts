@@ -1,10 +1,11 @@
-import type { PlanView } from '../../persistence/plan-file.js';
+import type { PlanFields } from '../../persistence/plan-file.js';
 import type { PlanSummary } from '../../persistence/plan-index.js';
 import type { PlanChange } from '../../host/observers.js';
 import type { PlanHost } from '../../host/plan-host.js';
+import { errorMessage } from '../../errors.js';
 
 /**
- * Orca's lifecycle on the agenda's bus (DESIGN "Agenda"): plan.created, plan.approved,
+ * Orca's lifecycle on the agenda's bus (docs/design.md, "The bus"): plan.created, plan.approved,
  * plan.completed, plan.failed, plan.rejected, step.completed, step.failed and gate.waiting, each
  * with its plan_id as subject, read off the recorded changes of plans. A pure diff of what the
  * observer remembers of a plan against its new file; the observer publishes off the write path.
@@ -24,7 +25,7 @@ export interface PlanMemory {
 }
 
 const TERMINAL = new Set(['completed', 'failed', 'rejected']);
-const stepsOf = (file: PlanView): PlanMemory['steps'] =>
+const stepsOf = (file: PlanFields): PlanMemory['steps'] =>
   Object.fromEntries(file.steps.map((s) => [s.id, { status: s.status, failures: s.failures.length }]));
 
 /**
@@ -64,7 +65,7 @@ export function lifecycleEvents(change: Pick<PlanChange, 'before' | 'after' | 'f
 export function publishLifecycle(
   host: Pick<PlanHost, 'observe'>,
   publish: (event: LifecycleEvent, depth: number) => void,
-  depthOf: (file: PlanView) => number,
+  depthOf: (file: PlanFields) => number,
   log: (level: 'warn', message: string) => void,
 ): () => void {
   const memory = new Map<string, PlanMemory>();
@@ -78,13 +79,13 @@ export function publishLifecycle(
       try {
         depth = depthOf(change.file);
       } catch (error) {
-        log('warn', `agenda: the cascade depth of ${change.planId} is unknown (${(error as Error).message}); 0 is used`);
+        log('warn', `agenda: the cascade depth of ${change.planId} is unknown (${errorMessage(error)}); 0 is used`);
       }
       for (const event of events) {
         try {
           publish(event, depth);
         } catch (error) {
-          log('warn', `agenda: ${event.kind}:${event.subject} was not published: ${(error as Error).message}`);
+          log('warn', `agenda: ${event.kind}:${event.subject} was not published: ${errorMessage(error)}`);
         }
       }
     });

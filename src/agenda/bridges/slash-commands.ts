@@ -1,11 +1,11 @@
 import { describeItem, nextDue } from '../describe.js';
-import type { Orca } from '../../composition-root.js';
+import type { AgendaRuntime } from '../runtime.js';
 import { registerNoteCommand } from '../../hitl/commands.js';
 
 /**
- * The agenda's slash commands (seed 002), answered in command.execute.before like the gate
- * commands: no model turn. /agenda-resume is the human's way to resume a paused agenda (no tool
- * offers it, and an agenda item may not run it).
+ * The agenda's slash commands (docs/design.md, "Tools and commands"), answered in
+ * command.execute.before like the gate commands: no model turn. /agenda-resume is the human's way
+ * to resume a paused agenda (no tool offers it, and an agenda item may not run it).
  */
 export const AGENDA_COMMANDS = {
   agenda: 'List the agenda: pending and running items (/agenda all: every item)',
@@ -23,8 +23,14 @@ export function registerAgendaCommands(cfg: { command?: Record<string, unknown> 
 
 const MAX_LISTED = 30;
 
+/** What an agenda command uses: the project's agenda and the log. */
+export interface AgendaCommandDeps {
+  agenda: Pick<AgendaRuntime, 'list' | 'paused' | 'request'>;
+  log(level: 'info', message: string): void;
+}
+
 /** Run an agenda command; returns the text to show. Throws with what went wrong. */
-export async function runAgendaCommand(orca: Pick<Orca, 'agenda' | 'log'>, name: AgendaCommand, rawArguments: string): Promise<string> {
+export async function runAgendaCommand(orca: AgendaCommandDeps, name: AgendaCommand, rawArguments: string): Promise<string> {
   const args = rawArguments.trim();
   switch (name) {
     case 'agenda': {

@@ -10,7 +10,7 @@ whole plan, including assumptions and risks. You cannot start other agents or as
 agenda_emit(kind, message) announces an event on the project's agenda (e.g. "tests.failed" when the
 tests you ran fail) and agenda_list shows what is scheduled; scheduling is the planner's job.`;
 
-/** What each specialist is for and how it works (seed 000 roles, seed 003 checklists). */
+/** What each specialist is for and how it works (docs/design.md, "Roles and tools", "The quality gate"). */
 export const SPECIALIST_ROLES: Readonly<Record<SpecialistAgent, { title: string; description: string; body: string }>> = {
   coder: {
     title: 'Coder',

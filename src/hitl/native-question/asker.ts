@@ -1,6 +1,7 @@
 import type { PluginInput } from '@opencode-ai/plugin';
 import type { HitlQuestion } from '../../machines/types.js';
-import { describeError, questionSessionsFromClient, type QuestionSessions } from './client-sessions.js';
+import { questionSessionsFromClient, type QuestionSessions } from './client-sessions.js';
+import { openCodeErrorText } from '../../text/opencode-error.js';
 import { QUESTION_MODEL } from './ids.js';
 import { encodeQuestionPayload, questionMessage } from './payload.js';
 import { findQuestionPart, partOutcome } from './question-part.js';
@@ -61,7 +62,7 @@ export function questionAskerFor(sessions: QuestionSessions, { startTimeoutMs = 
         const root = await findRootSession((id) => sessions.parentOf(id), callerSessionId);
         sessionId = await sessions.create({ parentID: root, title });
       } catch (error) {
-        return unavailable(`could not open a question session under the root of ${callerSessionId}: ${describeError(error)}`);
+        return unavailable(`could not open a question session under the root of ${callerSessionId}: ${openCodeErrorText(error, 'no response')}`);
       }
       return runQuestion({ sessions, sessionId, questions, title, signal, startTimeoutMs, pollMs, log });
     },
@@ -74,14 +75,14 @@ async function runQuestion({ sessions, sessionId, questions, title, signal, star
   let ended = false;
   const run = sessions
     .prompt({ sessionID: sessionId, text: questionMessage(title), system: encodeQuestionPayload(questions) })
-    .catch((error: unknown) => ({ error: describeError(error) }))
+    .catch((error: unknown) => ({ error: openCodeErrorText(error, 'no response') }))
     .finally(() => (ended = true));
   // Once: the signal and the start timeout may both want the session stopped.
   let stopping: Promise<string | undefined> | undefined;
   const stop = () =>
     (stopping ??= sessions.abort(sessionId).then(
       () => undefined,
-      (error: unknown) => describeError(error),
+      (error: unknown) => openCodeErrorText(error, 'no response'),
     ));
   const onAbort = () => void stop();
   signal.addEventListener('abort', onAbort, { once: true });
@@ -112,7 +113,7 @@ async function runQuestion({ sessions, sessionId, questions, title, signal, star
       if (failedStop) log?.('warn', `native question: closing session ${sessionId} after abort failed: ${failedStop}`);
       throw signal.reason;
     }
-    return unavailable(`reading session ${sessionId} failed: ${describeError(error)}`);
+    return unavailable(`reading session ${sessionId} failed: ${openCodeErrorText(error, 'no response')}`);
   } finally {
     signal.removeEventListener('abort', onAbort);
   }
@@ -129,7 +130,7 @@ async function lastRunError(sessions: QuestionSessions, sessionId: string): Prom
   const messages = await sessions.messages(sessionId).catch(() => undefined);
   if (!Array.isArray(messages)) return '';
   const error = messages.map((m: { info?: { error?: unknown } }) => m?.info?.error).filter(Boolean).at(-1);
-  return error ? `; last error: ${describeError(error)}` : '';
+  return error ? `; last error: ${openCodeErrorText(error, 'no response')}` : '';
 }
 
 const NOT_REGISTERED =

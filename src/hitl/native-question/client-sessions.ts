@@ -1,6 +1,7 @@
 import type { PluginInput } from '@opencode-ai/plugin';
 import { QUESTION_AGENT_ID, QUESTION_MODEL, QUESTION_MODEL_ID, QUESTION_PROVIDER_ID } from './ids.js';
 import { rejectOpenQuestions } from './open-questions.js';
+import { openCodeErrorText } from '../../text/opencode-error.js';
 
 /** The few session calls the asker makes, so its logic can run against a fake. */
 export interface QuestionSessions {
@@ -38,12 +39,12 @@ export function questionSessionsFromClient(client: PluginInput['client'], direct
     },
     async parentOf(sessionId) {
       const res = await session.get({ path: { id: sessionId }, query });
-      if (!res.data?.id) throw new Error(`Expected session ${sessionId} to exist: ${describeError(res.error)}`);
+      if (!res.data?.id) throw new Error(`Expected session ${sessionId} to exist: ${openCodeErrorText(res.error, 'no response')}`);
       return res.data.parentID || undefined;
     },
     async create({ parentID, title }) {
       const res = await session.create({ body: { parentID, title }, query });
-      if (!res.data?.id) throw new Error(`OpenCode refused to create a question session: ${describeError(res.error)}`);
+      if (!res.data?.id) throw new Error(`OpenCode refused to create a question session: ${openCodeErrorText(res.error, 'no response')}`);
       return res.data.id;
     },
     async prompt({ sessionID, text, system }) {
@@ -53,12 +54,12 @@ export function questionSessionsFromClient(client: PluginInput['client'], direct
         body: { agent: QUESTION_AGENT_ID, model: { ...QUESTION_MODEL }, system, tools: QUESTION_TOOLS, parts: [{ type: 'text', text }] },
       });
       const info = res.data?.info as { error?: unknown } | undefined;
-      if (!info) return { error: describeError(res.error) };
-      return info.error ? { error: describeError(info.error) } : {};
+      if (!info) return { error: openCodeErrorText(res.error, 'no response') };
+      return info.error ? { error: openCodeErrorText(info.error, 'no response') } : {};
     },
     async messages(sessionId) {
       const res = await session.messages({ path: { id: sessionId }, query });
-      if (!res.data) throw new Error(`Expected the messages of session ${sessionId}: ${describeError(res.error)}`);
+      if (!res.data) throw new Error(`Expected the messages of session ${sessionId}: ${openCodeErrorText(res.error, 'no response')}`);
       return res.data;
     },
     async abort(sessionId) {
@@ -67,12 +68,4 @@ export function questionSessionsFromClient(client: PluginInput['client'], direct
       await rejectOpenQuestions(client, directory, sessionId);
     },
   };
-}
-
-/** OpenCode's errors: `{name, data: {message}}`, an Error, or anything else. */
-export function describeError(error: unknown): string {
-  if (error === undefined || error === null) return 'no response';
-  if (typeof error === 'string') return error;
-  const e = error as { name?: string; data?: { message?: string }; message?: string };
-  return [e.name, e.data?.message ?? e.message].filter(Boolean).join(': ') || JSON.stringify(error);
 }

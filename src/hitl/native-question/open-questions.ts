@@ -8,11 +8,11 @@ type RawClient = {
 };
 
 /**
- * Rejects every open question request of one session: GET /question, then
- * POST /question/:id/reject for each. OpenCode 1.18 leaves a question open (and its dialog on
- * screen) when its session is aborted, so an abandoned ask must close it itself. The v1 client
- * has no question API; this uses the hey-api client the SDK groups share (an internal field),
- * so it goes through the same in-process fetch and auth as every other call.
+ * Rejects every open question request of one session: GET /question, then POST /question/:id/reject
+ * for each. OpenCode 1.18 leaves a question open (and its dialog on screen) when its session is
+ * aborted (https://github.com/anomalyco/opencode/issues/46163), so an abandoned ask must close it
+ * itself. The v1 client has no question API; this uses the hey-api client the SDK groups share (an
+ * internal field), so it goes through the same in-process fetch and auth as every other call.
  * Returns how many were rejected; throws when the raw client is missing or a call fails.
  */
 export async function rejectOpenQuestions(client: PluginInput['client'], directory: string, sessionId: string): Promise<number> {

@@ -1,5 +1,6 @@
 import type { HitlQuestion } from '../../machines/types.js';
 import { forTerminal, forTerminalLine } from '../../text/terminal.js';
+import { errorMessage } from '../../errors.js';
 
 /**
  * What the question model reads from the prompt's `system` text: the questions, in the shape of
@@ -60,7 +61,7 @@ export function decodeQuestionPayload(text: string): QuestionPayload | Error {
   try {
     parsed = JSON.parse(text.slice(start + OPEN.length, end));
   } catch (error) {
-    return new Error(`Expected JSON between the question markers: ${(error as Error).message}`);
+    return new Error(`Expected JSON between the question markers: ${errorMessage(error)}`);
   }
   const problem = payloadProblem(parsed);
   return problem ? new Error(`Expected a question payload: ${problem}.`) : (parsed as QuestionPayload);

@@ -19,15 +19,16 @@ export type QuestionChannelRegistration = { registered: true } | { registered: f
 /**
  * Installs the native question channel (call it from the plugin's `config` hook; calling it again
  * changes nothing): an openai-compatible provider whose `fetch` answers in process with a
- * `question` tool call, and a hidden agent allowed to use only the question tool (custom agents
- * get `question: "deny"` by default). An `enabled_providers` list gets the provider added, or
- * OpenCode would drop it.
+ * `question` tool call, and a hidden agent allowed to use only the question tool (custom agents get
+ * `question: "deny"` by default). An `enabled_providers` list gets the provider added, or OpenCode
+ * would drop it.
  *
  * It installs nothing when the user disabled the provider, or when the config sets no `model`:
- * OpenCode 1.18 then picks its default model among the providers named in `cfg.provider`
- * (all of them when there are none), so a config without a `provider` section would make this
- * fake model everybody's default, the planner's included. `allowWithoutModel` skips that guard.
- * The asker reports the channel unavailable when nothing was installed.
+ * OpenCode 1.18 then picks its default model among the providers named in `cfg.provider` (all of
+ * them when there are none), so a config without a `provider` section would make this fake model
+ * everybody's default, the planner's included (https://github.com/anomalyco/opencode/issues/47815).
+ * `allowWithoutModel` skips that guard. The asker reports the channel unavailable when nothing was
+ * installed.
  */
 export function registerQuestionChannel(
   cfg: QuestionChannelConfigTarget,

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { postDecision } from '../../src/persistence/inbox.js';
-import { RECORD_GRACE_MS, waitForRunningServer } from '../../src/cli/running-server.js';
-import { approvalPlan, tempProject, type Project } from './fixtures.js';
+import { RECORD_GRACE_MS, waitForRunningServer } from '../../src/decisions/running-server.js';
+import { approvalPlan, tempProject, type Project } from '../cli/fixtures.js';
 
 let project: Project;
 beforeEach(() => {

@@ -1,19 +1,19 @@
 import { readPlanSnapshot } from '../host/restore.js';
-import { GATE_COMMANDS, whereOf, type GateCommand } from '../hitl/commands.js';
-import { decide, DecisionError, type DecisionRefusal } from '../decisions/decide.js';
+import { GATE_COMMANDS, type GateCommand } from './gate-commands.js';
+import { decide, DecisionError, whereOf, type DecisionRefusal } from './decide.js';
 import type { Gate } from '../machines/gates.js';
 import { inboxDir, postDecision, type InboxDecision } from '../persistence/inbox.js';
 import type { PlanFile } from '../persistence/plan-file.js';
-import type { PlanStore } from '../persistence/plan-store.js';
+import { PlanStore } from '../persistence/plan-store.js';
 import { quote } from '../text/quote.js';
-import { RefusedError, UsageError } from './errors.js';
-import { loadPlan, planIdArgument, storeOf } from './project.js';
+import { RefusedError, UsageError } from '../request-errors.js';
+import { loadPlan, planIdArgument } from './requested-plan.js';
 import { queuedDecisions, waitForRunningServer, type ServerOutcome } from './running-server.js';
 
 /** The decisions `orca decide` (and the plan viewer's buttons) take: approve, changes, reject, retry, replan, continue, rerun, done, stop. */
 export const DECISION_CHOICES = Object.keys(GATE_COMMANDS).map((name) => name.replace(/^orca-/, ''));
 
-export interface DecisionRequest {
+export interface GateDecisionRequest {
   planId: string | undefined;
   /** One of DECISION_CHOICES. */
   choice: string | undefined;
@@ -51,7 +51,7 @@ const CLI_HINTS: Partial<Record<DecisionRefusal, (planId: string, choice: string
  * next resumed. Throws UsageError for a malformed request, RefusedError when the plan does not
  * take it; posts nothing then.
  */
-export function postGateDecision(project: string, { planId: rawId, choice, text: rawText, step }: DecisionRequest, now: Date): PostedDecision {
+export function postGateDecision(project: string, { planId: rawId, choice, text: rawText, step }: GateDecisionRequest, now: Date): PostedDecision {
   const planId = planIdArgument(rawId, 'decide');
   if (choice === undefined || !DECISION_CHOICES.includes(choice)) {
     throw new UsageError(`orca decide needs a decision after the plan_id: one of ${DECISION_CHOICES.join(', ')}${choice ? ` (got ${quote(choice)})` : ''}.`);
@@ -60,7 +60,7 @@ export function postGateDecision(project: string, { planId: rawId, choice, text:
   if (step !== undefined && !(spec.gates as readonly string[]).some((g) => g === 'deviation' || g === 'resume')) {
     throw new UsageError('--step applies to retry, replan, rerun, done and stop only.');
   }
-  const store = storeOf(project);
+  const store = PlanStore.forProject(project);
   const plan = loadPlan(store, planId);
   const text = rawText?.trim();
   let decided;

@@ -22,8 +22,6 @@ export function queuedDecisions(plansDir: string, planId: string): string[] {
     });
 }
 
-export { leaseHeld };
-
 export type ServerOutcome = 'applied' | 'dropped' | 'pending' | 'not-running';
 
 /**

@@ -1,0 +1,33 @@
+import type { StepEvent } from './step.machine.js';
+import type { DecisionRecord, DecisionSource } from './types.js';
+
+/**
+ * A decision at one of the plan's gates, from a human or the auto policy: the record the plan
+ * keeps of it (`decisions`), and, at a step's gate, the event the plan forwards to that step.
+ */
+
+/** A gate's event: who decided and when, the human's words, and the step it is about. */
+type GateEvent = DecisionSource & { text?: string; stepId?: string };
+
+/** The record the plan keeps of a decision: which gate, which option, its channel, time, step and words. */
+export const decision = (gate: DecisionRecord['gate'], option: string, e: GateEvent): DecisionRecord => ({
+  gate,
+  option,
+  channel: e.channel,
+  at: e.at,
+  ...(e.stepId ? { step_id: e.stepId } : {}),
+  ...(e.text ? { text: e.text } : {}),
+});
+
+/** The step machine's event for a decision at a step's gate, with its text as guidance (or, for Mark done, the summary). */
+export const forwardAs =
+  (type: StepEvent['type']) =>
+  ({ event }: { event: GateEvent & { stepId: string } }) => ({
+    stepId: event.stepId,
+    event: {
+      type,
+      channel: event.channel,
+      at: event.at,
+      ...(event.text ? (type === 'step.mark_done' ? { summary: event.text } : { guidance: event.text }) : {}),
+    } as StepEvent,
+  });

@@ -1,0 +1,85 @@
+import { errorSignature } from './error-signature.js';
+import type { FailedAttempt, FailureKind, InterruptedTurn, PlanProposal, SpecialistResult, StepOutput, StepRecord } from './types.js';
+
+/**
+ * Pure updates of what the machines keep of each step: the plan's step records (one per step of
+ * its proposal) and a step's failed attempts. Keys are removed, never set to undefined: a snapshot
+ * must read the same after a JSON round trip.
+ */
+
+/**
+ * New step records for a proposal; a completed step whose id survives a replan keeps its output.
+ * A step id that survives keeps what its turns cost so far.
+ */
+export function stepRecords(proposal: PlanProposal, previous: StepRecord[]): StepRecord[] {
+  return proposal.steps.map((spec) => {
+    const kept = previous.find((p) => p.id === spec.id && p.status === 'completed');
+    if (kept) return { ...kept, ...spec, status: 'completed', depends_on: spec.depends_on ?? [] };
+    const { usage, usage_by_role } = previous.find((p) => p.id === spec.id) ?? {};
+    return { ...spec, depends_on: spec.depends_on ?? [], status: 'pending', attempts: 0, failures: [], ...(usage ? { usage } : {}), ...(usage_by_role ? { usage_by_role } : {}) };
+  });
+}
+
+/** A step whose actor is alive: its turn runs, or it waits at the deviation gate. */
+export const isActive = (s: StepRecord) => s.status === 'running' || s.status === 'awaiting_decision';
+
+export const updateStep = (steps: StepRecord[], id: string, patch: Partial<StepRecord>) =>
+  steps.map((s) => (s.id === id ? { ...s, ...patch } : s));
+
+/** The steps just spawned are running. */
+export function withRunning(steps: StepRecord[], started: StepRecord[]): StepRecord[] {
+  const ids = new Set(started.map((s) => s.id));
+  return steps.map((s) => (ids.has(s.id) ? { ...s, status: 'running' as const } : s));
+}
+
+/** A step's attempt failed: the step waits at the deviation gate with the failure (and the breaker, when open) recorded. */
+export const withFailure = (
+  steps: StepRecord[],
+  p: { stepId: string; attempt: number; error: string; kind?: FailureKind; signature: string; breaker?: string },
+) =>
+  updateStep(steps, p.stepId, {
+    status: 'awaiting_decision',
+    attempts: p.attempt,
+    failures: [
+      ...(steps.find((s) => s.id === p.stepId)?.failures ?? []),
+      { attempt: p.attempt, error: p.error, ...(p.kind ? { kind: p.kind } : {}), signature: p.signature },
+    ],
+    ...(p.breaker ? { breaker: p.breaker } : {}),
+  });
+
+/** The human's guidance, kept with the failure it answers (the last one). */
+export const withGuidance = (failures: FailedAttempt[], guidance?: string) =>
+  failures.map((f, i) => (i === failures.length - 1 && guidance ? { ...f, guidance } : f));
+
+export const withStepGuidance = (steps: StepRecord[], stepId: string, guidance?: string) =>
+  steps.map((s) => (s.id === stepId && guidance ? { ...s, failures: withGuidance(s.failures, guidance) } : s));
+
+/** Retry chosen: the step runs again, its breaker and review round cleared. */
+export const withRetrying = (steps: StepRecord[], stepId: string) =>
+  steps.map((step) => {
+    if (step.id !== stepId) return step;
+    const { breaker: _breaker, review_round: _round, ...rest } = step;
+    return { ...rest, status: 'running' as const };
+  });
+
+export const withCompleted = (steps: StepRecord[], p: { stepId: string; output: StepRecord['output']; warnings?: string[] }) =>
+  updateStep(steps, p.stepId, {
+    status: 'completed',
+    output: p.output,
+    ...(p.warnings?.length ? { warnings: p.warnings } : {}),
+  });
+
+/** The plan stopped: every running step, and every one waiting for a decision, is stopped. */
+export const withStopped = (steps: StepRecord[]) => steps.map((s) => (isActive(s) ? { ...s, status: 'stopped' as const } : s));
+
+/** A failed attempt as a step records it, with the signature the breaker compares. */
+export const failedAttempt = (attempt: number, p: { error: string; kind: FailureKind }): FailedAttempt => ({
+  attempt,
+  error: p.error,
+  kind: p.kind,
+  signature: errorSignature(p.error),
+});
+
+/** A specialist's successful result as the step's output (what later steps are threaded); null otherwise. */
+export const stepOutputOf = (result: SpecialistResult | InterruptedTurn): StepOutput | null =>
+  result.type === 'success' ? { summary: result.summary, artifacts: result.artifacts, key_findings: result.key_findings ?? [] } : null;
