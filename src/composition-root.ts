@@ -7,7 +7,7 @@ import type { SessionMonitor } from './opencode/session-monitor.js';
 import { PlanHost, type PlanHostOptions } from './host/plan-host.js';
 import { PlanStore } from './persistence/plan-store.js';
 import type { PlanFields } from './persistence/plan-file.js';
-import { appendJournal } from './persistence/journal.js';
+import { appendJournal, type JournalEntry } from './persistence/journal.js';
 import { safeToasts, watchForToasts, type Toast } from './notices/toasts.js';
 import { interruptedPlans, listSummaries } from './persistence/plan-index.js';
 import { sessionsFromClient, type SessionsPort } from './opencode/sessions.js';
@@ -118,27 +118,30 @@ export function assembleOrca(given: OrcaParts): Orca {
   const store = PlanStore.forProject(directory);
   // Only side effects in flight in a plan restored from disk look for what an earlier process left.
   const isRecovering = (idempotencyKey: string) => host.isRecovering(idempotencyKey);
+  // A journal line records what happened; a journal that cannot take it (disk full) is logged and
+  // never fails the turn or the restart that produced it.
+  const journalLine = (planId: string, entry: JournalEntry, what: string) => {
+    try {
+      appendJournal(store.journalPathOf(planId), [entry]);
+    } catch (error) {
+      log('warn', `plan ${planId}: its journal did not take ${what}: ${errorMessage(error)}`);
+    }
+  };
   const onReconcile = ({ plan_id, ...record }: ReconcileRecord) => {
     log('info', `plan ${plan_id}: ${record.role} session ${record.session_id}: ${record.decision}${record.detail ? ` (${record.detail})` : ''}`);
-    appendJournal(store.journalPathOf(plan_id), [{ at: new Date().toISOString(), kind: 'reconcile', ...record }]);
+    journalLine(plan_id, { at: new Date().toISOString(), kind: 'reconcile', ...record }, 'a reconciliation');
   };
   const history = createUsageHistory(join(store.dir, USAGE_HISTORY_NAME), { log: (level, message) => log(level, message) });
   // Every prompt's usage: one journal line per turn and the history behind forecasts. The plan's
   // sums come from the ports' results through the machines, except a read-only ask's (tools/ask-specialist.ts).
   const recordTurn = ({ plan_id, ...record }: TurnRecord) => {
-    if (plan_id) {
-      try {
-        appendJournal(store.journalPathOf(plan_id), [{ at: new Date().toISOString(), kind: 'turn', ...record }]);
-      } catch (error) {
-        log('warn', `plan ${plan_id}: its journal did not take a turn's usage: ${errorMessage(error)}`);
-      }
-    }
+    if (plan_id) journalLine(plan_id, { at: new Date().toISOString(), kind: 'turn', ...record }, "a turn's usage");
     history.record(record.agent, record.usage);
   };
   // An answer accepted with slips forgiven (JSONC, a string taken as a list, …): said in the plan's journal.
   const onCoercion = ({ plan_id, ...record }: CoercionRecord) => {
     log('info', `plan ${plan_id}: ${record.agent}'s answer accepted with slips forgiven: ${record.coerced.join('; ')}`);
-    appendJournal(store.journalPathOf(plan_id), [{ at: new Date().toISOString(), kind: 'coercion', ...record }]);
+    journalLine(plan_id, { at: new Date().toISOString(), kind: 'coercion', ...record }, 'a forgiven slip');
   };
   // Every turn Orca starts goes through this one runner: protocol, corrections, breaker, abort, reconciliation.
   const turns = createTurnRunner(sessions, {

@@ -14,7 +14,7 @@ const DESCRIPTIONS: Record<string, string> = {
   ui: 'The plan viewer in the browser, on 127.0.0.1: true, or { "port": N } (default: any free port). Its URL, with the token that opens it, goes to the log and a toast. Also ORCA_UI=1 and ORCA_UI_PORT. Off by default.',
   'ui.port': 'The local port of the plan viewer (0 picks a free one).',
   review:
-    'The reviewer gate (seed 003): after a step of a code-writing agent, the reviewer checks the work against the step\'s success criteria; FAIL sends its error reports to a fixer pass (the same agent) and back to review.',
+    'The reviewer gate: after a step of a code-writing agent, the reviewer checks the work against the step\'s success criteria; FAIL sends its error reports to a fixer pass (the same agent) and back to review.',
   'review.enabled': 'Run the reviewer gate (default true).',
   'review.agents': 'Specialists whose steps are reviewed (default ["coder"]).',
   'review.max_rounds': 'Reviewer rounds before the step fails into the deviation gate (default 3).',
@@ -39,7 +39,7 @@ const DESCRIPTIONS: Record<string, string> = {
   'hooks.pre_step': 'Run before each attempt of a step; a non-zero exit (or the timeout) blocks the step with the hook\'s output as its error.',
   'hooks.post_step': 'Run after a step completes; never blocks: a failure is logged and recorded on the step.',
   agenda:
-    'The agenda (seed 002): plans, resumes, slash commands and bus events that run at a time, on a cron schedule or when events happen, with safety rails. Triggers fire only while an OpenCode server runs for this project; items that came due meanwhile fire at its next start, marked late.',
+    'The agenda: plans, resumes, slash commands and bus events that run at a time, on a cron schedule or when events happen, with safety rails. Triggers fire only while an OpenCode server runs for this project; items that came due meanwhile fire at its next start, marked late.',
   'agenda.poll_seconds': 'How often the scheduler looks for due items, in seconds (default 5).',
   'agenda.max_pending_project': 'Pending items in the project; one more is refused with BLOCKED [max_pending_project] (default 30).',
   'agenda.max_pending_per_session': 'Pending items of one session (default 10).',
