@@ -23,7 +23,7 @@ import { reportOnFailure } from '../support/failure-report.js';
 import { restartOpencode, startOpencode, waitFor, type OpencodeServer } from '../support/opencode-server.js';
 import { lastToolResult, startScriptedModel, type RecordedRequest, type ScriptedModel, type ScriptedReply } from '../support/scripted-model.js';
 import { fetchWithTimeout } from '../support/wait-for.js';
-import { isPage, openQuestions, readOn, reply, type QuestionRequest } from './hitl-answers.js';
+import { isPage, questionWatch, openQuestions, readOn, reply, type QuestionRequest } from './hitl-answers.js';
 import { projectRoot } from '../support/opencode-sandbox.js';
 import { agentOf, jsonReply, scenarioOf, orcaResumeRelay, passingReview } from './team.js';
 
@@ -274,22 +274,8 @@ describe('crash matrix: kill -9 at every point of a 4-step plan, restart, resume
   const approvalOf = (open: QuestionRequest[], tag: string) =>
     open.find((x) => !isPage(x) && x.questions[0]?.question.includes(`SCENARIO:${tag} goal`));
 
-  /**
-   * Whether to look at the open dialogs now. A GET /question costs the server some 30 ms of CPU (measured with
-   * 1.18.33 on a 2-core machine): polled every 50 ms it kept the server busy beside the plans' turns. So look
-   * when a question was asked since the last look (its `question.asked` event), and every 2 s in case one
-   * went by unseen.
-   */
-  let watched: { events: OpencodeServer['events']['events']; seen: number; lookedAt: number } | undefined;
-  function timeToLook(): boolean {
-    const events = server.events.events;
-    if (watched?.events !== events) watched = { events, seen: 0, lookedAt: 0 }; // a new server
-    let asked = false;
-    for (; watched.seen < events.length; watched.seen++) if (events[watched.seen]!.type === 'question.asked') asked = true;
-    if (!asked && Date.now() - watched.lookedAt < 2_000) return false;
-    watched.lookedAt = Date.now();
-    return true;
-  }
+  /** A GET /question costs the server CPU: look after a question.asked event, or every 2 s (hitl-answers.ts). */
+  const look = questionWatch(() => server, 2_000);
 
   /**
    * One look at the dialogs open for a batch, as the person at the TUI: reads every page on,
@@ -298,11 +284,11 @@ describe('crash matrix: kill -9 at every point of a 4-step plan, restart, resume
    * undefined when it was not time to look.
    */
   async function answerDialogs(runs: Run[], { approve, resume }: { approve: (run: Run) => boolean; resume: boolean }): Promise<QuestionRequest[] | undefined> {
-    if (!timeToLook()) return undefined;
+    if (!look.due()) return undefined;
     try {
       return await answerOpenDialogs(runs, { approve, resume });
     } catch (error) {
-      watched!.lookedAt = 0; // look again at the next poll
+      look.again();
       throw error;
     }
   }
