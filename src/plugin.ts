@@ -2,7 +2,7 @@ import type { Hooks, Plugin } from '@opencode-ai/plugin';
 import { applyAgents } from './agents/apply.js';
 import { INVALID_TOOL } from './agents/permissions.js';
 import { loadOrcaConfig } from './config/load.js';
-import { agentOverrides } from './config/options.js';
+import { agentOverrides, startupPruneRules } from './config/options.js';
 import { planPolicy } from './config/policy.js';
 import { createOrca } from './composition-root.js';
 import { guarded } from './host/observers.js';
@@ -14,6 +14,7 @@ import { NOTE_PREFIX, registerQuestionChannel } from './hitl/native-question/ind
 import { registerGateCommands, runGateCommand } from './hitl/commands.js';
 import { isGateCommand } from './decisions/gate-commands.js';
 import { listSummaries, waitingSummaries } from './persistence/plan-index.js';
+import { pruneInBackground } from './persistence/prune.js';
 import { isAgendaCommand, registerAgendaCommands, runAgendaCommand } from './agenda/bridges/slash-commands.js';
 import { inspectAgendaItems } from './inspect/agenda-actors.js';
 import { compactionContext } from './opencode/compaction.js';
@@ -58,6 +59,9 @@ export const OrcaPlugin: Plugin = async (input, rawOptions) => {
   const observeNotes = guarded('the session notes', (event: Parameters<typeof orca.notes.observe>[0]) => orca.notes.observe(event), log);
   const observeStartup = guarded('the start-up notice', (event: { type: string }) => orca.startup.observe(event), log);
   orca.log('info', `orca loaded for ${input.directory}`);
+  // The prune option (off unless set): old plans removed once, off the start-up path, then dropped from the index.
+  const pruneRules = startupPruneRules(options);
+  const pruning = pruneRules && pruneInBackground(orca.store, pruneRules, { log: orca.log, onRemoved: (planId) => orca.host.index.trigger.remove({ planId }) });
   inspector = await startConfiguredInspector(options.inspect, orca.log);
   const ui = await startConfiguredUi(options.ui, input.directory, {
     log: orca.log,
@@ -154,6 +158,7 @@ export const OrcaPlugin: Plugin = async (input, rawOptions) => {
       orca.log('info', `auto-continue after compaction suppressed: ${waiting.map((p) => `${p.plan_id} waits for ${p.waiting_for}`).join(', ')}`);
     },
     dispose: async () => {
+      await pruning?.stop();
       await orca.dispose();
       await inspector?.stop();
       await ui?.stop();

@@ -7,7 +7,17 @@ export interface CommandContext {
   project: string;
   /** Positional arguments after the command name. */
   args: string[];
-  options: { message?: string; step?: string; port?: number; once?: boolean; model?: string };
+  options: {
+    message?: string;
+    step?: string;
+    port?: number;
+    once?: boolean;
+    model?: string;
+    /** prune's --drafts-older-than and --finished-older-than, in days; --yes. */
+    draftsOlderThan?: number;
+    finishedOlderThan?: number;
+    yes?: boolean;
+  };
 }
 
 export type Command = (context: CommandContext) => number | Promise<number>;

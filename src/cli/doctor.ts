@@ -16,13 +16,17 @@ import { activityOf } from '../persistence/plan-activity.js';
 import { summarize } from '../persistence/plan-index.js';
 import { leaseHeld } from '../persistence/plan-lease.js';
 import { errorMessage } from '../errors.js';
+import type { PlanStore } from '../persistence/plan-store.js';
+import { prunePlans } from '../persistence/prune.js';
+import { bytesText, DEFAULT_DRAFT_DAYS, type PlanKind, type RetentionRules, type Verdict } from '../persistence/retention.js';
+import { pruneRules, rulesText } from './prune.js';
 
 type Level = 'ok' | 'warn' | 'fail';
 type Say = (level: Level, text: string, ...details: string[]) => void;
 const MARK: Record<Level, string> = { ok: '✓', warn: '!', fail: '✗' };
 
 /** `orca doctor`: what OpenCode, the plugin, its config and the plans of this project look like. */
-export function doctorCommand({ io, project }: CommandContext): number {
+export async function doctorCommand({ io, project }: CommandContext): Promise<number> {
   const lines: string[] = [`orca doctor: ${project}`];
   let problems = 0;
   const say: Say = (level, text, ...details) => {
@@ -73,7 +77,7 @@ export function doctorCommand({ io, project }: CommandContext): number {
   lines.push('', 'Plans');
   const store = storeOf(project);
   const plans = loadAllPlans(store, () => {}); // what could not load is now in the quarantine, listed below
-  say('ok', `${plans.length} plan(s) in ${show(store.dir)}`);
+  say('ok', ...(await plansOnDisk(store, project, io, show)));
   if (existsSync(store.dir) && !existsSync(join(store.dir, '.gitignore')))
     say('warn', `${show(store.dir)} has no .gitignore: OpenCode's file snapshot hashes the plan files again at every turn (slower plans)`, `add one that holds "*" unless you commit your plans (README: Plan files)`);
   for (const q of listQuarantine(store)) say('warn', `quarantined: ${show(store.quarantineDir)}/${q.name}`, q.reason);
@@ -93,6 +97,32 @@ export function doctorCommand({ io, project }: CommandContext): number {
   lines.push('', problems === 0 ? 'No problems found.' : `${problems} problem(s) found.`);
   println(io.stdout, ...lines);
   return problems === 0 ? 0 : 1;
+}
+
+/**
+ * How many plans of each kind (drafts never approved, finished, other) and their disk use, and what
+ * `orca prune` would remove with its defaults (the `prune` option's days, else drafts after 30).
+ */
+async function plansOnDisk(store: PlanStore, project: string, io: CommandContext['io'], show: (path: string) => string): Promise<[string, ...string[]]> {
+  let rules: RetentionRules;
+  try {
+    rules = pruneRules(project, io.env);
+  } catch {
+    rules = { draftsAfterDays: DEFAULT_DRAFT_DAYS, finishedAfterDays: null }; // the options' problem is said above
+  }
+  const { verdicts } = await prunePlans(store, rules, { now: io.now(), apply: false });
+  const where = show(store.dir);
+  if (verdicts.length === 0) return [`0 plan(s) in ${where}`];
+  const bytes = (of: readonly Verdict[]) => bytesText(of.reduce((sum, v) => sum + v.plan.bytes, 0));
+  const kind = (k: PlanKind, words: string) => {
+    const of = verdicts.filter((v) => v.kind === k);
+    return of.length === 0 ? `0 ${words}` : `${of.length} ${words} (${bytes(of)})`;
+  };
+  const chosen = verdicts.filter((v) => v.remove);
+  return [
+    `${verdicts.length} plan(s) in ${where}, ${bytes(verdicts)}: ${kind('draft', 'draft(s) never approved')}, ${kind('finished', 'finished')}, ${kind('other', 'other')}`,
+    `orca prune would remove ${chosen.length === 0 ? 'none' : `${chosen.length} plan(s), ${bytes(chosen)}`}: ${rulesText(rules)}`,
+  ];
 }
 
 function checkEntry(entry: PluginEntry, say: Say, env: Record<string, string | undefined>, version: string) {

@@ -13,6 +13,7 @@ import { inspectCommand } from './inspect.js';
 import { processIo, println, terminalIo, type CliIo } from './io.js';
 import { packageInfo } from './package-info.js';
 import { plansCommand } from './plans.js';
+import { parseDays, pruneCommand } from './prune.js';
 import { projectDir } from './project.js';
 import { showCommand } from './show.js';
 import { uiCommand } from './ui.js';
@@ -33,6 +34,7 @@ export const COMMANDS: Record<string, { run: Command; args: [min: number, max: n
   ui: { run: uiCommand, args: [0, 0], options: ['port'] },
   agenda: { run: agendaCommand, args: [0, 2], options: ['message'] },
   emit: { run: emitCommand, args: [1, 1], options: ['message'] },
+  prune: { run: pruneCommand, args: [0, 0], options: ['draftsOlderThan', 'finishedOlderThan', 'yes'] },
 };
 
 const OPTIONS = {
@@ -42,6 +44,9 @@ const OPTIONS = {
   model: { type: 'string' },
   port: { type: 'string' },
   once: { type: 'boolean' },
+  'drafts-older-than': { type: 'string' },
+  'finished-older-than': { type: 'string' },
+  yes: { type: 'boolean', short: 'y' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'v' },
 } as const;
@@ -85,6 +90,16 @@ export async function main(argv: string[], rawIo: CliIo = processIo()): Promise<
       }
       if (values.once) options.once = true;
     }
+    for (const [flag, key] of [['drafts-older-than', 'draftsOlderThan'], ['finished-older-than', 'finishedOlderThan']] as const) {
+      const value = values[flag];
+      if (value === undefined) continue;
+      if (!command.options.includes(key)) throw new UsageError(`orca ${name} does not take --${flag} (orca --help).`);
+      options[key] = parseDays(`--${flag}`, value);
+    }
+    if (values.yes !== undefined) {
+      if (!command.options.includes('yes')) throw new UsageError(`orca ${name} does not take --yes (orca --help).`);
+      options.yes = values.yes;
+    }
     return await command.run({ io, project: projectDir(values.dir), args, options });
   } catch (error) {
     if (error instanceof UsageError || error instanceof RefusedError) {
@@ -100,11 +115,25 @@ export async function main(argv: string[], rawIo: CliIo = processIo()): Promise<
 
 function parseCommandLine(argv: string[]) {
   try {
-    return parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+    return parseArgs({ args: withNegativeDays(argv), options: OPTIONS, allowPositionals: true, strict: true });
   } catch (error) {
     // parseArgs says e.g. "Unknown option '--x'. To specify a positional argument starting with a '-' …"
-    throw new UsageError(`${errorMessage(error).split('. ')[0]} (orca --help).`);
+    throw new UsageError(`${errorMessage(error).split(/\.\s/)[0]} (orca --help).`);
   }
+}
+
+/** `--drafts-older-than -5` as `--drafts-older-than=-5`: parseArgs takes -5 for an option; the day check then says what was expected. */
+function withNegativeDays(argv: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    const next = argv[i + 1];
+    if ((arg === '--drafts-older-than' || arg === '--finished-older-than') && next !== undefined && /^-\d/.test(next)) {
+      out.push(`${arg}=${next}`);
+      i += 1;
+    } else out.push(arg);
+  }
+  return out;
 }
 
 /** True when this file is the process's entry (bin symlink, npx, `node dist/cli/main.js`), not an import. */

@@ -48,6 +48,10 @@ const DESCRIPTIONS: Record<string, string> = {
   'agenda.max_emits_per_session_per_hour': 'Bus events one session may emit in any hour, agenda_emit and its items\' emit actions together (default 30).',
   'agenda.max_cascade_depth': 'Cascade hops: an item created or fired by another item\'s action is one hop deeper; at this depth it is refused (default 8).',
   'agenda.max_plans_per_day': 'Plans the agenda may start in any 24 hours, counting pending plan items and cron firings due within the day (default 20).',
+  prune:
+    'Remove old plans from .opencode/plans once at start, in the background (logged): drafts never approved and finished plans (completed, failed, rejected), each kind only when its days are set. Never a plan a process runs, an approved plan not finished, or a quarantined file. Off by default; orca prune uses these days as its defaults.',
+  'prune.drafts_after_days': 'Drafts (plans never approved) unchanged for more than this many days are removed with their journal and inbox (orca prune\'s default: 30).',
+  'prune.finished_after_days': 'Finished plans (completed, failed, rejected) unchanged for more than this many days are removed with their journal and inbox (kept unless set).',
   hitl: 'Human in the loop.',
   'hitl.auto': 'Decisions taken without a human, for headless runs (opencode run, CI). Each is off unless set; every automatic decision is recorded in the plan with channel "auto".',
   'hitl.auto.approval': 'At the approval gate: approve or reject every proposed plan.',

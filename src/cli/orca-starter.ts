@@ -49,6 +49,11 @@ export function orcaStarter(version: string, schema = schemaUrl(version)): strin
   // (never blocks), run with ORCA_PLAN_ID, ORCA_STEP_ID, ORCA_AGENT, ORCA_ATTEMPT and ORCA_HOOK set.
   // "hooks": { "pre_step": ["npm run lint"], "post_step": [] },
 
+  // Remove old plans from .opencode/plans once at start, in the background (logged): drafts never
+  // approved, and finished plans, unchanged for more than this many days; each only when set.
+  // Never a plan a process runs or an approved one not finished. \`orca prune\` lists them first.
+  // "prune": { "drafts_after_days": 30, "finished_after_days": 90 },
+
   "hitl": {
     // Decisions taken without a human, for headless runs (opencode run, CI). Each is off unless
     // set here, and each automatic decision is recorded in the plan's decisions with channel "auto".

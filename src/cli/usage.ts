@@ -21,6 +21,13 @@ Commands:
                                   URL of its built plugin), set "model" (Orca's dialogs need
                                   one), write .opencode/orca.jsonc
   doctor                          check OpenCode, the plugin, its config and the plans
+  prune [--drafts-older-than <days>] [--finished-older-than <days>] [--yes]
+                                  list the plans that would be removed, with their journals
+                                  and inboxes: drafts never approved, unchanged for more than
+                                  <days> (default: the prune option's, else 30), and finished
+                                  plans (completed, failed, rejected) only when asked. Never a
+                                  plan a process runs, an approved plan not finished, or a
+                                  quarantined file. A dry run unless --yes
   agenda [list|events|cancel <agendaId>|clear|pause|resume] [--message <reason>]
                                   the agenda: pending items and the next due time, the
                                   latest bus events, cancel one item or every pending one,
@@ -40,6 +47,7 @@ Options:
   --dir <path>       the project (default: the current directory)
   -m, --message <t>  guidance or a note for decide, a reason for agenda cancel|clear,
                      the event's message for emit
+  -y, --yes          prune: remove what it lists
   -h, --help         this text
   -v, --version      the plugin's version
 

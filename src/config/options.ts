@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { describeIssues } from '../persistence/plan-file.js';
+import type { RetentionRules } from '../persistence/retention.js';
 import { inspectOption } from './inspect-settings.js';
 import { uiOption } from './ui-settings.js';
 import { AGENT_IDS } from '../agents/roles.js';
@@ -129,6 +130,17 @@ export const orcaOptions = z.strictObject({
       max_plans_per_day: limit(1000),
     })
     .optional(),
+  /**
+   * Remove old plans once at start, in the background (persistence/prune.ts): drafts never
+   * approved, and finished plans, unchanged for more than this many days. Each kind only when its
+   * days are set; off by default. `orca prune` takes its defaults from here.
+   */
+  prune: z
+    .strictObject({
+      drafts_after_days: z.number().int().min(1).max(36_500).optional(),
+      finished_after_days: z.number().int().min(1).max(36_500).optional(),
+    })
+    .optional(),
   /** The Stately inspector on 127.0.0.1 (also ORCA_INSPECT=1, ORCA_INSPECT_PORT). Off by default. */
   inspect: inspectOption.optional(),
   /** The plan viewer in the browser on 127.0.0.1: `true` or `{ port }` (also ORCA_UI=1, ORCA_UI_PORT). Off by default. */
@@ -170,6 +182,13 @@ export function agentOverrides(options: OrcaOptions): Record<string, Record<stri
     const { output: _output, ...forOpenCode } = settings ?? {};
     return [id, forOpenCode];
   }));
+}
+
+/** The `prune` option as the rules of the start-up prune; null when it asks for nothing (off). */
+export function startupPruneRules(options: OrcaOptions): RetentionRules | null {
+  const { drafts_after_days: drafts, finished_after_days: finished } = options.prune ?? {};
+  if (drafts === undefined && finished === undefined) return null;
+  return { draftsAfterDays: drafts ?? null, finishedAfterDays: finished ?? null };
 }
 
 export type AutoPolicy = NonNullable<NonNullable<OrcaOptions['hitl']>['auto']>;

@@ -81,6 +81,24 @@ export function loadSummaries(store: PlanStore, log: Log = () => {}): LoadedSumm
   return { summaries: Object.values(entries).map((e) => e.summary), problems, read };
 }
 
+/**
+ * Drop removed plans from the cache (orca prune). The other entries stay, except one as new as the
+ * cache itself: rewritten now, the cache would vouch for it past the coarse-clock check above.
+ */
+export function forgetSummaries(store: PlanStore, planIds: readonly string[], log: Log = () => {}): void {
+  if (planIds.length === 0) return;
+  const path = join(store.dir, SUMMARY_CACHE_NAME);
+  const cache = readCache(path, log);
+  if (cache === null) return;
+  const gone = new Set(planIds);
+  const kept: Record<string, CacheEntry> = {};
+  for (const [id, value] of Object.entries(cache.plans)) {
+    const entry = cacheEntry.safeParse(value).data;
+    if (entry && !gone.has(id) && entry.stamp.mtimeMs < cache.writtenMs) kept[id] = entry;
+  }
+  writeCache(path, kept, log);
+}
+
 function readCache(path: string, log: Log): (z.infer<typeof cacheFile> & { writtenMs: number }) | null {
   let text: string;
   let writtenMs: number;

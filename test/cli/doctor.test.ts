@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { packageInfo, packageRoot } from '../../src/cli/package-info.js';
-import { approvalPlan, budgetPlan, failedStepPlan, runCli, runningPlan, tempProject, type Project } from './fixtures.js';
+import { agePlan, approvalPlan, budgetPlan, failedStepPlan, runCli, runningPlan, tempProject, type Project } from './fixtures.js';
 
 let project: Project;
 let home: string;
@@ -51,7 +51,7 @@ describe('orca doctor', () => {
     expect(stdout).toContain('  ✓ opencode.jsonc: valid\n');
     expect(stdout).toContain(`  ✓ plugin entry "opencode-orca-statecharts" with valid options\n      loads from ${cached} (OpenCode's package cache)\n      version there: 0.0.9 (this CLI is ${version})\n`);
     expect(stdout).toContain('  ✓ model anthropic/claude-x (opencode.jsonc)\n');
-    expect(stdout).toContain('  ✓ 1 plan(s) in .opencode/plans\n');
+    expect(stdout).toMatch(/ {2}✓ 1 plan\(s\) in \.opencode\/plans, (\d+(\.\d)? kB): 1 draft\(s\) never approved \(\1\), 0 finished, 0 other\n {6}orca prune would remove none: drafts never approved, unchanged for more than 30 days; finished plans are kept \(--finished-older-than <days> to include them\)\n/);
     expect(stdout).not.toContain('has no .gitignore'); // the host made the folder, with its .gitignore
     expect(stdout).toMatch(new RegExp(`  ! quarantined: \\.opencode/plans/\\.quarantine/${bad}\\.json\\.[-\\dTZ]+\\n      not an Orca plan file \\(no schema_version or snapshot\\)\\n`));
     expect(stdout).toContain(`  ! ${waiting} waits for approval: orca decide ${waiting} approve|reject|changes\n      Add a greeting to the home page\n`);
@@ -149,5 +149,24 @@ describe('orca doctor', () => {
     const { stdout } = await doctor();
     expect(stdout).toContain(`  ! ${capped} waits for a decision at the budget gate: orca decide ${capped} continue|stop\n`);
     expect(stdout).toContain(`  ! ${failed} waits for a decision on a failed step: orca decide ${failed} retry|replan|stop\n`);
+  });
+
+  it('should count the plans by kind with their disk use, and say what orca prune would remove with its defaults', async () => {
+    const host = project.host();
+    const draft = approvalPlan(host, 'old draft');
+    const rejected = approvalPlan(host, 'rejected');
+    host.send(rejected, { type: 'approval.reject', channel: 'command', at: '2026-01-01T00:00:00.000Z' });
+    host.flush(rejected);
+    const waiting = failedStepPlan(host, 1);
+    await host.dispose();
+    for (const id of [draft, rejected, waiting]) agePlan(project.store, id, 100);
+    write(join(project.dir, '.opencode', 'orca.jsonc'), '{ "prune": { "finished_after_days": 90 } }');
+    const { stdout } = await doctor();
+    if (process.env.ORCA_PRINT) console.log(stdout);
+    const size = '\\d+(?:\\.\\d)? kB';
+    expect(stdout).toMatch(new RegExp(`  ✓ 3 plan\\(s\\) in \\.opencode/plans, ${size}: 1 draft\\(s\\) never approved \\(${size}\\), 1 finished \\(${size}\\), 1 other \\(${size}\\)\\n`));
+    expect(stdout).toMatch(
+      new RegExp(`      orca prune would remove 2 plan\\(s\\), ${size}: drafts never approved, unchanged for more than 30 days; finished plans \\(completed, failed, rejected\\), unchanged for more than 90 days\\n`),
+    );
   });
 });

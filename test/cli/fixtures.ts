@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AnyActorRef } from 'xstate';
@@ -124,6 +124,20 @@ export function interruptedPlan(host: PlanHost): string {
   child(host, planId, 's1').send(done('runSpecialist', { type: 'interrupted', session_id: 'ses_s1', detail: 'its turn never finished' }));
   host.flush(planId);
   return planId;
+}
+
+/** Until the host's writes of the plan have landed: its recorder persists a cascade in a microtask, its writer behind that. */
+export async function writesLanded(host: PlanHost, planId: string): Promise<void> {
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  await host.settled(planId);
+}
+
+/** As if the plan's last change was `days` ago: its file records the time of its last change (`updated_at`). */
+export function agePlan(store: PlanStore, planId: string, days: number): void {
+  const path = store.pathOf(planId);
+  const file = JSON.parse(readFileSync(path, 'utf8'));
+  file.updated_at = new Date(Date.now() - days * 86_400_000).toISOString();
+  writeFileSync(path, JSON.stringify(file, null, 2));
 }
 
 /** Run the CLI in-process; returns its exit code and output. */

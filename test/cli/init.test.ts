@@ -129,7 +129,7 @@ describe('orca init', () => {
     await init();
     const starter = read('.opencode/orca.jsonc');
     expect(starter).toMatch(/Read when OpenCode starts, over ~\/\.config\/opencode\/orca\.jsonc/);
-    for (const key of ['agents', 'concurrency', 'max_attempts', 'review', 'breakers', 'budget', 'timeouts', 'hooks', 'approval', 'deviation', 'questions']) {
+    for (const key of ['agents', 'concurrency', 'max_attempts', 'review', 'breakers', 'budget', 'timeouts', 'hooks', 'prune', 'approval', 'deviation', 'questions']) {
       expect(starter).toContain(`// "${key}":`);
     }
     const errors: unknown[] = [];
@@ -149,6 +149,7 @@ describe('orca init', () => {
       budget: { max_cost: 2.5, max_tokens: 5_000_000 },
       timeouts: { step_idle_seconds: 600, hook_seconds: 30 },
       hooks: { pre_step: ['npm run lint'], post_step: [] },
+      prune: { drafts_after_days: 30, finished_after_days: 90 },
       hitl: { auto: { approval: 'approve', deviation: 'stop', budget: 'stop', questions: 'first_option' } },
     });
   });
