@@ -19,7 +19,9 @@ import { PlanFollower } from './host/follow.js';
 import { autoChoice } from './decisions/auto-policy.js';
 import { autoAnswer } from './hitl/resolve.js';
 import { commandRunnerFromClient } from './agenda/bridges/command-runner.js';
-import type { CoercionRecord, TurnRecord } from './opencode/turn-port.js';
+import type { CoercionRecord, CountInPlan, TurnRecord } from './opencode/turn-port.js';
+import { journalUncountedUsage } from './opencode/uncounted-usage.js';
+import { totalTokens } from './machines/usage.js';
 import type { UsageMeter } from './opencode/usage-meter.js';
 import { createUsageHistory, USAGE_HISTORY_NAME, type UsageHistory } from './usage/history.js';
 import { join } from 'node:path';
@@ -133,10 +135,23 @@ export function assembleOrca(given: OrcaParts): Orca {
   };
   const history = createUsageHistory(join(store.dir, USAGE_HISTORY_NAME), { log: (level, message) => log(level, message) });
   // Every prompt's usage: one journal line per turn and the history behind forecasts. The plan's
-  // sums come from the ports' results through the machines, except a read-only ask's (tools/ask-specialist.ts).
+  // sums come from the ports' results through the machines, except a read-only ask's (tools/ask-specialist.ts)
+  // and a stopped turn's (countInPlan). A line that records no prompt, or a stopped prompt that had
+  // spent nothing, tells a forecast nothing.
   const recordTurn = ({ plan_id, ...record }: TurnRecord) => {
     if (plan_id) journalLine(plan_id, { at: new Date().toISOString(), kind: 'turn', ...record }, "a turn's usage");
-    history.record(record.agent, record.usage);
+    const spent = record.usage.turns > 0 && (!record.aborted || totalTokens(record.usage) > 0 || record.usage.cost > 0);
+    if (spent) history.record(record.agent, record.usage);
+  };
+  // What a turn stopped by its signal cost reaches its plan through the plan's own usage event, if
+  // the plan runs here now; else the turn runner keeps it for when the plan runs the turn again.
+  const countInPlan: CountInPlan = ({ plan_id, step_id, role, usage }) => {
+    if (!host.isLive(plan_id)) return false;
+    const event = { type: 'usage.recorded' as const, ...(step_id !== undefined && role !== 'planner' ? { stepId: step_id, role } : {}), usage };
+    // The chart says whether it still takes usage (a finished plan does not).
+    if (!host.open(plan_id).getSnapshot().can(event)) return false;
+    host.send(plan_id, event);
+    return true;
   };
   // An answer accepted with slips forgiven (JSONC, a string taken as a list, …): said in the plan's journal.
   const onCoercion = ({ plan_id, ...record }: CoercionRecord) => {
@@ -151,6 +166,8 @@ export function assembleOrca(given: OrcaParts): Orca {
     isRecovering,
     onReconcile,
     onTurn: recordTurn,
+    countInPlan,
+    uncounted: journalUncountedUsage((planId) => store.journalPathOf(planId)),
     onCoercion,
     log: (level, message) => log(level, message),
   });

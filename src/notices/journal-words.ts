@@ -31,7 +31,7 @@ export function entryText(entry: JournalEntry): string {
     case 'state':
       return `${entry.actor === 'plan' ? 'plan' : entry.actor.replace(/^step:/, 'step ')} → ${entry.state}`;
     case 'turn':
-      return `${roleText(entry)} turn${entry.correction ? ', a correction,' : ''}${entry.step_id ? ` for step ${entry.step_id}` : ''}: ${usageText(entry.usage)}`;
+      return turnText(entry);
     case 'reconcile':
       return `after restart: ${entry.role} session ${entry.session_id}${entry.idempotency_key ? ` (${entry.idempotency_key})` : ''}: ${entry.decision}${entry.detail ? ` — ${entry.detail}` : ''}`;
     case 'coercion':
@@ -41,6 +41,20 @@ export function entryText(entry: JournalEntry): string {
     default:
       return `unknown entry ${clip(JSON.stringify(entry), 100)}`;
   }
+}
+
+/**
+ * A prompt and what it cost; a prompt stopped before it answered (Esc, a server stopping) and
+ * what of its turn the plan has not counted yet; or that count, once a resumed plan made it.
+ */
+function turnText(entry: Extract<JournalEntry, { kind: 'turn' }>): string {
+  const step = entry.step_id ? ` for step ${entry.step_id}` : '';
+  if (entry.counted) return `${roleText(entry)} turn${step}, stopped earlier: ${usageText(entry.counted)} now counted in the plan's usage`;
+  const turn = `${roleText(entry)} turn${entry.correction ? ', a correction,' : ''}${step}`;
+  if (!entry.aborted) return `${turn}: ${usageText(entry.usage)}`;
+  const uncounted = entry.uncounted ? `; the plan counts its turn's ${usageText(entry.uncounted)} when it resumes` : '';
+  if (entry.usage.turns === 0) return `${turn} stopped between prompts${uncounted}`;
+  return `${turn}, stopped before it answered: ${usageText(entry.usage)}${uncounted}`;
 }
 
 /** One line, at most `max` characters, with an ellipsis when cut. */

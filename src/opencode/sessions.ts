@@ -1,5 +1,6 @@
 import type { PluginInput } from '@opencode-ai/plugin';
-import type { Usage } from '../machines/usage.js';
+import { ZERO_USAGE, type Usage } from '../machines/usage.js';
+import { PromptAbortedError } from './prompt-aborted-error.js';
 import { usageOfMessage, type AssistantInfo, type UsageMeter } from './usage-meter.js';
 import type { PermissionRule } from '../agents/permission-format.js';
 import { openCodeErrorText } from '../text/opencode-error.js';
@@ -21,6 +22,7 @@ export interface SessionsPort {
     text: string;
     jsonSchema?: object;
     tools?: Record<string, boolean>;
+    /** Aborts the prompt (and the session's turn); it then rejects with PromptAbortedError, which carries what it cost. */
     signal?: AbortSignal;
   }): Promise<PromptReply>;
   abort(sessionID: string): Promise<void>;
@@ -86,24 +88,39 @@ export function sessionsFromClient(
           .then((res) => res.error && abortFailed(res.error), abortFailed);
       signal?.addEventListener('abort', onAbort, { once: true });
       const untrack = meter?.track(sessionID);
+      const sent = Date.now();
+      // Stopped before it answered: the model requests it made are known only from the meter's events.
+      const stopped = (cause: unknown, usage: Usage = meter ? meter.stoppedUsage(sessionID, sent) : { ...ZERO_USAGE, turns: 1 }) =>
+        new PromptAbortedError(sessionID, usage, { cause });
       try {
-        const res = await call(session.prompt, session)({
-          path: { id: sessionID },
-          query: { directory },
-          body: {
-            agent,
-            parts: [{ type: 'text', text }],
-            ...(jsonSchema ? { format: { type: 'json_schema', schema: jsonSchema } } : {}),
-            // An agent whose permissions deny "*" would otherwise not be offered the format's tool.
-            ...(tools || jsonSchema ? { tools: { ...tools, ...(jsonSchema ? { StructuredOutput: true } : {}) } } : {}),
-          },
-          ...(signal ? { signal } : {}),
-        });
-        signal?.throwIfAborted();
+        let res;
+        try {
+          res = await call(session.prompt, session)({
+            path: { id: sessionID },
+            query: { directory },
+            body: {
+              agent,
+              parts: [{ type: 'text', text }],
+              ...(jsonSchema ? { format: { type: 'json_schema', schema: jsonSchema } } : {}),
+              // An agent whose permissions deny "*" would otherwise not be offered the format's tool.
+              ...(tools || jsonSchema ? { tools: { ...tools, ...(jsonSchema ? { StructuredOutput: true } : {}) } } : {}),
+            },
+            ...(signal ? { signal } : {}),
+          });
+        } catch (error) {
+          if (signal?.aborted) throw stopped(signal.reason);
+          throw error;
+        }
         const data = res.data as
           | { info?: AssistantInfo & { structured?: unknown; error?: unknown }; parts?: Array<{ type: string; text?: string; synthetic?: boolean }> }
           | undefined;
-        if (!data?.info) throw new Error(`OpenCode prompt failed in session ${sessionID}: ${openCodeErrorText(res.error)}`);
+        if (!data?.info) {
+          if (signal?.aborted) throw stopped(signal.reason);
+          throw new Error(`OpenCode prompt failed in session ${sessionID}: ${openCodeErrorText(res.error)}`);
+        }
+        const usage = meter ? meter.promptUsage(sessionID, data.info) : usageOfMessage(data.info);
+        // Answered as the signal aborted: the turn is stopped all the same, with what the reply cost.
+        if (signal?.aborted) throw stopped(signal.reason, usage);
         const textOut = (data.parts ?? [])
           .filter((p) => p.type === 'text' && !p.synthetic)
           .map((p) => p.text ?? '')
@@ -112,7 +129,7 @@ export function sessionsFromClient(
           ...(data.info.structured !== undefined ? { structured: data.info.structured } : {}),
           text: textOut,
           ...(data.info.error ? { error: openCodeErrorText(data.info.error) } : {}),
-          usage: meter ? meter.promptUsage(sessionID, data.info) : usageOfMessage(data.info),
+          usage,
         };
       } finally {
         untrack?.();

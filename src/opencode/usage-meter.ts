@@ -1,4 +1,4 @@
-import { addUsage, type Usage } from '../machines/usage.js';
+import { addUsage, ZERO_USAGE, type Usage } from '../machines/usage.js';
 import type { BusEvent } from './session-monitor.js';
 
 /** The part of an assistant message's info that says what it cost (OpenCode 1.18: `tokens`, `cost`). */
@@ -8,6 +8,8 @@ export interface AssistantInfo {
   role?: string;
   cost?: number;
   tokens?: { input?: number; output?: number; reasoning?: number; cache?: { read?: number; write?: number } };
+  /** When OpenCode created the message (ms since the epoch, the plugin's own clock: it runs in OpenCode's process). */
+  time?: { created?: number };
 }
 
 const count = (n: unknown) => (typeof n === 'number' && Number.isFinite(n) && n > 0 ? n : 0);
@@ -42,10 +44,17 @@ export interface UsageMeter {
    * message; `turns` is 1, `model_calls` the number of those messages (one per model request).
    */
   promptUsage(sessionId: string, reply: AssistantInfo): Usage;
+  /**
+   * The usage of a prompt stopped before it answered (its fetch aborted, so there is no reply to
+   * match): the tracked assistant messages OpenCode created since `since` (when the prompt was
+   * sent), each one model request, the one in flight included (OpenCode records it with the
+   * tokens it knows, none when the stream had not finished). `turns` is 1, as for any prompt.
+   */
+  stoppedUsage(sessionId: string, since: number): Usage;
 }
 
 export function createUsageMeter(): UsageMeter {
-  const sessions = new Map<string, { refs: number; messages: Map<string, { parentID?: string; usage: Usage }> }>();
+  const sessions = new Map<string, { refs: number; messages: Map<string, { parentID?: string; created?: number; usage: Usage }> }>();
   return {
     observe: function observeUsage(event) {
       if (event.type !== 'message.updated') return;
@@ -53,7 +62,12 @@ export function createUsageMeter(): UsageMeter {
       if (!info || info.role !== 'assistant' || !info.id || !info.sessionID) return;
       const tracked = sessions.get(info.sessionID);
       if (!tracked) return;
-      tracked.messages.set(info.id, { ...(info.parentID ? { parentID: info.parentID } : {}), usage: usageOfMessage(info) });
+      const created = info.time?.created;
+      tracked.messages.set(info.id, {
+        ...(info.parentID ? { parentID: info.parentID } : {}),
+        ...(typeof created === 'number' ? { created } : {}),
+        usage: usageOfMessage(info),
+      });
     },
     track(sessionId) {
       const entry = sessions.get(sessionId) ?? { refs: 0, messages: new Map() };
@@ -77,6 +91,18 @@ export function createUsageMeter(): UsageMeter {
         tracked.messages.delete(id);
       }
       if (reply.id) tracked.messages.delete(reply.id);
+      return usage;
+    },
+    stoppedUsage(sessionId, since) {
+      let usage: Usage = { ...ZERO_USAGE, turns: 1 }; // a prompt, even one stopped before any model request
+      const tracked = sessions.get(sessionId);
+      if (!tracked) return usage;
+      for (const [id, message] of tracked.messages) {
+        // An earlier prompt's message whose update came late answers that prompt, not this one.
+        if (message.created !== undefined && message.created < since) continue;
+        usage = addUsage(usage, { ...message.usage, turns: 0 });
+        tracked.messages.delete(id);
+      }
       return usage;
     },
   };

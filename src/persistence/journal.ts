@@ -22,6 +22,12 @@ export type JournalEntry =
       idempotency_key?: string;
       correction: boolean;
       usage: Usage;
+      /** The turn was stopped before this prompt answered (Esc, a server stopping, its chart leaving the state); `usage` is what OpenCode recorded of it. */
+      aborted?: true;
+      /** What the stopped turn cost that its plan's usage has not counted (the plan was not running): counted when the plan runs the turn again. */
+      uncounted?: Usage;
+      /** The plan's usage now counts what earlier stopped runs of this turn left `uncounted` (a line that records no prompt). */
+      counted?: Usage;
     }
   /**
    * The agent's model refused structured output (see opencode/protocol-memory.ts): the plan's later

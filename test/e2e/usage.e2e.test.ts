@@ -1,16 +1,19 @@
 // Usage and cost on the real opencode binary: the scripted model reports usage in its stream's
 // usage chunk, the model config gives prices per million tokens, and Orca sums what OpenCode
 // computed from them, pauses at the token budget, forecasts from this project's history and
-// retitles orca_ask_planner's running tool call while the plan runs.
+// retitles orca_ask_planner's running tool call while the plan runs. A turn stopped by Esc is counted
+// once: journaled (and in the history) when it stops, in the plan's usage when the plan resumes.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reportOnFailure } from '../support/failure-report.js';
-import { restartOpencode, startOpencode, type OpencodeServer } from '../support/opencode-server.js';
+import { restartOpencode, startOpencode, waitFor, type OpencodeServer } from '../support/opencode-server.js';
 import { lastToolResult, startScriptedModel, type RecordedRequest, type ScriptedModel, type ScriptedReply, type ScriptedUsage } from '../support/scripted-model.js';
 import { runCli } from '../cli/fixtures.js';
 import { nextQuestion, reply } from './hitl-answers.js';
-import { agentOf, builtPluginUrl, isReviewRequest, scenarioOf, jsonReply } from './team.js';
+import { agentOf, builtPluginUrl, isReviewRequest, orcaResumeRelay, scenarioOf, jsonReply } from './team.js';
+import type { JournalEntry } from '../../src/persistence/journal.js';
+import { RESTORE_TEXT } from '../../src/notices/session-notes.js';
 import type { Usage } from '../../src/machines/usage.js';
 
 /** Prices per million tokens, as a user's opencode.json gives them for a model. */
@@ -42,24 +45,33 @@ const planOf = (scenario: string, steps: Array<{ id: string; agent: string; depe
 
 let model: ScriptedModel;
 let server: OpencodeServer;
+/** The escape scenario's coder answer, held until the test ends: Esc stops the turn while it waits. */
+let releaseHeld: () => void = () => {};
+const held = new Promise<void>((resolve) => (releaseHeld = resolve));
 /** Chat requests of one agent in one scenario (model requests, not turns: a tool call makes two). */
 const requestsOf = (agent: string, scenario: string) => model.chatRequests().filter((r) => agentOf(r) === agent && scenarioOf(r) === scenario);
 
-function respond(req: RecordedRequest): ScriptedReply {
+async function respond(req: RecordedRequest): Promise<ScriptedReply> {
   const agent = agentOf(req);
   const scenario = scenarioOf(req);
   const usage = REPORTED[agent];
   const withUsage = (r: ScriptedReply): ScriptedReply => (usage ? { ...r, usage } : r);
-  if (agent === 'orca') {
-    if (lastToolResult(req)) return { text: 'relayed' };
-    return { toolCalls: [{ name: 'orca_ask_planner', arguments: { message: req.lastUser } }] };
-  }
+  if (agent === 'orca') return orcaResumeRelay(req);
   if (agent === 'planner') {
     return withUsage(
       scenario === 'sums'
         ? planOf(scenario, [{ id: 'impl', agent: 'coder' }, { id: 'docs', agent: 'document-writer', depends_on: ['impl'] }])
-        : planOf(scenario, [{ id: 's1', agent: 'document-writer' }, { id: 's2', agent: 'document-writer', depends_on: ['s1'] }]),
+        : scenario === 'escape'
+          ? planOf(scenario, [{ id: 'impl', agent: 'coder' }])
+          : planOf(scenario, [{ id: 's1', agent: 'document-writer' }, { id: 's2', agent: 'document-writer', depends_on: ['s1'] }]),
     );
+  }
+  if (agent === 'coder' && scenario === 'escape') {
+    // A read, then the answer Esc stops while it is in flight; the turn run again after the resume answers at once.
+    const n = requestsOf('coder', scenario).length;
+    if (n === 1) return withUsage({ toolCalls: [{ name: 'read', arguments: { filePath: join(server.projectDir, 'README.md') } }] });
+    if (n === 2) await held;
+    return withUsage(ok('greet() written'));
   }
   if (agent === 'coder') {
     // A turn with a tool call: two model requests, two assistant messages; only the last is the prompt's reply.
@@ -74,6 +86,12 @@ function respond(req: RecordedRequest): ScriptedReply {
 
 const planPath = (planId: string) => join(server.projectDir, '.opencode', 'plans', `${planId}.json`);
 const planFile = (planId: string) => JSON.parse(readFileSync(planPath(planId), 'utf8'));
+const turnLines = (planId: string) =>
+  readFileSync(join(server.projectDir, '.opencode', 'plans', `${planId}.journal.jsonl`), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as JournalEntry)
+    .filter((e): e is Extract<JournalEntry, { kind: 'turn' }> => e.kind === 'turn');
 
 /** Start an Orca turn without waiting for it: it blocks while the plan waits on the human. */
 async function start(text: string) {
@@ -96,6 +114,7 @@ describe('usage and cost of a plan on the real server', () => {
   }, 60_000);
 
   afterAll(async () => {
+    releaseHeld();
     await server?.stop();
     await model?.close();
   });
@@ -181,6 +200,67 @@ describe('usage and cost of a plan on the real server', () => {
     expect(plans.stdout).toMatch(new RegExp(`^${firstPlan}\\s+completed\\s+-\\s+SCENARIO:sums goal\\s+2/2\\s+[\\d,]+\\s+\\$0\\.\\d+\\s`, 'm'));
     console.info(`orca show ${firstPlan}:\n${show.stdout.split('\nHistory')[0]}`);
   });
+
+  it('should count a turn stopped by Esc once: journaled and in the history when it stops, in the plan when the plan resumes', async () => {
+    const started = Date.now();
+    const { session, done } = await start('SCENARIO:escape');
+    const approval = await nextQuestion(server, /SCENARIO:escape goal/);
+    const planId = /plan_\w{26}/.exec(approval.questions[0]!.question)![0];
+    await reply(server, approval, [['Approve'], ['No guidance']]);
+    await waitFor(() => requestsOf('coder', 'escape').length === 2, { timeoutMs: 30_000, description: 'the coder answering after its read' });
+    await server.client.session.abort({ sessionID: session.id }); // Esc
+    await done.catch(() => {});
+
+    // What OpenCode recorded of the stopped turn: the read's request with its tokens, and the answer in flight (no tokens yet).
+    const stopped: Usage = { ...asOpencodeCounts(REPORTED.coder!), model_calls: 2 };
+    const close = (u: Usage) => ({ ...u, cost: expect.closeTo(u.cost, 10) });
+    const line = await waitFor(() => turnLines(planId).find((e) => e.aborted), { timeoutMs: 10_000, description: "the stopped turn's journal line" });
+    expect(line).toMatchObject({ role: 'specialist', agent: 'coder', step_id: 'impl', correction: false, usage: close(stopped), uncounted: close(stopped) });
+    // The file Esc wrote holds the planner's turn only: the coder's was stopped after that write.
+    const planner = asOpencodeCounts(REPORTED.planner!, requestsOf('planner', 'escape').length);
+    expect(planFile(planId).usage).toEqual(close(planner));
+
+    // Resumed in the same session, once Orca's note says the plan is paused: the coder's turn left no result, so the
+    // resume gate asks; what the stopped turn cost is counted before it asks.
+    // (The note is said back by a hidden turn, then a hidden message gives the session its own agent back: a
+    // prompt sent before that lands among them.)
+    await waitFor(
+      async () => {
+        const messages = (await server.client.session.messages({ sessionID: session.id })).data ?? [];
+        const said = messages.some((m) => m.info.role === 'assistant' && m.parts.some((p) => p.type === 'text' && p.text.includes('is paused and saved')));
+        const restored = messages.at(-1)?.parts.some((p) => p.type === 'text' && p.text === RESTORE_TEXT);
+        return said && restored;
+      },
+      { timeoutMs: 20_000, description: 'the paused note in the session, and its own agent given back' },
+    );
+    const resumed = server.client.session.prompt({ sessionID: session.id, agent: 'orca', parts: [{ type: 'text', text: `SCENARIO:escape RESUME ${planId}` }] });
+    const gate = await nextQuestion(server, new RegExp(`Plan ${planId}: step impl`));
+    await waitFor(() => planFile(planId).usage.turns === 2, { timeoutMs: 10_000, description: 'the stopped turn counted in the plan' });
+    expect(planFile(planId).usage).toEqual(close(sum(planner, stopped)));
+    await reply(server, gate, [['Re-run'], ['No guidance']]);
+    await resumed;
+    const result = toolResult('escape');
+    expect(result.status).toBe('completed');
+
+    const rerun = asOpencodeCounts(REPORTED.coder!);
+    const reviewer = asOpencodeCounts(REPORTED.reviewer!, requestsOf('reviewer', 'escape').length);
+    const file = planFile(planId);
+    expect(file.steps[0].usage_by_role).toEqual({ specialist: close(sum(stopped, rerun)), reviewer: close(reviewer) });
+    expect(file.usage).toEqual(close(sum(planner, stopped, rerun, reviewer)));
+    expect(result.usage).toEqual(file.usage);
+    // Journaled once when it stopped, counted once when the plan resumed.
+    const lines = turnLines(planId);
+    expect(lines.filter((e) => e.aborted)).toHaveLength(1);
+    expect(lines.filter((e) => e.counted)).toEqual([expect.objectContaining({ role: 'specialist', step_id: 'impl', counted: close(stopped) })]);
+    // The history behind forecasts has the stopped turn among the coder's turns, then the one run again.
+    const history = JSON.parse(readFileSync(join(server.projectDir, '.opencode', 'plans', '.usage-history'), 'utf8'));
+    const tokens = (u: Usage) => u.input + u.output + u.reasoning + u.cache_read + u.cache_write;
+    expect(history.agents.coder.slice(-2)).toEqual([
+      [tokens(stopped), expect.closeTo(stopped.cost, 10)],
+      [tokens(rerun), expect.closeTo(rerun.cost, 10)],
+    ]);
+    console.info(`usage e2e: a turn stopped by Esc, resumed ${Date.now() - started} ms`);
+  }, 120_000);
 
   describe('with budget.max_tokens 2,000', () => {
     beforeAll(async () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createUsageMeter, usageOfMessage } from '../../src/opencode/usage-meter.js';
+import { ZERO_USAGE } from '../../src/machines/usage.js';
 
 const info = (id: string, parentID: string, input: number, cost: number, sessionID = 'ses_c') => ({
   id,
@@ -30,6 +31,19 @@ describe('usage meter', () => {
     untrack();
     meter.observe(updated(info('m4', 'u2', 7, 0)));
     expect(meter.promptUsage('ses_c', info('m5', 'u2', 1, 0)).input).toBe(1);
+  });
+
+  it("should count a stopped prompt's model requests since it was sent, the one in flight included, once", () => {
+    const meter = createUsageMeter();
+    meter.track('ses_c');
+    const at = (i: ReturnType<typeof info>, created: number) => ({ ...i, time: { created } });
+    meter.observe(updated(at(info('m0', 'u0', 9_999, 9), 900))); // a late update of an earlier prompt's message
+    meter.observe(updated(at(info('m1', 'u1', 600, 0.002), 1_000))); // a tool call
+    meter.observe(updated({ ...at(info('m2', 'u1', 0, 0), 1_500), tokens: { input: 0, output: 0, reasoning: 0, cache: { read: 0, write: 0 } } })); // in flight at the abort
+    expect(meter.stoppedUsage('ses_c', 1_000)).toEqual({ turns: 1, model_calls: 2, input: 600, output: 10, reasoning: 2, cache_read: 100, cache_write: 5, cost: 0.002 });
+    expect(meter.stoppedUsage('ses_c', 1_000)).toEqual({ ...ZERO_USAGE, turns: 1 }); // counted once
+    // Stopped before any model request, or in a session nobody tracks: still one Orca turn.
+    expect(meter.stoppedUsage('ses_other', 0)).toEqual({ ...ZERO_USAGE, turns: 1 });
   });
 
   it('should ignore events that are not assistant message updates', () => {
