@@ -10,7 +10,8 @@ export interface Turn<T> {
   usage: Usage;
 }
 
-const USAGE_KEYS = ['turns', 'input', 'output', 'reasoning', 'cache_read', 'cache_write', 'cost'] as const;
+/** The fields every recorded usage has (model_calls may be absent in usage from before it was counted). */
+const USAGE_KEYS = ['turns', 'input', 'output', 'reasoning', 'cache_read', 'cache_write', 'cost'] as const satisfies ReadonlyArray<keyof Usage>;
 
 const isCount = (n: unknown) => typeof n === 'number' && Number.isFinite(n);
 

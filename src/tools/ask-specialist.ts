@@ -7,6 +7,7 @@ import { defineTool } from './define-tool.js';
 import type { Usage } from '../machines/usage.js';
 import { isPlanId } from '../persistence/plan-id.js';
 import { errorMessage } from '../errors.js';
+import { PromptAbortedError } from '../opencode/prompt-aborted-error.js';
 
 const SESSION_ID = /^ses_[A-Za-z0-9]+$/;
 
@@ -41,7 +42,14 @@ export function askSpecialistTool(orca: Pick<Orca, 'sessions' | 'host' | 'record
       // The hidden read-only twin: OpenCode enforces its permissions whatever the prompt passes.
       // No `tools` map here: in 1.18 it would replace the session's read-only ruleset.
       const agent = readOnlyAgentId(args.agent_id);
-      const reply = await orca.sessions.prompt({ sessionID, agent, text: args.question, signal: ctx.abort });
+      let reply: Awaited<ReturnType<typeof orca.sessions.prompt>>;
+      try {
+        reply = await orca.sessions.prompt({ sessionID, agent, text: args.question, signal: ctx.abort });
+      } catch (error) {
+        // Stopped by Esc before it answered: what its model calls spent still counts.
+        if (error instanceof PromptAbortedError) await recordAsk(orca, ctx.sessionID, { agent, session_id: sessionID, usage: error.usage });
+        throw error;
+      }
       await recordAsk(orca, ctx.sessionID, { agent, session_id: sessionID, usage: reply.usage });
       return JSON.stringify({ agent_id: args.agent_id, session_id: sessionID, answer: reply.text, ...(reply.error ? { error: reply.error } : {}) }, null, 2);
     },

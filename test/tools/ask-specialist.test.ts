@@ -7,6 +7,7 @@ import type { Orca } from '../../src/composition-root.js';
 import { PlanHost } from '../../src/host/plan-host.js';
 import type { TurnRecord } from '../../src/opencode/turn-port.js';
 import { PlanStore } from '../../src/persistence/plan-store.js';
+import { PromptAbortedError } from '../../src/opencode/prompt-aborted-error.js';
 import { askSpecialistTool } from '../../src/tools/ask-specialist.js';
 import { fakeSessions } from '../support/fake-sessions.js';
 import { idlePorts } from '../support/idle-ports.js';
@@ -45,6 +46,21 @@ describe('orca_ask_specialist usage', () => {
     const stranger = await fake.port.create({ title: 'user' });
     await askSpecialistTool(orca).execute({ agent_id: 'architect', question: 'And now?' } as never, ctx(stranger.id));
     expect(turns.at(-1)).not.toHaveProperty('plan_id');
+    expect(host.open(planId).getSnapshot().context.usage).toEqual(ONE_TURN);
+    await host.dispose();
+  });
+
+  it('should count what an ask stopped by Esc had spent, and still answer the call as a failure', async () => {
+    const host = new PlanHost({ store: new PlanStore(join(dir, 'plans')), ports: idlePorts });
+    const planId = host.create({ message: 'hello' }).getSnapshot().context.plan_id;
+    const fake = fakeSessions(() => 'never answered');
+    const caller = await fake.port.create({ title: 'planner', metadata: { orca: { plan_id: planId, role: 'planner' } } });
+    const stopped = { sessions: { ...fake.port, prompt: async (input: { sessionID: string }) => Promise.reject(new PromptAbortedError(input.sessionID, ONE_TURN)) } };
+    const turns: TurnRecord[] = [];
+    const orca = { sessions: stopped.sessions, host, recordTurn: (r: TurnRecord) => turns.push(r), log: () => {} } as unknown as Orca;
+    const out = JSON.parse((await askSpecialistTool(orca).execute({ agent_id: 'architect', question: 'Which API?' } as never, ctx(caller.id))) as string);
+    expect(out).toMatchObject({ status: 'failure', error_type: 'PromptAbortedError' });
+    expect(turns).toEqual([expect.objectContaining({ plan_id: planId, role: 'ask', agent: 'architect.readonly', usage: ONE_TURN })]);
     expect(host.open(planId).getSnapshot().context.usage).toEqual(ONE_TURN);
     await host.dispose();
   });
