@@ -46,13 +46,26 @@ export function roleUsageParts(total: Usage | undefined, byRole: UsageByRole | u
   return parts;
 }
 
-/** Every field, for a detailed view: "in 1,200 · out 300 · reasoning 0 · cache read 4,000 · cache write 0". */
+/**
+ * The share of prompt tokens the provider served from its cache: cache reads over every prompt token
+ * (OpenCode counts `input` without the cached part, and cache reads and writes apart). Null when the
+ * provider reported no cache use at all (it may not report it) or nothing was sent.
+ */
+export function cacheHitShare(usage: Pick<Usage, 'input' | 'cache_read' | 'cache_write'>): number | null {
+  const prompt = usage.input + usage.cache_read + usage.cache_write;
+  if (prompt === 0 || usage.cache_read + usage.cache_write === 0) return null;
+  return usage.cache_read / prompt;
+}
+
+/** Every field, for a detailed view: "in 1,200 · out 300 · reasoning 0 · cache read 4,000 · cache write 0 · cache hits 77%". */
 export function tokenClasses(usage: Usage): string {
+  const share = cacheHitShare(usage);
   return [
     `in ${formatTokens(usage.input)}`,
     `out ${formatTokens(usage.output)}`,
     `reasoning ${formatTokens(usage.reasoning)}`,
     `cache read ${formatTokens(usage.cache_read)}`,
     `cache write ${formatTokens(usage.cache_write)}`,
+    ...(share === null ? [] : [`cache hits ${Math.round(share * 100)}%`]),
   ].join(' · ');
 }

@@ -53,7 +53,7 @@ describe('the plan page', () => {
 
     await page.waitForSelector(`tr[data-plan="${planId}"] >> text=$0.0421`);
     await page.click(`tr[data-plan="${planId}"] a`);
-    await page.waitForSelector('.plan-head >> text=3 Orca turns · 7 model calls · 15k in · 2.1k out · 0 reasoning · 9.0k cache read · 0 cache write · $0.0421');
+    await page.waitForSelector('.plan-head >> text=3 Orca turns · 7 model calls · 15k in · 2.1k out · 0 reasoning · 9.0k cache read · 0 cache write · cache hits 37% · $0.0421');
     await page.click('[data-graph="current"] g.node[data-step="s1"]');
     await page.waitForSelector('.step[data-step="s1"] >> text=2 Orca turns · model calls not recorded · 9.0k in · 1.5k out');
     // Split by role as the plugin records it (the specialist's one turn); the rest of the patched total is not attributed.

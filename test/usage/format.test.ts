@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { gateQuestions } from '../../src/hitl/gate-questions.js';
 import { ZERO_USAGE, type Usage } from '../../src/machines/usage.js';
-import { roleUsageParts, turnsText, usageText } from '../../src/usage/format.js';
+import { cacheHitShare, roleUsageParts, tokenClasses, turnsText, usageText } from '../../src/usage/format.js';
 import { budgetGate } from '../hitl/gate-fixtures.js';
 import { usage } from '../support/turns.js';
 
@@ -46,5 +46,16 @@ describe('usage in words', () => {
     expect(action!.question).toContain('other turns (planner, asks) 41 Orca turns, 50 model calls, 10,500 tokens, $0.12');
     const older = budgetGate({ usage: old({ turns: 101 }), steps: [{ id: 's1', agent: 'coder', status: 'completed', usage: usage({ turns: 60 }) }] });
     expect(gateQuestions(older)[0]!.question).toContain('other turns (planner, asks) 41 Orca turns (model calls not recorded)');
+  });
+
+  it('should give the share of prompt tokens served from cache, only where the provider reported cache use', () => {
+    const cached = usage({ input: 1_000, cache_read: 3_000, cache_write: 0 });
+    expect(cacheHitShare(cached)).toBe(0.75);
+    expect(tokenClasses(cached)).toBe('in 1,000 · out 10 · reasoning 0 · cache read 3,000 · cache write 0 · cache hits 75%');
+    expect(cacheHitShare(usage({ input: 1_000, cache_read: 0, cache_write: 500 }))).toBe(0);
+    // No cache use reported (a provider that does not report it): no share, rather than a 0% that may not be true.
+    expect(cacheHitShare(usage({ input: 1_000, cache_read: 0, cache_write: 0 }))).toBeNull();
+    expect(tokenClasses(usage({ cache_read: 0, cache_write: 0 }))).not.toContain('cache hits');
+    expect(cacheHitShare(ZERO_USAGE)).toBeNull();
   });
 });

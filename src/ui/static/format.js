@@ -32,7 +32,7 @@ export function bytes(n) {
 }
 
 /**
- * "2 Orca turns · 5 model calls · 12.3k in · 4.1k out · 1.0k reasoning · 8.0k cache read · $0.0123",
+ * "2 Orca turns · 5 model calls · 12.3k in · 4.1k out · 1.0k reasoning · 8.0k cache read · 0 cache write · cache hits 39% · $0.0123",
  * from whatever fields are present (model calls are not recorded in usage from older plan files).
  */
 export function usage(u) {
@@ -44,6 +44,10 @@ export function usage(u) {
   for (const [key, label] of [['input', 'in'], ['output', 'out'], ['reasoning', 'reasoning'], ['cache_read', 'cache read'], ['cache_write', 'cache write']]) {
     if (u[key] !== undefined) parts.push(`${tokens(u[key])} ${label}`);
   }
+  // The share of prompt tokens served from the provider's cache (as orca show: src/usage/format.ts cacheHitShare).
+  const cached = (u.cache_read ?? 0) + (u.cache_write ?? 0);
+  const prompt = (u.input ?? 0) + cached;
+  if (cached > 0 && prompt > 0) parts.push(`cache hits ${Math.round(((u.cache_read ?? 0) / prompt) * 100)}%`);
   if (u.cost !== undefined) parts.push(cost(u.cost));
   return parts.join(' · ');
 }
