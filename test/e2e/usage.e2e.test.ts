@@ -192,7 +192,7 @@ describe('usage and cost of a plan on the real server', () => {
     const show = await runCli(['show', firstPlan, '--dir', server.projectDir]);
     expect(show.code).toBe(0);
     expect(show.stdout).toMatch(/^ {2}usage {4}4 Orca turns, 5 model calls, [\d,]+ tokens, \$0\.\d+$/m);
-    expect(show.stdout).toMatch(/^ {6}usage: 2 Orca turns, 3 model calls, [\d,]+ tokens, \$0\.\d+ \(in [\d,]+ · out [\d,]+ · reasoning 100 · cache read 2,500 · cache write 0\)$/m);
+    expect(show.stdout).toMatch(/^ {6}usage: 2 Orca turns, 3 model calls, [\d,]+ tokens, \$0\.\d+ \(in [\d,]+ · out [\d,]+ · reasoning 100 · cache read 2,500 · cache write 0 · cache hits \d+%\)$/m);
     expect(show.stdout).toMatch(/^ {8}specialist 1 Orca turn, 2 model calls, 6,600 tokens, \$0\.\d+$/m);
     expect(show.stdout).toMatch(/^ {8}reviewer 1 Orca turn, 1 model call, [\d,]+ tokens, \$0\.\d+$/m);
     expect(show.stdout).toMatch(/specialist \(coder\) turn for step impl: 1 Orca turn, 2 model calls, 6,600 tokens, \$0\.\d+/);
