@@ -3,7 +3,7 @@ import type { PlanEvent, PlanMachine } from './plan.machine.js';
 import { crossedLimits, planUsage, raisedCaps, type BudgetLimit } from './budget.js';
 import { diffProposals, type PlanDiff } from './plan-diff.js';
 import type { StepContext } from './step.machine.js';
-import type { DecisionChannel, DecisionSource, HitlQuestion, PlanProposal, SpecialistId, StepStatus } from './types.js';
+import type { DecisionChannel, DecisionSource, HitlQuestion, MergeConflict, PlanProposal, SpecialistId, StepDiff, StepStatus } from './types.js';
 import { ZERO_USAGE, type Usage } from './usage.js';
 
 /**
@@ -19,11 +19,13 @@ export type ApprovalOption = 'Approve' | 'Request Changes' | 'Reject';
 export type DeviationOption = 'Retry' | 'Replan' | 'Stop';
 export type BudgetOption = 'Continue' | 'Stop';
 export type ResumeOption = 'Re-run' | 'Mark done' | 'Stop';
+export type MergeOption = 'Run again on top' | 'Resolved by hand' | 'Stop';
 
 export const APPROVAL_OPTIONS: readonly ApprovalOption[] = ['Approve', 'Request Changes', 'Reject'];
 export const DEVIATION_OPTIONS: readonly DeviationOption[] = ['Retry', 'Replan', 'Stop'];
 export const BUDGET_OPTIONS: readonly BudgetOption[] = ['Continue', 'Stop'];
 export const RESUME_OPTIONS: readonly ResumeOption[] = ['Re-run', 'Mark done', 'Stop'];
+export const MERGE_OPTIONS: readonly MergeOption[] = ['Run again on top', 'Resolved by hand', 'Stop'];
 
 /** Options that need the human's text, and what it is: without it the decision is refused on every channel. */
 export const TEXT_NEEDED: Readonly<Record<string, string>> = {
@@ -57,7 +59,23 @@ export type Gate =
       failures: number;
       /** Set when the breaker is open: the auto policy may not retry, a human decides. */
       breaker?: string;
+      /** What the failed attempt really changed (git), when measured. */
+      diff?: StepDiff;
     } & Offered<DeviationOption>)
+  | ({
+      kind: 'merge';
+      stepId: string;
+      agent: string;
+      attempt: number;
+      /** The files whose change did not apply, with the clashing regions. */
+      conflicts: MergeConflict[];
+      /** What git said, when more than the clashing files (e.g. the user's tree changed while applying). */
+      error?: string;
+      /** What the step changed (its patch is at diff.patch_path). */
+      diff?: StepDiff;
+      /** The step's worktree, kept while the gate is open: where to take its changes from by hand. */
+      worktree?: string;
+    } & Offered<MergeOption>)
   | ({
       kind: 'budget';
       /** The limits reached: the dispatch cap, the money budget, the token budget (Continue raises these). */
@@ -103,6 +121,7 @@ export const WAITING_WORDS = {
   deviation: 'a decision on a failed step',
   budget: 'a decision at the budget gate',
   resume: 'a decision on an interrupted step',
+  merge: "a decision on a step's changes that did not apply",
 } as const satisfies Record<GateKind, string>;
 
 /** The limits of one pause at the budget gate ("100:0.5:-"): each Continue raises one, so each pause is its own decision. */
@@ -168,6 +187,24 @@ export function openGates(snapshot: PlanSnapshot): Gate[] {
       });
       continue;
     }
+    if (s?.hasTag?.('gate.merge')) {
+      const stepId = s.context.stepId as string;
+      // Open once the plan has taken step.merge_conflict (the step reports after its own transition).
+      if (!c.steps.some((st) => st.id === stepId && st.status === 'awaiting_merge')) continue;
+      const context = s.context as StepContext;
+      gates.push({
+        kind: 'merge',
+        stepId,
+        agent: context.agent,
+        attempt: context.attempt,
+        conflicts: context.merge?.conflicts ?? [],
+        ...(context.merge?.error ? { error: context.merge.error } : {}),
+        ...(context.diff ? { diff: context.diff } : {}),
+        ...(context.workspace?.root ? { worktree: context.workspace.root } : {}),
+        ...offered(snapshot, { kind: 'merge', planId, stepId }, MERGE_OPTIONS),
+      });
+      continue;
+    }
     if (!s?.hasTag?.('gate.deviation')) continue;
     const stepId = s.context.stepId as string;
     // The step reports its failure to the plan after its own transition (and after what its turn
@@ -181,6 +218,7 @@ export function openGates(snapshot: PlanSnapshot): Gate[] {
       error: failures.at(-1)?.error ?? 'unknown error',
       failures: failures.length,
       ...(s.context.breaker ? { breaker: s.context.breaker as string } : {}),
+      ...(s.context.diff ? { diff: s.context.diff as StepDiff } : {}),
       ...offered(snapshot, { kind: 'deviation', planId, stepId }, DEVIATION_OPTIONS),
     });
   }
@@ -216,6 +254,11 @@ export function decisionEvent(
       if (choice.option === 'Re-run') return { type: 'resume.rerun', stepId: gate.stepId!, ...text, ...source };
       if (choice.option === 'Mark done') return { type: 'resume.mark_done', stepId: gate.stepId!, text: trimmed ?? '', ...source };
       if (choice.option === 'Stop') return { type: 'resume.stop', stepId: gate.stepId!, ...text, ...source };
+      break;
+    case 'merge':
+      if (choice.option === 'Run again on top') return { type: 'merge.rerun', stepId: gate.stepId!, ...text, ...source };
+      if (choice.option === 'Resolved by hand') return { type: 'merge.resolved', stepId: gate.stepId!, ...text, ...source };
+      if (choice.option === 'Stop') return { type: 'merge.stop', stepId: gate.stepId!, ...text, ...source };
       break;
   }
   throw new Error(`"${choice.option}" is not an option at the ${gate.kind} gate of ${gate.planId}.`);

@@ -13,7 +13,9 @@ import {
   updateStep,
   withCompleted,
   withFailure,
+  withMergeConflict,
   withRetrying,
+  withRunOnTop,
   withRunning,
   withStepGuidance,
   withStopped,
@@ -27,9 +29,11 @@ import {
   type DecisionSource,
   type FailureKind,
   type HitlQuestion,
+  type MergeConflict,
   type PlannerOutput,
   type PlanPolicy,
   type PlanProposal,
+  type StepDiff,
   type StepRecord,
 } from './types.js';
 
@@ -114,6 +118,9 @@ export type PlanEvent =
   | ({ type: 'resume.rerun'; stepId: string; text?: string } & DecisionSource)
   | ({ type: 'resume.mark_done'; stepId: string; text: string } & DecisionSource)
   | ({ type: 'resume.stop'; stepId: string; text?: string } & DecisionSource)
+  | ({ type: 'merge.rerun'; stepId: string; text?: string } & DecisionSource)
+  | ({ type: 'merge.resolved'; stepId: string; text?: string } & DecisionSource)
+  | ({ type: 'merge.stop'; stepId: string; text?: string } & DecisionSource)
   | ({ type: 'budget.continue'; text?: string } & DecisionSource)
   | ({ type: 'budget.stop'; text?: string } & DecisionSource)
   /** A turn's usage: from a step (with its id and whose turn it was), or a read-only ask made from the plan's sessions. */
@@ -150,6 +157,19 @@ const planSetup = setup({
       ),
     /** Re-run and Stop at the resume gate (the auto policy may choose them); Mark done needs the human's words. */
     stepAwaitingResume: ({ context }, p: { stepId: string }) => context.steps.some((s) => s.id === p.stepId && s.status === 'awaiting_resume'),
+    /** Stop at the merge gate (the auto policy may choose it). */
+    stepAwaitingMerge: ({ context }, p: { stepId: string }) => context.steps.some((s) => s.id === p.stepId && s.status === 'awaiting_merge'),
+    /** Run again on top: a new attempt, by the retry rule (the clash counts as a failed attempt). */
+    canRunOnTop: ({ context }, p: { stepId: string; channel: string }) =>
+      context.steps.some(
+        (s) =>
+          s.id === p.stepId &&
+          s.status === 'awaiting_merge' &&
+          mayRetry({ failures: s.failures.length + 1, maxAttempts: context.max_attempts, breakerOpen: false, budgetLeft: dispatchesLeft(context) > 0 }, p.channel),
+      ),
+    /** Resolved by hand: only a person can have resolved it. */
+    canMarkResolved: ({ context }, p: { stepId: string; channel: string }) =>
+      p.channel !== 'auto' && context.steps.some((s) => s.id === p.stepId && s.status === 'awaiting_merge'),
     /** Request Changes carries the human's guidance for the planner: without it there is nothing to revise. */
     hasGuidance: (_, p: { text: string }) => p.text.trim().length > 0,
     canMarkDone: ({ context }, p: { stepId: string; channel: string; text?: string }) =>
@@ -160,7 +180,7 @@ const planSetup = setup({
      */
     budgetSpent: ({ context }) =>
       crossedLimits(context).length > 0 &&
-      (readySteps(context.steps, context.concurrency).length > 0 || context.steps.some((s) => s.status === 'awaiting_decision')),
+      (readySteps(context.steps, context.concurrency, context.policy.workspace).length > 0 || context.steps.some((s) => s.status === 'awaiting_decision')),
     allStepsCompleted: ({ context }) => allStepsCompleted(context.steps),
     completesPlan: ({ context }, p: { stepId: string }) => allStepsCompleted(updateStep(context.steps, p.stepId, { status: 'completed' })),
   },
@@ -231,10 +251,19 @@ const planSetup = setup({
     markInterrupted: assign({
       steps: ({ context }, p: { stepId: string; attempt: number }) => updateStep(context.steps, p.stepId, { status: 'awaiting_resume', attempts: p.attempt }),
     }),
+    markMergeConflict: assign({
+      steps: ({ context }, p: { stepId: string; attempt: number; conflicts: MergeConflict[]; error?: string; diff?: StepDiff }) =>
+        withMergeConflict(context.steps, p),
+    }),
+    /** Run again on top chosen: a new attempt starts now (a dispatch), the clash kept as its failure. */
+    markRunOnTop: assign({
+      steps: ({ context }, p: { stepId: string; text?: string }) => withRunOnTop(context.steps, p.stepId, p.text),
+      dispatches: ({ context }) => context.dispatches + 1,
+    }),
     /** Re-run chosen: the step's turn runs again now, so no second decision is taken for it. */
     markResuming: assign({ steps: ({ context }, p: { stepId: string }) => updateStep(context.steps, p.stepId, { status: 'running' }) }),
     markCompleted: assign({
-      steps: ({ context }, p: { stepId: string; output: StepRecord['output']; warnings?: string[] }) => withCompleted(context.steps, p),
+      steps: ({ context }, p: { stepId: string; output: StepRecord['output']; warnings?: string[]; diff?: StepDiff }) => withCompleted(context.steps, p),
     }),
     forwardToStep: sendTo(
       (_, p: { stepId: string; event: StepEvent }) => stepActorId(p.stepId),
@@ -474,6 +503,29 @@ export const planMachine = planSetup.createMachine({
           guard: { type: 'stepAwaitingResume', params: ({ event }) => event },
           actions: [
             { type: 'recordDecision', params: ({ event }) => decision('resume', 'Stop', event) },
+            { type: 'forwardToStep', params: forwardAs('step.stop') },
+          ],
+        },
+        'step.merge_conflict': { actions: { type: 'markMergeConflict', params: ({ event }) => event } },
+        'merge.rerun': {
+          guard: { type: 'canRunOnTop', params: ({ event }) => event },
+          actions: [
+            { type: 'recordDecision', params: ({ event }) => decision('merge', 'Run again on top', event) },
+            { type: 'markRunOnTop', params: ({ event }) => event },
+            { type: 'forwardToStep', params: forwardAs('step.rerun_on_top') },
+          ],
+        },
+        'merge.resolved': {
+          guard: { type: 'canMarkResolved', params: ({ event }) => event },
+          actions: [
+            { type: 'recordDecision', params: ({ event }) => decision('merge', 'Resolved by hand', event) },
+            { type: 'forwardToStep', params: forwardAs('step.merge_resolved') },
+          ],
+        },
+        'merge.stop': {
+          guard: { type: 'stepAwaitingMerge', params: ({ event }) => event },
+          actions: [
+            { type: 'recordDecision', params: ({ event }) => decision('merge', 'Stop', event) },
             { type: 'forwardToStep', params: forwardAs('step.stop') },
           ],
         },

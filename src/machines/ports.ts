@@ -1,12 +1,15 @@
 import type { Turn } from './turn.js';
 import type {
   InterruptedTurn,
+  MergeOutcome,
   PlannerOutput,
   ReviewError,
   ReviewResult,
   SpecialistId,
   SpecialistResult,
+  StepDiff,
   StepOutput,
+  StepWorkspace,
   ThreadedContext,
 } from './types.js';
 
@@ -31,12 +34,20 @@ export interface PlanPorts {
   watchIdle(input: WatchIdleInput, signal: AbortSignal): Promise<{ idleMs: number }>;
   /** Pre-step hooks reject with the failing hook's output; post-step hooks resolve with their failures. */
   runStepHooks(input: StepHooksInput, signal: AbortSignal): Promise<{ failures: string[] }>;
+  /** The step's working tree: a worktree from the user's tree as it is now, or the project directory with its state then (idempotent per key). */
+  openWorkspace(input: OpenWorkspaceInput, signal: AbortSignal): Promise<StepWorkspace>;
+  /** What the step changed so far, by git; the patch written beside the plan file. */
+  measureStep(input: MeasureStepInput, signal: AbortSignal): Promise<StepDiff>;
+  /** Lands a worktree step's changes in the user's tree as uncommitted changes, once (a second call finds them there); a clash resolves as `conflict`. */
+  mergeStep(input: MergeStepInput, signal: AbortSignal): Promise<MergeOutcome>;
 }
 
 /** The ports that talk to planner and specialist sessions (opencode/session-ports.ts). */
 export type SessionPorts = Pick<PlanPorts, 'openPlannerSession' | 'consultPlanner' | 'openSpecialistSession' | 'runSpecialist'>;
+/** A step's working tree: worktree, diff, merge (workspace/). */
+export type WorkspacePorts = Pick<PlanPorts, 'openWorkspace' | 'measureStep' | 'mergeStep'>;
 /** The quality gate's ports: reviewer, fixer, idle watch, step hooks (opencode/quality-ports.ts). */
-export type QualityPorts = Omit<PlanPorts, keyof SessionPorts>;
+export type QualityPorts = Omit<PlanPorts, keyof SessionPorts | keyof WorkspacePorts>;
 
 /** The idempotency key of one dispatch: the same attempt is never two different side effects. */
 export const idempotencyKey = (planId: string, stepId: string, attempt: number) => `${planId}:${stepId}:${attempt}`;
@@ -59,6 +70,28 @@ export interface OpenSessionInput {
   agent: SpecialistId;
   attempt: number;
   parentSessionId: string | null;
+  /** The step's working directory when it is not the project's (its worktree): the session is pinned there. */
+  directory?: string;
+}
+
+export interface OpenWorkspaceInput {
+  idempotencyKey: string;
+  planId: string;
+  stepId: string;
+  attempt: number;
+  kind: 'worktree' | 'shared';
+}
+
+export interface MeasureStepInput {
+  planId: string;
+  stepId: string;
+  workspace: StepWorkspace;
+  /** The files the step declared: a changed file outside them is flagged. */
+  declared: string[];
+}
+
+export interface MergeStepInput extends MeasureStepInput {
+  idempotencyKey: string;
 }
 
 export interface RunSpecialistInput {
@@ -76,6 +109,8 @@ export interface RunReviewInput {
   thread: ThreadedContext;
   /** What the specialist (or its last fix) reported. */
   work: StepOutput;
+  /** What the step really changed (git), when it could be measured: the reviewer judges this, not the claim. */
+  diff?: StepDiff | null;
   round: number;
   maxRounds: number;
 }
@@ -99,6 +134,8 @@ export interface WatchIdleInput {
 
 export interface StepHooksInput {
   phase: 'pre_step' | 'post_step';
+  /** Where the hooks run: the step's worktree, or the project directory when absent. */
+  cwd?: string;
   commands: string[];
   planId: string;
   stepId: string;
@@ -117,4 +154,7 @@ export const idlePlanPorts: PlanPorts = {
   runFix: never,
   watchIdle: never,
   runStepHooks: never,
+  openWorkspace: never,
+  measureStep: never,
+  mergeStep: never,
 };

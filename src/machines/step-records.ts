@@ -1,5 +1,6 @@
 import { errorSignature } from './error-signature.js';
-import type { FailedAttempt, FailureKind, InterruptedTurn, PlanProposal, SpecialistResult, StepOutput, StepRecord } from './types.js';
+import { mergeConflictText } from './step-text.js';
+import type { FailedAttempt, FailureKind, InterruptedTurn, MergeConflict, PlanProposal, SpecialistResult, StepDiff, StepOutput, StepRecord } from './types.js';
 
 /**
  * Pure updates of what the machines keep of each step: the plan's step records (one per step of
@@ -20,8 +21,8 @@ export function stepRecords(proposal: PlanProposal, previous: StepRecord[]): Ste
   });
 }
 
-/** A step whose actor is alive: its turn runs, or it waits at the deviation gate. */
-export const isActive = (s: StepRecord) => s.status === 'running' || s.status === 'awaiting_decision';
+/** A step whose actor is alive: its turn runs, or it waits at the deviation or merge gate. */
+export const isActive = (s: StepRecord) => s.status === 'running' || s.status === 'awaiting_decision' || s.status === 'awaiting_merge';
 
 export const updateStep = (steps: StepRecord[], id: string, patch: Partial<StepRecord>) =>
   steps.map((s) => (s.id === id ? { ...s, ...patch } : s));
@@ -62,11 +63,24 @@ export const withRetrying = (steps: StepRecord[], stepId: string) =>
     return { ...rest, status: 'running' as const };
   });
 
-export const withCompleted = (steps: StepRecord[], p: { stepId: string; output: StepRecord['output']; warnings?: string[] }) =>
-  updateStep(steps, p.stepId, {
-    status: 'completed',
-    output: p.output,
-    ...(p.warnings?.length ? { warnings: p.warnings } : {}),
+export const withCompleted = (steps: StepRecord[], p: { stepId: string; output: StepRecord['output']; warnings?: string[]; diff?: StepDiff }) =>
+  steps.map((s) => {
+    if (s.id !== p.stepId) return s;
+    const { conflicts: _conflicts, ...rest } = s;
+    return { ...rest, status: 'completed' as const, output: p.output, ...(p.warnings?.length ? { warnings: p.warnings } : {}), ...(p.diff ? { diff: p.diff } : {}) };
+  });
+
+/** The step's changes did not apply to the user's tree: it waits at the merge gate with what clashed. */
+export const withMergeConflict = (steps: StepRecord[], p: { stepId: string; attempt: number; conflicts: MergeConflict[]; error?: string; diff?: StepDiff }) =>
+  updateStep(steps, p.stepId, { status: 'awaiting_merge', attempts: p.attempt, conflicts: p.conflicts, ...(p.diff ? { diff: p.diff } : {}) });
+
+/** Run again on top: the clash becomes the attempt's failure (with the human's guidance) and the step runs again. */
+export const withRunOnTop = (steps: StepRecord[], stepId: string, guidance?: string) =>
+  steps.map((s) => {
+    if (s.id !== stepId) return s;
+    const { conflicts = [], ...rest } = s;
+    const failure = failedAttempt(s.attempts, { error: mergeConflictText({ conflicts }), kind: 'merge' });
+    return { ...rest, status: 'running' as const, failures: [...s.failures, { ...failure, ...(guidance ? { guidance } : {}) }] };
   });
 
 /** The plan stopped: every running step, and every one waiting for a decision, is stopped. */

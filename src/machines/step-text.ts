@@ -1,5 +1,5 @@
 import { errorMessage } from '../errors.js';
-import type { ReviewError, ReviewResult } from './types.js';
+import type { MergeConflict, ReviewError, ReviewResult } from './types.js';
 
 /** The step machine's failure texts: what a human reads at the deviation gate and a retry prompt repeats. */
 
@@ -31,3 +31,13 @@ export const breakerText = (limit: number, stepId: string) =>
 
 /** The warning a failed post-step hook run leaves with the step's result (it never blocks). */
 export const postHooksFailedText = (error: unknown) => `post_step hooks: ${errorMessage(error)}`;
+
+/** The warning a step keeps when git could not tell what it changed (it is judged on its claim then). */
+export const diffUnavailableText = (error: string) => `what the step changed could not be measured: ${error}`;
+
+/** Why a step's last changes did not land, as a run on top of the user's tree is told. */
+export function mergeConflictText(merge: { conflicts: MergeConflict[]; error?: string }): string {
+  const files = merge.conflicts.map((c) => c.path);
+  const clash = files.length ? `its changes clashed with the user's tree in ${files.join(', ')}` : "its changes did not apply to the user's tree";
+  return `MERGE: ${clash}${merge.error ? ` (${merge.error})` : ''}; run again on top of the tree as it is now`;
+}

@@ -1,10 +1,13 @@
 import { assign, enqueueActions, sendParent, setup } from 'xstate';
 import { repeatedSignature, reviewSignature } from './error-signature.js';
 import { notProvided } from './not-provided.js';
-import { portFailure, answeredFailure, usageOfDone, usageOfFailure, valueOf } from './outcome-params.js';
+import { portFailure, answeredFailure, messageOf, usageOfDone, usageOfFailure, valueOf } from './outcome-params.js';
 import {
   idempotencyKey,
+  type MergeStepInput,
+  type MeasureStepInput,
   type OpenSessionInput,
+  type OpenWorkspaceInput,
   type RunFixInput,
   type RunReviewInput,
   type RunSpecialistInput,
@@ -13,7 +16,7 @@ import {
 } from './ports.js';
 import { mayRetry, type RetryState } from './retry.js';
 import { failedAttempt, stepOutputOf, withGuidance } from './step-records.js';
-import { breakerText, idleTimeoutText, postHooksFailedText, reviewFailureText } from './step-text.js';
+import { breakerText, diffUnavailableText, idleTimeoutText, mergeConflictText, postHooksFailedText, reviewFailureText } from './step-text.js';
 import type { Turn } from './turn.js';
 import type { TurnRole, Usage } from './usage.js';
 import type {
@@ -21,12 +24,16 @@ import type {
   FailedAttempt,
   FailureKind,
   InterruptedTurn,
+  MergeConflict,
+  MergeOutcome,
   ReviewError,
   ReviewResult,
   SpecialistId,
   SpecialistResult,
+  StepDiff,
   StepOutput,
   StepPolicy,
+  StepWorkspace,
   ThreadedContext,
 } from './types.js';
 
@@ -37,10 +44,14 @@ import type {
  * Retry / Replan / Stop. `retriesRemain` refuses Retry after `maxAttempts` failures; the same error
  * signature `same_error_limit` times in a row opens the breaker, where only a human (never the auto
  * policy) may retry. A turn found interrupted after a restart (no result to reuse) waits at the
- * resume gate (Re-run / Mark done / Stop) when the step changes files.
+ * resume gate (Re-run / Mark done / Stop) when the step changes files. In a git repository a
+ * file-changing step works in its own worktree (docs/design.md, "Isolation and merge"): git
+ * measures what it really changed before each review, and once done its changes land in the
+ * user's tree; a change that does not apply waits at the merge gate (Run again on top / Resolved
+ * by hand / Stop).
  */
 
-export const STEP_MACHINE_VERSION = 3;
+export const STEP_MACHINE_VERSION = 4;
 
 export interface StepInput {
   planId: string;
@@ -83,10 +94,18 @@ export interface StepContext {
   interrupted: (InterruptedTurn & { turn: 'specialist' | 'fix' }) | null;
   /** A human chose Re-run for this attempt: its turn runs again without asking. */
   rerun_confirmed: boolean;
+  /** Where the step works, once made (absent in steps from before isolation). */
+  workspace?: StepWorkspace | null;
+  /** What the step really changed, last measured (absent in steps from before isolation). */
+  diff?: StepDiff | null;
+  /** While at the merge gate: what did not apply, and why when git said more than the clashing files. */
+  merge?: { conflicts: MergeConflict[]; error?: string } | null;
 }
 
 export type StepEvent =
   | ({ type: 'step.rerun' } & DecisionSource)
+  | ({ type: 'step.rerun_on_top'; guidance?: string } & DecisionSource)
+  | ({ type: 'step.merge_resolved' } & DecisionSource)
   | ({ type: 'step.mark_done'; summary: string } & DecisionSource)
   | ({ type: 'step.retry'; guidance?: string } & DecisionSource)
   | ({ type: 'step.replan'; guidance?: string } & DecisionSource)
@@ -98,7 +117,8 @@ export type StepParentEvent =
   | { type: 'step.turn'; stepId: string; kind: 'review' | 'fix'; round: number }
   | { type: 'step.failed'; stepId: string; attempt: number; error: string; kind?: FailureKind; signature: string; breaker?: string }
   | { type: 'step.interrupted'; stepId: string; attempt: number }
-  | { type: 'step.completed'; stepId: string; output: StepOutput; warnings?: string[] }
+  | { type: 'step.completed'; stepId: string; output: StepOutput; warnings?: string[]; diff?: StepDiff }
+  | { type: 'step.merge_conflict'; stepId: string; attempt: number; conflicts: MergeConflict[]; error?: string; diff?: StepDiff }
   | { type: 'step.replan_chosen'; stepId: string; guidance?: string }
   | { type: 'step.stop_chosen'; stepId: string; guidance?: string }
   /** What one of the step's turns (specialist, reviewer, fixer, with their corrections) cost, and whose it was. */
@@ -131,8 +151,20 @@ const stepSetup = setup({
     runFix: notProvided<Turn<SpecialistResult | InterruptedTurn>, RunFixInput>('runFix'),
     /** Resolves when the session has been idle for `idleMs` (after aborting it). Never an `after` timer: it restores. */
     watchIdle: notProvided<{ idleMs: number }, WatchIdleInput>('watchIdle'),
+    openWorkspace: notProvided<StepWorkspace, OpenWorkspaceInput>('openWorkspace'),
+    measureStep: notProvided<StepDiff, MeasureStepInput>('measureStep'),
+    mergeStep: notProvided<MergeOutcome, MergeStepInput>('mergeStep'),
   },
   guards: {
+    /** A file-changing step in a git repository works in a tree of its own (or has its start recorded) before anything runs. */
+    needsWorkspace: ({ context }) => (context.policy.workspace === 'worktree' || context.policy.workspace === 'shared') && !context.workspace,
+    /** git can tell what the step changed. */
+    hasWorkspace: ({ context }) => Boolean(context.workspace),
+    /** The step's changes are in its own worktree: they land in the user's tree once it is done. */
+    isolated: ({ context }) => context.workspace?.kind === 'worktree',
+    mergeConflicted: (_, outcome: MergeOutcome) => outcome.type === 'conflict',
+    /** A fixed step goes back to the reviewer of its attempt. */
+    hasReviewSession: ({ context }) => context.review.session_id !== null,
     hasPreHooks: ({ context }) => context.policy.pre_hooks.length > 0,
     hasPostHooks: ({ context }) => context.policy.post_hooks.length > 0,
     specialistSucceeded: (_, result: SpecialistResult | InterruptedTurn) => result.type === 'success',
@@ -148,11 +180,23 @@ const stepSetup = setup({
     sameErrorRepeated: ({ context }) => repeatedSignature(context.failures.map((f) => f.signature), context.policy.same_error_limit) !== null,
     /** Retry at the deviation gate, where the breaker is closed. */
     retriesRemain: ({ context, event }) => mayRetry(retryState(context, false), event.channel),
+    /** Run again on top at the merge gate: the clash is one more failed attempt, under the same limit as Retry. */
+    onTopRemains: ({ context, event }) => mayRetry({ ...retryState(context, false), failures: context.failures.length + 1 }, event.channel),
     /** Retry at the open breaker: only a human may retry, the auto policy's Retry is refused. */
     humanRetry: ({ context }, params: { channel: string }) => mayRetry(retryState(context, true), params.channel),
   },
   actions: {
     recordSession: assign({ sessionId: (_, params: { sessionId: string }) => params.sessionId }),
+    recordWorkspace: assign({ workspace: (_, workspace: StepWorkspace) => workspace }),
+    recordDiff: assign({ diff: (_, diff: StepDiff) => diff }),
+    /** A diff git could not make leaves the step's last one and a warning: the work is judged without it, never blocked. */
+    recordDiffUnavailable: assign({ warnings: ({ context }, params: { error: string }) => [...context.warnings, diffUnavailableText(params.error)] }),
+    recordMergeClash: assign({
+      merge: (_, outcome: MergeOutcome) => (outcome.type === 'conflict' ? { conflicts: outcome.conflicts, ...(outcome.error ? { error: outcome.error } : {}) } : null),
+      diff: ({ context }, outcome: MergeOutcome) => outcome.diff ?? context.diff ?? null,
+    }),
+    recordMergeError: assign({ merge: (_, params: { error: string }) => ({ conflicts: [], error: params.error }) }),
+    clearMerge: assign({ merge: null }),
     recordOutput: assign({ output: (_, result: SpecialistResult | InterruptedTurn) => stepOutputOf(result) }),
     recordFailure: assign({
       failures: ({ context }, params: { error: string; kind: FailureKind }) => [...context.failures, failedAttempt(context.attempt, params)],
@@ -186,6 +230,22 @@ const stepSetup = setup({
       rerun_confirmed: false,
       failures: ({ context }, params: { guidance?: string }) => withGuidance(context.failures, params.guidance),
     }),
+    /** Run again on top: a new attempt in a new worktree from the user's tree as it is now, told why its last changes did not land. */
+    startOnTop: assign({
+      attempt: ({ context }) => context.attempt + 1,
+      sessionId: null,
+      output: null,
+      review: () => newReview(),
+      breaker: null,
+      rerun_confirmed: false,
+      workspace: null,
+      diff: null,
+      merge: null,
+      failures: ({ context }, params: { guidance?: string }) => [
+        ...context.failures,
+        { ...failedAttempt(context.attempt, { error: mergeConflictText(context.merge ?? { conflicts: [] }), kind: 'merge' }), ...(params.guidance ? { guidance: params.guidance } : {}) },
+      ],
+    }),
     /** The plan sums usage (steps[].usage, usage) and checks its budget; a turn that cost nothing is not reported. */
     reportUsage: enqueueActions(({ context, enqueue }, params: { usage: Usage | null; role: TurnRole }) => {
       if (params.usage && params.usage.turns > 0) enqueue.sendParent({ type: 'usage.recorded', stepId: context.stepId, role: params.role, usage: params.usage });
@@ -210,6 +270,15 @@ const stepSetup = setup({
       stepId: context.stepId,
       output: context.output!,
       ...(context.warnings.length ? { warnings: context.warnings } : {}),
+      ...(context.diff ? { diff: context.diff } : {}),
+    })),
+    notifyMergeConflict: sendParent(({ context }) => ({
+      type: 'step.merge_conflict',
+      stepId: context.stepId,
+      attempt: context.attempt,
+      conflicts: context.merge?.conflicts ?? [],
+      ...(context.merge?.error ? { error: context.merge.error } : {}),
+      ...(context.diff ? { diff: context.diff } : {}),
     })),
     notifyReplan: sendParent(({ context }, params: { guidance?: string }) => ({
       type: 'step.replan_chosen',
@@ -253,6 +322,11 @@ const idleWatch = (id: string, sessionOf: (c: StepContext) => string | null, who
   },
 });
 
+/** Where the step's hooks run: its working tree, when it has one of its own. */
+const workDir = (c: StepContext) => (c.workspace?.kind === 'worktree' ? { cwd: c.workspace.dir } : {});
+/** The step's sessions are pinned to its worktree (OpenCode then runs them in that directory's instance). */
+const sessionDir = (c: StepContext) => (c.workspace?.kind === 'worktree' ? { directory: c.workspace.dir } : {});
+
 /** The reviewer's FAIL as the attempt's failure. */
 const reviewFailed = ({ context, event }: { context: StepContext; event: { output: Turn<ReviewResult> } }) => ({
   error: reviewFailureText(event.output.value, context.review.round, context.policy.review_rounds),
@@ -278,11 +352,34 @@ export const stepMachine = stepSetup.createMachine({
     warnings: [],
     interrupted: null,
     rerun_confirmed: false,
+    workspace: null,
+    diff: null,
+    merge: null,
   }),
   initial: 'preparing',
   states: {
     preparing: {
-      always: [{ guard: 'hasPreHooks', target: 'pre_hook' }, { target: 'opening_session' }],
+      always: [
+        { guard: 'needsWorkspace', target: 'opening_workspace' },
+        { guard: 'hasPreHooks', target: 'pre_hook' },
+        { target: 'opening_session' },
+      ],
+    },
+    /** The step's worktree from the user's tree as it is now (or, in a shared tree, the tree's state before the step). */
+    opening_workspace: {
+      invoke: {
+        id: 'openWorkspace',
+        src: 'openWorkspace',
+        input: ({ context }) => ({
+          idempotencyKey: attemptKey(context),
+          planId: context.planId,
+          stepId: context.stepId,
+          attempt: context.attempt,
+          kind: context.policy.workspace === 'worktree' ? ('worktree' as const) : ('shared' as const),
+        }),
+        onDone: { target: 'preparing', actions: { type: 'recordWorkspace', params: ({ event }) => event.output } },
+        onError: { target: 'failed_attempt', actions: { type: 'recordFailure', params: portFailure('workspace') } },
+      },
     },
     pre_hook: {
       invoke: {
@@ -291,6 +388,7 @@ export const stepMachine = stepSetup.createMachine({
         input: ({ context }) => ({
           phase: 'pre_step' as const,
           commands: context.policy.pre_hooks,
+          ...workDir(context),
           planId: context.planId,
           stepId: context.stepId,
           agent: context.agent,
@@ -314,6 +412,7 @@ export const stepMachine = stepSetup.createMachine({
           agent: context.agent,
           attempt: context.attempt,
           parentSessionId: context.parentSessionId,
+          ...sessionDir(context),
         }),
         onDone: {
           target: 'running',
@@ -362,11 +461,35 @@ export const stepMachine = stepSetup.createMachine({
       ],
     },
     checking: {
-      always: [{ guard: 'needsReview', target: 'review' }, { target: 'finishing' }],
+      always: [{ guard: 'hasWorkspace', target: 'measuring' }, { guard: 'needsReview', target: 'review' }, { target: 'finishing' }],
+    },
+    /** What the step really changed, by git: the reviewer and the human judge this, not the specialist's claim. */
+    measuring: {
+      invoke: {
+        id: 'measureStep',
+        src: 'measureStep',
+        input: ({ context }) => ({
+          planId: context.planId,
+          stepId: context.stepId,
+          workspace: context.workspace!,
+          declared: context.thread.step.files ?? [],
+        }),
+        onDone: [
+          { guard: 'needsReview', target: 'review', actions: { type: 'recordDiff', params: ({ event }) => event.output } },
+          { target: 'finishing', actions: { type: 'recordDiff', params: ({ event }) => event.output } },
+        ],
+        onError: [
+          { guard: 'needsReview', target: 'review', actions: { type: 'recordDiffUnavailable', params: messageOf } },
+          { target: 'finishing', actions: { type: 'recordDiffUnavailable', params: messageOf } },
+        ],
+      },
     },
     review: {
-      initial: 'opening_session',
+      initial: 'entering',
       states: {
+        entering: {
+          always: [{ guard: 'hasReviewSession', target: 'reviewing' }, { target: 'opening_session' }],
+        },
         opening_session: {
           invoke: {
             id: 'openReviewerSession',
@@ -378,6 +501,7 @@ export const stepMachine = stepSetup.createMachine({
               agent: 'reviewer' as const,
               attempt: context.attempt,
               parentSessionId: context.parentSessionId,
+              ...sessionDir(context),
             }),
             onDone: {
               target: 'reviewing',
@@ -400,6 +524,7 @@ export const stepMachine = stepSetup.createMachine({
                 sessionId: context.review.session_id!,
                 thread: context.thread,
                 work: context.output!,
+                diff: context.diff ?? null,
                 round: context.review.round,
                 maxRounds: context.policy.review_rounds,
               }),
@@ -459,8 +584,9 @@ export const stepMachine = stepSetup.createMachine({
                   actions: { type: 'recordInterruption', params: ({ event }) => ({ result: event.output.value, turn: 'fix' as const }) },
                 },
                 {
+                  // Measured again, then back to the same reviewer.
                   guard: { type: 'specialistSucceeded', params: valueOf },
-                  target: 'reviewing',
+                  target: '#step.checking',
                   actions: [usageOfDone('fixer'), { type: 'recordOutput', params: valueOf }, 'nextReviewRound'],
                 },
                 {
@@ -479,7 +605,7 @@ export const stepMachine = stepSetup.createMachine({
       },
     },
     finishing: {
-      always: [{ guard: 'hasPostHooks', target: 'post_hook' }, { target: 'completed' }],
+      always: [{ guard: 'hasPostHooks', target: 'post_hook' }, { target: 'landing' }],
     },
     post_hook: {
       invoke: {
@@ -488,17 +614,51 @@ export const stepMachine = stepSetup.createMachine({
         input: ({ context }) => ({
           phase: 'post_step' as const,
           commands: context.policy.post_hooks,
+          ...workDir(context),
           planId: context.planId,
           stepId: context.stepId,
           agent: context.agent,
           attempt: context.attempt,
         }),
         // Post-step hooks never block: a failure is recorded with the step's result.
-        onDone: { target: 'completed', actions: { type: 'recordWarnings', params: ({ event }) => event.output } },
+        onDone: { target: 'landing', actions: { type: 'recordWarnings', params: ({ event }) => event.output } },
         onError: {
-          target: 'completed',
+          target: 'landing',
           actions: { type: 'recordWarnings', params: ({ event }) => ({ failures: [postHooksFailedText(event.error)] }) },
         },
+      },
+    },
+    landing: {
+      always: [{ guard: 'isolated', target: 'merging' }, { target: 'completed' }],
+    },
+    /** The worktree's changes land in the user's tree as uncommitted changes, by git, never by a model. */
+    merging: {
+      invoke: {
+        id: 'mergeStep',
+        src: 'mergeStep',
+        input: ({ context }) => ({
+          idempotencyKey: `${attemptKey(context)}:merge`,
+          planId: context.planId,
+          stepId: context.stepId,
+          workspace: context.workspace!,
+          declared: context.thread.step.files ?? [],
+        }),
+        onDone: [
+          { guard: { type: 'mergeConflicted', params: ({ event }) => event.output }, target: 'merge_conflict', actions: { type: 'recordMergeClash', params: ({ event }) => event.output } },
+          { target: 'completed', actions: [{ type: 'recordMergeClash', params: ({ event }) => event.output }, 'clearMerge'] },
+        ],
+        onError: { target: 'merge_conflict', actions: { type: 'recordMergeError', params: messageOf } },
+      },
+    },
+    /** The step's changes did not apply to the user's tree: a human decides. Its worktree is kept meanwhile. */
+    merge_conflict: {
+      tags: ['gate.merge'],
+      entry: 'notifyMergeConflict',
+      on: {
+        // Bounded like Retry: the clash counts as a failed attempt, so a policy that keeps choosing it stops at the limit.
+        'step.rerun_on_top': { guard: 'onTopRemains', target: 'preparing', actions: { type: 'startOnTop', params: guidanceOf } },
+        'step.merge_resolved': { target: 'completed', actions: 'clearMerge' },
+        'step.stop': leaveGate['step.stop'],
       },
     },
     failed_attempt: {

@@ -1,7 +1,7 @@
 import { dispatchesLeft, type BudgetContext } from './budget.js';
 import { isActive } from './step-records.js';
 import type { StepInput } from './step.machine.js';
-import type { PlanPolicy, PlanProposal, SpecialistId, StepPolicy, StepRecord, ThreadedContext } from './types.js';
+import type { PlanPolicy, PlanProposal, SpecialistId, StepPolicy, StepRecord, ThreadedContext, WorkspaceKind } from './types.js';
 
 /** Pure functions over the plan's step records: readiness for the scheduler, what a step starts with. */
 
@@ -12,20 +12,23 @@ export const WRITING_AGENTS: readonly SpecialistId[] = ['coder', 'tester', 'docu
 const writes = (s: StepRecord) => WRITING_AGENTS.includes(s.agent);
 
 /**
- * Two steps may not run at the same time when their declared `files` overlap, or when both
- * change files and either one did not declare which (it may touch anything). Read-only
- * specialists (reviewer, researcher, architect) without declared files run beside anything.
+ * Whether two steps may not run at the same time. In worktrees nothing clashes: each step changes
+ * its own tree, and a clash of changes shows when they land (the merge gate). In one shared tree,
+ * two file-changing steps clash when their declared `files` (what each touches or reads) overlap,
+ * or when either declared none (it may touch anything). A step that changes no file clashes with
+ * nothing: reading a file while another step writes it costs less than waiting for it.
  */
-export function conflicts(a: StepRecord, b: StepRecord): boolean {
+export function conflicts(a: StepRecord, b: StepRecord, workspace: WorkspaceKind = 'none'): boolean {
+  if (workspace === 'worktree' || !writes(a) || !writes(b)) return false;
   if (a.files?.length && b.files?.length) return a.files.some((f) => b.files!.includes(f));
-  return writes(a) && writes(b);
+  return true;
 }
 
 /**
  * Steps to start now: pending, every dependency completed, no conflict (see `conflicts`) with a
  * step that is active or chosen in this pass, and no more than `concurrency` active in total.
  */
-export function readySteps(steps: StepRecord[], concurrency: number): StepRecord[] {
+export function readySteps(steps: StepRecord[], concurrency: number, workspace: WorkspaceKind = 'none'): StepRecord[] {
   const byId = new Map(steps.map((s) => [s.id, s]));
   const busy = steps.filter(isActive);
   const chosen: StepRecord[] = [];
@@ -37,7 +40,7 @@ export function readySteps(steps: StepRecord[], concurrency: number): StepRecord
       return dep !== undefined && isDone(dep);
     });
     if (!depsDone) continue;
-    if ([...busy, ...chosen].some((other) => conflicts(step, other))) continue;
+    if ([...busy, ...chosen].some((other) => conflicts(step, other, workspace))) continue;
     chosen.push(step);
   }
   return chosen;
@@ -46,8 +49,8 @@ export function readySteps(steps: StepRecord[], concurrency: number): StepRecord
 export const allStepsCompleted = (steps: StepRecord[]) => steps.length > 0 && steps.every(isDone);
 
 /** Steps to start now: ready ones, no more than the budget lets start (none once money or tokens are spent). */
-export const startableSteps = (c: BudgetContext & { steps: StepRecord[]; concurrency: number }) =>
-  readySteps(c.steps, c.concurrency).slice(0, dispatchesLeft(c));
+export const startableSteps = (c: BudgetContext & { steps: StepRecord[]; concurrency: number; policy: Pick<PlanPolicy, 'workspace'> }) =>
+  readySteps(c.steps, c.concurrency, c.policy.workspace).slice(0, dispatchesLeft(c));
 
 /** The part of the plan's context a starting step reads. */
 export interface PlanForStep {
@@ -85,6 +88,8 @@ export const stepPolicy = (policy: PlanPolicy, step: StepRecord): StepPolicy => 
   idle_ms: policy.idle_ms,
   pre_hooks: policy.pre_hooks,
   post_hooks: policy.post_hooks,
+  // Only a step that changes files needs a tree of its own; the others read the user's tree.
+  workspace: WRITING_AGENTS.includes(step.agent) ? (policy.workspace ?? 'none') : 'none',
 });
 
 /**

@@ -49,8 +49,10 @@ export interface StepOutput {
  * - `review`: the reviewer still failed the work after the fixer rounds (or reported the same errors round after round).
  * - `reviewer`: the reviewer itself could not review (its session, its turn, or it was idle): not the work's fault.
  * - `fix`: the specialist's fix of the reviewer's errors failed (a failure output, no readable answer, or idle).
+ * - `workspace`: the step's worktree could not be made; the specialist never ran.
+ * - `merge`: the step's changes did not apply to the user's tree and a human chose to run it again on top of it.
  */
-export const FAILURE_KINDS = ['pre_hook', 'session', 'answer', 'turn', 'timeout', 'review', 'reviewer', 'fix'] as const;
+export const FAILURE_KINDS = ['pre_hook', 'session', 'answer', 'turn', 'timeout', 'review', 'reviewer', 'fix', 'workspace', 'merge'] as const;
 export type FailureKind = (typeof FAILURE_KINDS)[number];
 
 /** One failed attempt, with the guidance the human gave when choosing what to do next. */
@@ -64,7 +66,61 @@ export interface FailedAttempt {
   signature?: string;
 }
 
-export type StepStatus = 'pending' | 'running' | 'awaiting_decision' | 'awaiting_resume' | 'completed' | 'stopped';
+export type StepStatus = 'pending' | 'running' | 'awaiting_decision' | 'awaiting_resume' | 'awaiting_merge' | 'completed' | 'stopped';
+
+/**
+ * Where a step works (docs/design.md, "Isolation and merge"): `worktree`, its own git worktree
+ * started from the user's tree; `shared`, the project directory (git still tells its diff);
+ * `none`, the project directory of a project git cannot follow (no diff).
+ */
+export type WorkspaceKind = 'worktree' | 'shared' | 'none';
+
+/** A step's working tree, once made: recorded in its snapshot, so a restart finds it again. */
+export interface StepWorkspace {
+  kind: 'worktree' | 'shared';
+  /** Where the step's sessions, hooks and reviewer work: the worktree's folder matching the project directory, or the project directory. */
+  dir: string;
+  /** The worktree's root (kind worktree): what is removed once the step is merged. */
+  root?: string;
+  /** The git commit holding the tree the step started from (the user's tree then, uncommitted changes included). */
+  base: string;
+}
+
+/** One file a step changed, as git tells it. */
+export interface FileChange {
+  path: string;
+  status: 'added' | 'modified' | 'deleted' | 'renamed';
+  /** Renamed from. */
+  from?: string;
+  /** Lines added and removed; null for a binary file. */
+  added: number | null;
+  removed: number | null;
+}
+
+/** What a step really changed: measured by git, never taken from the specialist's own claim. */
+export interface StepDiff {
+  files: FileChange[];
+  /** Changed files the step did not declare in `files` (none when it declared none). */
+  undeclared: string[];
+  /** The whole patch, beside the plan file; null when it could not be written. */
+  patch_path: string | null;
+  /** git commits: the tree the step started from, and the tree after its work. */
+  base: string;
+  result: string;
+  /** `shared`: the project directory's changes while the step ran, which may include those of steps running beside it. */
+  where: 'worktree' | 'shared';
+}
+
+/** A file whose change did not apply to the user's tree, with the regions that clash (conflict markers, cut). */
+export interface MergeConflict {
+  path: string;
+  hunks: string[];
+}
+
+/** What landing a step's changes in the user's tree did. */
+export type MergeOutcome =
+  | { type: 'merged'; diff: StepDiff }
+  | { type: 'conflict'; diff: StepDiff | null; conflicts: MergeConflict[]; error?: string };
 
 export interface StepRecord extends StepSpec {
   status: StepStatus;
@@ -83,6 +139,10 @@ export interface StepRecord extends StepSpec {
   usage?: Usage;
   /** The same usage split by whose turns they were; absent before its first turn, and partial in steps from before it was recorded. */
   usage_by_role?: UsageByRole;
+  /** What the step really changed (git), once measured; absent without git and in plans from before it was measured. */
+  diff?: StepDiff;
+  /** While the step waits at the merge gate: the files whose change did not apply. */
+  conflicts?: MergeConflict[];
 }
 
 /** How a step runs: what the plan's options say, fixed when the step starts (so a restore behaves the same). */
@@ -101,6 +161,8 @@ export interface StepPolicy {
   idle_ms: number;
   pre_hooks: string[];
   post_hooks: string[];
+  /** Where the step works; absent (= `none`) in steps from before isolation. */
+  workspace?: WorkspaceKind;
 }
 
 /** The plan-wide options, fixed when the plan is created. */
@@ -117,6 +179,8 @@ export interface PlanPolicy {
   max_cost?: number | null;
   /** Tokens of every class per budget (budget.max_tokens), null for none; absent in plans from before it existed. */
   max_tokens?: number | null;
+  /** Where file-changing steps work (`isolation`, resolved against the project when Orca starts); absent (= `none`) in older plans. */
+  workspace?: WorkspaceKind;
 }
 
 export const DEFAULT_PLAN_POLICY: PlanPolicy = {
@@ -141,7 +205,7 @@ export interface DecisionSource {
 }
 
 export interface DecisionRecord extends DecisionSource {
-  gate: 'approval' | 'deviation' | 'question' | 'budget' | 'resume';
+  gate: 'approval' | 'deviation' | 'question' | 'budget' | 'resume' | 'merge';
   option: string;
   step_id?: string;
   text?: string;

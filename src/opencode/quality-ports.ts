@@ -11,6 +11,18 @@ import { attemptOf, specialistTurn } from './session-ports.js';
 import { createTurnRunner, TurnAbortedError, type ReconcileRecord, type TurnRunner } from './turn-runner.js';
 import type { OnTurn } from './turn-port.js';
 import { errorMessage } from '../errors.js';
+import { readFileSync } from 'node:fs';
+
+/** The step's whole patch for its reviewer; one that cannot be read leaves the file list alone, said in the log. */
+function readPatch(path: string | null, log: QualityPortOptions['log']): string | null {
+  if (!path) return null;
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (error) {
+    log('warn', `the patch ${path} could not be read for the reviewer: ${errorMessage(error)}`);
+    return null;
+  }
+}
 
 export interface QualityPortOptions {
   /** The project directory: hooks run there. */
@@ -44,7 +56,7 @@ export function qualityPorts(sessions: SessionsPort, options: QualityPortOptions
     });
 
   return {
-    async runReview({ sessionId, thread, work, round, maxRounds, idempotencyKey }, signal) {
+    async runReview({ sessionId, thread, work, diff, round, maxRounds, idempotencyKey }, signal) {
       try {
         const { value, usage } = await turns.run({
           planId: thread.plan_id,
@@ -53,7 +65,7 @@ export function qualityPorts(sessions: SessionsPort, options: QualityPortOptions
           sessionId,
           agent: 'reviewer',
           header: turnHeader({ planId: thread.plan_id, agent: 'reviewer', stepId: thread.step.id, ...attemptOf(idempotencyKey), round: `review round ${round}` }),
-          prompt: reviewPrompt(thread, work, round, maxRounds),
+          prompt: reviewPrompt(thread, work, round, maxRounds, diff ? { diff, patch: readPatch(diff.patch_path, options.log) } : null),
           schema: ReviewOutputSchema,
           jsonSchema: reviewOutputJsonSchema(),
           label: 'reviewer output',
@@ -81,11 +93,11 @@ export function qualityPorts(sessions: SessionsPort, options: QualityPortOptions
       return { idleMs };
     },
 
-    async runStepHooks({ phase, commands, planId, stepId, agent, attempt }, signal) {
+    async runStepHooks({ phase, commands, cwd, planId, stepId, agent, attempt }, signal) {
       const results = await runStepHooks({
         phase,
         commands,
-        cwd: options.directory,
+        cwd: cwd ?? options.directory,
         timeoutMs: options.hookTimeoutMs,
         env: { planId, stepId, agent, attempt },
         signal,

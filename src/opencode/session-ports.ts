@@ -52,7 +52,7 @@ export function opencodePorts(sessions: SessionsPort, options: SessionPortOption
       return { value, usage };
     },
 
-    async openSpecialistSession({ planId, stepId, agent, attempt, idempotencyKey, parentSessionId }) {
+    async openSpecialistSession({ planId, stepId, agent, attempt, idempotencyKey, parentSessionId, directory }) {
       // Restarted after a crash between creating the session and recording it: reuse that session.
       if (parentSessionId && isRecovering(idempotencyKey)) {
         const existing = (await sessions.children(parentSessionId)).find(
@@ -67,6 +67,8 @@ export function opencodePorts(sessions: SessionsPort, options: SessionPortOption
         parentID: parentSessionId,
         title: `Orca ${agent} · ${stepId} attempt ${attempt}`,
         metadata: { orca: { plan_id: planId, step_id: stepId, agent, attempt, idempotency_key: idempotencyKey } },
+        // In the step's worktree: OpenCode runs the session in that directory's instance from now on.
+        ...(directory ? { directory } : {}),
       });
       return { sessionId: session.id };
     },

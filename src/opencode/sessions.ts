@@ -15,6 +15,8 @@ export interface SessionsPort {
     title: string;
     permission?: PermissionRule[];
     metadata?: Record<string, unknown>;
+    /** The directory the session belongs to (default the project's): every later call on it runs there. */
+    directory?: string;
   }): Promise<{ id: string }>;
   prompt(input: {
     sessionID: string;
@@ -70,10 +72,10 @@ export function sessionsFromClient(
 ): SessionsPort {
   const session = client.session;
   return {
-    async create({ parentID, title, permission, metadata }) {
+    async create({ parentID, title, permission, metadata, directory: where }) {
       const res = await call(session.create, session)({
         body: { ...(parentID ? { parentID } : {}), title, ...(permission ? { permission } : {}), ...(metadata ? { metadata } : {}) },
-        query: { directory },
+        query: { directory: where ?? directory },
       });
       const data = res.data as { id?: string } | undefined;
       if (!data?.id) throw new Error(`OpenCode refused to create a session: ${openCodeErrorText(res.error)}`);

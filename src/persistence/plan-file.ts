@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { FAILURE_KINDS, PLAN_STATUSES, SPECIALISTS } from '../machines/types.js';
+import { FAILURE_KINDS, PLAN_STATUSES, SPECIALISTS, type StepDiff } from '../machines/types.js';
 import { TURN_ROLES, type Usage } from '../machines/usage.js';
 
 /**
@@ -53,6 +53,24 @@ export const usageRecord = z.object({
   cost: count,
 }) satisfies z.ZodType<Usage>;
 
+/** What a step changed, measured by git (machines/types.ts StepDiff). */
+const stepDiff = z.object({
+  files: z.array(
+    z.object({
+      path: z.string(),
+      status: z.enum(['added', 'modified', 'deleted', 'renamed']),
+      from: z.string().optional(),
+      added: z.number().int().min(0).nullable(),
+      removed: z.number().int().min(0).nullable(),
+    }),
+  ),
+  undeclared: z.array(z.string()),
+  patch_path: z.string().nullable(),
+  base: z.string(),
+  result: z.string(),
+  where: z.enum(['worktree', 'shared']),
+}) satisfies z.ZodType<StepDiff>;
+
 export const planFileStep = z.object({
   id: z.string(),
   agent: z.enum(SPECIALISTS),
@@ -61,7 +79,7 @@ export const planFileStep = z.object({
   files: z.array(z.string()).optional(),
   success: z.string().optional(),
   idempotent: z.boolean().optional(),
-  status: z.enum(['pending', 'running', 'awaiting_decision', 'awaiting_resume', 'completed', 'stopped']),
+  status: z.enum(['pending', 'running', 'awaiting_decision', 'awaiting_resume', 'awaiting_merge', 'completed', 'stopped']),
   attempts: z.number().int().min(0),
   failures: z.array(
     z.object({
@@ -86,10 +104,14 @@ export const planFileStep = z.object({
    * before it was recorded (the rest of `usage` is then not attributed).
    */
   usage_by_role: z.partialRecord(z.enum(TURN_ROLES), usageRecord).optional(),
+  /** What the step really changed, by git (absent without git and in older files); the whole patch is at `patch_path`. */
+  diff: stepDiff.optional(),
+  /** While the step waits at the merge gate: the files whose change did not apply, with the clashing regions. */
+  conflicts: z.array(z.object({ path: z.string(), hunks: z.array(z.string()) })).optional(),
 });
 
 const decision = z.object({
-  gate: z.enum(['approval', 'deviation', 'question', 'budget', 'resume']),
+  gate: z.enum(['approval', 'deviation', 'question', 'budget', 'resume', 'merge']),
   option: z.string(),
   channel: z.enum(['question', 'permission', 'command', 'cli', 'auto', 'tool']),
   at: z.string(),
@@ -121,7 +143,7 @@ export const planFile = z.object({
   relevant_files: z.array(z.string()),
   decisions: z.array(decision),
   /** The human decision the plan waits for, if any (approval, a planner question, a failed step, the budget gate, an interrupted step). */
-  waiting_for: z.enum(['approval', 'question', 'deviation', 'budget', 'resume']).nullable(),
+  waiting_for: z.enum(['approval', 'question', 'deviation', 'budget', 'resume', 'merge']).nullable(),
   /** Earlier versions of the plan, oldest first: the last is the version the human saw before this one. */
   revisions: z.array(proposal).default([]),
   /** The agenda item (and which of its firings) that started the plan; absent when a person started it. */

@@ -13,6 +13,8 @@ const WORDS: Record<FailureKind, (a: FailedAttempt) => string> = {
   review: (a) => `Attempt ${a.attempt} did the step, but the reviewer failed it in its last review round: ${a.error}`,
   reviewer: (a) => `Attempt ${a.attempt} did the step, but the reviewer could not review it (not a fault of the work): ${a.error}`,
   fix: (a) => `Attempt ${a.attempt} did the step, but fixing what the reviewer found failed: ${a.error}`,
+  workspace: (a) => `Attempt ${a.attempt} never reached you: its worktree could not be made: ${a.error}`,
+  merge: (a) => `Attempt ${a.attempt} did the step in its own worktree, but its changes did not apply to the user's tree, which changed meanwhile: ${a.error}\n  You start again from the tree as it is now: do the step on top of it.`,
 };
 
 /** One earlier attempt in the "# Previous attempts at this step failed" section; a failure recorded without a kind reads as before kinds existed. */

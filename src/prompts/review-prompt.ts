@@ -1,5 +1,6 @@
 import { reviewErrorsText } from '../machines/step-text.js';
-import type { ReviewError, StepOutput, ThreadedContext } from '../machines/types.js';
+import type { ReviewError, StepDiff, StepOutput, ThreadedContext } from '../machines/types.js';
+import { diffSection } from './step-diff.js';
 import { laterStepsSection } from './later-steps.js';
 import { previousAttemptText } from './previous-attempts.js';
 
@@ -8,9 +9,17 @@ import { previousAttemptText } from './previous-attempts.js';
  * specialist got it (goal, step, success criteria, relevant files) and what the specialist
  * reported, never its transcript; the fixer (the same specialist, in its own session) gets the
  * reviewer's error reports. What to answer is the output protocol section the turn appends (review
- * or step result format).
+ * or step result format). When git measured what the step changed, the reviewer judges that diff,
+ * not the specialist's claim; in the step's own worktree it may also run the checks the success
+ * criteria name.
  */
-export function reviewPrompt(thread: ThreadedContext, work: StepOutput, round: number, maxRounds: number): string {
+export function reviewPrompt(
+  thread: ThreadedContext,
+  work: StepOutput,
+  round: number,
+  maxRounds: number,
+  changes: { diff: StepDiff; patch: string | null } | null = null,
+): string {
   const { step } = thread;
   const sections = [
     `# Quality gate: review of step ${step.id} (${step.agent}) of plan ${thread.plan_id}, round ${round} of ${maxRounds}`,
@@ -20,16 +29,21 @@ export function reviewPrompt(thread: ThreadedContext, work: StepOutput, round: n
       (work.artifacts.length ? `\nFiles created or changed: ${work.artifacts.join(', ')}` : '') +
       (work.key_findings.length ? `\nKey findings:\n${work.key_findings.map((k) => `- ${k}`).join('\n')}` : ''),
   ];
+  if (changes) sections.push(diffSection(changes.diff, changes.patch));
   if (thread.relevant_files.length > 0) sections.push(`# Relevant files\n${thread.relevant_files.map((f) => `- ${f}`).join('\n')}`);
   const later = laterStepsSection(thread);
   if (later) sections.push(later);
   // A retried step: what failed before and what the user said, which this attempt was told too.
   if (thread.previous_attempts.length > 0)
     sections.push(`# Earlier attempts at this step\n${thread.previous_attempts.map(previousAttemptText).join('\n')}`);
+  const run =
+    changes?.diff.where === 'worktree'
+      ? " You work in the step's own worktree: run what the success criteria name (tests, a linter) to check them; nothing you run here reaches the user's files. Change no file."
+      : '';
   sections.push(
-    '# Check\nRead the changed files. Check syntax, imports, types, logic (does it do what the step asked, edge cases), ' +
+    `# Check\nRead the ${changes ? 'changes above and the changed files' : 'changed files'}. Check syntax, imports, types, logic (does it do what the step asked, edge cases), ` +
       'style, security basics, and every success criterion. Judge this step only: what a later step is planned to do ' +
-      'is not missing here. The work passes when nothing must be fixed; otherwise it fails with one error per real issue, never guesses.',
+      `is not missing here.${run} The work passes when nothing must be fixed; otherwise it fails with one error per real issue, never guesses.`,
   );
   return sections.join('\n\n');
 }

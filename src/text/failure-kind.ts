@@ -10,4 +10,6 @@ export const FAILURE_KIND_WORDS: Record<FailureKind, string> = {
   review: 'review failed',
   reviewer: 'the reviewer could not review',
   fix: 'fix failed',
+  workspace: 'worktree not made',
+  merge: "changes did not apply to the user's tree",
 };

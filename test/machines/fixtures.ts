@@ -17,6 +17,9 @@ export const idleStepMachine = stepMachine.provide({
     runFix: pending as never,
     watchIdle: pending as never,
     runStepHooks: pending as never,
+    openWorkspace: pending as never,
+    measureStep: pending as never,
+    mergeStep: pending as never,
   },
 });
 
@@ -31,6 +34,7 @@ export const standaloneStepMachine = idleStepMachine.provide({
     notifyCompleted: silent,
     notifyReplan: silent,
     notifyStop: silent,
+    notifyMergeConflict: silent,
   },
 });
 

@@ -66,7 +66,20 @@ function stepEvents(s: any): any[] {
             { type: 'step.failed', stepId: step.id, attempt: step.failures.length + 1, error: 'red', signature: 'red' },
             { type: 'step.failed', stepId: step.id, attempt: step.failures.length + 1, error: 'red', signature: 'red', breaker: 'same error' },
             { type: 'step.interrupted', stepId: step.id, attempt: step.failures.length + 1 },
+            { type: 'step.merge_conflict', stepId: step.id, attempt: step.failures.length + 1, conflicts: [{ path: 'hello.ts', hunks: ['<<<<<<<'] }] },
             { type: 'step.completed', stepId: step.id, output },
+          ];
+        }
+        if (step.status === 'awaiting_merge') {
+          return [
+            { type: 'merge.rerun', stepId: step.id, text: 'on top', ...by },
+            { type: 'merge.rerun', stepId: step.id, ...by, channel: 'auto' },
+            { type: 'merge.resolved', stepId: step.id, ...by },
+            { type: 'merge.resolved', stepId: step.id, ...by, channel: 'auto' },
+            { type: 'merge.stop', stepId: step.id, ...by },
+            // What the step reports once it leaves the gate.
+            { type: 'step.completed', stepId: step.id, output },
+            { type: 'step.stop_chosen', stepId: step.id },
           ];
         }
         if (step.status === 'awaiting_resume') {

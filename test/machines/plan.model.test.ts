@@ -90,4 +90,29 @@ describe('coverage check', () => {
     expect(result.missing).toEqual(['plan.pending_approval --approval.reject--> plan.rejected']);
     // The same graph walk as above: time is not what it tests.
   }, 300_000);
+
+  it("should hold a step whose changes did not apply at the merge gate, and take only a human's Resolved by hand", () => {
+    const clashed = [
+      done('openPlannerSession', { sessionId: 'ses_planner' }),
+      done('consultPlanner', twoStepPlan),
+      { type: 'approval.approve', ...by },
+      { type: 'step.merge_conflict', stepId: 's1', attempt: 1, conflicts: [{ path: 'hello.ts', hunks: ['<<<<<<< yours'] }] },
+    ];
+    const { snapshot } = replay(idlePlanMachine, input, clashed);
+    const s1 = snapshot.context.steps.find((s: any) => s.id === 's1');
+    expect(s1).toMatchObject({ status: 'awaiting_merge', conflicts: [{ path: 'hello.ts', hunks: ['<<<<<<< yours'] }] });
+    expect(snapshot.can({ type: 'merge.resolved', stepId: 's1', ...by, channel: 'auto' })).toBe(false);
+    expect(snapshot.can({ type: 'merge.resolved', stepId: 's1', ...by })).toBe(true);
+    expect(snapshot.can({ type: 'merge.stop', stepId: 's2', ...by })).toBe(false);
+    const onTop = replay(idlePlanMachine, input, [...clashed, { type: 'merge.rerun', stepId: 's1', text: 'keep mine', channel: 'cli', at: 't9' }]).snapshot;
+    const again = onTop.context.steps.find((s: any) => s.id === 's1');
+    expect(again.status).toBe('running');
+    expect(again.conflicts).toBeUndefined();
+    expect(again.failures).toEqual([expect.objectContaining({ kind: 'merge', guidance: 'keep mine', error: expect.stringContaining('hello.ts') })]);
+    expect(onTop.context.decisions.at(-1)).toEqual({ gate: 'merge', option: 'Run again on top', channel: 'cli', at: 't9', step_id: 's1', text: 'keep mine' });
+    const diff = { files: [], undeclared: [], patch_path: null, base: 'b', result: 'r', where: 'worktree' };
+    const landed = replay(idlePlanMachine, input, [...clashed, { type: 'merge.resolved', stepId: 's1', ...by }, { type: 'step.completed', stepId: 's1', output, diff }]).snapshot;
+    expect(landed.context.steps.find((s: any) => s.id === 's1')).toMatchObject({ status: 'completed', diff });
+    expect(landed.context.steps.find((s: any) => s.id === 's1').conflicts).toBeUndefined();
+  });
 });

@@ -36,11 +36,28 @@ const interrupted = { type: 'interrupted', session_id: 'ses_1', detail: 'its tur
 const failure = { type: 'failure', error: 'tests failed' };
 const reviewError = (issue: string) => ({ category: 'Logic', file: 'a.ts', line: 3, issue, found: 'x', expected: 'y', fix: 'z' });
 const reviewFail = (issue: string) => ({ type: 'fail', errors: [reviewError(issue)] });
+const diff = { files: [{ path: 'a.ts', status: 'modified', added: 2, removed: 1 }], undeclared: [], patch_path: '/p/s1.patch', base: 'b0', result: 'r1', where: 'worktree' };
+const clash = { type: 'conflict', diff, conflicts: [{ path: 'a.ts', hunks: ['<<<<<<< ours\nx\n=======\ny\n>>>>>>> theirs'] }] };
+const workspaceOf = (s: any) =>
+  s.context.policy.workspace === 'worktree' ? { kind: 'worktree', root: '/wt', dir: '/wt/s1', base: 'b0' } : { kind: 'shared', dir: '/project', base: 'b0' };
 const human = by;
 const auto = { ...by, channel: 'auto' as const };
 
 const events = (s: any) => {
   switch (statePath(s.value)) {
+    case 'opening_workspace':
+      return [done('openWorkspace', workspaceOf(s)), fail('openWorkspace', 'git worktree add failed')];
+    case 'measuring':
+      return [done('measureStep', diff), fail('measureStep', 'git diff-tree failed')];
+    case 'merging':
+      return [done('mergeStep', { type: 'merged', diff }), done('mergeStep', clash), fail('mergeStep', 'git apply failed')];
+    case 'merge_conflict':
+      return [
+        { type: 'step.rerun_on_top', guidance: 'keep their rename', ...human },
+        { type: 'step.rerun_on_top', ...auto },
+        { type: 'step.merge_resolved', ...human },
+        { type: 'step.stop', ...human },
+      ];
     case 'pre_hook':
       return [done('preStepHooks', { failures: [] }), fail('preStepHooks', 'pre_step hook "lint" failed (exit 1)')];
     case 'opening_session':
@@ -97,6 +114,9 @@ const serialize = (s: any) =>
     s.context.warnings.length,
     // Guards read which turn was interrupted; rerun_confirmed only feeds the ports' input.
     s.context.interrupted?.turn ?? '-',
+    // Guards read whether the step has a tree and which kind; the merge gate's clash only feeds its texts.
+    s.context.workspace?.kind ?? '-',
+    s.context.review.session_id ? 'R' : '-',
   ].join('|');
 
 describe('step machine (model-based)', () => {
@@ -109,12 +129,20 @@ describe('step machine (model-based)', () => {
       serializeState: serialize,
     });
     const plain = coverTransitions({ machine: standaloneStepMachine, input: input(2), events, serializeState: serialize });
-    const covered = new Set([...gated.covered, ...plain.covered]);
+    // In its own worktree (measured, reviewed, merged) and in the shared tree (measured, never merged).
+    const isolated = coverTransitions({
+      machine: standaloneStepMachine,
+      input: input(2, { review: true, pre_hooks: ['lint'], post_hooks: ['notify'], same_error_limit: 2, workspace: 'worktree' }),
+      events,
+      serializeState: serialize,
+    });
+    const shared = coverTransitions({ machine: standaloneStepMachine, input: input(2, { workspace: 'shared' }), events, serializeState: serialize });
+    const covered = new Set([...gated.covered, ...plain.covered, ...isolated.covered, ...shared.covered]);
     const missing = [...gated.all].filter(([t]) => !covered.has(t)).map(([, label]) => label);
     expect(missing).toEqual([]);
     expect(covered.size).toBe(gated.all.size);
     console.info(
-      `step machine: ${covered.size}/${gated.all.size} transitions, ${gated.states + plain.states} states, ${gated.edges + plain.edges} edges`,
+      `step machine: ${covered.size}/${gated.all.size} transitions, ${gated.states + plain.states + isolated.states + shared.states} states, ${gated.edges + plain.edges + isolated.edges + shared.edges} edges`,
     );
     // CPU-bound graph walk: seconds on a quiet machine, much longer beside other work; time is not what it tests.
   }, 300_000);
@@ -268,5 +296,116 @@ describe('step machine: quality gate and breakers', () => {
     const { snapshot } = replay(standaloneStepMachine, input(10), [...opened, done('watchSpecialist', { idleMs: 600_000 })]);
     expect(snapshot.value).toBe('awaiting_decision');
     expect(snapshot.context.failures[0]!.error).toMatch(/^TIMEOUT: the coder was idle for 600 s/);
+  });
+});
+
+describe('step machine: its own worktree, the real diff, the merge gate', () => {
+  const isolated = (over: Partial<StepPolicy> = {}) => input(3, { workspace: 'worktree', review: true, ...over });
+  const tree = { kind: 'worktree', root: '/wt', dir: '/wt/s1', base: 'b0' };
+  const reviewedInTree = [
+    done('openWorkspace', tree),
+    done('openSpecialistSession', { sessionId: 'ses_1' }),
+    done('runSpecialist', success),
+    done('measureStep', diff),
+    done('openReviewerSession', { sessionId: 'ses_r' }),
+  ];
+
+  it('should open the worktree first, then pin both sessions and the hooks to it', () => {
+    const start = replay(standaloneStepMachine, isolated({ pre_hooks: ['lint'] }), []).snapshot;
+    expect(start.value).toBe('opening_workspace');
+    const hooks = replay(standaloneStepMachine, isolated({ pre_hooks: ['lint'] }), [done('openWorkspace', tree)]).snapshot;
+    expect(hooks.value).toBe('pre_hook');
+    expect(hooks.context.workspace).toEqual(tree);
+    // A plain step (no workspace policy) never opens one.
+    expect(replay(standaloneStepMachine, input(3), []).snapshot.value).toBe('opening_session');
+  });
+
+  it('should give the reviewer the measured diff, and measure again after a fix', () => {
+    const { snapshot } = replay(standaloneStepMachine, isolated(), reviewedInTree);
+    expect(statePath(snapshot.value)).toBe('review.reviewing');
+    expect(snapshot.context.diff).toEqual(diff);
+    const fixed = replay(standaloneStepMachine, isolated(), [...reviewedInTree, done('runReview', reviewFail('a')), done('runFix', success)]).snapshot;
+    expect(fixed.value).toBe('measuring');
+    const after = replay(standaloneStepMachine, isolated(), [
+      ...reviewedInTree,
+      done('runReview', reviewFail('a')),
+      done('runFix', success),
+      done('measureStep', { ...diff, result: 'r2' }),
+    ]).snapshot;
+    // Back to the same reviewer session, round 2, with the new diff.
+    expect(statePath(after.value)).toBe('review.reviewing');
+    expect(after.context.review).toMatchObject({ session_id: 'ses_r', round: 2 });
+    expect(after.context.diff.result).toBe('r2');
+  });
+
+  it('should judge the work without a diff git could not make, and say so', () => {
+    const { snapshot } = replay(standaloneStepMachine, isolated(), [...reviewedInTree.slice(0, 3), fail('measureStep', 'git diff-tree failed')]);
+    expect(statePath(snapshot.value)).toBe('review.opening_session');
+    expect(snapshot.context.warnings).toEqual(['what the step changed could not be measured: git diff-tree failed']);
+  });
+
+  it('should land a reviewed worktree step and complete with the merged diff', () => {
+    const passed = [...reviewedInTree, done('runReview', { type: 'pass', summary: 'fine' })];
+    expect(replay(standaloneStepMachine, isolated(), passed).snapshot.value).toBe('merging');
+    const merged = replay(standaloneStepMachine, isolated(), [...passed, done('mergeStep', { type: 'merged', diff: { ...diff, result: 'r9' } })]).snapshot;
+    expect(merged.value).toBe('completed');
+    expect(merged.context.diff.result).toBe('r9');
+    expect(merged.context.merge).toBeNull();
+  });
+
+  it('should wait at the merge gate on a clash; Resolved by hand completes, Run again on top starts a new attempt in a new tree', () => {
+    const clashed = [...reviewedInTree, done('runReview', { type: 'pass', summary: 'fine' }), done('mergeStep', clash)];
+    const gate = replay(standaloneStepMachine, isolated(), clashed).snapshot;
+    expect(gate.value).toBe('merge_conflict');
+    expect(gate.hasTag('gate.merge')).toBe(true);
+    expect(gate.context.merge.conflicts[0].path).toBe('a.ts');
+    expect(replay(standaloneStepMachine, isolated(), [...clashed, { type: 'step.merge_resolved', ...human }]).snapshot.value).toBe('completed');
+    const onTop = replay(standaloneStepMachine, isolated(), [...clashed, { type: 'step.rerun_on_top', guidance: 'keep their rename', ...human }]).snapshot;
+    expect(onTop.value).toBe('opening_workspace');
+    expect(onTop.context).toMatchObject({ attempt: 2, workspace: null, diff: null, merge: null, sessionId: null });
+    expect(onTop.context.failures).toEqual([
+      expect.objectContaining({ attempt: 1, kind: 'merge', guidance: 'keep their rename', error: expect.stringContaining("clashed with the user's tree in a.ts") }),
+    ]);
+    // git failing to apply at all is a clash too, with its words.
+    const broken = replay(standaloneStepMachine, isolated(), [...reviewedInTree, done('runReview', { type: 'pass', summary: 'fine' }), fail('mergeStep', 'git apply failed')]).snapshot;
+    expect(broken.value).toBe('merge_conflict');
+    expect(broken.context.merge).toEqual({ conflicts: [], error: 'git apply failed' });
+  });
+
+  it('should count each run on top as a failed attempt: at the limit only Stop and Resolved by hand are left', () => {
+    const round = [
+      done('openWorkspace', tree),
+      done('openSpecialistSession', { sessionId: 'ses' }),
+      done('runSpecialist', success),
+      done('measureStep', diff),
+      done('mergeStep', clash),
+    ];
+    const noReview = input(3, { workspace: 'worktree' });
+    const twice = [...round, { type: 'step.rerun_on_top', ...human }, ...round, { type: 'step.rerun_on_top', ...human }, ...round];
+    const { snapshot } = replay(standaloneStepMachine, noReview, twice);
+    expect(snapshot.value).toBe('merge_conflict');
+    expect(snapshot.context.failures).toHaveLength(2);
+    expect(snapshot.can({ type: 'step.rerun_on_top', ...human })).toBe(false);
+    expect(snapshot.can({ type: 'step.merge_resolved', ...human })).toBe(true);
+    expect(snapshot.can({ type: 'step.stop', ...human })).toBe(true);
+  });
+
+  it('should keep its tree across a Retry and never merge a step of the shared tree', () => {
+    const retried = replay(standaloneStepMachine, isolated(), [
+      done('openWorkspace', tree),
+      done('openSpecialistSession', { sessionId: 'ses_1' }),
+      done('runSpecialist', failure),
+      { type: 'step.retry', ...human },
+    ]).snapshot;
+    expect(retried.value).toBe('opening_session');
+    expect(retried.context.workspace).toEqual(tree);
+    const shared = replay(standaloneStepMachine, input(3, { workspace: 'shared' }), [
+      done('openWorkspace', { kind: 'shared', dir: '/project', base: 'b0' }),
+      done('openSpecialistSession', { sessionId: 'ses_1' }),
+      done('runSpecialist', success),
+      done('measureStep', { ...diff, where: 'shared' }),
+    ]).snapshot;
+    expect(shared.value).toBe('completed');
+    expect(shared.context.diff.where).toBe('shared');
   });
 });

@@ -51,6 +51,21 @@ describe('readySteps', () => {
     expect(readySteps([coder, step('r', { agent: 'researcher' }), step('v', { agent: 'architect' })], 4).map((s) => s.id)).toEqual(['a', 'r', 'v']);
   });
 
+  it('should let a step that changes no file run beside one that writes a file it reads (issue: a reader waited for a coder)', () => {
+    const coder = step('a', { files: ['src/a.ts'] });
+    const writer = step('d', { agent: 'document-writer', files: ['README.md', 'src/a.ts'] });
+    expect(readySteps([coder, step('r', { agent: 'researcher', files: ['src/a.ts'] }), step('v', { agent: 'architect', files: ['src/a.ts'] })], 4).map((s) => s.id)).toEqual(['a', 'r', 'v']);
+    // Two writers on one shared tree still wait for each other.
+    expect(readySteps([coder, writer], 4).map((s) => s.id)).toEqual(['a']);
+  });
+
+  it('should run file-changing steps side by side when each has its own worktree: clashes show when they land', () => {
+    const steps = [step('a', { files: ['x.ts'] }), step('b', { files: ['x.ts'] }), step('c'), step('d', { agent: 'tester' })];
+    expect(readySteps(steps, 4, 'worktree').map((s) => s.id)).toEqual(['a', 'b', 'c', 'd']);
+    expect(readySteps(steps, 4, 'shared').map((s) => s.id)).toEqual(['a']);
+    expect(readySteps(steps, 2, 'worktree').map((s) => s.id)).toEqual(['a', 'b']);
+  });
+
   it('should treat exactly the specialists whose role can edit files as writers', () => {
     const editing = SPECIALISTS.filter((a) => ROLE_TOOLS[a].some((t) => EDIT_TOOLS.includes(t as never)));
     expect([...WRITING_AGENTS].sort()).toEqual([...editing].sort());
