@@ -3,7 +3,7 @@ import { applyAgents } from './agents/apply.js';
 import { INVALID_TOOL } from './agents/permissions.js';
 import { loadOrcaConfig } from './config/load.js';
 import { agentOverrides, startupPruneRules } from './config/options.js';
-import { planPolicy } from './config/policy.js';
+import { agentPlanning } from './config/policy.js';
 import { createOrca } from './composition-root.js';
 import { guarded } from './host/observers.js';
 import { createSessionMonitor, toolFailureLimits } from './opencode/session-monitor.js';
@@ -32,12 +32,17 @@ import { listPlansTool } from './tools/list-plans.js';
 import { startConfiguredUi } from './ui/plugin-ui.js';
 import { forMarkdown } from './notices/session-notes.js';
 import { errorMessage } from './errors.js';
+import { stepWorktreeOf } from './passive/detect.js';
+import { passiveHooks } from './passive/plugin.js';
+import { registerMainInstanceOf } from './passive/relay.js';
 
 /**
  * Orca: a router, a planner and six specialists whose plans run as persisted statecharts.
  * Invalid plugin options refuse loudly (the plugin does not load) rather than run with guesses.
  */
 export const OrcaPlugin: Plugin = async (input, rawOptions) => {
+  // OpenCode loads the plugin again for a step's worktree: there Orca only installs its agents and relays to this instance.
+  if (stepWorktreeOf(input.directory)) return passiveHooks(input, loadOrcaConfig(input.directory, rawOptions));
   const options = loadOrcaConfig(input.directory, rawOptions);
   let inspector: OrcaInspector | null = null; // actors are only created after this function returns
   // The monitor aborts and logs through orca, which needs the monitor for its ports: bind lazily.
@@ -56,6 +61,12 @@ export const OrcaPlugin: Plugin = async (input, rawOptions) => {
     observeSession(event);
     observeUsage(event);
   };
+  // The steps' worktree instances hand this one their events and model requests (src/passive/).
+  const unregisterMain = registerMainInstanceOf(
+    input.directory,
+    { event: observeEvent, beforeModelRequest: (messages) => monitor.beforeModelRequest(messages) },
+    orca.log,
+  );
   const observeNotes = guarded('the session notes', (event: Parameters<typeof orca.notes.observe>[0]) => orca.notes.observe(event), log);
   const observeStartup = guarded('the start-up notice', (event: { type: string }) => orca.startup.observe(event), log);
   orca.log('info', `orca loaded for ${input.directory}`);
@@ -81,9 +92,7 @@ export const OrcaPlugin: Plugin = async (input, rawOptions) => {
   const observeIdle = guarded('the idle reminder', (event: Parameters<typeof remind>[0]) => void remind(event).catch((error: unknown) => orca.log('warn', `the idle reminder failed: ${errorMessage(error)}`)), (level, message) => orca.log(level, message));
   return {
     config: async (config) => {
-      // The planner is told what the plugin does by itself (quality gate, hooks, limits), so it plans no step for it.
-      const planning = { policy: planPolicy(options).plan, ...(options.max_attempts ? { maxAttempts: options.max_attempts } : {}) };
-      applyAgents(config, agentOverrides(options), { planning });
+      applyAgents(config, agentOverrides(options), { planning: agentPlanning(options) });
       const channel = registerQuestionChannel(config);
       if (channel.registered) {
         registerGateCommands(config);
@@ -158,6 +167,7 @@ export const OrcaPlugin: Plugin = async (input, rawOptions) => {
       orca.log('info', `auto-continue after compaction suppressed: ${waiting.map((p) => `${p.plan_id} waits for ${p.waiting_for}`).join(', ')}`);
     },
     dispose: async () => {
+      unregisterMain();
       await pruning?.stop();
       await orca.dispose();
       await inspector?.stop();

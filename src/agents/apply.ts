@@ -16,6 +16,7 @@ import {
   roleBasePermission,
   roleLockedPermission,
   withoutOrca,
+  type Workplace,
 } from './permissions.js';
 import { INSTALLED_AGENT_IDS, type InstalledAgentId } from './roles.js';
 
@@ -44,6 +45,12 @@ export interface ApplyAgentsOptions {
   gatePermissions?: readonly string[];
   /** The plan policy from the plugin options, told to the planner; what is left out is the default. */
   planning?: Partial<PlannerPolicy>;
+  /**
+   * The agents of Orca's instance inside a step's git worktree (src/passive/): every role is
+   * denied `external_directory` whatever is configured (the user's checkout is outside), and the
+   * reviewer may run bash there (WORKTREE_ROLE_TOOLS). Default false: the project directory.
+   */
+  worktree?: boolean;
 }
 
 const LAYERED_KEYS = new Set(['permission', 'tools', 'prompt']);
@@ -77,6 +84,11 @@ const TWIN_INHERITS = ['model', 'variant', 'temperature', 'top_p', 'options', 'd
  * agent is most likely meant to tune Orca's; the plugin cannot work without its protocol; and roles
  * are enforced by OpenCode, not by prompts.
  *
+ * In a step's git worktree (`worktree: true`, for Orca's instance there) two things differ:
+ * every agent's `external_directory` is "deny", after your settings too (the user's checkout is
+ * outside the worktree; that is the isolation), and the reviewer may run `bash`, to run what the
+ * step's success criteria name (tests, a linter); it still never gets edit/write/patch.
+ *
  * Tools a role may use keep the permission your global `permission` gives them (else Orca's
  * default: allow, `.env` files unreadable, outside the project denied); Orca only ever removes
  * access there.
@@ -90,7 +102,7 @@ const TWIN_INHERITS = ['model', 'variant', 'temperature', 'top_p', 'options', 'd
 export function applyAgents(
   cfg: AgentConfigTarget,
   overrides: AgentOverrides = {},
-  { gatePermissions = GATE_PERMISSION_PATTERNS, planning }: ApplyAgentsOptions = {},
+  { gatePermissions = GATE_PERMISSION_PATTERNS, planning, worktree = false }: ApplyAgentsOptions = {},
 ): Record<InstalledAgentId, OrcaAgentConfig> {
   const global = readPermissionMap(cfg.permission);
   const existing: Record<string, unknown> = isRecord(cfg.agent) ? cfg.agent : {};
@@ -106,7 +118,7 @@ export function applyAgents(
     const layers = blueprint.specialist
       ? [...settingsFor(blueprint.specialist).map(pickTwinSettings), ...settingsFor(blueprint.id)]
       : settingsFor(blueprint.id);
-    installed[blueprint.id] = buildAgent(blueprint, layers, global, gatePermissions);
+    installed[blueprint.id] = buildAgent(blueprint, layers, global, gatePermissions, { worktree });
   }
   for (const [id, agent] of Object.entries(installed)) REPLACED.set(agent, userEntry(id));
   // In place: other parts of the plugin may add their own agents to the same object.
@@ -121,9 +133,10 @@ function buildAgent(
   layers: AgentSettings[],
   global: PermissionMap,
   gates: readonly string[],
+  workplace: Workplace,
 ): OrcaAgentConfig {
   const { role } = blueprint;
-  let permission = role === 'readonly' ? {} : roleBasePermission(role, global, gates);
+  let permission = role === 'readonly' ? {} : roleBasePermission(role, global, gates, workplace);
   let rolePrompt = blueprint.role_prompt;
   const fields: Record<string, unknown> = {};
   for (const layer of layers) {
@@ -135,7 +148,7 @@ function buildAgent(
       if (value !== undefined && !LAYERED_KEYS.has(key)) fields[key] = value;
     }
   }
-  const locked = role === 'readonly' ? readOnlyPermission(global) : roleLockedPermission(role, global, gates);
+  const locked = role === 'readonly' ? readOnlyPermission(global, workplace) : roleLockedPermission(role, global, gates, workplace);
   return {
     mode: blueprint.mode,
     description: blueprint.description,

@@ -4,12 +4,15 @@ export { agentBlueprints, composePrompt, type AgentBlueprint } from './definitio
 export {
   GATE_PERMISSION_PATTERNS,
   READ_ONLY_PROMPT_TOOLS,
+  WORKTREE_LOCKED,
   READ_ONLY_SESSION_PERMISSIONS,
   inheritPermission,
   permissionKeyForTool,
   readOnlyPermission,
   roleBasePermission,
   roleLockedPermission,
+  roleTools,
+  type Workplace,
 } from './permissions.js';
 export {
   evaluatePermission,
@@ -37,6 +40,7 @@ export {
   READ_ONLY_TOOLS,
   ROLE_TOOLS,
   SPECIALIST_AGENTS,
+  WORKTREE_ROLE_TOOLS,
   isInstalledAgentId,
   isSpecialist,
   readOnlyAgentId,

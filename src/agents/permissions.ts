@@ -10,7 +10,18 @@ import {
   type PermissionRule,
   type PermissionValue,
 } from './permission-format.js';
-import { AGENDA_TOOLS, EDIT_TOOLS, FORBIDDEN_TOOLS, KNOWN_TOOLS, ORCA_TOOLS, OWN_TOOLS, READ_ONLY_TOOLS, ROLE_TOOLS, type AgentId } from './roles.js';
+import {
+  AGENDA_TOOLS,
+  EDIT_TOOLS,
+  FORBIDDEN_TOOLS,
+  KNOWN_TOOLS,
+  ORCA_TOOLS,
+  OWN_TOOLS,
+  READ_ONLY_TOOLS,
+  ROLE_TOOLS,
+  WORKTREE_ROLE_TOOLS,
+  type AgentId,
+} from './roles.js';
 
 /**
  * Permission names Orca's HITL gates may pass to `ToolContext.ask` from orca's session (e.g.
@@ -27,6 +38,23 @@ export const GATE_PERMISSION_PATTERNS = ['orca_plan_*', 'orca_step_*', 'orca_dis
  * The plugin's `tool.execute.after` rewords that answer (opencode/tool-failures.ts).
  */
 export const INVALID_TOOL = 'invalid';
+
+/** Where an agent's session runs: the project directory (the user's checkout), or a step's own git worktree. */
+export interface Workplace {
+  /** In a step's worktree (docs/design.md, "Isolation and merge"); default false. */
+  worktree?: boolean;
+}
+
+/**
+ * What every role is held to in a step's worktree, after everything the user configures: the
+ * user's checkout is outside the worktree, and nothing an agent does there may reach it.
+ */
+export const WORKTREE_LOCKED: Readonly<PermissionMap> = { external_directory: 'deny' };
+
+/** The tools a role is granted where it runs: ROLE_TOOLS, plus WORKTREE_ROLE_TOOLS in a worktree. */
+export function roleTools(agent: AgentId, { worktree = false }: Workplace = {}): readonly string[] {
+  return worktree ? [...ROLE_TOOLS[agent], ...(WORKTREE_ROLE_TOOLS[agent] ?? [])] : ROLE_TOOLS[agent];
+}
 
 /** The permission key OpenCode checks for a tool (write and apply_patch are checked as `edit`). */
 export function permissionKeyForTool(tool: string): string {
@@ -106,15 +134,16 @@ function gates(patterns: readonly string[], global: PermissionMap): PermissionMa
 
 /**
  * An agent's own permission before the user's per-agent settings: deny everything, then grant
- * the role's tools (plus the two non-tool keys every agent meets, and `invalid`) at the user's
- * global level.
+ * the role's tools where it runs (roleTools; plus the two non-tool keys every agent meets, and
+ * `invalid`) at the user's global level.
  */
 export function roleBasePermission(
   agent: AgentId,
   global: PermissionMap = {},
   gatePatterns: readonly string[] = GATE_PERMISSION_PATTERNS,
+  workplace: Workplace = {},
 ): PermissionMap {
-  const keys = ['external_directory', 'doom_loop', INVALID_TOOL, ...ROLE_TOOLS[agent].map(permissionKeyForTool)];
+  const keys = ['external_directory', 'doom_loop', INVALID_TOOL, ...roleTools(agent, workplace).map(permissionKeyForTool)];
   const asks = agent === 'orca' ? gates(gatePatterns, global) : {};
   return { '*': 'deny', ...asks, ...grant(agent, keys, global) };
 }
@@ -122,15 +151,16 @@ export function roleBasePermission(
 /**
  * The rules applied after the user's per-agent permission: the role's forbidden tools (and for
  * orca the whole role) are denied again, so no configuration can hand orca bash or a
- * specialist orca_ask_planner.
+ * specialist orca_ask_planner; in a worktree, WORKTREE_LOCKED too.
  */
 export function roleLockedPermission(
   agent: AgentId,
   global: PermissionMap = {},
   gatePatterns: readonly string[] = GATE_PERMISSION_PATTERNS,
+  workplace: Workplace = {},
 ): PermissionMap {
-  if (agent === 'orca') return roleBasePermission('orca', global, gatePatterns);
-  return deny(FORBIDDEN_TOOLS[agent]);
+  const locked = agent === 'orca' ? roleBasePermission('orca', global, gatePatterns, workplace) : deny(FORBIDDEN_TOOLS[agent]);
+  return workplace.worktree ? layerPermissions(locked, WORKTREE_LOCKED) : locked;
 }
 
 /** Everything a read-only consultation may not do: edits, shell, delegation, questions. */
@@ -149,11 +179,13 @@ const READ_ONLY_DENIED = [
 /**
  * The read-only agents' permission (config form), fully locked. bash is denied rather than
  * "ask": these sessions are two or more levels below the user's session, where the TUI shows
- * no permission dialog, so "ask" would hang the turn; and any shell can write.
+ * no permission dialog, so "ask" would hang the turn; and any shell can write. In a worktree,
+ * WORKTREE_LOCKED too.
  */
-export function readOnlyPermission(global: PermissionMap = {}): PermissionMap {
+export function readOnlyPermission(global: PermissionMap = {}, { worktree = false }: Workplace = {}): PermissionMap {
   const keys = ['external_directory', 'doom_loop', INVALID_TOOL, ...READ_ONLY_TOOLS];
-  return { '*': 'deny', ...grant('readonly', keys, global), ...deny(READ_ONLY_DENIED) };
+  const locked: PermissionMap = { '*': 'deny', ...grant('readonly', keys, global), ...deny(READ_ONLY_DENIED) };
+  return worktree ? layerPermissions(locked, WORKTREE_LOCKED) : locked;
 }
 
 /**

@@ -85,6 +85,16 @@ export const ROLE_TOOLS: Readonly<Record<AgentId, readonly string[]>> = {
 };
 
 /**
+ * What a role may call besides ROLE_TOOLS when its session runs in a step's own git worktree
+ * (docs/design.md, "Isolation and merge"): the reviewer runs what the step's success criteria
+ * name (tests, a linter) there, where nothing it runs reaches the user's checkout. It still never
+ * edits (FORBIDDEN_TOOLS holds in a worktree too). In the project directory it has no bash.
+ */
+export const WORKTREE_ROLE_TOOLS: Readonly<Partial<Record<AgentId, readonly string[]>>> = {
+  reviewer: ['bash'],
+};
+
+/**
  * Tools a role must never get, whatever the user configures: re-denied after the user's own
  * per-agent permission. Orca is fully locked (its three tools and nothing else).
  */

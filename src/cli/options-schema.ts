@@ -38,6 +38,14 @@ const DESCRIPTIONS: Record<string, string> = {
     'Shell commands run in the project directory before and after each step, with ORCA_PLAN_ID, ORCA_STEP_ID, ORCA_AGENT, ORCA_ATTEMPT and ORCA_HOOK (pre_step or post_step) set.',
   'hooks.pre_step': 'Run before each attempt of a step; a non-zero exit (or the timeout) blocks the step with the hook\'s output as its error.',
   'hooks.post_step': 'Run after a step completes; never blocks: a failure is logged and recorded on the step.',
+  isolation:
+    "Where each file-changing step (coder, tester, document-writer) runs: in its own git worktree, started from your working tree as it is, its changes brought back to your working tree as uncommitted changes once the step completes. Without git, steps run in the project directory.",
+  'isolation.mode':
+    '"worktree" (default): a worktree per file-changing step wherever git can make one, else the project directory; "none": every step runs in the project directory.',
+  'isolation.include':
+    'Paths relative to the project that git does not carry but a worktree needs, e.g. [".env", "node_modules"]: a file is copied, a folder linked.',
+  'isolation.setup': 'A shell command run in each new worktree before its step starts, e.g. "npm ci".',
+  'isolation.setup_seconds': 'The setup command is killed after this long, in seconds (default 300).',
   agenda:
     'The agenda: plans, resumes, slash commands and bus events that run at a time, on a cron schedule or when events happen, with safety rails. Triggers fire only while an OpenCode server runs for this project; items that came due meanwhile fire at its next start, marked late.',
   'agenda.poll_seconds': 'How often the scheduler looks for due items, in seconds (default 5).',
@@ -60,6 +68,8 @@ const DESCRIPTIONS: Record<string, string> = {
   'hitl.auto.budget':
     'At the budget gate (breakers.max_dispatches, budget.max_cost, budget.max_tokens): continue (raise the limit that was reached by as much again) or stop.',
   'hitl.auto.resume': 'At the resume gate (a step a restart found interrupted, with no result to reuse): rerun it or stop the plan. Mark done always needs a human.',
+  'hitl.auto.merge':
+    "At the merge gate (a completed step's changes did not apply to your working tree): rerun the step, or stop the plan. Resolved by hand always needs a human.",
   'hitl.auto.questions': 'Planner questions: first_option answers each with its first option.',
 };
 

@@ -1,3 +1,4 @@
+import { posix, win32 } from 'node:path';
 import { z } from 'zod';
 import { describeIssues } from '../persistence/plan-file.js';
 import type { RetentionRules } from '../persistence/retention.js';
@@ -35,6 +36,32 @@ export const DEFAULT_TOOL_REDIRECT_AT = 3;
 export const DEFAULT_TOOL_ABORT_AT = 4;
 export const DEFAULT_STEP_IDLE_SECONDS = 600;
 export const DEFAULT_HOOK_SECONDS = 30;
+export const DEFAULT_SETUP_SECONDS = 300;
+
+/** Where file-changing steps run: each in its own git worktree, or all in the project directory. */
+export const ISOLATION_MODES = ['worktree', 'none'] as const;
+export type IsolationMode = (typeof ISOLATION_MODES)[number];
+
+/** A path of `isolation.include`: inside the project, relative to it, and not git's own folder. */
+const projectPath = z.string().superRefine((path, ctx) => {
+  const problem = projectPathProblem(path);
+  if (problem) ctx.addIssue({ code: 'custom', message: problem });
+});
+
+function projectPathProblem(path: string): string | null {
+  if (path.trim() === '') return 'expected a path relative to the project, e.g. ".env" or "node_modules"';
+  if (posix.isAbsolute(path) || win32.isAbsolute(path)) return 'expected a path relative to the project, not an absolute one';
+  if (path.split(/[\\/]+/).includes('..')) return 'expected a path inside the project, without ".."';
+  const normalized = normalizeProjectPath(path);
+  if (normalized === '.' || normalized === '') return 'expected a file or folder of the project, not the project itself';
+  if (normalized.split('/')[0] === '.git') return 'expected a path git does not manage, not .git';
+  return null;
+}
+
+/** `./a//b/` → `a/b`: the form a worktree's include list is compared and used in. */
+function normalizeProjectPath(path: string): string {
+  return posix.normalize(path.replaceAll('\\', '/')).replace(/\/+$/, '').replace(/^\.\//, '');
+}
 
 const limit = (max: number) => z.number().int().min(1).max(max).optional();
 
@@ -109,6 +136,22 @@ export const orcaOptions = z.strictObject({
       post_step: z.array(z.string().min(1)).optional(),
     })
     .optional(),
+  /**
+   * Where each file-changing step runs (docs/design.md, "Isolation and merge"): in its own git
+   * worktree, its changes brought back to the user's working tree once it completes.
+   */
+  isolation: z
+    .strictObject({
+      /** "worktree" (default): a worktree per file-changing step where git can make one, else the project directory; "none": every step in the project directory. */
+      mode: z.enum(ISOLATION_MODES).optional(),
+      /** Project-relative paths git does not carry that a worktree needs (".env", "node_modules"): a file is copied, a folder linked. */
+      include: z.array(projectPath).optional(),
+      /** A shell command run in each new worktree before its step starts (e.g. "npm ci"). */
+      setup: z.string().trim().min(1, 'expected a shell command, e.g. "npm ci"').optional(),
+      /** The setup command is killed after this long, and the step fails (default 300). */
+      setup_seconds: z.number().int().min(1).max(3600).optional(),
+    })
+    .optional(),
   /** The agenda: plans and actions in time and on events. The rails' defaults: docs/design.md, "Safety rails". */
   agenda: z
     .strictObject({
@@ -156,6 +199,8 @@ export const orcaOptions = z.strictObject({
           budget: z.enum(['continue', 'stop']).optional(),
           /** At the resume gate: a step whose turn a restart found interrupted (Mark done needs a human's words). */
           resume: z.enum(['rerun', 'stop']).optional(),
+          /** At the merge gate: a step's changes did not apply to the user's tree (Resolved by hand always needs a human). */
+          merge: z.enum(['rerun', 'stop']).optional(),
           questions: z.enum(['first_option']).optional(),
         })
         .optional(),
@@ -189,6 +234,25 @@ export function startupPruneRules(options: OrcaOptions): RetentionRules | null {
   const { drafts_after_days: drafts, finished_after_days: finished } = options.prune ?? {};
   if (drafts === undefined && finished === undefined) return null;
   return { draftsAfterDays: drafts ?? null, finishedAfterDays: finished ?? null };
+}
+
+/** The `isolation` option with its defaults: where steps run and how a new worktree is prepared. */
+export interface IsolationSettings {
+  mode: IsolationMode;
+  /** Normalized (`a/b`, no `./`, no trailing `/`), each once, in the order given. */
+  include: string[];
+  setup: string | null;
+  setupTimeoutMs: number;
+}
+
+export function isolationSettings(options: OrcaOptions): IsolationSettings {
+  const isolation = options.isolation ?? {};
+  return {
+    mode: isolation.mode ?? 'worktree',
+    include: [...new Set((isolation.include ?? []).map(normalizeProjectPath))],
+    setup: isolation.setup ?? null,
+    setupTimeoutMs: (isolation.setup_seconds ?? DEFAULT_SETUP_SECONDS) * 1000,
+  };
 }
 
 export type AutoPolicy = NonNullable<NonNullable<OrcaOptions['hitl']>['auto']>;

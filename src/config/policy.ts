@@ -1,3 +1,4 @@
+import type { ApplyAgentsOptions } from '../agents/apply.js';
 import { DEFAULT_PLAN_POLICY, type PlanPolicy } from '../machines/types.js';
 import {
   DEFAULT_HOOK_SECONDS,
@@ -27,4 +28,9 @@ export function planPolicy(options: OrcaOptions): { plan: PlanPolicy; hook_timeo
     },
     hook_timeout_ms: (options.timeouts?.hook_seconds ?? DEFAULT_HOOK_SECONDS) * 1000,
   };
+}
+
+/** What the planner is told the plugin does by itself (quality gate, hooks, limits), so it plans no step for it. */
+export function agentPlanning(options: OrcaOptions): NonNullable<ApplyAgentsOptions['planning']> {
+  return { policy: planPolicy(options).plan, ...(options.max_attempts ? { maxAttempts: options.max_attempts } : {}) };
 }

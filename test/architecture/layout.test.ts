@@ -39,10 +39,24 @@ const IO = [
 ];
 
 /** The folders that do effects or talk to OpenCode, which the machines (the decisions) must not know. */
-const EFFECT_FOLDERS = ['src/opencode/', 'src/ui/', 'src/cli/', 'src/hitl/', 'src/host/', 'src/persistence/', 'src/tools/', 'src/notices/', 'src/agenda/'];
+const EFFECT_FOLDERS = ['src/opencode/', 'src/ui/', 'src/cli/', 'src/hitl/', 'src/host/', 'src/persistence/', 'src/tools/', 'src/notices/', 'src/agenda/', 'src/passive/'];
 
 const MACHINES: Boundary = { folders: ['src/machines/'], files: EFFECT_FOLDERS, packages: [...OPENCODE, ...IO] };
 const PURE_FORMATS: Boundary = { folders: ['src/schemas/', 'src/protocol/', 'src/prompts/'], packages: [...OPENCODE, ...IO] };
+
+/**
+ * Orca's instance inside a step's worktree installs agents and relays events, nothing more: it must not
+ * reach what runs plans, holds leases, writes files or talks to a person (docs/design.md, "Isolation and merge").
+ */
+const PASSIVE: Boundary = {
+  folders: ['src/passive/'],
+  files: [
+    ...['src/composition-root.ts', 'src/host/', 'src/tools/', 'src/agenda/', 'src/ui/', 'src/inspect/', 'src/notices/', 'src/cli/', 'src/decisions/'],
+    // The gates' channels: the resolver, slash commands, the permission prompt, the question dialog (its ids are only names).
+    ...['src/hitl/resolve.ts', 'src/hitl/commands.ts', 'src/hitl/permission-channel.ts', 'src/hitl/native-question/register.ts', 'src/hitl/native-question/asker.ts'],
+  ],
+  packages: ['proper-lockfile', 'ws', '@statelyai/inspect'],
+};
 
 const mayImportCompositionRoot = (file: string): boolean =>
   file === 'src/plugin.ts' || file === 'src/composition-root.ts' || file.startsWith('src/tools/');
@@ -81,6 +95,10 @@ describe('the imports of src/', () => {
 
   it('should keep OpenCode and IO out of src/schemas/, src/protocol/ and src/prompts/, directly or through other files', () => {
     expectNone(boundaryViolations(graph, PURE_FORMATS));
+  });
+
+  it("should keep what runs plans, leases, the agenda, the viewer and the dialogs out of src/passive/, directly or through other files", () => {
+    expectNone(boundaryViolations(graph, PASSIVE));
   });
 
   it('should let only src/plugin.ts and src/tools/ import src/composition-root.ts', () => {

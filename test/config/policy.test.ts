@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { planPolicy } from '../../src/config/policy.js';
+import { agentPlanning, planPolicy } from '../../src/config/policy.js';
 import { parseOptions } from '../../src/config/options.js';
 import { DEFAULT_PLAN_POLICY } from '../../src/machines/types.js';
 
@@ -59,5 +59,13 @@ describe('planPolicy', () => {
     expect(() => parseOptions({ budget: { max_cost: 0 } })).toThrow(/budget\.max_cost: .*>0/);
     expect(() => parseOptions({ budget: { max_tokens: 1.5 } })).toThrow(/budget\.max_tokens: .*expected int/);
     expect(() => parseOptions({ budget: { max_dollars: 1 } })).toThrow(/max_dollars/);
+  });
+});
+
+describe('agentPlanning', () => {
+  it('should tell the planner the plan policy, and max_attempts only when set', () => {
+    expect(agentPlanning(parseOptions({}))).toEqual({ policy: DEFAULT_PLAN_POLICY });
+    const options = parseOptions({ max_attempts: 4, review: { max_rounds: 2 } });
+    expect(agentPlanning(options)).toEqual({ policy: planPolicy(options).plan, maxAttempts: 4 });
   });
 });

@@ -1,0 +1,110 @@
+import { describe, expect, it } from 'vitest';
+import {
+  AGENT_IDS,
+  INSTALLED_AGENT_IDS,
+  ROLE_TOOLS,
+  WORKTREE_ROLE_TOOLS,
+  applyAgents,
+  evaluatePermission,
+  isToolHidden,
+  roleTools,
+  type PermissionMap,
+} from '../../src/agents/index.js';
+import { agentRuleset } from './opencode-rules.js';
+
+const hidden = (permission: PermissionMap, tool: string, global: PermissionMap = {}) => isToolHidden(tool, agentRuleset(permission, global));
+const outside = (permission: PermissionMap, global: PermissionMap = {}) =>
+  evaluatePermission('external_directory', '/home/user/project/*', agentRuleset(permission, global));
+
+describe('applyAgents in a step worktree', () => {
+  it('installs the same agents as in the project directory, with the same prompts', () => {
+    const main = applyAgents({});
+    const worktree = applyAgents({}, {}, { worktree: true });
+    expect(Object.keys(worktree).sort()).toEqual([...INSTALLED_AGENT_IDS].sort());
+    for (const id of INSTALLED_AGENT_IDS) expect(worktree[id].prompt).toBe(main[id].prompt);
+  });
+
+  it('denies every Orca agent the directories outside the worktree', () => {
+    const installed = applyAgents({}, {}, { worktree: true });
+    for (const id of INSTALLED_AGENT_IDS) {
+      expect(installed[id].permission.external_directory).toBe('deny');
+      expect(outside(installed[id].permission)).toBe('deny');
+    }
+  });
+
+  it("keeps the deny over the user's global permission and the agent's own setting: it is the isolation", () => {
+    const global: PermissionMap = { external_directory: { '*': 'allow' } };
+    const cfg = {
+      permission: global,
+      agent: {
+        coder: { permission: { external_directory: 'allow' } },
+        reviewer: { permission: { external_directory: { '/home/user/project/*': 'allow' } } },
+        'architect.readonly': { permission: { external_directory: 'allow' } },
+        orca: { permission: { external_directory: 'allow' } },
+      },
+    };
+    const installed = applyAgents(cfg, { tester: { permission: { external_directory: 'allow' } } }, { worktree: true });
+    for (const id of INSTALLED_AGENT_IDS) expect(outside(installed[id].permission, global), id).toBe('deny');
+    // In the project directory the same settings are the user's to make.
+    const main = applyAgents({ permission: global, agent: { coder: { permission: { external_directory: 'allow' } } } });
+    expect(outside(main.coder.permission, global)).toBe('allow');
+  });
+
+  it('lets the reviewer run bash there, and still never edit, write or patch', () => {
+    const { reviewer } = applyAgents({}, {}, { worktree: true });
+    expect(hidden(reviewer.permission, 'bash')).toBe(false);
+    expect(evaluatePermission('bash', 'npm test', agentRuleset(reviewer.permission))).toBe('allow');
+    for (const tool of ['edit', 'write', 'apply_patch', 'patch', 'multiedit', 'task', 'question', 'orca_ask_planner']) {
+      expect(hidden(reviewer.permission, tool), tool).toBe(true);
+    }
+  });
+
+  it("keeps the reviewer's edits denied even when the user allows them", () => {
+    const { reviewer } = applyAgents({ agent: { reviewer: { permission: { edit: 'allow', write: 'allow' } } } }, {}, { worktree: true });
+    expect(hidden(reviewer.permission, 'edit')).toBe(true);
+    expect(hidden(reviewer.permission, 'write')).toBe(true);
+  });
+
+  it("gives the reviewer's bash the user's global rule, and lets the user narrow it", () => {
+    const { reviewer } = applyAgents({ permission: { bash: { '*': 'ask', 'npm test': 'allow' } } }, {}, { worktree: true });
+    const rules = agentRuleset(reviewer.permission);
+    expect(evaluatePermission('bash', 'npm test', rules)).toBe('allow');
+    expect(evaluatePermission('bash', 'rm -rf src', rules)).toBe('ask');
+    const narrowed = applyAgents({ agent: { reviewer: { permission: { bash: { '*': 'deny', 'npm test': 'allow' } } } } }, {}, { worktree: true }).reviewer;
+    expect(evaluatePermission('bash', 'rm -rf src', agentRuleset(narrowed.permission))).toBe('deny');
+  });
+
+  it('gives the reviewer no bash in the project directory, exactly as before', () => {
+    const { reviewer } = applyAgents({});
+    expect(hidden(reviewer.permission, 'bash')).toBe(true);
+    expect(applyAgents({}, {}, { worktree: false }).reviewer.permission).toEqual(reviewer.permission);
+  });
+
+  it('changes nothing else: every permission but external_directory and the reviewer bash is as in the project directory', () => {
+    const main = applyAgents({});
+    const worktree = applyAgents({}, {}, { worktree: true });
+    for (const id of INSTALLED_AGENT_IDS) {
+      const { external_directory: _a, bash: mainBash, ...mainRest } = main[id].permission;
+      const { external_directory: _b, bash: worktreeBash, ...worktreeRest } = worktree[id].permission;
+      expect(worktreeRest, id).toEqual(mainRest);
+      if (id !== 'reviewer') expect(worktreeBash, id).toEqual(mainBash);
+    }
+  });
+
+  it('keeps the read-only twins without bash', () => {
+    const installed = applyAgents({}, {}, { worktree: true });
+    expect(hidden(installed['reviewer.readonly'].permission, 'bash')).toBe(true);
+    expect(hidden(installed['coder.readonly'].permission, 'edit')).toBe(true);
+  });
+});
+
+describe('roleTools', () => {
+  it('is the role table in the project directory and adds WORKTREE_ROLE_TOOLS in a worktree', () => {
+    for (const agent of AGENT_IDS) {
+      expect(roleTools(agent)).toEqual(ROLE_TOOLS[agent]);
+      expect(roleTools(agent, { worktree: true })).toEqual([...ROLE_TOOLS[agent], ...(WORKTREE_ROLE_TOOLS[agent] ?? [])]);
+    }
+    expect(roleTools('reviewer')).not.toContain('bash');
+    expect(roleTools('reviewer', { worktree: true })).toContain('bash');
+  });
+});
