@@ -33,6 +33,12 @@ import { planFollowers, watchForNotes, type PlanFollowers } from './notices/plan
 import { notePortsWith, sessionNotes, type SessionNotes } from './notices/session-notes.js';
 import { startupNotice, unfinishedPlansToast, type StartupNotice } from './notices/startup-notice.js';
 import { errorMessage } from './errors.js';
+import type { WorkspacePorts } from './machines/ports.js';
+import type { WorkspaceKind } from './machines/types.js';
+import { isolationSettings } from './config/options.js';
+import { createWorkspaces, type Workspaces, type WorkspaceSupport } from './workspace/index.js';
+import { workspaceKindOf, workspaceKindText } from './workspace/kind.js';
+import { isFinalStatus } from './persistence/retention.js';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
@@ -62,6 +68,8 @@ export interface Orca {
   startup: StartupNotice;
   log(level: LogLevel, message: string, extra?: Record<string, unknown>): void;
   showToast(toast: Toast): void;
+  /** Where file-changing steps work here, and the worktrees of this repository's plans. */
+  workspace: { kind: WorkspaceKind; reason: string | null; worktrees: Workspaces | null };
   /** Stops the agenda, polling and toasts, releases every plan; resolves when nothing is still being written. */
   dispose(): Promise<void>;
 }
@@ -80,13 +88,15 @@ export interface OrcaParts {
   runCommand?: CommandRunner;
   inspect?: PlanHostOptions['inspect'];
   titles?: ToolTitlePort;
+  /** What git can do for this project (plugin start); absent: steps share the project directory, unmeasured. */
+  support?: WorkspaceSupport;
 }
 
 /** Orca over OpenCode's client: its sessions, question dialog, log and toasts. */
 export function createOrca(
   input: Pick<PluginInput, 'client' | 'directory'>,
   options: OrcaOptions,
-  hooks: Pick<PlanHostOptions, 'inspect'> & { monitor: SessionMonitor; meter?: UsageMeter },
+  hooks: Pick<PlanHostOptions, 'inspect'> & { monitor: SessionMonitor; meter?: UsageMeter; support?: WorkspaceSupport },
 ): Orca {
   const { client, directory } = input;
   const log: Orca['log'] = (level, message, extra) => {
@@ -109,6 +119,7 @@ export function createOrca(
       });
     },
     ...(hooks.inspect ? { inspect: hooks.inspect } : {}),
+    ...(hooks.support ? { support: hooks.support } : {}),
   });
 }
 
@@ -178,12 +189,14 @@ export function assembleOrca(given: OrcaParts): Orca {
     turns,
     log: (level, message) => log(level, message),
   });
+  const workspace = assembleWorkspaces(parts, store);
   const host: PlanHost = new PlanHost({
     store,
-    policy: planPolicy(options).plan,
+    policy: { ...planPolicy(options).plan, workspace: workspace.kind },
     ports: {
       ...quality,
       ...opencodePorts(sessions, { turns, isRecovering, onReconcile }),
+      ...(workspace.worktrees ?? NO_WORKSPACES),
     },
     ...(options.concurrency ? { concurrency: options.concurrency } : {}),
     ...(options.max_attempts ? { maxAttempts: options.max_attempts } : {}),
@@ -202,6 +215,7 @@ export function assembleOrca(given: OrcaParts): Orca {
   const followers = planFollowers();
   const stopToasts = watchForToasts(host, showToast, (planId) => followers.has(planId));
   const stopNotes = watchForNotes(host, { notes: parts.notes, followers });
+  const stopSweeping = workspace.worktrees ? sweepWorktrees(host, workspace.worktrees, log) : () => {};
   return {
     directory,
     options,
@@ -219,7 +233,9 @@ export function assembleOrca(given: OrcaParts): Orca {
     startup,
     log,
     showToast,
+    workspace,
     async dispose() {
+      stopSweeping();
       await stopAgenda();
       stopPolling();
       stopToasts();
@@ -228,6 +244,54 @@ export function assembleOrca(given: OrcaParts): Orca {
       history.flush(); // the turns the plans' last cascades recorded
     },
   };
+}
+
+/** Steps of a project git cannot follow never open a workspace (their policy says `none`): these are never called. */
+const NO_WORKSPACES: WorkspacePorts = {
+  openWorkspace: () => Promise.reject(new Error('no workspace here: the project is not in a git repository')),
+  measureStep: () => Promise.reject(new Error('no workspace here: the project is not in a git repository')),
+  mergeStep: () => Promise.reject(new Error('no workspace here: the project is not in a git repository')),
+};
+
+/** Where file-changing steps work (`isolation` and git), said once in the log; the worktrees' ports when git is there. */
+function assembleWorkspaces({ directory, options, support, log }: OrcaParts, store: PlanStore): Orca['workspace'] {
+  const settings = isolationSettings(options);
+  const resolved = support ? workspaceKindOf(settings.mode, support) : { kind: 'none' as const, reason: 'git was not asked (no OpenCode server)' };
+  if (support) log('info', workspaceKindText(resolved));
+  const worktrees =
+    support && resolved.kind !== 'none'
+      ? createWorkspaces({
+          directory,
+          support,
+          // The step's whole patch, beside its plan file.
+          patchPathOf: (planId, stepId) => join(store.dir, `${planId}.patches`, `${stepId}.patch`),
+          include: settings.include,
+          ...(settings.setup ? { setup: settings.setup } : {}),
+          setupTimeoutMs: settings.setupTimeoutMs,
+          log,
+        })
+      : null;
+  return { ...resolved, worktrees };
+}
+
+/**
+ * Worktrees go once their plan ends (a merged step's already went when it landed): at start, those
+ * of plans that ended or are gone; then each plan's as it finishes here. Never in a write's way.
+ */
+function sweepWorktrees(host: PlanHost, worktrees: Workspaces, log: Orca['log']): () => void {
+  const remove = (planId: string) =>
+    void worktrees.removePlan(planId).catch((error: unknown) => log('warn', `plan ${planId}: its worktrees were not removed: ${errorMessage(error)}`));
+  const ended = (planId: string) => {
+    const summary = listSummaries(host.index).find((s) => s.plan_id === planId);
+    return summary === undefined || isFinalStatus(summary.status);
+  };
+  void worktrees
+    .leftovers()
+    .then((left) => new Set(left.filter((w) => ended(w.planId)).map((w) => w.planId)).forEach(remove))
+    .catch((error: unknown) => log('warn', `leftover worktrees were not looked for: ${errorMessage(error)}`));
+  return host.observe('the worktree sweeper', ({ planId, snapshot }) => {
+    if (snapshot.status === 'done') remove(planId);
+  });
 }
 
 /**

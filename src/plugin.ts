@@ -35,6 +35,7 @@ import { errorMessage } from './errors.js';
 import { stepWorktreeOf } from './passive/detect.js';
 import { passiveHooks } from './passive/plugin.js';
 import { registerMainInstanceOf } from './passive/relay.js';
+import { workspaceSupport } from './workspace/index.js';
 
 /**
  * Orca: a router, a planner and six specialists whose plans run as persisted statecharts.
@@ -53,7 +54,9 @@ export const OrcaPlugin: Plugin = async (input, rawOptions) => {
   });
   // The earlier model requests of a prompt that called tools are known only from message.updated events.
   const meter = createUsageMeter();
-  const orca = createOrca(input, options, { inspect: (event) => inspector?.inspect(event), monitor, meter });
+  // What git can do here decides where file-changing steps work (issue 25): a few git calls, once.
+  const support = await workspaceSupport(input.directory);
+  const orca = createOrca(input, options, { inspect: (event) => inspector?.inspect(event), monitor, meter, support });
   const log = (level: 'warn' | 'error', message: string) => orca.log(level, message);
   const observeSession = guarded('the session monitor', (event: Parameters<typeof monitor.observe>[0]) => monitor.observe(event), log);
   const observeUsage = guarded('the usage meter', (event: Parameters<typeof meter.observe>[0]) => meter.observe(event), log);

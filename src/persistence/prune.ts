@@ -144,6 +144,8 @@ export async function removePlan(store: PlanStore, planId: string, rules: Retent
     if (!verdict?.remove) return 'it changed meanwhile';
     await rm(inboxDir(store.dir, planId), { recursive: true, force: true });
     await rm(store.journalPathOf(planId), { force: true });
+    // The patches of its steps' changes (issue 25: beside the plan file).
+    await rm(join(store.dir, `${planId}.patches`), { recursive: true, force: true });
     for (const name of names.filter((n) => tempFile(planId).test(n))) await rm(join(store.dir, name), { force: true });
     await rm(store.pathOf(planId), { force: true });
     return null;

@@ -64,6 +64,9 @@ const FINAL_STATUSES: ReadonlySet<string> = new Set(
     .map(([key]) => key),
 );
 
+/** Whether a plan with this status has ended: its chart is in a final state. */
+export const isFinalStatus = (status: string) => FINAL_STATUSES.has(status);
+
 /** What a plan file says the plan is: finished (a final state), a draft (never approved), or other. */
 export function kindOf(plan: Pick<StoredPlan, 'status' | 'decisions'>): PlanKind {
   if (FINAL_STATUSES.has(plan.status)) return 'finished';

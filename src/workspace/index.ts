@@ -1,0 +1,5 @@
+export { createWorkspaces, type Workspaces, type WorkspacesOptions } from './workspace-ports.js';
+export { workspaceSupport, type GitRepository, type WorkspaceSupport } from './support.js';
+export { WorkspaceSetupError } from './setup.js';
+export { GitError } from './git.js';
+export type { OrcaWorktree } from './worktrees.js';

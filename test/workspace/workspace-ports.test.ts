@@ -1,0 +1,81 @@
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createWorkspaces, workspaceSupport, type WorkspacesOptions } from '../../src/workspace/index.js';
+import { initRepo, read, tempDirs, writeFiles } from './repo.js';
+
+const dirs = tempDirs();
+afterEach(() => dirs.cleanup());
+
+const signal = new AbortController().signal;
+const open = { idempotencyKey: 'plan_1:code:1', planId: 'plan_1', stepId: 'code', attempt: 1 };
+
+async function workspacesIn(dir: string, more: Partial<WorkspacesOptions> = {}) {
+  const patches = dirs.make();
+  const logged: string[] = [];
+  const workspaces = createWorkspaces({
+    directory: dir,
+    support: await workspaceSupport(dir, { dataHome: dirs.make() }),
+    patchPathOf: (planId, stepId) => join(patches, `${planId}.${stepId}.patch`),
+    include: ['.env'],
+    setupTimeoutMs: 5_000,
+    log: (level, message) => logged.push(`${level}: ${message}`),
+    ...more,
+  });
+  return { workspaces, patches, logged };
+}
+
+describe('createWorkspaces', () => {
+  it("should open a worktree, measure it and merge it into the user's tree, and leave nothing behind", async () => {
+    const dir = initRepo(dirs.make(), { 'a.txt': 'a\n', '.gitignore': '.env\n' });
+    writeFiles(dir, { '.env': 'KEY=1\n' });
+    const { workspaces, patches } = await workspacesIn(dir, { setup: 'touch .setup-ran' });
+
+    const workspace = await workspaces.openWorkspace({ ...open, kind: 'worktree' }, signal);
+    expect(existsSync(join(workspace.dir, '.setup-ran'))).toBe(true);
+    writeFiles(workspace.dir, { 'a.txt': 'a\nb\n', 'extra.txt': 'x\n', '.env': 'KEY=changed in the worktree\n' });
+    const diff = await workspaces.measureStep({ planId: 'plan_1', stepId: 'code', workspace, declared: ['a.txt'] }, signal);
+    // What the setup wrote is not the step's change; the .env copy is not either.
+    expect(diff.files).toEqual([
+      { path: 'a.txt', status: 'modified', added: 1, removed: 0 },
+      { path: 'extra.txt', status: 'added', added: 1, removed: 0 },
+    ]);
+    expect(diff.undeclared).toEqual(['extra.txt']);
+    expect(diff.patch_path).toBe(join(patches, 'plan_1.code.patch'));
+    expect(await workspaces.leftovers()).toMatchObject([{ planId: 'plan_1', stepId: 'code', attempt: 1, path: workspace.root }]);
+
+    const outcome = await workspaces.mergeStep({ ...open, idempotencyKey: 'plan_1:code:1:merge', workspace, declared: ['a.txt'] }, signal);
+
+    expect(outcome).toMatchObject({ type: 'merged' });
+    expect(read(dir, 'a.txt')).toBe('a\nb\n');
+    expect(read(dir, '.env')).toBe('KEY=1\n');
+    expect(existsSync(join(dir, '.setup-ran'))).toBe(false);
+    expect(await workspaces.leftovers()).toEqual([]);
+  });
+
+  it('should record the project tree as the base of a shared step', async () => {
+    const dir = initRepo(dirs.make());
+    const { workspaces } = await workspacesIn(dir);
+    const workspace = await workspaces.openWorkspace({ ...open, kind: 'shared' }, signal);
+    expect(workspace).toEqual({ kind: 'shared', dir, base: expect.stringMatching(/^[0-9a-f]{40}$/) });
+    writeFileSync(join(dir, 'README.md'), 'changed\n');
+    const diff = await workspaces.measureStep({ planId: 'plan_1', stepId: 'code', workspace, declared: [] }, signal);
+    expect(diff).toMatchObject({ where: 'shared', files: [{ path: 'README.md', status: 'modified' }] });
+  });
+
+  it('should refuse a worktree, with the reason, where git cannot give one', async () => {
+    const dir = dirs.make();
+    const { workspaces } = await workspacesIn(dir);
+    await expect(workspaces.openWorkspace({ ...open, kind: 'worktree' }, signal)).rejects.toThrow(`Cannot give the step its own worktree: ${dir} is not in a git repository.`);
+    expect(await workspaces.leftovers()).toEqual([]);
+  });
+
+  it('should remove the worktrees of a plan', async () => {
+    const dir = initRepo(dirs.make());
+    const { workspaces } = await workspacesIn(dir);
+    const workspace = await workspaces.openWorkspace({ ...open, kind: 'worktree' }, signal);
+    await workspaces.removePlan('plan_1');
+    expect(existsSync(workspace.root!)).toBe(false);
+    expect(await workspaces.leftovers()).toEqual([]);
+  });
+});
