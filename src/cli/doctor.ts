@@ -186,6 +186,6 @@ function inlineConfig(text: string | undefined): unknown {
   }
 }
 
-const DECISIONS = { approval: 'approve|reject|changes', deviation: 'retry|replan|stop', budget: 'continue|stop', resume: 'rerun|done|stop' } as const;
+const DECISIONS = { approval: 'approve|reject|changes', deviation: 'retry|replan|stop', budget: 'continue|stop', resume: 'rerun|done|stop', merge: 'ontop|resolved|stop' } as const;
 
 const firstLine = (error: unknown) => errorMessage(error).split('\n')[0];

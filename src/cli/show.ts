@@ -1,4 +1,6 @@
 import { changesSinceRevision, diffLines } from '../machines/plan-diff.js';
+import type { StepDiff } from '../machines/types.js';
+import { changeSummary, conflictHunks, diffFileLines, SHARED_TREE_WORDS } from '../text/step-diff.js';
 import type { PlanFile, PlanFileStep } from '../persistence/plan-file.js';
 import type { CommandContext } from './command.js';
 import { shortTime, WAITING_WORDS } from './format.js';
@@ -35,7 +37,7 @@ export function planLines(plan: PlanFile, { held, durations = new Map() }: { hel
     ...usageLines(plan),
     '',
     `Steps (${done}/${plan.steps.length} completed)`,
-    ...(plan.steps.length === 0 ? ['  (none yet: the planner has not proposed a plan)'] : plan.steps.flatMap((s) => stepLines(s, durations.get(s.id)))),
+    ...(plan.steps.length === 0 ? ['  (none yet: the planner has not proposed a plan)'] : plan.steps.flatMap((s) => stepLines(s, durations.get(s.id), s.status === 'awaiting_merge' ? worktreeOf(plan, s.id) : undefined))),
     ...section('Assumptions', plan.assumptions),
     ...section('Risks', plan.risks),
     ...section('Verification', plan.verification),
@@ -78,6 +80,7 @@ function nextStep(plan: PlanFile): string {
   if (plan.waiting_for === 'approval') return `orca decide ${id} approve | reject | changes --message "…"`;
   if (plan.waiting_for === 'deviation') return `orca decide ${id} retry | replan | stop [--message "…"]`;
   if (plan.waiting_for === 'resume') return `orca decide ${id} rerun | stop, or done --message "what it did"`;
+  if (plan.waiting_for === 'merge') return `orca decide ${id} ontop | resolved | stop [--message "…"] (the conflicts are under the step)`;
   if (plan.waiting_for === 'budget') {
     const c = plan.snapshot.context as { dispatches?: unknown; dispatch_cap?: unknown };
     const used = [`${c.dispatches} of ${c.dispatch_cap} dispatches used`];
@@ -88,7 +91,35 @@ function nextStep(plan: PlanFile): string {
   return `answer in OpenCode (orca_ask_planner with plan_id ${id})`;
 }
 
-function stepLines(step: PlanFileStep, took: number | undefined): string[] {
+/** What the step really changed (git): totals, each file, the undeclared ones flagged, and where the whole patch is. */
+function changedLines(diff: StepDiff): string[] {
+  return [
+    `      changed: ${changeSummary(diff)}`,
+    ...diffFileLines(diff).map((line) => `        ${line}`),
+    ...(diff.where === 'shared' ? [`        (${SHARED_TREE_WORDS})`] : []),
+    ...(diff.patch_path ? [`        patch: ${diff.patch_path}`] : []),
+  ];
+}
+
+/** At the merge gate: each file whose change did not apply, its clashing regions (cut), and the step's worktree. */
+function conflictLines(step: PlanFileStep, worktree: string | undefined): string[] {
+  if (step.status !== 'awaiting_merge') return [];
+  const conflicts = step.conflicts ?? [];
+  return [
+    `      did not apply to your working tree: ${conflicts.length ? `conflicts in ${conflicts.length} file(s)` : 'git named no conflicting file'}`,
+    ...conflicts.flatMap((c) => [`        ${c.path}`, ...conflictHunks(c).flatMap((hunk) => hunk.split('\n').map((l) => `          ${l}`))]),
+    ...(worktree ? [`      its worktree (take its changes from here by hand, then resolved): ${worktree}`] : []),
+  ];
+}
+
+/** The step's worktree while it waits at the merge gate, from its actor in the snapshot. */
+function worktreeOf(plan: PlanFile, stepId: string): string | undefined {
+  const child = plan.snapshot.children[`step:${stepId}`] as { snapshot?: { context?: { workspace?: { root?: unknown } | null } } } | undefined;
+  const root = child?.snapshot?.context?.workspace?.root;
+  return typeof root === 'string' ? root : undefined;
+}
+
+function stepLines(step: PlanFileStep, took: number | undefined, worktree?: string): string[] {
   const facts = [
     `${step.status}, ${step.attempts} attempt(s)`,
     ...(step.review_round ? [`${step.review_round} review round(s)`] : []),
@@ -110,6 +141,8 @@ function stepLines(step: PlanFileStep, took: number | undefined): string[] {
     lines.push(`      failed attempt ${f.attempt}${f.kind ? ` (${FAILURE_KIND_WORDS[f.kind]})` : ''}: ${f.error}${f.guidance ? ` (guidance: ${f.guidance})` : ''}`);
   }
   if (step.breaker) lines.push(`      ${step.breaker}`);
+  if (step.diff) lines.push(...changedLines(step.diff));
+  lines.push(...conflictLines(step, worktree));
   if (step.output) {
     lines.push(`      summary: ${step.output.summary}`);
     if (step.output.artifacts.length) lines.push(`      artifacts: ${step.output.artifacts.join(', ')}`);

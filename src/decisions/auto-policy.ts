@@ -37,6 +37,18 @@ export function autoChoice(gate: Gate, policy: AutoPolicy | undefined): { option
       if (!gate.autoOptions.includes(wanted)) return null;
       return { option: wanted, text: `auto policy hitl.auto.resume=${policy.resume}` };
     }
+    case 'merge': {
+      // Resolved by hand is never the policy's (only a person can have resolved it): rerun or stop.
+      if (!policy.merge) return null;
+      const wanted = policy.merge === 'rerun' ? 'Run again on top' : 'Stop';
+      if (gate.autoOptions.includes(wanted)) return { option: wanted, text: `auto policy hitl.auto.merge=${policy.merge}` };
+      // Run again on top counts as a retry: past the attempt limit (or the budget) the plan stops, as at a failed step.
+      if (!gate.autoOptions.includes('Stop')) return null;
+      return {
+        option: 'Stop',
+        text: `auto policy hitl.auto.merge=${policy.merge}: ${wanted} is no longer offered at attempt ${gate.attempt} (the attempt limit or the budget is reached), so the plan stops`,
+      };
+    }
     case 'budget':
       if (!policy.budget || !gate.autoOptions.includes(policy.budget === 'continue' ? 'Continue' : 'Stop')) return null;
       return { option: policy.budget === 'continue' ? 'Continue' : 'Stop', text: `auto policy hitl.auto.budget=${policy.budget}` };

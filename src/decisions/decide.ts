@@ -24,9 +24,14 @@ export interface DecisionRequest {
   kinds: readonly GateKind[];
   option: string;
   text?: string;
-  /** The failed step a deviation decision is for (default: the first one waiting). */
+  /** The step a decision at a step's gate (failed, interrupted, not applied) is for (default: the first one waiting). */
   stepId?: string;
 }
+
+/** The gates that are about one step: a decision naming a step answers only these. */
+const STEP_GATES: readonly GateKind[] = ['deviation', 'resume', 'merge'];
+type StepGate = Extract<Gate, { kind: 'deviation' | 'resume' | 'merge' }>;
+const isStepGate = (gate: Gate): gate is StepGate => STEP_GATES.includes(gate.kind);
 
 /** What the plan waits for, in words: "approval or a decision on a failed step". */
 export const waitingWords = (kinds: readonly GateKind[]) => {
@@ -36,7 +41,7 @@ export const waitingWords = (kinds: readonly GateKind[]) => {
 
 /** " for step s1", " at the dispatch cap (3 of 3)", " at the budget gate ($0.52 of $0.50)" or nothing: where a decision applies. */
 export function whereOf(gate: Gate): string {
-  if (gate.kind === 'deviation' || gate.kind === 'resume') return ` for step ${gate.stepId}`;
+  if (isStepGate(gate)) return ` for step ${gate.stepId}`;
   if (gate.kind !== 'budget') return '';
   if (gate.crossed.length === 1 && gate.crossed[0] === 'dispatches') return ` at the dispatch cap (${gate.dispatches} of ${gate.cap})`;
   const limits = gate.crossed.map((limit) =>
@@ -57,14 +62,15 @@ export function whereOf(gate: Gate): string {
  */
 export function decide(snapshot: PlanSnapshot, request: DecisionRequest, source: DecisionSource): { gate: Gate; event: PlanEvent } {
   const planId = snapshot.context.plan_id;
-  const kinds = request.stepId !== undefined ? request.kinds.filter((k) => k === 'deviation') : request.kinds;
+  const kinds = request.stepId !== undefined ? request.kinds.filter((k) => STEP_GATES.includes(k)) : request.kinds;
   const open = openGates(snapshot);
   const candidates = open.filter((g) => kinds.includes(g.kind));
   // The dispatch cap is asked before a failed step: openGates lists it first.
-  const gate = request.stepId === undefined ? candidates[0] : candidates.find((g) => g.kind === 'deviation' && g.stepId === request.stepId);
+  const gate = request.stepId === undefined ? candidates[0] : candidates.find((g) => isStepGate(g) && g.stepId === request.stepId);
   if (!gate) {
-    if (request.stepId !== undefined && kinds.length > 0 && open.some((g) => g.kind === 'deviation')) {
-      const waiting = open.flatMap((g) => (g.kind === 'deviation' ? [g.stepId] : []));
+    const stepGates = candidates.filter(isStepGate);
+    if (request.stepId !== undefined && stepGates.length > 0) {
+      const waiting = stepGates.map((g) => g.stepId);
       throw new DecisionError('no_such_step', `Step ${quote(request.stepId)} of plan ${planId} is not waiting for a decision (steps waiting: ${waiting.join(', ')}).`);
     }
     const now = open.length > 0 ? `waits for ${waitingWords([...new Set(open.map((g) => g.kind))])}` : 'waits for nothing';
@@ -90,6 +96,9 @@ function notOffered(gate: Gate, option: string, offered: readonly string[]): str
   const where = gate.kind === 'deviation' ? `step ${gate.stepId} of plan ${gate.planId}` : `the ${gate.kind} gate of plan ${gate.planId}`;
   if (gate.kind === 'deviation' && option === 'Retry') {
     return `Retry is no longer offered for ${where} after ${gate.failures} failed attempts (offered: ${offered.join(', ')}).`;
+  }
+  if (gate.kind === 'merge' && option === 'Run again on top') {
+    return `Run again on top is no longer offered for step ${gate.stepId} of plan ${gate.planId} at attempt ${gate.attempt} (offered: ${offered.join(', ')}).`;
   }
   return `${quote(option)} is not offered at ${where} (offered: ${offered.join(', ')}).`;
 }

@@ -3,9 +3,9 @@ import type { Gate, GateKind } from '../machines/gates.js';
 /**
  * Channel 3: slash commands, handled in `command.execute.before` with no model turn. Each takes
  * an optional plan_id (default: the plan waiting for that decision, this session's first) and
- * optional text: guidance for /orca-changes, /orca-retry and /orca-replan, a note otherwise.
- * `gates` lists where a command applies, in the order the gates are asked: /orca-stop answers
- * the budget gate when the plan waits there, else the failed step.
+ * optional text: guidance for /orca-changes, /orca-retry, /orca-replan and /orca-ontop, a note
+ * otherwise. `gates` lists where a command applies: /orca-stop answers the first open gate in the
+ * order they are asked (openGates): the budget gate when the plan waits there, else the step's.
  */
 export const GATE_COMMANDS = {
   'orca-approve': { gates: ['approval'], option: 'Approve', description: 'Approve the plan waiting for approval' },
@@ -29,15 +29,26 @@ export const GATE_COMMANDS = {
     option: 'Mark done',
     description: 'Mark the interrupted step done, your words as its summary: /orca-done [plan_id] <what it did>',
   },
+  'orca-ontop': {
+    gates: ['merge'],
+    option: 'Run again on top',
+    description:
+      "Run again, on top of your working tree as it is now, the step whose changes did not apply to it: /orca-ontop [plan_id] [guidance]",
+  },
+  'orca-resolved': {
+    gates: ['merge'],
+    option: 'Resolved by hand',
+    description: "Mark done the step whose changes did not apply, once you have taken them into your tree by hand: /orca-resolved [plan_id] [note]",
+  },
   'orca-stop': {
-    gates: ['budget', 'resume', 'deviation'],
+    gates: ['budget', 'resume', 'merge', 'deviation'],
     option: 'Stop',
-    description: 'Stop the plan waiting at a failed or interrupted step or at its budget gate: /orca-stop [plan_id] [note]',
+    description: 'Stop the plan waiting at a failed or interrupted step, at a step whose changes did not apply, or at its budget gate: /orca-stop [plan_id] [note]',
   },
 } as const satisfies Record<string, { gates: readonly CommandGate[]; option: string; description: string }>;
 
 /** The gates a human answers with a command (planner questions are answered in the dialog). */
-export type CommandGate = Extract<GateKind, 'approval' | 'deviation' | 'budget' | 'resume'>;
+export type CommandGate = Extract<GateKind, 'approval' | 'deviation' | 'budget' | 'resume' | 'merge'>;
 
 /** Whether a plan waiting for `kind` is answered by a command for these gates. */
 export const answers = (gates: readonly CommandGate[], kind: string | null): kind is CommandGate => (gates as readonly string[]).includes(kind ?? '');

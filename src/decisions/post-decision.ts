@@ -10,7 +10,7 @@ import { RefusedError, UsageError } from '../request-errors.js';
 import { loadPlan, planIdArgument } from './requested-plan.js';
 import { queuedDecisions, waitForRunningServer, type ServerOutcome } from './running-server.js';
 
-/** The decisions `orca decide` (and the plan viewer's buttons) take: approve, changes, reject, retry, replan, continue, rerun, done, stop. */
+/** The decisions `orca decide` (and the plan viewer's buttons) take: approve, changes, reject, retry, replan, continue, rerun, done, ontop, resolved, stop. */
 export const DECISION_CHOICES = Object.keys(GATE_COMMANDS).map((name) => name.replace(/^orca-/, ''));
 
 export interface GateDecisionRequest {
@@ -19,7 +19,7 @@ export interface GateDecisionRequest {
   choice: string | undefined;
   /** Guidance (changes), a summary (done) or a note. */
   text?: string | undefined;
-  /** The step a retry, replan, rerun, done or stop answers, when several wait. */
+  /** The step a retry, replan, rerun, done, ontop, resolved or stop answers, when several wait. */
   step?: string | undefined;
 }
 
@@ -41,7 +41,7 @@ export interface PostedDecision {
 /** How to ask again, per refusal, in the words of the CLI. */
 const CLI_HINTS: Partial<Record<DecisionRefusal, (planId: string, choice: string) => string>> = {
   needs_text: (planId, choice) => ` Use orca decide ${planId} ${choice} --message "<text>".`,
-  not_offered: () => ' Use replan or stop.',
+  not_offered: (_planId, choice) => (choice === 'ontop' ? ' Use resolved or stop.' : ' Use replan or stop.'),
 };
 
 /**
@@ -57,8 +57,8 @@ export function postGateDecision(project: string, { planId: rawId, choice, text:
     throw new UsageError(`orca decide needs a decision after the plan_id: one of ${DECISION_CHOICES.join(', ')}${choice ? ` (got ${quote(choice)})` : ''}.`);
   }
   const spec = GATE_COMMANDS[`orca-${choice}` as GateCommand];
-  if (step !== undefined && !(spec.gates as readonly string[]).some((g) => g === 'deviation' || g === 'resume')) {
-    throw new UsageError('--step applies to retry, replan, rerun, done and stop only.');
+  if (step !== undefined && !(spec.gates as readonly string[]).some((g) => g === 'deviation' || g === 'resume' || g === 'merge')) {
+    throw new UsageError('--step applies to retry, replan, rerun, done, ontop, resolved and stop only.');
   }
   const store = PlanStore.forProject(project);
   const plan = loadPlan(store, planId);

@@ -28,7 +28,7 @@ export function parseCommandArguments(raw: string): { planId?: string; text?: st
 /** How to ask again, per refusal, in the words of the slash commands. */
 const COMMAND_HINTS: Partial<Record<DecisionRefusal, (name: GateCommand) => string>> = {
   needs_text: (name) => ` Use /${name} [plan_id] <text>.`,
-  not_offered: () => ' Use /orca-replan or /orca-stop.',
+  not_offered: (name) => (name === 'orca-ontop' ? ' Use /orca-resolved or /orca-stop.' : ' Use /orca-replan or /orca-stop.'),
 };
 
 /** What a gate command uses: the plans held here, the plans a tool call follows, the session notes, the log. */

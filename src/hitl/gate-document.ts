@@ -1,16 +1,21 @@
 import type { Gate } from '../machines/gates.js';
 import { diffLines } from '../machines/plan-diff.js';
-import type { StepSpec } from '../machines/types.js';
+import type { StepDiff, StepSpec } from '../machines/types.js';
+import { changeSummary, conflictHunks, diffFileLines, SHARED_TREE_WORDS } from '../text/step-diff.js';
 
 type ApprovalGate = Extract<Gate, { kind: 'approval' }>;
 type DeviationGate = Extract<Gate, { kind: 'deviation' }>;
+type MergeGate = Extract<Gate, { kind: 'merge' }>;
 
 /**
  * Everything a human needs to read before deciding at a gate, in full: nothing cut, nothing only
  * counted. For an approval, the whole plan (goal, every step with agent, dependencies,
  * description, files and success criteria, assumptions, risks, verification, the forecast) and,
  * for a revision, every change against the version the human saw. For a failed step, its
- * description and its whole error (a failed review's error carries the reviewer's findings).
+ * description and its whole error (a failed review's error carries the reviewer's findings) and
+ * what it really changed (git). For a step whose changes did not apply, the conflicting files with
+ * their clashing regions (each cut: the whole is in the files and the patch), what git said, what
+ * the step changed, and where to take its changes from by hand.
  * It comes in blocks (a step, the risks…): pages put a blank line between them and never split a
  * block they can keep whole; a question that holds it all puts them one under the other.
  * Other gates carry all they have in their question already: null.
@@ -21,6 +26,8 @@ export function gateDocument(gate: Gate, { forecast }: { forecast?: string } = {
       return planDocument(gate, forecast);
     case 'deviation':
       return deviationDocument(gate);
+    case 'merge':
+      return mergeDocument(gate);
     default:
       return null;
   }
@@ -53,7 +60,37 @@ function deviationDocument(gate: DeviationGate): string[] {
   return [
     `Plan ${gate.planId}: step ${gate.stepId} (${gate.agent}) failed (${attempts}).${gate.breaker ? `\n${gate.breaker}.` : ''}`,
     `The error of its last attempt, in full:\n${gate.error}`,
+    ...(gate.diff ? [changedBlock(gate.diff, 'What the failed attempt changed')] : []),
   ];
+}
+
+function mergeDocument(gate: MergeGate): string[] {
+  return [
+    `Plan ${gate.planId}: step ${gate.stepId} (${gate.agent}), attempt ${gate.attempt}: its changes did not apply to your working tree ` +
+      `(${gate.conflicts.length ? `conflicts in ${count(gate.conflicts.length, 'file')}` : 'git named no conflicting file'}). Your tree is as it was.`,
+    ...gate.conflicts.map((c) => [`Conflict in ${c.path}:`, ...conflictHunks(c)].join('\n')),
+    ...(gate.error ? [`What git said:\n${gate.error}`] : []),
+    ...(gate.diff ? [changedBlock(gate.diff, 'What the step changed')] : []),
+    resolveBlock(gate),
+  ];
+}
+
+/** "What the step changed: 3 files +12 −4" and one line per file, undeclared ones flagged. */
+export function changedBlock(diff: StepDiff, title: string): string {
+  return [
+    `${title}: ${changeSummary(diff)}`,
+    ...diffFileLines(diff).map((line) => `- ${line}`),
+    ...(diff.where === 'shared' ? [`(${SHARED_TREE_WORDS})`] : []),
+  ].join('\n');
+}
+
+/** Where a person takes the step's changes from by hand. */
+export function resolveBlock(gate: Pick<MergeGate, 'worktree' | 'diff'>): string {
+  return [
+    'To take its changes by hand, then answer Resolved by hand:',
+    `- its worktree: ${gate.worktree ?? 'not kept'}`,
+    `- its patch: ${gate.diff?.patch_path ?? 'not written'}`,
+  ].join('\n');
 }
 
 const list = (title: string, items: readonly string[]) => `${title}:${items.length ? `\n${items.map((item) => `- ${item}`).join('\n')}` : ' none'}`;

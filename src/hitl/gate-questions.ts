@@ -6,7 +6,8 @@ import { forecastText, type Forecast } from '../usage/forecast.js';
 import { formatCost, formatTokens, turnsText, usageText } from '../usage/format.js';
 import { APPROVAL_QUESTION_LINES, DIALOG_TEXT_WIDTH, dialogRows } from './dialog-rows.js';
 import { paginate, PAGE_ROWS } from './dialog-pages.js';
-import { gateDocument } from './gate-document.js';
+import { changedBlock, gateDocument } from './gate-document.js';
+import { changeSummary, conflictPaths } from '../text/step-diff.js';
 
 /**
  * The questions a human sees for a gate. Plugin gates use the two-question pattern: the action
@@ -36,13 +37,15 @@ export function gateQuestions(gate: Gate, { forecast, reserve = 0 }: { forecast?
       const ask = deviationAsk(gate);
       // The whole error when it fits; else as much of it as leaves the options on screen, the
       // whole error being on the pages shown before the question (gatePages).
-      const error = wholeFits(gate, undefined, reserve)
-        ? gate.error
-        : `${fitRows(`${head}${gate.error}`, APPROVAL_QUESTION_LINES - reserve - dialogRows(ask) - 1).slice(head.length)}\n(The whole error was shown before this question.)`;
+      // What the attempt changed: every file when it all fits, else the totals (the files are on the pages).
+      const changed = gate.diff ? `\nIt changed ${changeSummary(gate.diff)}; the files were shown before this question.` : '';
+      const body = wholeFits(gate, undefined, reserve)
+        ? `${gate.error}${deviationChanged(gate)}`
+        : `${fitRows(`${head}${gate.error}`, APPROVAL_QUESTION_LINES - reserve - dialogRows(ask) - 1 - (changed ? dialogRows(changed) - 1 : 0)).slice(head.length)}\n(The whole error was shown before this question.)${changed}`;
       return [
         {
           header: (gate.breaker ? `Breaker: step ${gate.stepId}` : `Step ${gate.stepId} failed`).slice(0, 30),
-          question: `${head}${error}\n${ask}`,
+          question: `${head}${body}\n${ask}`,
           options: gate.options.map((label) => ({
             label,
             description: label === 'Retry' && gate.breaker ? BREAKER_RETRY_HELP : DEVIATION_HELP[label],
@@ -70,6 +73,16 @@ export function gateQuestions(gate: Gate, { forecast, reserve = 0 }: { forecast?
         guidanceQuestion('For Mark done: what the step did (it becomes its summary). Otherwise a note for the record. Optional.'),
       ];
     }
+    case 'merge':
+      return [
+        {
+          header: `Not applied: ${gate.stepId}`.slice(0, 30),
+          question: mergeQuestion(gate, reserve),
+          options: gate.options.map((label) => ({ label, description: MERGE_HELP[label] })),
+          custom: false,
+        },
+        guidanceQuestion('Guidance for the run on top of your tree, or a note for the record. Optional.'),
+      ];
     case 'budget':
       return [
         {
@@ -148,6 +161,11 @@ const RESUME_HELP: Record<string, string> = {
   'Mark done': 'Keep what it did: your words become its summary, nothing runs again',
   Stop: 'End the plan as failed; completed steps keep their outputs',
 };
+const MERGE_HELP: Record<string, string> = {
+  'Run again on top': 'Run the step again from your tree as it is now (guidance helps)',
+  'Resolved by hand': 'You took its changes into your tree yourself: the step is done',
+  Stop: 'End the plan as failed; completed steps keep their outputs',
+};
 const BUDGET_HELP: Record<string, string> = {
   Continue: 'Raise the limit that was reached and go on with the plan',
   Stop: 'End the plan as failed; completed steps keep their outputs',
@@ -195,11 +213,43 @@ const deviationAsk = (gate: Extract<Gate, { kind: 'deviation' }>) =>
 const deviationHead = (gate: Extract<Gate, { kind: 'deviation' }>) =>
   `Step ${gate.stepId} (${gate.agent}) failed (${gate.failures} failed attempt${gate.failures === 1 ? '' : 's'}): `;
 
+/** Every file the failed attempt changed, under its error: "\nIt changed: 2 files +3 −1\n- a.ts +2 −1…", or nothing without a diff. */
+const deviationChanged = (gate: Extract<Gate, { kind: 'deviation' }>) => (gate.diff ? `\n${changedBlock(gate.diff, 'It changed')}` : '');
+
+type MergeGate = Extract<Gate, { kind: 'merge' }>;
+
+const mergeAsk = (gate: MergeGate) =>
+  gate.options.includes('Run again on top')
+    ? 'Run it again on top of your tree, take its changes by hand, or stop?'
+    : 'Run again on top is no longer offered after this many attempts. Take its changes by hand, or stop?';
+
+/**
+ * The merge question: everything (the conflicting regions too) when it fits, else the files in one
+ * line, what the step changed in totals, where its worktree and patch are, the regions having been
+ * shown on pages before it.
+ */
+function mergeQuestion(gate: MergeGate, reserve: number): string {
+  const ask = mergeAsk(gate);
+  if (wholeFits(gate, undefined, reserve)) return `${gateDocument(gate)!.join('\n')}\n${ask}`;
+  const tail = [
+    ...(gate.diff ? [`It changed ${changeSummary(gate.diff)}.`] : []),
+    `Worktree: ${gate.worktree ?? 'not kept'}`,
+    `Patch: ${gate.diff?.patch_path ?? 'not written'}`,
+    '(Its conflicts were shown before this question.)',
+    ask,
+  ].join('\n');
+  const head =
+    `Step ${gate.stepId} (${gate.agent}), attempt ${gate.attempt}: its changes did not apply to your working tree ` +
+    `(${gate.conflicts.length ? `conflicts in ${conflictPaths(gate.conflicts)}` : 'git named no conflicting file'}${gate.error ? `; git: ${oneLine(gate.error, 120)}` : ''}).`;
+  return `${fitRows(head, Math.max(1, APPROVAL_QUESTION_LINES - reserve - dialogRows(tail)))}\n${tail}`;
+}
+
 /** Whether the gate's question can hold all the human should read (gate-document.ts) and keep its options on screen. */
 function wholeFits(gate: Gate, forecast: string | undefined, reserve = 0): boolean {
   const rows = APPROVAL_QUESTION_LINES - reserve;
   if (gate.kind === 'approval') return dialogRows(`${gateDocument(gate, forecast ? { forecast } : {})!.join('\n')}\nApprove plan ${gate.planId}?`) <= rows;
-  if (gate.kind === 'deviation') return dialogRows(`${deviationHead(gate)}${gate.error}\n${deviationAsk(gate)}`) <= rows;
+  if (gate.kind === 'deviation') return dialogRows(`${deviationHead(gate)}${gate.error}${deviationChanged(gate)}\n${deviationAsk(gate)}`) <= rows;
+  if (gate.kind === 'merge') return dialogRows(`${gateDocument(gate)!.join('\n')}\n${mergeAsk(gate)}`) <= rows;
   return true;
 }
 

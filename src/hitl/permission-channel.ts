@@ -3,14 +3,16 @@ import { budgetKey, type Gate } from '../machines/gates.js';
 import { forecastText, type Forecast } from '../usage/forecast.js';
 import { formatCost, formatTokens } from '../usage/format.js';
 import { totalTokens } from '../machines/usage.js';
+import { changeSummary } from '../text/step-diff.js';
 
 /**
  * Channel 2: OpenCode's permission prompt (ToolContext.ask), used when the native question
  * dialog is unavailable. Allow once = Approve / Retry (Replan once Retry is no longer offered) /
- * Continue at the dispatch cap / Re-run an interrupted step; Reject = Reject / Stop; Reject with a
- * message (API only: the TUI has no text box) = Request Changes / Replan with that message as
- * guidance, Mark done with it as the interrupted step's summary, or Stop with it as a note at the
- * dispatch cap. Planner questions cannot be asked here.
+ * Continue at the dispatch cap / Re-run an interrupted step / Run again on top a step whose changes
+ * did not apply; Reject = Reject / Stop; Reject with a message (API only: the TUI has no text box)
+ * = Request Changes / Replan with that message as guidance, Mark done with it as the interrupted
+ * step's summary, Resolved by hand with it as a note, or Stop with it as a note at the dispatch
+ * cap. Planner questions cannot be asked here.
  * Each ask uses a pattern unique to the decision, so "Allow always" never answers a later gate.
  */
 export async function askPermission(
@@ -28,11 +30,13 @@ export async function askPermission(
     if (gate.kind === 'approval') return feedback ? { option: 'Request Changes', text: feedback } : { option: 'Reject' };
     if (gate.kind === 'budget') return feedback ? { option: 'Stop', text: feedback } : { option: 'Stop' };
     if (gate.kind === 'resume') return feedback ? { option: 'Mark done', text: feedback } : { option: 'Stop' };
+    if (gate.kind === 'merge') return feedback ? { option: 'Resolved by hand', text: feedback } : { option: 'Stop' };
     return feedback ? { option: 'Replan', text: feedback } : { option: 'Stop' };
   }
   if (gate.kind === 'approval') return { option: 'Approve' };
   if (gate.kind === 'budget') return { option: 'Continue' };
   if (gate.kind === 'resume') return { option: 'Re-run' };
+  if (gate.kind === 'merge') return { option: 'Run again on top' };
   return { option: (gate.options as readonly string[]).includes('Retry') ? 'Retry' : 'Replan' };
 }
 
@@ -62,6 +66,21 @@ function permissionAsk(gate: Exclude<Gate, { kind: 'question' }>) {
         permission: 'orca_step_resume',
         patterns: [`${gate.planId}:resume:${gate.stepId}:${gate.attempt}`],
         metadata: { plan_id: gate.planId, step_id: gate.stepId, session_id: gate.sessionId, detail: gate.detail, files: gate.files, options: gate.options },
+      };
+    case 'merge':
+      return {
+        permission: 'orca_step_merge',
+        patterns: [`${gate.planId}:merge:${gate.stepId}:${gate.attempt}`],
+        metadata: {
+          plan_id: gate.planId,
+          step_id: gate.stepId,
+          conflicts: gate.conflicts.map((c) => c.path),
+          ...(gate.error ? { error: gate.error } : {}),
+          ...(gate.diff ? { changed: changeSummary(gate.diff), patch: gate.diff.patch_path } : {}),
+          ...(gate.worktree ? { worktree: gate.worktree } : {}),
+          answers: 'Allow: Run again on top; Reject: Stop; Reject with a message: Resolved by hand (the message is kept as a note)',
+          options: gate.options,
+        },
       };
     case 'budget':
       return {

@@ -34,12 +34,15 @@ function titleOf(gate: Gate): string {
       return 'Orca: the planner asks';
     case 'resume':
       return `Orca: step ${gate.stepId} was interrupted`;
+    case 'merge':
+      return `Orca: step ${gate.stepId}'s changes did not apply`;
   }
 }
 
 /** The first row of each page: what is being read. */
 function headingOf(gate: Gate): string {
   if (gate.kind === 'deviation') return `Plan ${gate.planId}: step ${gate.stepId} failed`;
+  if (gate.kind === 'merge') return `Plan ${gate.planId}: step ${gate.stepId} did not apply`;
   return `Plan ${gate.planId} for approval`;
 }
 

@@ -87,6 +87,9 @@ const DECISIONS: Record<string, [option: string, gate: string]> = {
   'resume.rerun': ['Re-run', 'interrupted step'],
   'resume.mark_done': ['Mark done', 'interrupted step'],
   'resume.stop': ['Stop', 'interrupted step'],
+  'merge.rerun': ['Run again on top', 'merge'],
+  'merge.resolved': ['Resolved by hand', 'merge'],
+  'merge.stop': ['Stop', 'merge'],
   'budget.continue': ['Continue', 'dispatch cap'],
   'budget.stop': ['Stop', 'dispatch cap'],
 };
@@ -128,6 +131,10 @@ function eventText(event: Event, source: string): string {
       return `step ${event.stepId} failed (attempt ${event.attempt})${quoted('error')}`;
     case 'usage.recorded':
       return `usage recorded${typeof event.stepId === 'string' ? ` for step ${event.stepId}` : ''}: ${usageText(event.usage as Usage)}`;
+    case 'step.merge_conflict': {
+      const conflicts = Array.isArray(event.conflicts) ? (event.conflicts as Array<{ path?: unknown }>).map((c) => String(c.path)) : [];
+      return `step ${event.stepId}: attempt ${event.attempt}'s changes did not apply${conflicts.length ? ` (conflicts in ${clip(conflicts.join(', '), 100)})` : ''}`;
+    }
     case 'step.interrupted':
       return `step ${event.stepId}: attempt ${event.attempt} was interrupted by a restart`;
     default:

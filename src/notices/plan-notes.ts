@@ -6,6 +6,7 @@ import { openGates, WAITING_WORDS, type Gate } from '../machines/gates.js';
 import type { DecisionRecord } from '../machines/types.js';
 import type { SessionNotes } from './session-notes.js';
 import { commandsFor } from '../decisions/gate-commands.js';
+import { changeSummary, conflictPaths } from '../text/step-diff.js';
 
 /**
  * What the session that owns a plan (its `caller_session_id`) is told when nobody follows the
@@ -95,6 +96,12 @@ function gateDetail(gate: Gate): string {
       return ` (${gate.dispatches} of ${gate.cap} dispatches used, ${gate.completed} of ${gate.total} steps done)`;
     case 'resume':
       return `: step ${gate.stepId} (${gate.agent}) was interrupted (${line(gate.detail, 120)})`;
+    case 'merge': {
+      const where = gate.conflicts.length ? `conflicts in ${conflictPaths(gate.conflicts)}` : line(gate.error ?? 'git named no conflicting file', 120);
+      const changed = gate.diff ? `; it changed ${changeSummary(gate.diff)}` : '';
+      const by = gate.worktree ? `; its worktree, to take them by hand: ${gate.worktree}` : '';
+      return `: step ${gate.stepId} (${gate.agent}), attempt ${gate.attempt} (${where}${changed}${by})`;
+    }
   }
 }
 

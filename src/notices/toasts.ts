@@ -36,6 +36,9 @@ export function toastFor(before: PlanSummary | undefined, after: PlanSummary, { 
     if (after.waiting_for === 'approval') return { title: 'Orca: plan waits for approval', message: `${after.plan_id}: ${goal}`, variant: 'info' };
     if (after.waiting_for === 'deviation') return { title: 'Orca: a step failed', message: `${after.plan_id} waits for Retry / Replan / Stop`, variant: 'warning' };
     if (after.waiting_for === 'question') return { title: 'Orca: the planner asks', message: `${after.plan_id}: ${goal}`, variant: 'info' };
+    if (after.waiting_for === 'merge') {
+      return { title: "Orca: a step's changes did not apply", message: `${after.plan_id} waits for Run again on top / Resolved by hand / Stop`, variant: 'warning' };
+    }
     if (after.waiting_for === 'budget') {
       const progress = `${after.step_progress.completed}/${after.step_progress.total} steps done`;
       return { title: 'Orca: budget reached', message: `${after.plan_id} (${progress}) waits for Continue / Stop`, variant: 'warning' };

@@ -4,7 +4,8 @@ import type { Gate } from '../machines/gates.js';
 import { activityOf, pausedHint } from '../persistence/plan-activity.js';
 import type { PlanSummary } from '../persistence/plan-index.js';
 import { planUsage } from '../machines/budget.js';
-import type { DecisionRecord, FailedAttempt, StepRecord } from '../machines/types.js';
+import type { DecisionRecord, FailedAttempt, MergeConflict, StepRecord } from '../machines/types.js';
+import { conflictHunks, diffDigest } from '../text/step-diff.js';
 import { FAILURE_KIND_WORDS } from '../text/failure-kind.js';
 import { roleUsageParts, usageText } from '../usage/format.js';
 
@@ -45,7 +46,43 @@ function renderWaiting(snapshot: PlanSnapshot, gates: Gate[], reason: string): R
     waiting_for: gate.kind,
     reason,
     resume: 'Call orca_ask_planner with this plan_id to be asked again, or answer with a slash command.',
-    gate,
+    gate: compactGate(gate),
+  };
+}
+
+/**
+ * The gate as the orca agent reads it on every call: a step's diff as its digest (totals, files
+ * capped, undeclared flagged, the patch's path) and a merge gate's conflicts cut (files capped,
+ * a few regions of a few lines each); the whole is in orca show and the patch.
+ */
+function compactGate(gate: Gate): object {
+  if (gate.kind !== 'deviation' && gate.kind !== 'merge') return gate;
+  const { diff, ...rest } = gate;
+  return {
+    ...rest,
+    ...(diff ? { diff: diffDigest(diff, MAX_FILES) } : {}),
+    ...(rest.kind === 'merge' ? { conflicts: compactConflicts(rest.conflicts) } : {}),
+  };
+}
+
+/** How many files a result lists per step, and how much of a merge gate's conflicts. */
+const MAX_FILES = 10;
+const MAX_CONFLICT_FILES = 5;
+const RESULT_CUT = { hunks: 2, lines: 8, width: 120 };
+
+export function compactConflicts(conflicts: readonly MergeConflict[]): Array<{ path: string; hunks: string[] } | string> {
+  const shown: Array<{ path: string; hunks: string[] } | string> = conflicts
+    .slice(0, MAX_CONFLICT_FILES)
+    .map((c) => ({ path: c.path, hunks: conflictHunks(c, RESULT_CUT) }));
+  if (conflicts.length > MAX_CONFLICT_FILES) shown.push(`… ${conflicts.length - MAX_CONFLICT_FILES} more file(s) with conflicts: orca show has them`);
+  return shown;
+}
+
+/** A step's diff (and, at the merge gate, its conflicts) for a result: compact, the whole being in orca show and the patch. */
+export function stepChanges(s: Pick<StepRecord, 'status' | 'diff' | 'conflicts'>): Record<string, unknown> {
+  return {
+    ...(s.diff ? { diff: diffDigest(s.diff, MAX_FILES) } : {}),
+    ...(s.status === 'awaiting_merge' && s.conflicts ? { conflicts: compactConflicts(s.conflicts) } : {}),
   };
 }
 
@@ -67,6 +104,7 @@ function stepResults(snapshot: PlanSnapshot) {
     ...(s.breaker ? { breaker: s.breaker } : {}),
     ...(s.warnings?.length ? { warnings: s.warnings } : {}),
     ...(s.usage ? { usage: s.usage, spent: stepSpent(s) } : {}),
+    ...stepChanges(s),
   }));
 }
 
@@ -108,6 +146,7 @@ const GATE_WORDS: Record<DecisionRecord['gate'], string> = {
   question: "at the planner's question",
   budget: 'at the budget limit',
   resume: 'after an interruption',
+  merge: 'when its changes did not apply',
 };
 
 const CHANNEL_WORDS: Record<DecisionRecord['channel'], string> = {

@@ -3,6 +3,7 @@ import { GATE_COMMANDS, type CommandGate } from '../decisions/gate-commands.js';
 import { openGates, TEXT_NEEDED, type Gate } from '../machines/gates.js';
 import { diffSummary } from '../machines/plan-diff.js';
 import type { PlanFile } from '../persistence/plan-file.js';
+import { changeSummary, conflictHunks } from '../text/step-diff.js';
 
 /**
  * What the plan waits for, with the options a human has there. Each option carries the `orca
@@ -11,7 +12,7 @@ import type { PlanFile } from '../persistence/plan-file.js';
  */
 export interface GateOptionView {
   label: string;
-  /** The `orca decide` choice: approve, changes, reject, retry, replan, continue, rerun, done, stop. */
+  /** The `orca decide` choice: approve, changes, reject, retry, replan, continue, rerun, done, ontop, resolved, stop. */
   choice: string;
   /** Request Changes and Mark done cannot be sent without the human's words. */
   needs_text: boolean;
@@ -19,10 +20,12 @@ export interface GateOptionView {
 
 export interface GateView {
   kind: Gate['kind'];
-  /** The step a deviation or resume gate is about. */
+  /** The step a deviation, resume or merge gate is about. */
   step_id?: string;
   title: string;
   detail: string[];
+  /** At the merge gate: each file whose change did not apply, with its clashing regions (cut: text/step-diff.ts). */
+  conflicts?: Array<{ path: string; hunks: string[] }>;
   options: GateOptionView[];
 }
 
@@ -61,7 +64,25 @@ function viewOf(gate: Gate): GateView {
         kind: gate.kind,
         step_id: gate.stepId,
         title: `Step ${gate.stepId} (${gate.agent}) failed`,
-        detail: [`${gate.failures} failed attempt(s); last error: ${gate.error}`, ...(gate.breaker ? [gate.breaker] : [])],
+        detail: [
+          `${gate.failures} failed attempt(s); last error: ${gate.error}`,
+          ...(gate.breaker ? [gate.breaker] : []),
+          ...(gate.diff ? [`The failed attempt changed ${changeSummary(gate.diff)} (the step's changes below).`] : []),
+        ],
+        options: optionsOf(gate.kind, gate.options),
+      };
+    case 'merge':
+      return {
+        kind: gate.kind,
+        step_id: gate.stepId,
+        title: `Step ${gate.stepId} (${gate.agent}): its changes did not apply to your working tree`,
+        detail: [
+          `Attempt ${gate.attempt}: ${gate.conflicts.length ? `conflicts in ${gate.conflicts.map((c) => c.path).join(', ')}` : 'git named no conflicting file'}. Your tree is as it was.`,
+          ...(gate.error ? [`git: ${gate.error}`] : []),
+          ...(gate.diff ? [`The step changed ${changeSummary(gate.diff)}.`] : []),
+          `To take its changes by hand, then choose Resolved by hand: its worktree ${gate.worktree ?? '(not kept)'}, its patch ${gate.diff?.patch_path ?? '(not written)'}.`,
+        ],
+        conflicts: gate.conflicts.map((c) => ({ path: c.path, hunks: conflictHunks(c) })),
         options: optionsOf(gate.kind, gate.options),
       };
     case 'resume':

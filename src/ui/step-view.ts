@@ -3,6 +3,8 @@ import { threadContext } from '../machines/threading.js';
 import type { PlanFile, PlanFileStep } from '../persistence/plan-file.js';
 import type { GraphStep } from './graph-view.js';
 import { FAILURE_KIND_WORDS } from '../text/failure-kind.js';
+import type { FileChange, StepDiff } from '../machines/types.js';
+import { changeSummary, conflictHunks, SHARED_TREE_WORDS } from '../text/step-diff.js';
 import { stepUsageByRoleOf, stepUsageOf, type RecordedUsage } from './usage.js';
 
 /** One step as the page's detail panel shows it: what it produced, how it failed, and what fed its prompt. */
@@ -17,6 +19,10 @@ export interface StepView extends GraphStep {
   warnings: string[];
   output?: { summary: string; artifacts: string[]; key_findings: string[] };
   usage?: RecordedUsage;
+  /** What the step really changed (git), undeclared files flagged; absent without git. */
+  changes?: ChangesView;
+  /** While the step waits at the merge gate: the files whose change did not apply, their clashing regions cut. */
+  conflicts?: Array<{ path: string; hunks: string[] }>;
   /** The step's usage by whose turns they were: specialist, reviewer, fixer, ask (read-only asks). */
   usage_by_role?: Record<string, RecordedUsage>;
   /** What the specialist's prompt is made of, rendered as src/prompts/step-prompt.ts renders it from this file (specialistTurnPrompt). */
@@ -29,6 +35,26 @@ export interface StepView extends GraphStep {
     /** The prompt of its latest attempt, or of the next one when it failed (it carries the failed attempts). */
     prompt_chars: number;
     prompt_bytes: number;
+  };
+}
+
+/** A step's diff as the page shows it: each file with its counts, the undeclared ones flagged. */
+export interface ChangesView {
+  /** "3 files +12 −4, 1 not declared". */
+  summary: string;
+  files: Array<{ path: string; status: FileChange['status']; from?: string; added: number | null; removed: number | null; undeclared: boolean }>;
+  /** Set when measured in the shared project directory (SHARED_TREE_WORDS). */
+  note?: string;
+  patch_path: string | null;
+}
+
+function changesOf(diff: StepDiff): ChangesView {
+  const undeclared = new Set(diff.undeclared);
+  return {
+    summary: changeSummary(diff),
+    files: diff.files.map((f) => ({ ...f, undeclared: undeclared.has(f.path) })),
+    ...(diff.where === 'shared' ? { note: SHARED_TREE_WORDS } : {}),
+    patch_path: diff.patch_path,
   };
 }
 
@@ -65,6 +91,8 @@ export function stepView(file: PlanFile, raw: Record<string, unknown>, step: Pla
     warnings: step.warnings ?? [],
     ...(step.output ? { output: step.output } : {}),
     ...(usage ? { usage } : {}),
+    ...(step.diff ? { changes: changesOf(step.diff) } : {}),
+    ...(step.status === 'awaiting_merge' && step.conflicts ? { conflicts: step.conflicts.map((c) => ({ path: c.path, hunks: conflictHunks(c) })) } : {}),
     ...(usageByRole ? { usage_by_role: usageByRole } : {}),
     fed_by: {
       steps: step.depends_on.flatMap((id) => {

@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { decideCommand } from '../../src/cli/decide.js';
 import { inboxDir } from '../../src/persistence/inbox.js';
-import { approvalPlan, budgetPlan, failedStepPlan, runCli, tempProject, type Project } from './fixtures.js';
+import { approvalPlan, budgetPlan, failedStepPlan, mergePlan, runCli, tempProject, type Project } from './fixtures.js';
 
 let project: Project;
 beforeEach(() => {
@@ -27,9 +27,9 @@ describe('orca decide: refusals', () => {
   it.each([
     [['../x', 'approve'], 2, /^orca: Invalid plan_id "\.\.\/x": expected "plan_"/],
     [['plan_01JDX4Z6Q5H2M3N4P5R6S7T8V9', 'approve'], 1, /^orca: Plan plan_01JDX4Z6Q5H2M3N4P5R6S7T8V9 does not exist in /],
-    [['plan_01JDX4Z6Q5H2M3N4P5R6S7T8V9'], 2, /^orca: orca decide needs a decision after the plan_id: one of approve, changes, reject, retry, replan, continue, rerun, done, stop\.$/],
+    [['plan_01JDX4Z6Q5H2M3N4P5R6S7T8V9'], 2, /^orca: orca decide needs a decision after the plan_id: one of approve, changes, reject, retry, replan, continue, rerun, done, ontop, resolved, stop\.$/],
     [['plan_01JDX4Z6Q5H2M3N4P5R6S7T8V9', 'yes'], 2, /^orca: orca decide needs a decision .* \(got "yes"\)\.$/],
-    [['plan_01JDX4Z6Q5H2M3N4P5R6S7T8V9', 'approve', '--step', 's1'], 2, /^orca: --step applies to retry, replan, rerun, done and stop only\.$/],
+    [['plan_01JDX4Z6Q5H2M3N4P5R6S7T8V9', 'approve', '--step', 's1'], 2, /^orca: --step applies to retry, replan, rerun, done, ontop, resolved and stop only\.$/],
     [['plan_01JDX4Z6Q5H2M3N4P5R6S7T8V9', 'approve', 'now'], 2, /^orca: orca decide takes at most 2 argument\(s\), got 3/],
   ])('should refuse %j with exit %i and one line', async (argv, exit, message) => {
     const { code, stdout, stderr } = await decide(...argv);
@@ -164,11 +164,11 @@ describe('orca decide: the dispatch cap and the circuit breaker', () => {
     const c = await decide(approval, 'continue');
     expect([c.code, c.stderr]).toEqual([1, `orca: Plan ${approval} is not waiting for a decision at the budget gate: it waits for approval.\n`]);
     const st = await decide(approval, 'stop');
-    expect(st.stderr).toBe(`orca: Plan ${approval} is not waiting for a decision at the budget gate, a decision on an interrupted step or a decision on a failed step: it waits for approval.\n`);
+    expect(st.stderr).toBe(`orca: Plan ${approval} is not waiting for a decision at the budget gate, a decision on an interrupted step, a decision on a step's changes that did not apply or a decision on a failed step: it waits for approval.\n`);
     const named = await decide(approval, 'stop', '--step', 's1');
-    expect(named.stderr).toBe(`orca: Plan ${approval} is not waiting for a decision on a failed step: it waits for approval.\n`);
+    expect(named.stderr).toBe(`orca: Plan ${approval} is not waiting for a decision on an interrupted step, a decision on a step's changes that did not apply or a decision on a failed step: it waits for approval.\n`);
     const step = await decide(approval, 'continue', '--step', 's1');
-    expect([step.code, step.stderr]).toEqual([2, 'orca: --step applies to retry, replan, rerun, done and stop only.\n']);
+    expect([step.code, step.stderr]).toEqual([2, 'orca: --step applies to retry, replan, rerun, done, ontop, resolved and stop only.\n']);
   });
 
   it('should answer the dispatch cap first when a failed step waits too, and the step with --step or retry', async () => {
@@ -202,3 +202,34 @@ describe('orca decide: the dispatch cap and the circuit breaker', () => {
     expect(s.context.steps.find((st) => st.id === 's2')!.breaker).toBeUndefined();
   });
 });
+
+describe('orca decide: the merge gate', () => {
+  const worktree = { policy: { workspace: 'worktree' as const } };
+
+  it('should post Run again on top with ontop and Resolved by hand with resolved, for the step named or the first waiting', async () => {
+    const planId = await released(mergePlan, undefined, worktree);
+    const onTop = await decide(planId, 'ontop', '--step', 's1', '-m', 'keep both greetings');
+    expect(onTop.stdout).toMatch(new RegExp(`^Run again on top for step s1 of plan ${planId} with "keep both greetings": posted to `));
+    expect(inbox(planId)).toMatchObject([{ event: { type: 'merge.rerun', stepId: 's1', text: 'keep both greetings', channel: 'cli' } }]);
+
+    const other = await released(mergePlan, undefined, worktree);
+    expect((await decide(other, 'resolved')).stdout).toMatch(/^Resolved by hand for step s1 of plan /);
+    expect(inbox(other)).toMatchObject([{ event: { type: 'merge.resolved', stepId: 's1', channel: 'cli' } }]);
+    const s = project.host(worktree).open(other).getSnapshot();
+    expect(s.context.steps.find((st) => st.id === 's1')!.status).toBe('completed');
+    expect(s.context.decisions.at(-1)).toMatchObject({ gate: 'merge', option: 'Resolved by hand', channel: 'cli', step_id: 's1' });
+  });
+
+  it('should refuse ontop past the attempt limit, pointing at resolved or stop, and a step that is not waiting', async () => {
+    const planId = await released(mergePlan, 1, worktree);
+    const refused = await decide(planId, 'ontop');
+    expect([refused.code, refused.stderr]).toEqual([
+      1,
+      `orca: Run again on top is no longer offered for step s1 of plan ${planId} at attempt 1 (offered: Resolved by hand, Stop). Use resolved or stop.\n`,
+    ]);
+    const wrong = await decide(planId, 'stop', '--step', 's2');
+    expect(wrong.stderr).toBe(`orca: Step "s2" of plan ${planId} is not waiting for a decision (steps waiting: s1).\n`);
+    expect(inbox(planId)).toEqual([]);
+  });
+});
+

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { packageInfo, packageRoot } from '../../src/cli/package-info.js';
-import { agePlan, approvalPlan, budgetPlan, failedStepPlan, runCli, runningPlan, tempProject, type Project } from './fixtures.js';
+import { agePlan, approvalPlan, budgetPlan, failedStepPlan, mergePlan, runCli, runningPlan, tempProject, type Project } from './fixtures.js';
 
 let project: Project;
 let home: string;
@@ -139,16 +139,20 @@ describe('orca doctor', () => {
     expect(paused.code).toBe(0);
   });
 
-  it('should say how to answer each plan waiting on a human: a failed step, the dispatch cap', async () => {
+  it('should say how to answer each plan waiting on a human: a failed step, the dispatch cap, changes that did not apply', async () => {
     const host = project.host({ policy: { max_dispatches: 1 } });
     const capped = budgetPlan(host);
     await host.dispose();
     const other = project.host();
     const failed = failedStepPlan(other, 1);
     await other.dispose();
+    const isolated = project.host({ policy: { workspace: 'worktree' } });
+    const merge = mergePlan(isolated);
+    await isolated.dispose();
     const { stdout } = await doctor();
     expect(stdout).toContain(`  ! ${capped} waits for a decision at the budget gate: orca decide ${capped} continue|stop\n`);
     expect(stdout).toContain(`  ! ${failed} waits for a decision on a failed step: orca decide ${failed} retry|replan|stop\n`);
+    expect(stdout).toContain(`  ! ${merge} waits for a decision on a step's changes that did not apply: orca decide ${merge} ontop|resolved|stop\n`);
   });
 
   it('should count the plans by kind with their disk use, and say what orca prune would remove with its defaults', async () => {

@@ -126,6 +126,38 @@ export function interruptedPlan(host: PlanHost): string {
   return planId;
 }
 
+/** What s1 of mergePlan changed, by git: one declared file, one it did not declare, a binary one. */
+export const s1Diff = {
+  files: [
+    { path: 'hello.ts', status: 'modified' as const, added: 12, removed: 4 },
+    { path: 'notes.md', status: 'added' as const, added: 3, removed: 0 },
+    { path: 'logo.png', status: 'added' as const, added: null, removed: null },
+  ],
+  undeclared: ['notes.md', 'logo.png'],
+  patch_path: '/plans/s1.patch',
+  base: 'b0',
+  result: 'r1',
+  where: 'worktree' as const,
+};
+export const s1Conflict = { path: 'hello.ts', hunks: ['<<<<<<< your tree\nexport const hi = 1;\n=======\nexport const hi = 2;\n>>>>>>> step s1'] };
+
+/**
+ * A plan whose s1 (coder) ran in its own worktree (the host's policy must say `workspace:
+ * 'worktree'`), completed, and whose changes did not apply to the user's tree: it waits at the
+ * merge gate with s1Diff and s1Conflict, its worktree at /wt/s1.
+ */
+export function mergePlan(host: PlanHost): string {
+  const planId = approvalPlan(host);
+  host.send(planId, { type: 'approval.approve', ...by });
+  child(host, planId, 's1').send(done('openWorkspace', { kind: 'worktree', dir: '/wt/s1', root: '/wt/s1', base: 'b0' }));
+  child(host, planId, 's1').send(done('openSpecialistSession', { sessionId: 'ses_s1' }));
+  child(host, planId, 's1').send(done('runSpecialist', { type: 'success', summary: 'wrote hello.ts', artifacts: ['hello.ts'], key_findings: [] }));
+  child(host, planId, 's1').send(done('measureStep', s1Diff));
+  child(host, planId, 's1').send(done('mergeStep', { type: 'conflict', diff: s1Diff, conflicts: [s1Conflict] }));
+  host.flush(planId);
+  return planId;
+}
+
 /** Until the host's writes of the plan have landed: its recorder persists a cascade in a microtask, its writer behind that. */
 export async function writesLanded(host: PlanHost, planId: string): Promise<void> {
   await new Promise((resolve) => setTimeout(resolve, 0));

@@ -1,5 +1,6 @@
+import { readFileSync, writeFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { approvalPlan, budgetPlan, failedStepPlan, runCli, runningPlan, tempProject, twoStepPlan, type Project } from './fixtures.js';
+import { approvalPlan, budgetPlan, failedStepPlan, mergePlan, runCli, runningPlan, s1Diff, tempProject, twoStepPlan, type Project } from './fixtures.js';
 import { turn } from '../support/turns.js';
 
 let project: Project;
@@ -35,6 +36,44 @@ describe('orca show', () => {
     expect(stdout).toContain('Verification\n  - npm test passes\n');
     expect(stdout).toContain('  2026-01-01 00:00:00Z  approval: Approve via command — "looks good"\n');
     expect(stdout).toContain('  2026-01-01 00:00:00Z  deviation (step s2): Retry via command — "try fix 1"\n');
+  });
+
+  it("should show a step's real diff and, at the merge gate, its conflicts, its worktree and how to answer", async () => {
+    const host = project.host({ policy: { workspace: 'worktree' } });
+    const planId = mergePlan(host);
+    await host.dispose();
+    const { code, stdout } = await runCli(['show', planId, '--dir', project.dir]);
+    if (process.env.ORCA_PRINT) console.log(stdout);
+    expect(code).toBe(0);
+    expect(stdout).toContain(`  now      waiting for a decision on a step's changes that did not apply: orca decide ${planId} ontop | resolved | stop [--message "…"]`);
+    expect(stdout).toContain(
+      '      changed: 3 files +15 −4, 2 not declared\n' +
+        '        hello.ts +12 −4\n' +
+        '        notes.md +3 −0 (added, not declared)\n' +
+        '        logo.png binary (added, not declared)\n' +
+        '        patch: /plans/s1.patch\n' +
+        '      did not apply to your working tree: conflicts in 1 file(s)\n' +
+        '        hello.ts\n' +
+        '          <<<<<<< your tree\n          export const hi = 1;\n          =======\n          export const hi = 2;\n          >>>>>>> step s1\n' +
+        '      its worktree (take its changes from here by hand, then resolved): /wt/s1\n',
+    );
+    expect(stdout).not.toContain('shared tree');
+    // The history says it in words: the clash, then (below) the decision taken at the gate.
+    expect(stdout).toContain("step s1: attempt 1's changes did not apply (conflicts in hello.ts)");
+    const { entryText } = await import('../../src/cli/history.js');
+    const decided = { at: 't', kind: 'event' as const, source: 'command', event: { type: 'merge.resolved', stepId: 's1', text: 'took both' } };
+    expect(entryText(decided as never)).toBe('Resolved by hand at the merge gate (step s1) by slash command: "took both"');
+  });
+
+  it('should say that a diff measured in the shared tree may hold the changes of steps beside it', async () => {
+    const host = project.host({ policy: { workspace: 'worktree' } });
+    const planId = mergePlan(host);
+    await host.dispose();
+    const file = JSON.parse(readFileSync(project.store.pathOf(planId), 'utf8'));
+    file.steps[0].diff = { ...s1Diff, where: 'shared' };
+    writeFileSync(project.store.pathOf(planId), JSON.stringify(file));
+    const { stdout } = await runCli(['show', planId, '--dir', project.dir]);
+    expect(stdout).toContain('        logo.png binary (added, not declared)\n        (shared tree: may include changes of steps running beside it)\n        patch: /plans/s1.patch\n');
   });
 
   it('should show every change of a revised plan against the version before it', async () => {

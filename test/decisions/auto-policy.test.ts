@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { autoChoice, autoPause } from '../../src/decisions/auto-policy.js';
-import { breakerText, budgetGate, deviationGate as deviation } from '../hitl/gate-fixtures.js';
+import { breakerText, budgetGate, deviationGate as deviation, mergeGate } from '../hitl/gate-fixtures.js';
 
 const budget = budgetGate();
 const breaker = breakerText('s1');
@@ -26,5 +26,22 @@ describe('auto policy', () => {
     // Nobody configured an automatic decision: nothing was paused.
     expect(autoPause(deviation({ breaker }), { approval: 'approve' })).toBeNull();
     expect(autoPause(budget, { budget: 'continue' })).toBeNull();
+  });
+
+  it('should answer a step whose changes did not apply only as hitl.auto.merge says, saying so', () => {
+    expect(autoChoice(mergeGate(), { merge: 'rerun' })).toEqual({ option: 'Run again on top', text: 'auto policy hitl.auto.merge=rerun' });
+    expect(autoChoice(mergeGate(), { merge: 'stop' })).toEqual({ option: 'Stop', text: 'auto policy hitl.auto.merge=stop' });
+    // Other gates' policies do not answer it, and no policy value can mean Resolved by hand.
+    expect(autoChoice(mergeGate(), { deviation: 'retry', resume: 'rerun' })).toBeNull();
+    expect(autoChoice(mergeGate(), undefined)).toBeNull();
+    expect(autoPause(mergeGate(), { merge: 'rerun' })).toBeNull();
+  });
+
+  it('should stop, saying why, when Run again on top is no longer offered to hitl.auto.merge=rerun', () => {
+    const spent = mergeGate({ attempt: 3, options: ['Resolved by hand', 'Stop'] });
+    expect(autoChoice(spent, { merge: 'rerun' })).toEqual({
+      option: 'Stop',
+      text: 'auto policy hitl.auto.merge=rerun: Run again on top is no longer offered at attempt 3 (the attempt limit or the budget is reached), so the plan stops',
+    });
   });
 });

@@ -11,7 +11,7 @@ import { planFollowers } from '../../src/notices/plan-notes.js';
 import { resolveGate, type GateResolverDeps } from '../../src/hitl/resolve.js';
 import { openGates, type Gate } from '../../src/machines/gates.js';
 import type { PlanHost } from '../../src/host/plan-host.js';
-import { approvalPlan, budgetPlan, failedStepPlan, interruptedPlan, tempProject, type Project } from '../cli/fixtures.js';
+import { approvalPlan, budgetPlan, failedStepPlan, interruptedPlan, mergePlan, tempProject, type Project } from '../cli/fixtures.js';
 
 /** What the dialog and the slash commands use of Orca. */
 type ChannelDeps = GateResolverDeps & GateCommandDeps;
@@ -28,9 +28,11 @@ const GATES: Record<string, { make: (host: PlanHost) => string; host?: HostOptio
   'a failed step at an open breaker': { make: (h) => failedStepPlan(h, 2), host: { maxAttempts: 5, policy: { same_error_limit: 2 } } },
   'the dispatch cap': { make: budgetPlan, host: { policy: { max_dispatches: 1 } } },
   'an interrupted step': { make: interruptedPlan },
+  'a step whose changes did not apply': { make: mergePlan, host: { policy: { workspace: 'worktree' } } },
+  'a step whose changes did not apply, at the attempt limit': { make: mergePlan, host: { maxAttempts: 1, policy: { workspace: 'worktree' } } },
 };
 
-const OPTIONS = ['Approve', 'Request Changes', 'Reject', 'Retry', 'Replan', 'Continue', 'Re-run', 'Mark done', 'Stop'] as const;
+const OPTIONS = ['Approve', 'Request Changes', 'Reject', 'Retry', 'Replan', 'Continue', 'Re-run', 'Mark done', 'Run again on top', 'Resolved by hand', 'Stop'] as const;
 const COMMAND_OF = Object.fromEntries(Object.entries(GATE_COMMANDS).map(([name, spec]) => [spec.option, name])) as Record<string, GateCommand>;
 const CLI_CHOICE = (option: string) => COMMAND_OF[option]!.replace(/^orca-/, '');
 /** The auto policy value that asks for an option at a kind of gate, if the policy can express it. */
@@ -41,7 +43,10 @@ const POLICY_FOR: Record<string, (kind: Gate['kind']) => AutoPolicy | null> = {
   Replan: () => ({ deviation: 'replan' }),
   Continue: () => ({ budget: 'continue' }),
   'Re-run': () => ({ resume: 'rerun' }),
-  Stop: (kind) => (kind === 'budget' ? { budget: 'stop' } : kind === 'resume' ? { resume: 'stop' } : { deviation: 'stop' }),
+  'Run again on top': () => ({ merge: 'rerun' }),
+  // No policy value asks for Resolved by hand: only a person can have resolved it.
+  'Resolved by hand': () => null,
+  Stop: (kind) => (kind === 'budget' ? { budget: 'stop' } : kind === 'resume' ? { resume: 'stop' } : kind === 'merge' ? { merge: 'stop' } : { deviation: 'stop' }),
 };
 const TEXT = 'because the human says so';
 

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CommandError, registerGateCommands, runGateCommand, type GateCommandDeps } from '../../src/hitl/commands.js';
 import { GATE_COMMANDS } from '../../src/decisions/gate-commands.js';
 import { planFollowers } from '../../src/notices/plan-notes.js';
-import { approvalPlan, budgetPlan, failedStepPlan, tempProject, type Project } from '../cli/fixtures.js';
+import { approvalPlan, budgetPlan, failedStepPlan, mergePlan, tempProject, type Project } from '../cli/fixtures.js';
 
 let project: Project;
 beforeEach(() => {
@@ -83,7 +83,7 @@ describe('slash commands at the dispatch cap', () => {
     const { orca, host } = orcaWith();
     expect(() => runGateCommand(orca, 'orca-continue', '', 'ses_any')).toThrow(new CommandError('No plan is waiting for a decision at the budget gate.'));
     expect(() => runGateCommand(orca, 'orca-stop', '', 'ses_any')).toThrow(
-      'No plan is waiting for a decision at the budget gate, a decision on an interrupted step or a decision on a failed step.',
+      "No plan is waiting for a decision at the budget gate, a decision on an interrupted step, a decision on a step's changes that did not apply or a decision on a failed step.",
     );
     const planId = approvalPlan(host);
     expect(() => runGateCommand(orca, 'orca-continue', planId, 'ses_any')).toThrow(
@@ -106,7 +106,7 @@ describe('slash commands at the dispatch cap', () => {
     expect(cfg.command!['orca-continue'].description).toBe(
       'Orca: Continue the plan paused at its budget gate (dispatch cap, budget.max_cost, budget.max_tokens), raising the limit reached by as much again: /orca-continue [plan_id] [note]',
     );
-    expect(cfg.command!['orca-stop'].description).toMatch(/failed or interrupted step or at its budget gate/);
+    expect(cfg.command!['orca-stop'].description).toMatch(/failed or interrupted step, at a step whose changes did not apply, or at its budget gate/);
   });
 });
 
@@ -121,3 +121,41 @@ describe('control characters in a reply', () => {
     expect(forMarkdown(reply)).not.toMatch(/[\x00-\x09\x0b-\x1f\x7f-\x9f\u202a-\u202e]/);
   });
 });
+
+describe('slash commands at the merge gate', () => {
+  const worktree = { policy: { workspace: 'worktree' as const } };
+
+  it('should run the step again on top with /orca-ontop, found without a plan_id, the text as guidance', () => {
+    const { orca, host } = orcaWith(worktree);
+    const planId = mergePlan(host);
+    expect(runGateCommand(orca, 'orca-ontop', 'keep both greetings', 'ses_any')).toBe(
+      `Orca: Run again on top for step s1 recorded for plan ${planId} with "keep both greetings". It runs now; orca plans and orca show follow it.`,
+    );
+    const c = host.open(planId).getSnapshot().context;
+    expect(c.decisions.at(-1)).toMatchObject({ gate: 'merge', option: 'Run again on top', channel: 'command', step_id: 's1', text: 'keep both greetings' });
+    expect(c.steps.find((s) => s.id === 's1')!.status).toBe('running');
+  });
+
+  it('should mark the step done with /orca-resolved, and stop the plan with /orca-stop', () => {
+    const { orca, host } = orcaWith(worktree);
+    const resolved = mergePlan(host);
+    expect(runGateCommand(orca, 'orca-resolved', resolved, 'ses_any')).toMatch(new RegExp(`^Orca: Resolved by hand for step s1 recorded for plan ${resolved}\\.`));
+    expect(host.open(resolved).getSnapshot().context.steps.find((s) => s.id === 's1')!.status).toBe('completed');
+
+    const stopped = mergePlan(host);
+    expect(runGateCommand(orca, 'orca-stop', stopped, 'ses_any')).toMatch(new RegExp(`^Orca: Stop for step s1 recorded for plan ${stopped}\\.`));
+    const s = host.open(stopped).getSnapshot();
+    expect([s.context.outcome, s.context.decisions.at(-1)?.gate]).toEqual(['stopped', 'merge']);
+  });
+
+  it('should say which plans wait at the merge gate when none does, and install both commands', () => {
+    const { orca } = orcaWith(worktree);
+    expect(() => runGateCommand(orca, 'orca-ontop', '', 'ses_any')).toThrow(new CommandError("No plan is waiting for a decision on a step's changes that did not apply."));
+    const cfg: { command?: Record<string, { description: string }> } = {};
+    registerGateCommands(cfg as never);
+    expect(cfg.command!['orca-ontop']!.description).toMatch(/^Orca: Run again, on top of your working tree as it is now/);
+    expect(cfg.command!['orca-resolved']!.description).toMatch(/^Orca: Mark done the step whose changes did not apply/);
+    expect(GATE_COMMANDS['orca-stop'].gates).toContain('merge');
+  });
+});
+

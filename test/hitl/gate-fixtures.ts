@@ -49,3 +49,33 @@ export const budgetGate = (patch: Partial<BudgetGate> = {}): BudgetGate => ({
 /** The step machine's breaker sentence for a step. */
 export const breakerText = (stepId: string) =>
   `circuit breaker: the same error 3 times in a row on step ${stepId}; automatic retrying stopped, a human decides`;
+
+type MergeGate = Extract<Gate, { kind: 'merge' }>;
+
+/** A step's changes that did not apply: the auto policy is never offered Resolved by hand (only a person can have resolved it). */
+export const mergeGate = (patch: Partial<MergeGate> = {}): MergeGate => {
+  const options = patch.options ?? ['Run again on top', 'Resolved by hand', 'Stop'];
+  return {
+    kind: 'merge',
+    planId: 'plan_X',
+    stepId: 's1',
+    agent: 'coder',
+    attempt: 1,
+    conflicts: [{ path: 'src/hello.ts', hunks: ['<<<<<<< your tree\nexport const hi = 1;\n=======\nexport const hi = 2;\n>>>>>>> step s1'] }],
+    diff: {
+      files: [
+        { path: 'src/hello.ts', status: 'modified', added: 12, removed: 4 },
+        { path: 'notes.md', status: 'added', added: 3, removed: 0 },
+      ],
+      undeclared: ['notes.md'],
+      patch_path: '/p/.opencode/plans/plan_X.s1.patch',
+      base: 'b0',
+      result: 'r1',
+      where: 'worktree',
+    },
+    worktree: '/tmp/orca-wt/plan_X-s1',
+    options,
+    autoOptions: options.filter((o) => o !== 'Resolved by hand'),
+    ...patch,
+  };
+};

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { choiceFromAnswers, gateQuestions } from '../../src/hitl/gate-questions.js';
+import { choiceFromAnswers, gatePages, gateQuestions } from '../../src/hitl/gate-questions.js';
 import { dialogRows } from '../../src/hitl/dialog-rows.js';
 import { decisionEvent } from '../../src/machines/gates.js';
-import { breakerText, budgetGate, deviationGate } from './gate-fixtures.js';
+import { breakerText, budgetGate, deviationGate, mergeGate } from './gate-fixtures.js';
 
 const budget = budgetGate();
 const breaker = breakerText('s2');
@@ -138,5 +138,86 @@ describe('the resume question at 80x24', () => {
     expect(dialogRows(action!.question)).toBeLessThanOrEqual(9);
     expect(action!.question).toContain('was interrupted (Esc, or its server stopped)');
     for (const option of action!.options) expect((option.description ?? '').length).toBeLessThanOrEqual(69);
+  });
+});
+
+describe('the merge question at 80x24', () => {
+  const rowsOf = (text: string) => dialogRows(text);
+
+  it('should show the step, its conflicting regions, what it changed and where to resolve by hand, with the three options', () => {
+    const gate = mergeGate();
+    const [action, note] = gateQuestions(gate);
+    expect(action!.header).toBe('Not applied: s1');
+    expect(action!.options.map((o) => o.label)).toEqual(['Run again on top', 'Resolved by hand', 'Stop']);
+    for (const option of action!.options) expect(option.description!.length).toBeGreaterThan(0);
+    for (const option of action!.options) expect(option.description!.length).toBeLessThanOrEqual(69);
+    expect(action!.question).toBe(
+      'Step s1 (coder), attempt 1: its changes did not apply to your working tree (conflicts in src/hello.ts).\n' +
+        'It changed 2 files +15 −4, 1 not declared.\nWorktree: /tmp/orca-wt/plan_X-s1\nPatch: /p/.opencode/plans/plan_X.s1.patch\n' +
+        '(Its conflicts were shown before this question.)\nRun it again on top of your tree, take its changes by hand, or stop?',
+    );
+    expect(rowsOf(action!.question)).toBeLessThanOrEqual(10);
+    expect(note).toMatchObject({ custom: true });
+    // Read first, page by page: the regions, the files, where to take them from.
+    const pages = gatePages(gate).join('\n');
+    expect(pages).toContain('Conflict in src/hello.ts:\n<<<<<<< your tree\nexport const hi = 1;\n=======\nexport const hi = 2;\n>>>>>>> step s1');
+    expect(pages).toContain('- notes.md +3 −0 (added, not declared)');
+    expect(pages).toContain('- its worktree: /tmp/orca-wt/plan_X-s1');
+    expect(pages).toContain('- its patch: /p/.opencode/plans/plan_X.s1.patch');
+  });
+
+  it('should hold everything in the question when it fits', () => {
+    const gate = mergeGate({ conflicts: [], error: 'your tree changed while applying', diff: undefined });
+    const [action] = gateQuestions(gate);
+    expect(gatePages(gate)).toEqual([]);
+    expect(action!.question).toContain("What git said:\nyour tree changed while applying");
+    expect(action!.question).toContain('- its worktree: /tmp/orca-wt/plan_X-s1');
+    expect(rowsOf(action!.question)).toBeLessThanOrEqual(10);
+  });
+
+  it('should turn the answers into merge events, the note as text', () => {
+    const gate = mergeGate();
+    const at = { channel: 'question' as const, at: 't' };
+    expect(decisionEvent(gate, choiceFromAnswers(gate, [['Run again on top'], ['keep the v2 API']]), at)).toEqual({ type: 'merge.rerun', stepId: 's1', text: 'keep the v2 API', ...at });
+    expect(decisionEvent(gate, choiceFromAnswers(gate, [['Resolved by hand'], ['No guidance']]), at)).toEqual({ type: 'merge.resolved', stepId: 's1', ...at });
+  });
+
+  it('should put long conflicts on pages before a question that keeps its options on screen, each region cut', () => {
+    const long = Array.from({ length: 40 }, (_, i) => `line ${i} \u001b[2J of the clash`).join('\n');
+    const gate = mergeGate({ conflicts: [{ path: 'a.ts', hunks: [long, long, long, long] }, { path: 'b.ts', hunks: [long] }] });
+    for (const reserve of [0, 3]) {
+      const [action] = gateQuestions(gate, { reserve });
+      expect(rowsOf(action!.question)).toBeLessThanOrEqual(10 - reserve);
+      expect(action!.question).toContain('conflicts in a.ts, b.ts');
+      expect(action!.question).toContain('Worktree: /tmp/orca-wt/plan_X-s1');
+      expect(action!.question).toContain('It changed 2 files +15 −4, 1 not declared.');
+    }
+    const pages = gatePages(gate).join('\n');
+    expect(pages).toContain('Conflict in a.ts:');
+    expect(pages).toContain('line 11 ␛[2J of the clash');
+    expect(pages).not.toContain('line 12 ');
+    expect(pages).toContain('… 28 more lines');
+    expect(pages).toContain('… 1 more conflicting region');
+    expect(pages).not.toContain('\u001b');
+  });
+
+  it('should say so when Run again on top is no longer offered', () => {
+    const [action] = gateQuestions(mergeGate({ options: ['Resolved by hand', 'Stop'] }));
+    expect(action!.options.map((o) => o.label)).toEqual(['Resolved by hand', 'Stop']);
+    expect(action!.question).toContain('Run again on top is no longer offered after this many attempts.');
+  });
+});
+
+describe('the deviation question with what the attempt changed', () => {
+  it('should list the files the failed attempt changed, undeclared ones flagged, and give the totals when the error is long', () => {
+    const diff = mergeGate().diff!;
+    const [short] = gateQuestions(deviation({ diff }));
+    expect(short!.question).toBe(
+      'Step s2 (tester) failed (3 failed attempts): test 3 is red\nIt changed: 2 files +15 −4, 1 not declared\n- src/hello.ts +12 −4\n- notes.md +3 −0 (added, not declared)\nWhat now?',
+    );
+    const [long] = gateQuestions(deviation({ diff, error: 'x '.repeat(400) }));
+    expect(dialogRows(long!.question)).toBeLessThanOrEqual(10);
+    expect(long!.question).toContain('\nIt changed 2 files +15 −4, 1 not declared; the files were shown before this question.\nWhat now?');
+    expect(gatePages(deviation({ diff, error: 'x '.repeat(400) })).join('\n')).toContain('- notes.md +3 −0 (added, not declared)');
   });
 });

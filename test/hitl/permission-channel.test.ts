@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { askPermission } from '../../src/hitl/permission-channel.js';
 import type { Gate } from '../../src/machines/gates.js';
-import { budgetGate, deviationGate } from './gate-fixtures.js';
+import { budgetGate, deviationGate, mergeGate } from './gate-fixtures.js';
 
 const approval: Gate = {
   kind: 'approval',
@@ -94,5 +94,26 @@ describe('permission channel', () => {
     const c = ctx('allow');
     expect(await askPermission(c, deviation(['Retry', 'Replan', 'Stop'], 'circuit breaker: same error'))).toEqual({ option: 'Retry' });
     expect(c.asks).toMatchObject([{ permission: 'orca_step_deviation', metadata: { breaker: 'circuit breaker: same error' } }]);
+  });
+
+  it('should map Allow to Run again on top at the merge gate, Reject to Stop, Reject with a message to Resolved by hand with it as a note', async () => {
+    const c = ctx('allow');
+    expect(await askPermission(c, mergeGate({ attempt: 2 }))).toEqual({ option: 'Run again on top' });
+    expect(c.asks).toMatchObject([
+      {
+        permission: 'orca_step_merge',
+        patterns: ['plan_X:merge:s1:2'],
+        metadata: {
+          step_id: 's1',
+          conflicts: ['src/hello.ts'],
+          changed: '2 files +15 −4, 1 not declared',
+          patch: '/p/.opencode/plans/plan_X.s1.patch',
+          worktree: '/tmp/orca-wt/plan_X-s1',
+          options: ['Run again on top', 'Resolved by hand', 'Stop'],
+        },
+      },
+    ]);
+    expect(await askPermission(ctx(rejected), mergeGate())).toEqual({ option: 'Stop' });
+    expect(await askPermission(ctx(corrected('merged it myself')), mergeGate())).toEqual({ option: 'Resolved by hand', text: 'merged it myself' });
   });
 });

@@ -3,7 +3,7 @@ import type { AutoPolicy } from '../../src/config/options.js';
 import type { Gate } from '../../src/machines/gates.js';
 import type { AskInput, AskOutcome } from '../../src/hitl/native-question/asker.js';
 import { resolveGate, type GateResolverDeps } from '../../src/hitl/resolve.js';
-import { budgetGate, deviationGate } from './gate-fixtures.js';
+import { budgetGate, deviationGate, mergeGate } from './gate-fixtures.js';
 import type { AgentTurns } from '../../src/usage/history.js';
 
 const breaker = 'circuit breaker: the same error 3 times in a row on step s1; automatic retrying stopped, a human decides';
@@ -40,6 +40,24 @@ describe('resolveGate', () => {
     expect(asked[0]!.title).toBe('Orca: step s1 failed (circuit breaker)');
     expect(asked[0]!.questions[0]!.question).toContain('automatic retrying stopped');
     expect(answer).toMatchObject({ event: { type: 'deviation.retry', stepId: 's1', text: 'use fake timers', channel: 'question' } });
+  });
+
+  it("should show a step's conflicts on pages, then ask; the auto policy never answers Resolved by hand", async () => {
+    const { orca, asked } = fakeOrca(undefined, [{ kind: 'answered', answers: [['Resolved by hand'], ['took both']], sessionId: 'ses_q' }]);
+    const answer = await resolveGate(orca, mergeGate(), ctx, signal);
+    expect(new Set(asked.map((a) => a.title))).toEqual(new Set(["Orca: step s1's changes did not apply"]));
+    const pages = asked.slice(0, -1).map((a) => a.questions[0]!.question);
+    expect(pages.length).toBeGreaterThan(0);
+    expect(pages[0]).toMatch(/^Page 1 of \d · Plan plan_X: step s1 did not apply\n/);
+    expect(pages.join('\n')).toContain('Conflict in src/hello.ts:');
+    expect(asked.at(-1)!.questions[0]!.header).toBe('Not applied: s1');
+    expect(answer).toMatchObject({ event: { type: 'merge.resolved', stepId: 's1', text: 'took both', channel: 'question' } });
+
+    const auto = fakeOrca({ merge: 'rerun' }, []);
+    expect(await resolveGate(auto.orca, mergeGate(), ctx, signal)).toMatchObject({
+      event: { type: 'merge.rerun', stepId: 's1', text: 'auto policy hitl.auto.merge=rerun', channel: 'auto' },
+    });
+    expect(auto.asked).toEqual([]);
   });
 
   it('should answer the dispatch cap by hitl.auto.budget, logged, without asking', async () => {

@@ -4,7 +4,7 @@ import type { PlanHost } from '../../src/host/plan-host.js';
 import { gateNote, pausedNote, planFollowers, watchForNotes } from '../../src/notices/plan-notes.js';
 import { openGates } from '../../src/machines/gates.js';
 import { sessionNotes } from '../../src/notices/session-notes.js';
-import { tempProject, twoStepPlan, type Project } from '../cli/fixtures.js';
+import { mergePlan, tempProject, twoStepPlan, type Project } from '../cli/fixtures.js';
 import { turn } from '../support/turns.js';
 
 let project: Project;
@@ -95,6 +95,16 @@ describe('notes for the session that owns a plan nobody follows', () => {
         `ask Orca to continue plan ${planId} and it goes on from its saved state. orca show ${planId} shows where it stopped.`,
     );
     expect(pausedNote(planId, null)).toMatch(/^Orca: plan \S+ is paused and saved\. Nothing runs it/);
+  });
+
+  it('should say in words where a step whose changes did not apply waits, and the commands that answer it', () => {
+    const host = project.host({ policy: { workspace: 'worktree' } });
+    const planId = mergePlan(host);
+    expect(gateNote(openGates(host.open(planId).getSnapshot())[0]!)).toBe(
+      `Orca: plan ${planId} waits for a decision on a step's changes that did not apply: step s1 (coder), attempt 1 ` +
+        `(conflicts in hello.ts; it changed 3 files +15 −4, 2 not declared; its worktree, to take them by hand: /wt/s1). ` +
+        `Answer with /orca-ontop, /orca-resolved, /orca-stop, or ask Orca to continue plan ${planId} to get the dialog.`,
+    );
   });
 
   it('should name the commands a gate takes, with what they need', () => {

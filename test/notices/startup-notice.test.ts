@@ -26,6 +26,9 @@ describe('the start-up notice about unfinished plans', () => {
       duration: 12_000,
     });
     expect(unfinishedPlansToast([])).toBeNull();
+    expect(unfinishedPlansToast([plan('plan_C', { busy: false, waiting_for: 'merge' })])!.message).toBe(
+      "plan_C waits for a decision on a step's changes that did not apply. Ask Orca to continue one by its plan_id (orca plans lists them).",
+    );
   });
 
   it('should hold the toast until a client shows it listens, then show it once', () => {

@@ -22,6 +22,19 @@ const summary = (patch: Partial<PlanSummary>): PlanSummary => ({
   ...patch,
 });
 
+describe('toasts for a plan that starts waiting', () => {
+  it("should say when a step's changes did not apply, and what answers it, unless a call follows the plan", () => {
+    const running = summary({});
+    expect(toastFor(running, summary({ waiting_for: 'merge' }))).toEqual({
+      title: "Orca: a step's changes did not apply",
+      message: 'plan_X waits for Run again on top / Resolved by hand / Stop',
+      variant: 'warning',
+    });
+    expect(toastFor(running, summary({ waiting_for: 'merge' }), { followed: true })).toBeNull();
+    expect(toastFor(summary({ waiting_for: 'merge' }), summary({ waiting_for: 'merge' }))).toBeNull();
+  });
+});
+
 describe('control characters in a toast', () => {
   it('should show them visibly, the title on one line, the rest of the toast unchanged', () => {
     const toast: Toast = { title: `Orca: step ${EVIL}\nfailed`, message: `line 1 ${EVIL}\nline 2`, variant: 'warning', duration: 3000 };

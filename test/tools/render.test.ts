@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { DriveResult } from '../../src/host/drive.js';
 import type { StepRecord } from '../../src/machines/types.js';
 import { decisionLine, failureLine, renderDrive } from '../../src/tools/render.js';
+import { mergeGate } from '../hitl/gate-fixtures.js';
 import { usage } from '../support/turns.js';
 
 const at = '2026-01-02T00:00:00.000Z';
@@ -81,3 +82,38 @@ describe('the result of orca_ask_planner', () => {
     );
   });
 });
+
+describe("a step's real diff in orca_ask_planner's result", () => {
+  const many = Array.from({ length: 14 }, (_, i) => ({ path: `src/f${i}.ts`, status: 'modified' as const, added: i, removed: 1 }));
+  const diff = { files: many, undeclared: ['src/f13.ts'], patch_path: '/p/impl.patch', base: 'b', result: 'r', where: 'shared' as const };
+
+  it('should give each step its diff in short: totals, at most 10 files, the undeclared flagged, the patch', () => {
+    const result = renderDrive(completed([{ ...impl, diff }], [])) as { steps: Array<Record<string, unknown>> };
+    expect(result.steps[0]!.diff).toEqual({
+      changed: '14 files +91 −14, 1 not declared',
+      files: [...many.slice(0, 10).map((f) => `${f.path} +${f.added} −1`), '… 4 more files'],
+      undeclared: ['src/f13.ts'],
+      note: 'shared tree: may include changes of steps running beside it',
+      patch: '/p/impl.patch',
+    });
+    expect(renderDrive(completed([docs], [])) as { steps: Array<Record<string, unknown>> }).not.toHaveProperty('steps.0.diff');
+  });
+
+  it('should show the merge gate with its conflicts cut and its diff in short while the plan waits there', () => {
+    const long = Array.from({ length: 30 }, (_, i) => `line ${i}`).join('\n');
+    const gate = mergeGate({ conflicts: Array.from({ length: 7 }, (_, i) => ({ path: `c${i}.ts`, hunks: [long, long, long] })), diff });
+    const waiting = { kind: 'waiting', reason: 'dismissed', gates: [gate], snapshot: { context: { plan_id: 'plan_X' } } } as unknown as DriveResult;
+    const result = renderDrive(waiting) as { waiting_for: string; gate: { conflicts: unknown[]; diff: { files: string[] }; worktree: string; options: string[] } };
+    expect(result.waiting_for).toBe('merge');
+    expect(result.gate.worktree).toBe('/tmp/orca-wt/plan_X-s1');
+    expect(result.gate.options).toEqual(['Run again on top', 'Resolved by hand', 'Stop']);
+    expect(result.gate.diff.files).toHaveLength(11);
+    expect(result.gate.conflicts).toHaveLength(6);
+    expect(result.gate.conflicts[0]).toEqual({
+      path: 'c0.ts',
+      hunks: [`${Array.from({ length: 8 }, (_, i) => `line ${i}`).join('\n')}\n… 22 more lines`, expect.any(String), '… 1 more conflicting region'],
+    });
+    expect(result.gate.conflicts[5]).toBe('… 2 more file(s) with conflicts: orca show has them');
+  });
+});
+

@@ -5,7 +5,7 @@ import { threadContext } from '../../src/machines/threading.js';
 import { readPlan, readPlanJournal, type PlanRead } from '../../src/ui/plan-source.js';
 import { planListView } from '../../src/ui/plan-list-view.js';
 import { planView } from '../../src/ui/plan-view.js';
-import { approvalPlan, budgetPlan, failedStepPlan, runningPlan, tempProject, type Project } from '../cli/fixtures.js';
+import { approvalPlan, budgetPlan, failedStepPlan, mergePlan, runningPlan, tempProject, type Project } from '../cli/fixtures.js';
 import { turn } from '../support/turns.js';
 
 let project: Project;
@@ -92,6 +92,43 @@ describe('the plan page data', () => {
     expect(view(open).gates).toMatchObject([{ kind: 'deviation', step_id: 's2', options: [{ choice: 'retry' }, { choice: 'replan' }, { choice: 'stop' }] }]);
     const spent = released((h) => failedStepPlan(h, 2), { maxAttempts: 2 });
     expect(view(spent).gates[0]!.options.map((o) => o.label)).toEqual(['Replan', 'Stop']);
+  });
+
+  it("should offer Run again on top / Resolved by hand / Stop for a step whose changes did not apply, with its conflicts and its real diff", () => {
+    const planId = released(mergePlan, { policy: { workspace: 'worktree' } });
+    const { gates, steps } = view(planId);
+    expect(gates).toEqual([
+      {
+        kind: 'merge',
+        step_id: 's1',
+        title: 'Step s1 (coder): its changes did not apply to your working tree',
+        detail: [
+          'Attempt 1: conflicts in hello.ts. Your tree is as it was.',
+          'The step changed 3 files +15 −4, 2 not declared.',
+          'To take its changes by hand, then choose Resolved by hand: its worktree /wt/s1, its patch /plans/s1.patch.',
+        ],
+        conflicts: [{ path: 'hello.ts', hunks: ['<<<<<<< your tree\nexport const hi = 1;\n=======\nexport const hi = 2;\n>>>>>>> step s1'] }],
+        options: [
+          { label: 'Run again on top', choice: 'ontop', needs_text: false },
+          { label: 'Resolved by hand', choice: 'resolved', needs_text: false },
+          { label: 'Stop', choice: 'stop', needs_text: false },
+        ],
+      },
+    ]);
+    expect(steps[0]!.changes).toEqual({
+      summary: '3 files +15 −4, 2 not declared',
+      files: [
+        { path: 'hello.ts', status: 'modified', added: 12, removed: 4, undeclared: false },
+        { path: 'notes.md', status: 'added', added: 3, removed: 0, undeclared: true },
+        { path: 'logo.png', status: 'added', added: null, removed: null, undeclared: true },
+      ],
+      patch_path: '/plans/s1.patch',
+    });
+    expect(steps[0]!.conflicts).toEqual(gates[0]!.conflicts);
+    expect(steps[1]!.changes).toBeUndefined();
+    // A diff measured in the shared tree says so.
+    patchFile(planId, (raw) => (raw.steps[0].diff.where = 'shared'));
+    expect(view(planId).steps[0]!.changes!.note).toBe('shared tree: may include changes of steps running beside it');
   });
 
   it('should offer Continue / Stop at the dispatch cap, and the failed step behind it', () => {

@@ -5,7 +5,7 @@ import { inboxDir } from '../../src/persistence/inbox.js';
 import { startUiServer, type UiServer } from '../../src/ui/server.js';
 import { STATIC_FILES } from '../../src/ui/static-files.js';
 import { waitFor } from '../support/wait-for.js';
-import { approvalPlan, failedStepPlan, tempProject, type Project } from '../cli/fixtures.js';
+import { approvalPlan, failedStepPlan, mergePlan, tempProject, type Project } from '../cli/fixtures.js';
 import { eventStream, request } from './http-client.js';
 
 let project: Project;
@@ -23,8 +23,8 @@ afterEach(async () => {
   project.remove();
 });
 
-const released = (make: (host: ReturnType<Project['host']>) => string) => {
-  const host = project.host();
+const released = (make: (host: ReturnType<Project['host']>) => string, options: Parameters<Project['host']>[0] = {}) => {
+  const host = project.host(options);
   const planId = make(host);
   host.dispose();
   return planId;
@@ -86,6 +86,16 @@ describe('the plan viewer server', () => {
     expect(postElsewhere.status).toBe(405);
   });
 
+  it("should take a merge gate's button as the page posts it, with the step, and show the gate and the step's diff", async () => {
+    const planId = released(mergePlan, { policy: { workspace: 'worktree' } });
+    const view = (await api(`/api/plans/${planId}`)).json();
+    expect(view.gates[0]).toMatchObject({ kind: 'merge', step_id: 's1', options: [{ choice: 'ontop' }, { choice: 'resolved' }, { choice: 'stop' }] });
+    expect(view.steps[0].changes.files.map((f: { path: string; undeclared: boolean }) => [f.path, f.undeclared])).toEqual([['hello.ts', false], ['notes.md', true], ['logo.png', true]]);
+    const ok = await decide(planId, { choice: view.gates[0].options[1].choice, step: view.gates[0].step_id });
+    expect([ok.status, ok.json().summary]).toEqual([200, `Resolved by hand for step s1 of plan ${planId}`]);
+    expect(inbox(planId)).toMatchObject([{ event: { type: 'merge.resolved', stepId: 's1', channel: 'cli' } }]);
+  });
+
   it('should post a decision exactly as orca decide does, with its validation', async () => {
     const planId = released(approvalPlan);
     const changes = await decide(planId, { choice: 'changes' });
@@ -143,7 +153,7 @@ describe('the plan viewer server', () => {
       expect(res.json().error).toMatch(/^(Expected|No |orca decide needs)/);
       expect(res.json().error).not.toMatch(/y{101}/);
     }
-    expect(answers[4]!.json().error).toBe('orca decide needs a decision after the plan_id: one of approve, changes, reject, retry, replan, continue, rerun, done, stop (got "maybe").');
+    expect(answers[4]!.json().error).toBe('orca decide needs a decision after the plan_id: one of approve, changes, reject, retry, replan, continue, rerun, done, ontop, resolved, stop (got "maybe").');
     expect((await decide(planId, { choice: 'approve', text: 'z'.repeat(20_000) })).status).toBe(413);
     expect(inbox(planId)).toEqual([]);
   });

@@ -1,6 +1,7 @@
 // Where the plan waits and why, with the gate's options as buttons. A click posts exactly what
 // `orca decide` posts (the server runs the same function); nothing else on the page changes a plan.
 import { h, replace } from './dom.js';
+import { conflicts } from './step.js';
 
 export function renderGates(root, view, ui, onDecide) {
   const actionable = view.gates.some((g) => g.options.length > 0);
@@ -27,6 +28,7 @@ export function renderGates(root, view, ui, onDecide) {
           { class: ['gate', `gate-${gate.kind}`], 'data-gate': gate.kind, 'data-step': gate.step_id },
           h('h3', {}, gate.title),
           gate.detail.map((line) => h('p', {}, line)),
+          gate.conflicts ? conflicts(gate.conflicts) : null,
           gate.options.length
             ? h(
                 'div',

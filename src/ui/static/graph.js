@@ -44,7 +44,7 @@ export function renderGraph(graph, { selected, onSelect, idPrefix, label }) {
   );
 }
 
-const LEGEND = ['pending', 'running', 'awaiting_decision', 'awaiting_resume', 'completed', 'stopped'];
+const LEGEND = ['pending', 'running', 'awaiting_decision', 'awaiting_resume', 'awaiting_merge', 'completed', 'stopped'];
 
 /** The current graph, and beside it an earlier version when the plan file keeps revisions and one is chosen. */
 export function renderGraphPanel(root, view, ui, selected, onSelect, onRevision) {

@@ -37,7 +37,7 @@ export function createPlanPage(root, planId, refresh) {
 
   const selectedStep = () =>
     view.steps.find((st) => st.id === ui.selected) ??
-    view.steps.find((st) => st.status === 'awaiting_decision' || st.status === 'awaiting_resume') ??
+    view.steps.find((st) => st.status === 'awaiting_decision' || st.status === 'awaiting_resume' || st.status === 'awaiting_merge') ??
     view.steps.find((st) => st.status === 'running') ??
     view.steps[0];
 

@@ -29,6 +29,47 @@ function failures(step) {
   );
 }
 
+/** "+10 −2", or "binary" when git counts no lines. */
+const counts = (f) => (f.added === null || f.removed === null ? 'binary' : `+${f.added} −${f.removed}`);
+
+/** What the step really changed (git): each file with its counts, the files it did not declare flagged. */
+function changes(step) {
+  const c = step.changes;
+  if (!c) return null;
+  return section(
+    'Changes',
+    h('p', { 'data-testid': 'changes-summary' }, c.summary),
+    c.files.length
+      ? h(
+          'ul',
+          { class: 'changes mono' },
+          c.files.map((f) =>
+            h(
+              'li',
+              { 'data-path': f.path },
+              f.path,
+              ' ',
+              h('span', { class: 'counts' }, counts(f)),
+              f.status !== 'modified' ? ` (${f.status}${f.from ? ` from ${f.from}` : ''})` : null,
+              f.undeclared ? h('span', { class: 'undeclared' }, ' not declared') : null,
+            ),
+          ),
+        )
+      : null,
+    c.note ? h('p', { class: 'muted' }, `Measured in the ${c.note}.`) : null,
+    c.patch_path ? h('p', { class: 'muted' }, 'The whole patch: ', h('span', { class: 'mono' }, c.patch_path)) : null,
+  );
+}
+
+/** The files whose change did not apply, each with its clashing regions (cut on the server), as text. */
+export function conflicts(list) {
+  return h(
+    'div',
+    { class: 'conflicts' },
+    list.map((c) => [h('h3', {}, `Conflict in ${c.path}`), c.hunks.map((hunk) => h('pre', { class: 'hunk mono' }, hunk))]),
+  );
+}
+
 const ROLE_WORDS = { specialist: 'Specialist', reviewer: 'Reviewer', fixer: 'Fixer', ask: 'Read-only asks' };
 
 /** The step's usage by whose turns they were; what older plan files recorded without a role is "not attributed". */
@@ -73,6 +114,8 @@ export function renderStep(step) {
     h('p', { class: 'muted' }, [`${step.attempts} attempt${step.attempts === 1 ? '' : 's'}`, step.review, step.session_id ? `session ${step.session_id}` : ''].filter(Boolean).join(' · ')),
     output(step),
     failures(step),
+    changes(step),
+    step.conflicts ? section('Did not apply to your working tree', conflicts(step.conflicts)) : null,
     step.usage ? section('Usage', h('p', {}, usage(step.usage)), byRole(step)) : null,
     fedBy(step),
   );
