@@ -20,6 +20,33 @@ import type { PlanStore } from '../persistence/plan-store.js';
 import { prunePlans } from '../persistence/prune.js';
 import { bytesText, DEFAULT_DRAFT_DAYS, type PlanKind, type RetentionRules, type Verdict } from '../persistence/retention.js';
 import { pruneRules, rulesText } from './prune.js';
+import { isFinalStatus } from '../persistence/retention.js';
+import { listWorktrees, workspaceSupport } from '../workspace/index.js';
+import { homedir } from 'node:os';
+
+/**
+ * Where this project's file-changing steps would work, and Orca's worktrees still on disk with
+ * their size: those of a plan that ended (or is gone) are leftovers, removed when OpenCode next
+ * starts here.
+ */
+async function checkWorktrees(project: string, env: NodeJS.ProcessEnv, live: ReadonlySet<string>, say: Say): Promise<void> {
+  const support = await workspaceSupport(project, { dataHome: env.XDG_DATA_HOME || join(env.HOME ?? homedir(), '.local', 'share') });
+  if (!support.ok) {
+    say('ok', `steps share the project directory: ${support.reason}`);
+    return;
+  }
+  say('ok', `file-changing steps get their own worktree, under ${support.worktrees} (unless isolation.mode is "none")`);
+  const worktrees = await listWorktrees(support);
+  const left = worktrees.filter((w) => !live.has(w.planId));
+  const kept = worktrees.length - left.length;
+  if (kept > 0) say('ok', `${kept} worktree(s) of plans not finished: ${bytesText(worktrees.filter((w) => live.has(w.planId)).reduce((n, w) => n + w.bytes, 0))}`);
+  if (left.length > 0)
+    say(
+      'warn',
+      `${left.length} leftover worktree(s) of plans that ended: ${bytesText(left.reduce((n, w) => n + w.bytes, 0))} (removed when OpenCode next starts in this project)`,
+      ...left.map((w) => `${w.path} (${w.planId}, step ${w.stepId}, attempt ${w.attempt}): ${bytesText(w.bytes)}`),
+    );
+}
 
 type Level = 'ok' | 'warn' | 'fail';
 type Say = (level: Level, text: string, ...details: string[]) => void;
@@ -90,6 +117,9 @@ export async function doctorCommand({ io, project }: CommandContext): Promise<nu
     const how = plan.waiting_for === 'question' ? 'answer in OpenCode' : `orca decide ${plan.plan_id} ${DECISIONS[plan.waiting_for]}`;
     say('warn', `${plan.plan_id} waits for ${WAITING_WORDS[plan.waiting_for]}: ${how}`, plan.goal);
   }
+
+  lines.push('', 'Worktrees');
+  await checkWorktrees(project, io.env, new Set(plans.filter((p) => !isFinalStatus(p.status)).map((p) => p.plan_id)), say);
 
   lines.push('', 'Agenda');
   checkAgenda(project, say);

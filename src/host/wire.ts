@@ -1,11 +1,14 @@
 import { fromPromise } from 'xstate';
 import { planMachine } from '../machines/plan.machine.js';
 import { stepMachine } from '../machines/step.machine.js';
-import type { InterruptedTurn, PlannerOutput, ReviewResult, SpecialistResult } from '../machines/types.js';
+import type { InterruptedTurn, MergeOutcome, PlannerOutput, ReviewResult, SpecialistResult, StepDiff, StepWorkspace } from '../machines/types.js';
 import type {
   ConsultPlannerInput,
+  MeasureStepInput,
+  MergeStepInput,
   OpenPlannerSessionInput,
   OpenSessionInput,
+  OpenWorkspaceInput,
   PlanPorts,
   RunFixInput,
   RunReviewInput,
@@ -32,6 +35,9 @@ export function wirePlanMachine(ports: PlanPorts) {
           runFix: actor<RunFixInput, Turn<SpecialistResult | InterruptedTurn>>(ports.runFix),
           watchIdle: actor<WatchIdleInput, { idleMs: number }>(ports.watchIdle),
           runStepHooks: actor<StepHooksInput, { failures: string[] }>(ports.runStepHooks),
+          openWorkspace: actor<OpenWorkspaceInput, StepWorkspace>(ports.openWorkspace),
+          measureStep: actor<MeasureStepInput, StepDiff>(ports.measureStep),
+          mergeStep: actor<MergeStepInput, MergeOutcome>(ports.mergeStep),
         },
       }),
     },

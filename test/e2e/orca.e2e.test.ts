@@ -87,8 +87,8 @@ describe('orca_ask_planner end to end', () => {
   });
 
   it('should run the planner and each specialist in child sessions of the Orca session', async () => {
-    const sessions = (await server.client.session.list()).data!;
-    const children = sessions.filter((s) => s.parentID === orcaSession).map((s) => s.title);
+    // The file-changing steps' sessions belong to their worktrees' directories: listed as children, not in the project's list.
+    const children = (await server.client.session.children({ sessionID: orcaSession })).data!.map((s) => s.title);
     expect(children).toEqual(
       expect.arrayContaining([
         expect.stringMatching(/^Orca planner · plan_/),
