@@ -26,6 +26,7 @@ import { fetchWithTimeout } from '../support/wait-for.js';
 import { isPage, questionWatch, openQuestions, readOn, reply, type QuestionRequest } from './hitl-answers.js';
 import { projectRoot } from '../support/opencode-sandbox.js';
 import { agentOf, jsonReply, scenarioOf, orcaResumeRelay, passingReview } from './team.js';
+import { allSessions } from '../support/all-sessions.js';
 
 const STEPS = [
   { id: 's1', agent: 'coder' },
@@ -397,7 +398,7 @@ describe('crash matrix: kill -9 at every point of a 4-step plan, restart, resume
     // A step's session is the one its file names, or (its id written behind, not on disk yet at the
     // kill) the one whose metadata carries the step's idempotency key: the restart finds it there.
     const byKey = new Map(
-      (((await server.client.session.list()).data ?? []) as Array<{ id: string; metadata?: { orca?: { idempotency_key?: string } } }>)
+      ((await allSessions(server.client)) as Array<{ id: string; metadata?: { orca?: { idempotency_key?: string } } }>)
         .filter((x) => x.metadata?.orca?.idempotency_key)
         .map((x) => [x.metadata!.orca!.idempotency_key!, x.id]),
     );
@@ -498,7 +499,7 @@ describe('crash matrix: kill -9 at every point of a 4-step plan, restart, resume
           }
           // Exactly one specialist session per step (no second attempt session was ever opened), and
           // one reviewer session per coder step (the reviewer gate is on for coder by default).
-          const sessions = ((await server.client.session.list()).data ?? []) as Array<{ title: string; metadata?: { orca?: { plan_id?: string } } }>;
+          const sessions = (await allSessions(server.client)) as Array<{ title: string; metadata?: { orca?: { plan_id?: string } } }>;
           const ofPlan = sessions.filter((x) => x.metadata?.orca?.plan_id === planId && /· s\d attempt/.test(x.title));
           const expected = STEPS.flatMap((s) => [
             `Orca ${s.agent} · ${s.id} attempt 1`,

@@ -2,7 +2,8 @@
 // FAIL → fix → review loop, its round limit, the same-error breaker, step hooks and the idle
 // timeout. Every plan runs headless (hitl.auto: approve, stop on a failed step) and all of them
 // run at once: one server for the gate and hooks, one with a 2 s idle timeout.
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reportOnFailure } from '../support/failure-report.js';
@@ -10,6 +11,7 @@ import { startOpencode, waitFor, type OpencodeServer } from '../support/opencode
 import { lastToolResult, startScriptedModel, type RecordedRequest, type ScriptedModel, type ScriptedReply } from '../support/scripted-model.js';
 import { dismiss, labels, nextQuestion } from './hitl-answers.js';
 import { agentOf, builtPluginUrl, isFixRequest, isReviewRequest, orcaResumeRelay, scenarioOf, jsonReply } from './team.js';
+import { allSessions } from '../support/all-sessions.js';
 
 /** One single-step plan per scenario; step ids are unique so hooks and questions can tell them apart. */
 const STEPS = {
@@ -49,7 +51,9 @@ const ROUND_ERRORS = [
   reviewError('hello.test.ts', 'no test for the empty name', 7),
 ];
 
-const LOG_LINE = 'echo "$ORCA_HOOK $ORCA_PLAN_ID $ORCA_STEP_ID $ORCA_AGENT $ORCA_ATTEMPT" >> hooks.log';
+// Outside the project: a hook runs in its step's worktree, where a file it wrote would land in the project as the step's change.
+const HOOK_LOG = join(mkdtempSync(join(tmpdir(), 'orca-hooks-')), 'hooks.log');
+const LOG_LINE = `echo "$ORCA_HOOK $ORCA_PLAN_ID $ORCA_STEP_ID $ORCA_AGENT $ORCA_ATTEMPT $PWD" >> ${HOOK_LOG}`;
 const GATE_OPTIONS = {
   hitl: { auto: { approval: 'approve', deviation: 'stop' } },
   review: { max_rounds: 3 },
@@ -60,7 +64,9 @@ const GATE_OPTIONS = {
     post_step: [LOG_LINE, 'if [ "$ORCA_STEP_ID" = hooked ]; then echo "post hook broke in $ORCA_STEP_ID" >&2; exit 3; fi'],
   },
 };
-const IDLE_OPTIONS = { hitl: { auto: { approval: 'approve', deviation: 'stop' } }, timeouts: { step_idle_seconds: IDLE_SECONDS } };
+// In the shared tree: a worktree's OpenCode instance boots within the step's idle time, which a 2 s limit cannot tell from idleness
+// (the relay of a worktree's events to the idle watch is shown by the tool-loop breaker and the usage meter in worktrees).
+const IDLE_OPTIONS = { hitl: { auto: { approval: 'approve', deviation: 'stop' } }, timeouts: { step_idle_seconds: IDLE_SECONDS }, isolation: { mode: 'none' } };
 const BUDGET_OPTIONS = { hitl: { auto: { approval: 'approve', budget: 'stop' } }, breakers: { max_dispatches: 1 } };
 
 const success = (summary: string, artifacts: string[] = []) => jsonReply({ type: 'success', summary, artifacts, key_findings: [] });
@@ -184,7 +190,7 @@ describe('the quality gate, step hooks and the idle timeout', () => {
     expect(file.steps[0].warnings).toBeUndefined();
 
     // The reviewer runs in its own child session of the user's Orca session.
-    const sessions = (await gate.client.session.list()).data!;
+    const sessions = await allSessions(gate.client);
     const children = sessions.filter((s) => s.parentID === runs.get('review_loop')!.sessionID).map((s) => s.title);
     expect(children).toEqual(expect.arrayContaining([expect.stringMatching(/^Orca coder · impl attempt 1/), expect.stringMatching(/^Orca reviewer · impl attempt 1/)]));
   }, 60_000);
@@ -247,8 +253,12 @@ describe('the quality gate, step hooks and the idle timeout', () => {
   it('step hooks: pre and post run with the ORCA_* env; a failing post hook is a warning; a failing pre hook blocks the step', async () => {
     const hooked = await result('hooks');
     const blocked = await result('pre_block');
-    const log = readFileSync(join(gate.projectDir, 'hooks.log'), 'utf8').trim().split('\n');
-    const linesOf = (step: string) => log.filter((line) => line.split(' ')[2] === step);
+    const log = readFileSync(HOOK_LOG, 'utf8').trim().split('\n');
+    const linesOf = (step: string) => log.filter((line) => line.split(' ')[2] === step).map((line) => line.split(' ').slice(0, 5).join(' '));
+    // Each file-changing step's hooks ran in its own worktree, never in the project directory.
+    const dirs = new Set(log.map((line) => line.split(' ').slice(5).join(' ')));
+    expect([...dirs].filter((dir) => dir === gate.projectDir)).toEqual([]);
+    for (const dir of dirs) expect(dir).toContain('/opencode-orca/worktrees/');
 
     expect(hooked).toMatchObject({ status: 'completed', steps: [{ id: 'hooked', status: 'completed', summary: 'tester did hooks' }] });
     expect(linesOf('hooked')).toEqual([`pre_step ${hooked.plan_id} hooked tester 1`, `post_step ${hooked.plan_id} hooked tester 1`]);

@@ -12,6 +12,7 @@ import { lastToolResult, startScriptedModel, type RecordedRequest, type Scripted
 import { writePluginFile, type PluginFile } from '../support/plugin-file.js';
 import { nextQuestion, reply } from './hitl-answers.js';
 import { agentOf, builtPluginUrl, jsonReply, orcaResumeRelay, passingReview, scenarioOf } from './team.js';
+import { allSessions } from '../support/all-sessions.js';
 
 const REFUSAL = 'Thinking mode does not support this tool_choice';
 const ok = (summary: string) => jsonReply({ type: 'success', summary, artifacts: [], key_findings: [] }, `I did it: ${summary}.`);
@@ -99,7 +100,7 @@ describe('what the user sees in child sessions, and structured output refused', 
 
   it('lists the messages of every child session Orca created, each titled and opened with a line naming plan, step, agent and attempt', async () => {
     const { session, planId } = await runApproved('visible');
-    const children = ((await server.client.session.list()).data ?? []).filter((s) => s.parentID === session.id);
+    const children = (await allSessions(server.client)).filter((s) => s.parentID === session.id);
     const expected = [
       { title: `Orca planner · ${planId}`, first: `Orca · ${planId} · planner` },
       { title: `Orca: approve plan ${planId}?`, first: `Orca: approve plan ${planId}?` },
