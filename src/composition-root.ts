@@ -38,6 +38,7 @@ import type { WorkspaceKind } from './machines/types.js';
 import { isolationSettings } from './config/options.js';
 import { createWorkspaces, type Workspaces, type WorkspaceSupport } from './workspace/index.js';
 import { workspaceKindOf, workspaceKindText } from './workspace/kind.js';
+import { closeDirectoryWith } from './opencode/instances.js';
 import { isFinalStatus } from './persistence/retention.js';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
@@ -90,6 +91,8 @@ export interface OrcaParts {
   titles?: ToolTitlePort;
   /** What git can do for this project (plugin start); absent: steps share the project directory, unmeasured. */
   support?: WorkspaceSupport;
+  /** Lets OpenCode drop its instance for a directory no longer used (a removed worktree); absent: nothing to drop. */
+  closeDirectory?: (directory: string) => Promise<void>;
 }
 
 /** Orca over OpenCode's client: its sessions, question dialog, log and toasts. */
@@ -120,6 +123,7 @@ export function createOrca(
     },
     ...(hooks.inspect ? { inspect: hooks.inspect } : {}),
     ...(hooks.support ? { support: hooks.support } : {}),
+    closeDirectory: closeDirectoryWith(client),
   });
 }
 
@@ -254,7 +258,7 @@ const NO_WORKSPACES: WorkspacePorts = {
 };
 
 /** Where file-changing steps work (`isolation` and git), said once in the log; the worktrees' ports when git is there. */
-function assembleWorkspaces({ directory, options, support, log }: OrcaParts, store: PlanStore): Orca['workspace'] {
+function assembleWorkspaces({ directory, options, support, closeDirectory, log }: OrcaParts, store: PlanStore): Orca['workspace'] {
   const settings = isolationSettings(options);
   const resolved = support ? workspaceKindOf(settings.mode, support) : { kind: 'none' as const, reason: 'git was not asked (no OpenCode server)' };
   if (support) log('info', workspaceKindText(resolved));
@@ -271,7 +275,25 @@ function assembleWorkspaces({ directory, options, support, log }: OrcaParts, sto
           log,
         })
       : null;
-  return { ...resolved, worktrees };
+  return { ...resolved, worktrees: worktrees && closeDirectory ? closingInstances(worktrees, closeDirectory, log) : worktrees };
+}
+
+/** The worktrees whose OpenCode instance is disposed once they are gone: after a step landed, and with its plan's. */
+function closingInstances(worktrees: Workspaces, closeDirectory: (directory: string) => Promise<void>, log: Orca['log']): Workspaces {
+  const close = (dir: string) => void closeDirectory(dir).catch((error: unknown) => log('warn', errorMessage(error)));
+  return {
+    ...worktrees,
+    async mergeStep(input, signal) {
+      const outcome = await worktrees.mergeStep(input, signal);
+      if (outcome.type === 'merged') close(input.workspace.dir);
+      return outcome;
+    },
+    async removePlan(planId) {
+      const dirs = (await worktrees.leftovers()).filter((w) => w.planId === planId).map((w) => w.dir);
+      await worktrees.removePlan(planId);
+      dirs.forEach(close);
+    },
+  };
 }
 
 /**

@@ -30,6 +30,8 @@ export interface OrcaWorktree {
   stepId: string;
   attempt: number;
   path: string;
+  /** Its folder matching the project directory: where the step's sessions ran. */
+  dir: string;
   /** Bytes of its files, symlinks not followed (a linked `node_modules` costs nothing). */
   bytes: number;
 }
@@ -139,7 +141,7 @@ export async function listWorktrees(repo: GitRepository, signal?: AbortSignal): 
     const [planId, name, ...rest] = relative(repo.worktrees, path).split(sep);
     const named = /^(.+)\.(\d+)$/.exec(name ?? '');
     if (!planId || !named || rest.length > 0) continue;
-    found.push({ planId, stepId: named[1]!, attempt: Number(named[2]), path, bytes: await diskBytes(path) });
+    found.push({ planId, stepId: named[1]!, attempt: Number(named[2]), path, dir: join(path, repo.prefix), bytes: await diskBytes(path) });
   }
   return found;
 }
