@@ -127,8 +127,8 @@ describe('listWorktrees', () => {
     const listed = await listWorktrees(repo);
 
     expect(listed).toEqual([
-      { planId: 'plan_1', stepId: 'step.v2', attempt: 1, path: one.root, bytes: await diskBytes(one.root!) },
-      { planId: 'plan_2', stepId: 'code', attempt: 3, path: worktreeRoot(repo, 'plan_2', 'code', 3), bytes: expect.any(Number) },
+      { planId: 'plan_1', stepId: 'step.v2', attempt: 1, path: one.root, dir: one.dir, bytes: await diskBytes(one.root!) },
+      { planId: 'plan_2', stepId: 'code', attempt: 3, path: worktreeRoot(repo, 'plan_2', 'code', 3), dir: join(worktreeRoot(repo, 'plan_2', 'code', 3), repo.prefix), bytes: expect.any(Number) },
     ]);
     expect(listed[0]!.bytes).toBeGreaterThan('hello\n'.length);
   });
