@@ -307,9 +307,8 @@ function sweepWorktrees(host: PlanHost, worktrees: Workspaces, log: Orca['log'])
     const summary = listSummaries(host.index).find((s) => s.plan_id === planId);
     return summary === undefined || isFinalStatus(summary.status);
   };
-  void worktrees
-    .leftovers()
-    .then((left) => new Set(left.filter((w) => ended(w.planId)).map((w) => w.planId)).forEach(remove))
+  void Promise.all([worktrees.leftovers(), worktrees.plansWithFolders()])
+    .then(([left, folders]) => new Set([...left.map((w) => w.planId), ...folders].filter(ended)).forEach(remove))
     .catch((error: unknown) => log('warn', `leftover worktrees were not looked for: ${errorMessage(error)}`));
   return host.observe('the worktree sweeper', ({ planId, snapshot }) => {
     if (snapshot.status === 'done') remove(planId);

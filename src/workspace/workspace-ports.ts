@@ -1,3 +1,4 @@
+import { readdir } from 'node:fs/promises';
 import type { WorkspacePorts } from '../machines/ports.js';
 import { OrcaError } from '../errors.js';
 import { measure } from './diff.js';
@@ -25,6 +26,8 @@ export interface Workspaces extends WorkspacePorts {
   removePlan(planId: string): Promise<void>;
   /** Orca's worktrees still on disk, with their size. */
   leftovers(): Promise<OrcaWorktree[]>;
+  /** Plans with a folder of worktrees or merge records (a folder outlives its worktrees when the server stopped before removing it). */
+  plansWithFolders(): Promise<string[]>;
 }
 
 /** The workspace ports over git; worktrees only where `support` allows them. */
@@ -65,6 +68,12 @@ export function createWorkspaces({ directory, support, patchPathOf, include, set
 
     async leftovers() {
       return support.ok ? listWorktrees(support) : [];
+    },
+
+    async plansWithFolders() {
+      if (!support.ok) return [];
+      const names = await readdir(support.worktrees).catch(() => [] as string[]);
+      return names.filter((name) => /^plan_[0-9A-Z]{26}$/.test(name));
     },
   };
 }

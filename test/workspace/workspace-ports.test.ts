@@ -78,4 +78,16 @@ describe('createWorkspaces', () => {
     expect(existsSync(workspace.root!)).toBe(false);
     expect(await workspaces.leftovers()).toEqual([]);
   });
+
+  it('should find the folders of plans whose worktrees are gone (merge records left by a server stopped before it removed them)', async () => {
+    const dir = initRepo(dirs.make());
+    const { workspaces } = await workspacesIn(dir);
+    expect(await workspaces.plansWithFolders()).toEqual([]);
+    const planId = 'plan_01JDX4Z6Q5H2M3N4P5R6S7T8V9';
+    const workspace = await workspaces.openWorkspace({ ...open, planId, idempotencyKey: `${planId}:code:1`, kind: 'worktree' }, signal);
+    expect(await workspaces.plansWithFolders()).toEqual([planId]);
+    await workspaces.removePlan(planId);
+    expect(existsSync(workspace.root!)).toBe(false);
+    expect(await workspaces.plansWithFolders()).toEqual([]);
+  });
 });
