@@ -1,4 +1,5 @@
 import type { StepDiff } from '../machines/types.js';
+import { diffTotals, lineCounts } from '../text/step-diff.js';
 
 /**
  * What a step really changed, as the reviewer reads it (docs/design.md, "Isolation and merge"):
@@ -9,14 +10,12 @@ import type { StepDiff } from '../machines/types.js';
 /** Characters of patch a review prompt carries; the rest is named, with where the whole patch is. */
 export const REVIEW_PATCH_MAX = 16_000;
 
-const counts = (added: number | null, removed: number | null) => (added === null || removed === null ? 'binary' : `+${added} −${removed}`);
-
 /** "src/a.ts (modified, +10 −2)", one line per file, undeclared ones flagged. */
-export function diffFileLines(diff: StepDiff): string[] {
+function reviewFileLines(diff: StepDiff): string[] {
   const undeclared = new Set(diff.undeclared);
   return diff.files.map(
     (f) =>
-      `- ${f.path} (${f.status}${f.from ? ` from ${f.from}` : ''}, ${counts(f.added, f.removed)})${undeclared.has(f.path) ? ' — NOT DECLARED in the step\'s files' : ''}`,
+      `- ${f.path} (${f.status}${f.from ? ` from ${f.from}` : ''}, ${lineCounts(f)})${undeclared.has(f.path) ? ' — NOT DECLARED in the step\'s files' : ''}`,
   );
 }
 
@@ -31,11 +30,7 @@ export function diffSection(diff: StepDiff, patch: string | null): string {
       : 'measured by git in the shared project directory while the step ran: a step running beside it may have changed some of these files too';
   const lines = [`# What really changed (${where})`];
   if (diff.files.length === 0) lines.push('Nothing: git finds no file changed.');
-  else {
-    const added = diff.files.reduce((n, f) => n + (f.added ?? 0), 0);
-    const removed = diff.files.reduce((n, f) => n + (f.removed ?? 0), 0);
-    lines.push(`${diff.files.length} file${diff.files.length === 1 ? '' : 's'}, +${added} −${removed}:`, ...diffFileLines(diff));
-  }
+  else lines.push(`${diffTotals(diff)}:`, ...reviewFileLines(diff));
   if (diff.undeclared.length > 0) lines.push(`Changed outside the step's declared files: ${diff.undeclared.join(', ')}. Say whether each belongs to this step.`);
   if (patch) {
     const cut = patch.length > REVIEW_PATCH_MAX;

@@ -29,7 +29,7 @@ const patch = 'diff --git a/src/a.ts b/src/a.ts\n+export const hello = () => "hi
 describe("the reviewer judges the step's real diff", () => {
   it('should list every changed file with its counts and flag the ones the step did not declare', () => {
     const text = diffSection(diff, patch);
-    expect(text).toContain('3 files, +11 −2:');
+    expect(text).toContain('3 files +11 −2:');
     expect(text).toContain('- src/a.ts (modified, +10 −2)\n');
     expect(text).toContain("- src/c.txt (added, +1 −0) — NOT DECLARED in the step's files");
     expect(text).toContain('- logo.png (added, binary) — NOT DECLARED');
