@@ -14,19 +14,17 @@
 // the kill, as after a real crash. So a batch has at most one such point, let go last, and the kill
 // follows its step's completion as closely as the file shows it. Each point keeps its own test,
 // asserting on what its batch recorded.
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reportOnFailure } from '../support/failure-report.js';
 import { restartOpencode, startOpencode, waitFor, type OpencodeServer } from '../support/opencode-server.js';
 import { lastToolResult, startScriptedModel, type RecordedRequest, type ScriptedModel, type ScriptedReply } from '../support/scripted-model.js';
 import { fetchWithTimeout } from '../support/wait-for.js';
 import { isPage, questionWatch, openQuestions, readOn, reply, type QuestionRequest } from './hitl-answers.js';
-import { projectRoot } from '../support/opencode-sandbox.js';
 import { agentOf, jsonReply, scenarioOf, orcaResumeRelay, passingReview } from './team.js';
 import { allSessions } from '../support/all-sessions.js';
+import { snapshotDist } from '../support/dist-snapshot.js';
 
 const STEPS = [
   { id: 's1', agent: 'coder' },
@@ -144,28 +142,6 @@ function respond(req: RecordedRequest): ScriptedReply | Promise<ScriptedReply> {
   return new Promise((resolve) => held.set(key, () => resolve(reply)));
 }
 
-/**
- * Every restart loads the plugin again, and `npm run build` empties dist/ first: a build running
- * meanwhile (another terminal) would make a restart fail to load it. Load a private copy instead.
- */
-async function snapshotDist(): Promise<{ url: string; remove: () => void }> {
-  const dist = join(projectRoot, 'dist');
-  const count = () => (existsSync(join(dist, 'index.js')) ? readdirSync(dist, { recursive: true }).length : -1);
-  await waitFor(
-    async () => {
-      const before = count();
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      return before > 0 && count() === before;
-    },
-    { timeoutMs: 30_000, intervalMs: 200, description: 'a complete dist/ (run npm run build)' },
-  );
-  const dir = mkdtempSync(join(tmpdir(), 'orca-crash-matrix-'));
-  cpSync(dist, join(dir, 'dist'), { recursive: true });
-  cpSync(join(projectRoot, 'package.json'), join(dir, 'package.json'));
-  symlinkSync(join(projectRoot, 'node_modules'), join(dir, 'node_modules'));
-  return { url: pathToFileURL(join(dir, 'dist', 'index.js')).href, remove: () => rmSync(dir, { recursive: true, force: true }) };
-}
-
 type Turn = { session: { id: string }; done: Promise<{ error?: unknown }> };
 
 /** What a batch recorded of one point, for its test to assert on. */
@@ -209,7 +185,7 @@ describe('crash matrix: kill -9 at every point of a 4-step plan, restart, resume
   const batchTimes: BatchTimes[] = [];
 
   beforeAll(async () => {
-    plugin = await snapshotDist();
+    plugin = await snapshotDist('orca-crash-matrix-');
     model = await startScriptedModel({ respond });
     server = await startOpencode({ modelUrl: model.url, plugins: [plugin.url], requestTimeoutMs: 60_000 });
   }, 60_000);

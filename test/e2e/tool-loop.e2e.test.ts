@@ -1,8 +1,11 @@
 // Seed 001's in-session loop breaker on the real opencode binary: a researcher reads the same
 // missing file again and again; at the 3rd identical failure its next model request carries a
-// redirect, at the 4th its session is aborted and the step fails with the reason.
+// redirect, at the 4th its session is aborted and the step fails with the reason. The same holds for a
+// coder, whose session runs in the step's own git worktree (a second OpenCode instance, where Orca's
+// plugin loads passive and relays every event and request transcript to the main instance's breaker):
+// it reads a missing file by a relative path, resolved in its worktree, again and again.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, sep } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reportOnFailure } from '../support/failure-report.js';
 import { startOpencode, type OpencodeServer } from '../support/opencode-server.js';
@@ -13,13 +16,18 @@ const plan = (scenario: string) =>
   jsonReply({
     type: 'plan',
     goal: `SCENARIO:${scenario} summarise the release notes`,
-    steps: [{ id: 'notes', agent: 'researcher', description: 'Read docs/RELEASE-NOTES.md and summarise it' }],
+    steps:
+      scenario === 'coder_loop'
+        ? [{ id: 'missing', agent: 'coder', files: ['docs/MISSING.md'], description: 'Read docs/MISSING.md and fix its typos' }]
+        : [{ id: 'notes', agent: 'researcher', description: 'Read docs/RELEASE-NOTES.md and summarise it' }],
     assumptions: [],
     risks: [],
     verification: [],
   });
 const REDIRECT = /You have called read with the same input 3 times and it failed the same way each time: .*RELEASE-NOTES\.md.*Do not call it again with this input/s;
 const REASON = /^aborted after 4 identical failures of read: .*RELEASE-NOTES\.md/;
+const CODER_REDIRECT = /You have called read with the same input 3 times and it failed the same way each time: .*MISSING\.md.*Do not call it again with this input/s;
+const CODER_REASON = /^aborted after 4 identical failures of read: .*MISSING\.md/;
 
 describe('identical tool failures in a specialist session', () => {
   let model: ScriptedModel;
@@ -35,6 +43,11 @@ describe('identical tool failures in a specialist session', () => {
     const agent = agentOf(req);
     if (agent === 'orca') return orcaResumeRelay(req);
     if (agent === 'planner') return plan(scenarioOf(req));
+    if (agent === 'coder') {
+      if (requests('coder', scenarioOf(req)).length > 8) return jsonReply({ type: 'failure', error: 'the breaker never fired' });
+      // A relative path: the read tool resolves it in the session's directory, the step's worktree.
+      return { toolCalls: [{ name: 'read', arguments: { filePath: 'docs/MISSING.md' } }] };
+    }
     if (agent !== 'researcher') throw new Error(`unscripted agent ${agent}`);
     // Without a working breaker the loop would never end: fail fast and visibly instead.
     if (requests('researcher', scenarioOf(req)).length > 8) return jsonReply({ type: 'failure', error: 'the breaker never fired' });
@@ -57,13 +70,19 @@ describe('identical tool failures in a specialist session', () => {
     server = await startOpencode({
       modelUrl: model.url,
       config: { plugin: [[builtPluginUrl, { hitl: { auto: { approval: 'approve', deviation: 'stop' } } }]] },
-      requestTimeoutMs: 30_000,
+      requestTimeoutMs: 90_000,
     });
     mkdirSync(join(server.projectDir, 'docs'));
     writeFileSync(join(server.projectDir, 'docs', 'CHANGELOG.md'), '# v2.0\nEverything is faster.\n');
-    await run('stubborn');
-    await run('heeds');
-  }, 60_000);
+    // The coder's plan runs beside the researcher's two (its worktree instance boots meanwhile).
+    await Promise.all([
+      (async () => {
+        await run('stubborn');
+        await run('heeds');
+      })(),
+      run('coder_loop'),
+    ]);
+  }, 120_000);
 
   afterAll(async () => {
     await server?.stop();
@@ -81,7 +100,7 @@ describe('identical tool failures in a specialist session', () => {
 
   it('should abort the session at the 4th identical failure: no 5th model request', () => {
     expect(requests('researcher', 'stubborn')).toHaveLength(4);
-    expect(server.logs()).toMatch(/aborted after 4 identical failures of read: .*; aborting the session/);
+    expect(server.logs()).toMatch(/aborted after 4 identical failures of read: [^\n]*RELEASE-NOTES\.md[^\n]*; aborting the session/);
   });
 
   it('should fail the step with why, and stop the plan at the deviation gate (auto stop)', () => {
@@ -102,5 +121,52 @@ describe('identical tool failures in a specialist session', () => {
     expect(JSON.stringify(researcher[3]!.messages.at(-1))).toMatch(REDIRECT);
     expect(JSON.stringify(researcher[4]!.messages)).not.toMatch(/You have called read/);
     expect(results.heeds).toMatchObject({ status: 'completed' });
+  });
+
+  describe('a coder in its own git worktree (the passive instance relays to the main breaker)', () => {
+    /** The session's directory, from OpenCode's <env> block in the system prompt. */
+    const workdirOf = (req: RecordedRequest) => /Working directory: (.+)/.exec(req.system)?.[1]?.trim();
+
+    it('should run the coder in its worktree and read the relative path there', () => {
+      const coder = requests('coder', 'coder_loop');
+      const worktrees = join(server.homeDir, '.local', 'share', 'opencode-orca', 'worktrees') + sep;
+      for (const req of coder) expect(workdirOf(req)!.startsWith(worktrees)).toBe(true);
+      expect(workdirOf(coder[0]!)).toMatch(new RegExp(`${results.coder_loop!.plan_id}\\${sep}missing\\.1$`));
+      // Each read failed on the missing file, resolved in the worktree, not in the project.
+      const reads = toolResults(coder.at(-1)!).filter((r) => r.name === 'read');
+      expect(reads).toHaveLength(3);
+      for (const r of reads) expect(r.content).toContain(join(workdirOf(coder[0]!)!, 'docs', 'MISSING.md'));
+    });
+
+    it('should add the redirect to the 4th model request of the session, and to no earlier one', () => {
+      const coder = requests('coder', 'coder_loop');
+      expect(toolResults(coder[3]!).filter((r) => r.name === 'read')).toHaveLength(3);
+      const last = coder[3]!.messages.at(-1)!;
+      expect(last.role).toBe('user');
+      expect(JSON.stringify(last.content)).toMatch(CODER_REDIRECT);
+      for (const earlier of coder.slice(0, 3)) expect(JSON.stringify(earlier.messages)).not.toMatch(/You have called read/);
+    });
+
+    it('should abort the session at the 4th identical failure: no 5th model request', () => {
+      expect(requests('coder', 'coder_loop')).toHaveLength(4);
+      expect(server.logs()).toMatch(/aborted after 4 identical failures of read: [^\n]*MISSING\.md[^\n]*; aborting the session/);
+    });
+
+    it('should fail the step with the same reason as the researcher case, and stop the plan at the deviation gate (auto stop)', () => {
+      expect(results.coder_loop).toMatchObject({ status: 'stopped', steps: [{ id: 'missing', status: 'stopped' }] });
+      const file = planFile(results.coder_loop!.plan_id);
+      expect(file.status).toBe('failed');
+      expect(file.steps[0].failures).toHaveLength(1);
+      expect(file.steps[0].failures[0].error).toMatch(CODER_REASON);
+      // Word for word the researcher's reason, but for the path.
+      const researcher = planFile(results.stubborn!.plan_id).steps[0].failures[0].error as string;
+      const shape = (reason: string) => reason.replace(/\S*(MISSING|RELEASE-NOTES)\.md\S*/g, '<path>');
+      expect(shape(file.steps[0].failures[0].error)).toBe(shape(researcher));
+      expect(shape(researcher)).toMatch(/^aborted after 4 identical failures of read: .*<path>$/);
+      expect(file.decisions).toMatchObject([
+        { gate: 'approval', option: 'Approve', channel: 'auto' },
+        { gate: 'deviation', option: 'Stop', channel: 'auto', step_id: 'missing' },
+      ]);
+    });
   });
 });

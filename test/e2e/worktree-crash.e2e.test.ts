@@ -1,0 +1,424 @@
+// Crash safety of steps that run in their own git worktree, on the real opencode binary with a
+// scripted model: kill -9 while a step runs in its worktree, and while its merge into the user's
+// tree is in flight; the server is restarted on the same project and home, the plan is resumed with
+// `RESUME plan_…` (resume gate answered Re-run by hitl.auto.resume), and it must finish with each
+// step's change landed exactly once, nothing staged, no commit, and no worktree left.
+//
+// One plan per point, each on its own project and server, all at once (Promise.allSettled):
+// - `running`: s1's first model request is held (the scripted model does not answer) until the kill;
+//   after the restart s1 runs again, attempt 1, in the same worktree and session.
+// - `merge_after`: a `git` shim first on the server's PATH runs the real `git apply` of s1's merge,
+//   then touches a marker and sleeps: the kill finds the change already in the user's tree, and the
+//   retried merge (the restored step re-enters `merging`) must see it applied and not apply it twice.
+// - `merge_before`: the shim touches the marker and sleeps BEFORE the real apply: killed with nothing
+//   applied, the retried merge applies it once.
+// The restart runs without the shim. Every plan is the same chain s1 → s2 of coder steps, each
+// reading log.txt (committed) in its worktree and writing it back with one line more.
+import { execFileSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, sep } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { snapshotDist } from '../support/dist-snapshot.js';
+import { reportOnFailure } from '../support/failure-report.js';
+import { restartOpencode, startOpencode, waitFor, type OpencodeServer } from '../support/opencode-server.js';
+import { lastToolResult, startScriptedModel, textOf, type RecordedRequest, type ScriptedModel, type ScriptedReply } from '../support/scripted-model.js';
+import { fetchWithTimeout } from '../support/wait-for.js';
+import { agentOf, jsonReply, orcaResumeRelay, passingReview, scenarioOf } from './team.js';
+
+type Point = 'running' | 'merge_after' | 'merge_before';
+const POINTS: Point[] = ['running', 'merge_after', 'merge_before'];
+
+const STEPS = [
+  { id: 's1', agent: 'coder', files: ['log.txt'], description: 'Append the line of s1 to log.txt' },
+  { id: 's2', agent: 'coder', depends_on: ['s1'], files: ['log.txt'], description: 'Append the line of s2 to log.txt' },
+] as const;
+const HEADER = '# log of the e2e project';
+const lineOf = (step: string) => `${step} appended this line`;
+const asText = (ls: readonly string[]) => `${ls.join('\n')}\n`;
+const FINAL = asText([HEADER, lineOf('s1'), lineOf('s2')]);
+
+/** The Orca turns block while their plans run: minutes on a loaded machine. */
+const TURN_TIMEOUT_MS = 600_000;
+/** Each bounded wait (the kill point; the plan's completion after the resume): generous, the machine is shared. */
+const WAIT_MS = 180_000;
+
+const stepOf = (req: RecordedRequest) => /# Your step: (s\d)\b/.exec(req.lastUser)?.[1];
+const reviewedStepOf = (req: RecordedRequest) => /# Quality gate: review of step (s\d)\b/.exec(req.lastUser)?.[1];
+/** A request that starts a turn (its last message is the user's), not one answering a tool result. */
+const startsTurn = (req: RecordedRequest) => req.messages.at(-1)?.role === 'user';
+/** The session's directory, from OpenCode's <env> block in the system prompt. */
+function workdirOf(req: RecordedRequest): string {
+  const found = /Working directory: (.+)/.exec(req.system);
+  if (!found) throw new Error('no "Working directory:" in the system prompt');
+  return found[1]!.trim();
+}
+/** Tool results since the turn's prompt (a re-run turn follows the first prompt in the same session). */
+function turnToolResults(req: RecordedRequest): string[] {
+  const lastUser = req.messages.map((m) => m.role).lastIndexOf('user');
+  return req.messages.slice(lastUser + 1).filter((m) => m.role === 'tool').map((m) => textOf(m.content));
+}
+/** The read tool's output ("N: text" per line) back to the file's lines. */
+function readLines(output: string): string[] {
+  return output
+    .split('\n')
+    .map((l) => /^(\d+): (.*)$/.exec(l))
+    .filter((m): m is RegExpExecArray => m !== null)
+    .map((m) => m[2]!);
+}
+
+// Held requests: a key (`<scenario>:<step>`) is armed before its request arrives; the request then waits for release.
+const armed = new Set<string>();
+const held = new Map<string, () => void>();
+function release(key: string) {
+  held.get(key)?.();
+  held.delete(key);
+}
+
+/** A coder step: read log.txt in its own directory, write it back with its line appended, report. */
+function coder(req: RecordedRequest): ScriptedReply {
+  const step = stepOf(req)!;
+  const dir = workdirOf(req);
+  const results = turnToolResults(req);
+  if (results.length === 0) return { toolCalls: [{ name: 'read', arguments: { filePath: join(dir, 'log.txt') } }] };
+  if (results.length === 1) {
+    const current = readLines(results[0]!);
+    if (current.length === 0) throw new Error(`read of log.txt in ${dir} gave no lines: ${results[0]!.slice(0, 300)}`);
+    return { toolCalls: [{ name: 'write', arguments: { filePath: join(dir, 'log.txt'), content: asText([...current, lineOf(step)]) } }] };
+  }
+  return jsonReply({ type: 'success', summary: `${step} appended its line to log.txt`, artifacts: ['log.txt'], key_findings: [] });
+}
+
+function script(req: RecordedRequest): ScriptedReply {
+  const agent = agentOf(req);
+  const scenario = scenarioOf(req);
+  if (agent === 'orca') return orcaResumeRelay(req);
+  if (agent === 'planner') {
+    return jsonReply({ type: 'plan', goal: `SCENARIO:${scenario} goal`, steps: STEPS, assumptions: [], risks: [], verification: [] });
+  }
+  if (agent === 'coder') return coder(req);
+  const review = passingReview(req);
+  if (review) return review;
+  throw new Error(`unscripted ${agent} in ${scenario}`);
+}
+
+function respond(req: RecordedRequest): ScriptedReply | Promise<ScriptedReply> {
+  const reply = script(req);
+  const key = agentOf(req) === 'coder' && startsTurn(req) ? `${scenarioOf(req)}:${stepOf(req)}` : undefined;
+  if (!key || !armed.has(key)) return reply;
+  armed.delete(key);
+  return new Promise((resolve) => held.set(key, () => resolve(reply)));
+}
+
+const gitIn = (dir: string, ...args: string[]) =>
+  execFileSync('git', ['-c', 'user.name=orca-e2e', '-c', 'user.email=e2e@orca.invalid', ...args], { cwd: dir, encoding: 'utf8' });
+
+/**
+ * A `git` first on PATH: the real git for everything but an `apply` that is not `--check` (the
+ * merge landing a step's changes); that one touches the marker and sleeps, after the real apply
+ * (`after`) or instead of it (`before`), until the kill ends it.
+ */
+function gitShim(mode: 'after' | 'before'): { dir: string; marker: string } {
+  const realGit = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
+  if (!realGit.startsWith('/')) throw new Error(`command -v git gave ${JSON.stringify(realGit)}`);
+  const dir = mkdtempSync(join(tmpdir(), 'orca-wt-crash-shim-'));
+  const marker = join(dir, 'apply-in-flight');
+  const onApply = mode === 'after' ? `"${realGit}" "$@"\ntouch "${marker}"\nexec sleep 60` : `touch "${marker}"\nexec sleep 60`;
+  writeFileSync(
+    join(dir, 'git'),
+    [
+      '#!/bin/sh',
+      'apply=0; check=0',
+      'for a in "$@"; do case "$a" in apply) apply=1 ;; --check) check=1 ;; esac; done',
+      'if [ "$apply" = 1 ] && [ "$check" = 0 ]; then',
+      onApply,
+      'fi',
+      `exec "${realGit}" "$@"`,
+      '',
+    ].join('\n'),
+  );
+  chmodSync(join(dir, 'git'), 0o755);
+  return { dir, marker };
+}
+
+type Journal = Array<{ at: string; kind: string; actor?: string; state?: string; [k: string]: unknown }>;
+/** What a point recorded, for its test to assert on. */
+type Run = {
+  point: Point;
+  server: OpencodeServer;
+  head: string;
+  commits: string;
+  planId: string;
+  killedAt: number;
+  logAtKill: string;
+  journalAtKill: Journal;
+  /** Seconds: started → at the kill point → killed → restarted → completed. */
+  phases: number[];
+  turn: { error?: unknown };
+};
+
+function worktreeLeftovers(home: string): string[] {
+  const root = join(home, '.local', 'share', 'opencode-orca', 'worktrees');
+  if (!existsSync(root)) return [];
+  return readdirSync(root).flatMap((repo) => readdirSync(join(root, repo), { recursive: true, encoding: 'utf8' }).map((path) => join(repo, path)));
+}
+const worktreesOf = (s: OpencodeServer) => join(s.homeDir, '.local', 'share', 'opencode-orca', 'worktrees') + sep;
+
+describe('kill -9 while a step runs in its worktree, and while its merge is in flight', () => {
+  let model: ScriptedModel;
+  let plugin: Awaited<ReturnType<typeof snapshotDist>>;
+  const servers = new Map<Point, OpencodeServer>();
+  const shims: string[] = [];
+  const runs = new Map<Point, Run>();
+  const failures = new Map<Point, unknown>();
+  for (const point of POINTS) reportOnFailure(() => ({ server: servers.get(point), model }));
+  const fileStarted = Date.now();
+
+  const plansDir = (s: OpencodeServer) => join(s.projectDir, '.opencode', 'plans');
+  const planFile = (s: OpencodeServer, planId: string) => JSON.parse(readFileSync(join(plansDir(s), `${planId}.json`), 'utf8'));
+  const journal = (s: OpencodeServer, planId: string): Journal =>
+    readFileSync(join(plansDir(s), `${planId}.journal.jsonl`), 'utf8')
+      .split('\n')
+      .filter((l) => l.trim())
+      .map((l) => JSON.parse(l));
+  const chat = (point: Point) => model.chatRequests().filter((r) => scenarioOf(r) === point);
+  const dispatches = (point: Point, step: string) => chat(point).filter((r) => agentOf(r) === 'coder' && startsTurn(r) && stepOf(r) === step);
+  const reviews = (point: Point, step: string) => chat(point).filter((r) => agentOf(r) === 'reviewer' && startsTurn(r) && reviewedStepOf(r) === step);
+  /** The plan whose goal carries the scenario tag (its file exists from the first flush). */
+  const planOf = (s: OpencodeServer, point: Point) =>
+    existsSync(plansDir(s))
+      ? readdirSync(plansDir(s))
+          .filter((f) => /^plan_\w+\.json$/.test(f))
+          .map((f) => f.slice(0, -'.json'.length))
+          .find((id) => {
+            try {
+              return planFile(s, id).goal === `SCENARIO:${point} goal`;
+            } catch {
+              return false;
+            }
+          })
+      : undefined;
+
+  /** Start an Orca turn without waiting for it (it blocks while the plan runs). */
+  async function startTurn(s: OpencodeServer, text: string) {
+    const session = (await s.client.session.create({ title: text })).data!;
+    const done = s.client.session.prompt(
+      { sessionID: session.id, agent: 'orca', parts: [{ type: 'text', text }] },
+      { fetch: (input, init) => fetchWithTimeout(input, { ...init, timeoutMs: TURN_TIMEOUT_MS }) },
+    ) as Promise<{ error?: unknown }>;
+    void done.catch(() => {}); // a killed server fails this request
+    return done;
+  }
+
+  async function runPoint(point: Point): Promise<Run> {
+    const started = Date.now();
+    const shim = point === 'running' ? undefined : gitShim(point === 'merge_after' ? 'after' : 'before');
+    if (shim) shims.push(shim.dir);
+    let server = await startOpencode({
+      modelUrl: model.url,
+      config: { plugin: [[plugin.url, { hitl: { auto: { approval: 'approve', resume: 'rerun', deviation: 'stop' } } }]] },
+      env: shim ? { PATH: `${shim.dir}:${process.env.PATH}` } : {},
+      requestTimeoutMs: 60_000,
+    });
+    servers.set(point, server);
+    const dir = server.projectDir;
+    writeFileSync(join(dir, 'log.txt'), asText([HEADER]));
+    gitIn(dir, 'add', 'log.txt');
+    gitIn(dir, 'commit', '-q', '-m', 'seed log.txt');
+    const head = gitIn(dir, 'rev-parse', 'HEAD').trim();
+    const commits = gitIn(dir, 'rev-list', '--count', 'HEAD').trim();
+
+    // 1. Up to the kill point: s1's first model request held, or s1's merge inside the shim's apply.
+    const holdKey = `${point}:s1`;
+    if (point === 'running') armed.add(holdKey);
+    const first = startTurn(server, `SCENARIO:${point}`);
+    const endedEarly = first.then(
+      (r) => `the first Orca turn ended before the kill point: ${JSON.stringify(r).slice(0, 500)}`,
+      (e: unknown) => `the first Orca turn failed before the kill point: ${String(e)}`,
+    );
+    let early: string | undefined;
+    void endedEarly.then((why) => (early = why));
+    await waitFor(
+      () => {
+        if (early) throw new Error(early);
+        return point === 'running' ? held.has(holdKey) : existsSync(shim!.marker);
+      },
+      { timeoutMs: WAIT_MS, intervalMs: 50, description: `${point}: the kill point` },
+    ).catch((error: Error) => {
+      throw early ? new Error(early) : error;
+    });
+    const heldAt = Date.now();
+    const planId = await waitFor(() => planOf(server, point), { timeoutMs: 10_000, description: `${point}: its plan file` });
+
+    // 2. kill -9; the held request goes (its connection is gone); restart on the same project and home, without the shim.
+    await server.kill9();
+    const killedAt = Date.now();
+    release(holdKey);
+    armed.delete(holdKey);
+    const logAtKill = readFileSync(join(dir, 'log.txt'), 'utf8');
+    const journalAtKill = journal(server, planId);
+    server = await restartOpencode(server, { env: {} });
+    servers.set(point, server);
+    const restartedAt = Date.now();
+
+    // 3. Resume; the resume gate (if asked) is answered by hitl.auto.resume=rerun.
+    const resumed = startTurn(server, `SCENARIO:${point} RESUME ${planId}`);
+    await waitFor(() => planFile(server, planId).status === 'completed', { timeoutMs: WAIT_MS, intervalMs: 100, description: `${point}: plan ${planId} completed after the resume` });
+    const completedAt = Date.now();
+    const turn = await Promise.race([
+      resumed,
+      new Promise<{ error: string }>((resolve) => setTimeout(() => resolve({ error: 'the resumed Orca turn did not end within 60 s' }), 60_000)),
+    ]).catch((error: unknown) => ({ error }));
+    const s = (ms: number) => Number((ms / 1000).toFixed(1));
+    return {
+      point,
+      server,
+      head,
+      commits,
+      planId,
+      killedAt,
+      logAtKill,
+      journalAtKill,
+      phases: [s(heldAt - started), s(killedAt - heldAt), s(restartedAt - killedAt), s(completedAt - restartedAt)],
+      turn,
+    };
+  }
+
+  beforeAll(async () => {
+    plugin = await snapshotDist('orca-wt-crash-');
+    model = await startScriptedModel({ respond });
+    const settled = await Promise.allSettled(POINTS.map((point) => runPoint(point)));
+    settled.forEach((result, i) => {
+      if (result.status === 'fulfilled') runs.set(POINTS[i]!, result.value);
+      else failures.set(POINTS[i]!, result.reason);
+    });
+  }, 2 * WAIT_MS + 180_000);
+
+  afterAll(async () => {
+    for (const key of [...held.keys()]) release(key);
+    await Promise.all([...servers.values()].map((s) => s.stop()));
+    await model?.close();
+    plugin?.remove();
+    for (const dir of shims) rmSync(dir, { recursive: true, force: true });
+    console.log(
+      [
+        '| point | at kill point / kill / restart / resume→completed (s) |',
+        '| --- | --- |',
+        ...POINTS.map((p) => `| ${p} | ${runs.get(p)?.phases.join(' / ') ?? `FAILED: ${String(failures.get(p)).slice(0, 200)}`} |`),
+        `total (file): ${((Date.now() - fileStarted) / 1000).toFixed(1)} s`,
+      ].join('\n'),
+    );
+  }, 60_000);
+
+  function runOf(point: Point): Run {
+    const run = runs.get(point);
+    if (!run) throw failures.get(point) instanceof Error ? failures.get(point) : new Error(`${point}: ${String(failures.get(point))}`);
+    return run;
+  }
+
+  /** What every point must end with: completed, each line landed once in order, nothing staged or committed, no worktree left. */
+  async function expectCleanEnd(run: Run) {
+    const { server, planId } = run;
+    expect(run.turn.error).toBeUndefined();
+    const lastOrca = chat(run.point).filter((r) => agentOf(r) === 'orca' && /RESUME/.test(r.lastUser) && lastToolResult(r)).at(-1);
+    expect(lastOrca, 'the resumed Orca turn reported orca_ask_planner’s result').toBeDefined();
+    expect(JSON.parse(lastToolResult(lastOrca!)!.content)).toMatchObject({ status: 'completed', plan_id: planId });
+    const file = planFile(server, planId);
+    expect(file.status).toBe('completed');
+    expect(file.steps.map((s: any) => [s.id, s.status, s.attempts])).toEqual([
+      ['s1', 'completed', 1],
+      ['s2', 'completed', 1],
+    ]);
+    expect(file.decisions.filter((d: any) => d.gate === 'merge')).toEqual([]);
+
+    const dir = server.projectDir;
+    expect(readFileSync(join(dir, 'log.txt'), 'utf8')).toBe(FINAL);
+    expect(gitIn(dir, 'diff', '--cached', '--name-only')).toBe('');
+    expect(gitIn(dir, 'rev-parse', 'HEAD').trim()).toBe(run.head);
+    expect(gitIn(dir, 'rev-list', '--count', 'HEAD').trim()).toBe(run.commits);
+    expect(gitIn(dir, 'status', '--porcelain', '--', 'log.txt')).toBe(' M log.txt\n');
+    // s2 started from the user's tree with s1's line landed: its worktree read it.
+    const s2 = dispatches(run.point, 's2');
+    expect(s2).toHaveLength(1);
+    // No worktree outlives the plan: bounded polling, not a sleep.
+    await waitFor(() => worktreeLeftovers(server.homeDir).length === 0, { timeoutMs: 15_000, description: `nothing left under ${worktreesOf(server)}` }).catch(() => {});
+    expect(worktreeLeftovers(server.homeDir)).toEqual([]);
+    const listed = gitIn(dir, 'worktree', 'list', '--porcelain').split('\n').filter((l) => l.startsWith('worktree '));
+    expect(listed).toEqual([`worktree ${dir}`]);
+    expect(model.errors()).toEqual([]);
+    return file;
+  }
+
+  it('killed while s1 runs in its worktree: s1 runs again, attempt 1, in the same worktree and session; each line lands once', async () => {
+    const run = runOf('running');
+    const file = await expectCleanEnd(run);
+    const { server, planId } = run;
+
+    // Nothing had landed at the kill: s1 was waiting for its model.
+    expect(run.logAtKill).toBe(asText([HEADER]));
+    // s1 was dispatched twice: the held turn (cut by the kill) and the re-run, both in its worktree `<plan>/s1.1`.
+    const s1 = dispatches('running', 's1');
+    expect(s1).toHaveLength(2);
+    expect(s1[0]!.aborted).toBe(true);
+    const worktree = workdirOf(s1[0]!);
+    expect(worktree.startsWith(worktreesOf(server))).toBe(true);
+    expect(worktree.endsWith(`${sep}${planId}${sep}s1.1`)).toBe(true);
+    expect(workdirOf(s1[1]!)).toBe(worktree);
+    // Every request of the re-run turn (read, write, report) worked there too, and so did its reviewer.
+    const rerun = chat('running').filter((r) => agentOf(r) === 'coder' && stepOf(r) === 's1' && r.at >= s1[1]!.at);
+    expect(rerun.length).toBeGreaterThanOrEqual(3);
+    for (const r of rerun) expect(workdirOf(r)).toBe(worktree);
+    expect(reviews('running', 's1').map(workdirOf)).toEqual([worktree]);
+    // The same session: its conversation holds both prompts; the session's own directory is the worktree.
+    expect(s1[1]!.messages.filter((m) => m.role === 'user' && textOf(m.content).includes('# Your step: s1'))).toHaveLength(2);
+    const step = file.steps[0];
+    const session = (await server.client.session.get({ sessionID: step.session_id })).data!;
+    expect(session.directory).toBe(worktree);
+    expect(session.title).toBe('Orca coder · s1 attempt 1');
+
+    // The resume gate asked and hitl.auto.resume answered Re-run.
+    expect(file.decisions).toContainEqual(expect.objectContaining({ gate: 'resume', option: 'Re-run', channel: 'auto', step_id: 's1' }));
+    expect(journal(server, planId)).toContainEqual(
+      expect.objectContaining({ kind: 'reconcile', role: 'specialist', decision: 'interrupted', idempotency_key: `${planId}:s1:1`, session_id: step.session_id }),
+    );
+    expect(dispatches('running', 's2').map(workdirOf)[0]).toMatch(new RegExp(`${escapeRe(sep)}${planId}${escapeRe(sep)}s2\\.1$`));
+  }, 120_000);
+
+  /** The merge in flight at the kill: s1 entered `merging` before it, completed after it, and neither s1 nor its review ran again. */
+  function expectMergeRetried(run: Run, file: any) {
+    const { server, planId } = run;
+    const s1States = (entries: Journal) => entries.filter((e) => e.kind === 'state' && e.actor === 'step:s1').map((e) => e.state);
+    expect(s1States(run.journalAtKill)).toContain('merging');
+    expect(s1States(run.journalAtKill)).not.toContain('completed');
+    expect(s1States(run.journalAtKill).at(-1)).toBe('merging');
+    const after = journal(server, planId).filter((e) => Date.parse(e.at) > run.killedAt);
+    expect(after).toContainEqual(expect.objectContaining({ kind: 'event', event: expect.objectContaining({ type: 'xstate.init' }) })); // restored
+    expect(s1States(after)).toContain('completed');
+    expect(s1States(after)).not.toContain('running');
+    expect(dispatches(run.point, 's1')).toHaveLength(1);
+    expect(reviews(run.point, 's1')).toHaveLength(1);
+    // No resume gate: s1 had finished its work; only its landing was cut short.
+    expect(file.decisions.filter((d: any) => d.gate === 'resume')).toEqual([]);
+    expect(readFileSync(file.steps[0].diff.patch_path, 'utf8')).toContain(`+${lineOf('s1')}`);
+  }
+
+  it('killed while s1’s git apply is in flight, after it applied: the retried merge finds it applied, the line lands once', async () => {
+    const run = runOf('merge_after');
+    const file = await expectCleanEnd(run);
+    // The real apply had run before the kill: the line was in the user's tree already.
+    expect(run.logAtKill).toBe(asText([HEADER, lineOf('s1')]));
+    expectMergeRetried(run, file);
+  }, 120_000);
+
+  it('killed while s1’s git apply is in flight, before it applied: the retried merge applies it once', async () => {
+    const run = runOf('merge_before');
+    const file = await expectCleanEnd(run);
+    // Nothing had been applied at the kill.
+    expect(run.logAtKill).toBe(asText([HEADER]));
+    expectMergeRetried(run, file);
+  }, 120_000);
+});
+
+function escapeRe(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
