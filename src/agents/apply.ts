@@ -154,7 +154,7 @@ function buildAgent(
     description: blueprint.description,
     ...(blueprint.hidden ? { hidden: true } : {}),
     ...fields,
-    prompt: composePrompt(blueprint.id, rolePrompt, blueprint.contract),
+    prompt: composePrompt(blueprint.id, rolePrompt, workplace.worktree ? (blueprint.worktree_contract ?? blueprint.contract) : blueprint.contract),
     permission: layerPermissions(permission, locked),
   } as OrcaAgentConfig;
 }

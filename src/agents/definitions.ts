@@ -7,6 +7,7 @@ import {
   CONSULT_CONTRACT,
   SPECIALIST_ROLES,
   STEP_CONTRACT,
+  WORKTREE_STEP_CONTRACT,
   specialistConsultPrompt,
   specialistStepPrompt,
 } from './prompts/specialists.js';
@@ -26,6 +27,8 @@ export interface AgentBlueprint {
   role_prompt: string;
   /** What is always kept, even under a user's role text: how to answer, and for the planner what the plugin does by itself. */
   contract: string;
+  /** The contract instead in a step's own worktree, where the role works apart (Orca's instance there, src/passive/). */
+  worktree_contract?: string;
 }
 
 /** The full prompt: marker line, role (Orca's or the user's), contract. */
@@ -42,6 +45,7 @@ function specialist(agent: SpecialistAgent): AgentBlueprint {
     hidden: false,
     role_prompt: specialistStepPrompt(agent),
     contract: STEP_CONTRACT,
+    worktree_contract: WORKTREE_STEP_CONTRACT,
   };
 }
 

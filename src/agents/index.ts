@@ -41,6 +41,7 @@ export {
   ROLE_TOOLS,
   SPECIALIST_AGENTS,
   WORKTREE_ROLE_TOOLS,
+  TOOLS_ABSENT_IN_WORKTREE,
   isInstalledAgentId,
   isSpecialist,
   readOnlyAgentId,

@@ -1,3 +1,4 @@
+import { SPECIALIST_AGENTS as SPECIALISTS } from '../schemas/specialist-agents.js';
 import {
   isRecord,
   isToolHidden,
@@ -20,6 +21,7 @@ import {
   READ_ONLY_TOOLS,
   ROLE_TOOLS,
   WORKTREE_ROLE_TOOLS,
+  TOOLS_ABSENT_IN_WORKTREE,
   type AgentId,
 } from './roles.js';
 
@@ -51,9 +53,12 @@ export interface Workplace {
  */
 export const WORKTREE_LOCKED: Readonly<PermissionMap> = { external_directory: 'deny' };
 
-/** The tools a role is granted where it runs: ROLE_TOOLS, plus WORKTREE_ROLE_TOOLS in a worktree. */
+/** The tools a role is granted where it runs: ROLE_TOOLS, and in a worktree WORKTREE_ROLE_TOOLS but not the plugin's own tools. */
 export function roleTools(agent: AgentId, { worktree = false }: Workplace = {}): readonly string[] {
-  return worktree ? [...ROLE_TOOLS[agent], ...(WORKTREE_ROLE_TOOLS[agent] ?? [])] : ROLE_TOOLS[agent];
+  if (!worktree) return ROLE_TOOLS[agent];
+  // Only a step's specialists run in a worktree (orca and the planner never do; their table stays whole).
+  const absent = (SPECIALISTS as readonly string[]).includes(agent) ? TOOLS_ABSENT_IN_WORKTREE : [];
+  return [...ROLE_TOOLS[agent].filter((tool) => !absent.includes(tool)), ...(WORKTREE_ROLE_TOOLS[agent] ?? [])];
 }
 
 /** The permission key OpenCode checks for a tool (write and apply_patch are checked as `edit`). */

@@ -95,6 +95,13 @@ export const WORKTREE_ROLE_TOOLS: Readonly<Partial<Record<AgentId, readonly stri
 };
 
 /**
+ * The plugin's own tools a specialist has in the project directory but not in a step's worktree:
+ * Orca's instance there is passive and registers no tool (src/passive/), so they are neither
+ * granted nor named in the role's text there (a relay run found a prompt naming tools it lacked).
+ */
+export const TOOLS_ABSENT_IN_WORKTREE: readonly string[] = [ORCA_TOOLS.askSpecialist, ...PLAN_LOOKUP, ...SPECIALIST_AGENDA];
+
+/**
  * Tools a role must never get, whatever the user configures: re-denied after the user's own
  * per-agent permission. Orca is fully locked (its three tools and nothing else).
  */

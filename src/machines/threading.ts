@@ -70,12 +70,13 @@ export function stepInput(plan: PlanForStep, step: StepRecord): StepInput {
     { plan_id: plan.plan_id, goal: plan.goal ?? plan.request, relevant_files: plan.proposal?.relevant_files ?? [], steps: plan.steps },
     step.id,
   );
+  const policy = stepPolicy(plan.policy, step);
   return {
     planId: plan.plan_id,
-    thread,
+    thread: { ...thread, ...(policy.workspace && policy.workspace !== 'none' ? { workspace: policy.workspace } : {}) },
     maxAttempts: plan.max_attempts,
     parentSessionId: plan.caller_session_id,
-    policy: stepPolicy(plan.policy, step),
+    policy,
   };
 }
 
@@ -131,7 +132,33 @@ export function threadContext(
       .filter((s) => s.depends_on?.includes(step.id))
       .slice(0, MAX_LATER)
       .map((s) => ({ id: s.id, agent: s.agent, description: cut(s.description, LATER_DESCRIPTION) })),
+    ...besideOf(plan.steps, step),
   };
+}
+
+/** Steps with no dependency path to or from `step`, not done yet: they may run at the same time as it. */
+function besideOf(steps: StepRecord[], step: StepRecord): { beside?: ThreadedContext['beside'] } {
+  const byId = new Map(steps.map((s) => [s.id, s]));
+  const reach = (from: string, next: (s: StepRecord) => string[]) => {
+    const seen = new Set<string>();
+    const todo = [...next(byId.get(from)!)];
+    while (todo.length > 0) {
+      const id = todo.pop()!;
+      if (seen.has(id) || !byId.has(id)) continue;
+      seen.add(id);
+      todo.push(...next(byId.get(id)!));
+    }
+    return seen;
+  };
+  const before = reach(step.id, (s) => s.depends_on ?? []);
+  const dependents = new Map<string, string[]>();
+  for (const s of steps) for (const d of s.depends_on ?? []) dependents.set(d, [...(dependents.get(d) ?? []), s.id]);
+  const after = reach(step.id, (s) => dependents.get(s.id) ?? []);
+  const beside = steps
+    .filter((s) => s.id !== step.id && !before.has(s.id) && !after.has(s.id) && s.status !== 'completed' && s.status !== 'stopped')
+    .slice(0, MAX_LATER)
+    .map((s) => ({ id: s.id, agent: s.agent, description: cut(s.description, LATER_DESCRIPTION) }));
+  return beside.length > 0 ? { beside } : {};
 }
 
 /** Bounds on what a step is told of the steps after it, so its prompt stays flat as plans grow. */

@@ -239,5 +239,13 @@ export interface ThreadedContext {
    * before it was threaded.
    */
   later?: Array<{ id: string; agent: SpecialistId; description: string }>;
+  /**
+   * Steps neither before nor after this one (no dependency either way): they may run at the same
+   * time, and in worktrees this step does not see their changes. A few, descriptions cut; absent in
+   * snapshots from before it was threaded.
+   */
+  beside?: Array<{ id: string; agent: SpecialistId; description: string }>;
+  /** Where the step works (its policy's workspace); absent in snapshots from before isolation. */
+  workspace?: WorkspaceKind;
 }
 

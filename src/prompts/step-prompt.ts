@@ -1,6 +1,6 @@
 import type { ThreadedContext } from '../machines/types.js';
 import { SpecialistOutputSchema, specialistOutputJsonSchema } from '../schemas/specialist-output.js';
-import { laterStepsSection } from './later-steps.js';
+import { besideStepsSection, laterStepsSection } from './later-steps.js';
 import { previousAttemptText } from './previous-attempts.js';
 import { withProtocol, type OutputProtocol } from '../protocol/output-protocol.js';
 import { outputFormat } from '../protocol/protocol-turn.js';
@@ -14,7 +14,8 @@ import { turnHeader, turnStart } from './turn-header.js';
 export function stepPrompt(thread: ThreadedContext): string {
   const { step } = thread;
   const sections = [
-    `# Plan ${thread.plan_id}\nGoal: ${thread.goal}\n(Call orca_describe_plan with this plan_id for assumptions, risks and other steps.)`,
+    // In a worktree the specialist has none of the plugin's tools (its instance there is passive).
+    `# Plan ${thread.plan_id}\nGoal: ${thread.goal}${thread.workspace === 'worktree' ? '' : '\n(Call orca_describe_plan with this plan_id for assumptions, risks and other steps.)'}`,
     `# Your step: ${step.id} (${step.agent})\n${step.description}${step.success ? `\nDone when: ${step.success}` : ''}`,
   ];
   if (thread.dependencies.length > 0) {
@@ -32,6 +33,8 @@ export function stepPrompt(thread: ThreadedContext): string {
   if (thread.relevant_files.length > 0) sections.push(`# Relevant files\n${thread.relevant_files.map((f) => `- ${f}`).join('\n')}`);
   const later = laterStepsSection(thread);
   if (later) sections.push(later);
+  const beside = besideStepsSection(thread);
+  if (beside) sections.push(beside);
   if (thread.previous_attempts.length > 0) {
     sections.push(
       `# Previous attempts at this step failed\n${thread.previous_attempts

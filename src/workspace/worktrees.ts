@@ -9,6 +9,24 @@ import { excludedPaths, projectPath, snapshotCommit } from './snapshot.js';
 import type { GitRepository } from './support.js';
 import { writeFileAtomic } from './write-atomic.js';
 
+/**
+ * git's records of a repository's worktrees (`.git/worktrees/<name>`, named after the folder's last
+ * part, `s1.1` for every plan's first step) are made and pruned without a lock: two `worktree add`
+ * at once can pick the same name, and a prune can meet an add half done. One at a time per
+ * repository in this process.
+ */
+const worktreeLocks = new Map<string, Promise<unknown>>();
+function oneAtATime<T>(repo: GitRepository, run: () => Promise<T>): Promise<T> {
+  const previous = worktreeLocks.get(repo.commonDir) ?? Promise.resolve();
+  const next = previous.then(run, run);
+  const settled = next.catch(() => {});
+  worktreeLocks.set(repo.commonDir, settled);
+  void settled.then(() => {
+    if (worktreeLocks.get(repo.commonDir) === settled) worktreeLocks.delete(repo.commonDir);
+  });
+  return next;
+}
+
 /** Ten minutes: an `npm ci` on a cold cache. */
 const DEFAULT_SETUP_TIMEOUT_MS = 600_000;
 
@@ -67,7 +85,7 @@ export async function openWorktree(repo: GitRepository, options: OpenWorktreeOpt
   const start = await snapshotCommit(repo.toplevel, { exclude, ...(signal ? { signal } : {}) });
   await mkdir(dirname(root), { recursive: true });
   // -f: the path may still be registered from a worktree deleted by hand.
-  await git(['worktree', 'add', '-f', '--detach', '--quiet', root, start], { cwd: repo.toplevel, ...(signal ? { signal } : {}) });
+  await oneAtATime(repo, () => git(['worktree', 'add', '-f', '--detach', '--quiet', root, start], { cwd: repo.toplevel, ...(signal ? { signal } : {}) }));
   await placeIncluded(repo, root, include);
   let base = start;
   if (setup) {
@@ -111,13 +129,15 @@ async function placeIncluded(repo: GitRepository, root: string, include: readonl
  */
 export async function removeWorktree(repo: GitRepository, root: string, signal?: AbortSignal): Promise<void> {
   const at = { cwd: repo.toplevel, ...(signal ? { signal } : {}) };
-  try {
-    // Twice: also when locked (a `worktree add` cut short leaves it locked).
-    await git(['worktree', 'remove', '--force', '--force', root], at);
-  } catch {
-    await rm(root, { recursive: true, force: true });
-    await git(['worktree', 'prune'], at);
-  }
+  await oneAtATime(repo, async () => {
+    try {
+      // Twice: also when locked (a `worktree add` cut short leaves it locked).
+      await git(['worktree', 'remove', '--force', '--force', root], at);
+    } catch {
+      await rm(root, { recursive: true, force: true });
+      await git(['worktree', 'prune'], at);
+    }
+  });
   await rm(baseFile(root), { force: true });
 }
 

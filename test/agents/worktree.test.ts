@@ -4,12 +4,14 @@ import {
   INSTALLED_AGENT_IDS,
   ROLE_TOOLS,
   WORKTREE_ROLE_TOOLS,
+  TOOLS_ABSENT_IN_WORKTREE,
   applyAgents,
   evaluatePermission,
   isToolHidden,
   roleTools,
   type PermissionMap,
 } from '../../src/agents/index.js';
+import { SPECIALISTS } from '../../src/machines/types.js';
 import { agentRuleset } from './opencode-rules.js';
 
 const hidden = (permission: PermissionMap, tool: string, global: PermissionMap = {}) => isToolHidden(tool, agentRuleset(permission, global));
@@ -17,11 +19,20 @@ const outside = (permission: PermissionMap, global: PermissionMap = {}) =>
   evaluatePermission('external_directory', '/home/user/project/*', agentRuleset(permission, global));
 
 describe('applyAgents in a step worktree', () => {
-  it('installs the same agents as in the project directory, with the same prompts', () => {
+  it("installs the same agents as in the project directory; a specialist's text says it works in its own copy and names none of the plugin's tools", () => {
     const main = applyAgents({});
     const worktree = applyAgents({}, {}, { worktree: true });
     expect(Object.keys(worktree).sort()).toEqual([...INSTALLED_AGENT_IDS].sort());
-    for (const id of INSTALLED_AGENT_IDS) expect(worktree[id].prompt).toBe(main[id].prompt);
+    for (const id of INSTALLED_AGENT_IDS) {
+      if (!(SPECIALISTS as readonly string[]).includes(id)) {
+        expect(worktree[id].prompt, id).toBe(main[id].prompt);
+        continue;
+      }
+      expect(worktree[id].prompt, id).toContain('You work in your own copy of the project (a git worktree)');
+      expect(main[id].prompt, id).not.toContain('git worktree');
+      expect(main[id].prompt, id).toContain('orca_ask_specialist');
+      for (const tool of TOOLS_ABSENT_IN_WORKTREE) expect(worktree[id].prompt, `${id} ${tool}`).not.toContain(tool);
+    }
   });
 
   it('denies every Orca agent the directories outside the worktree', () => {
@@ -86,6 +97,12 @@ describe('applyAgents in a step worktree', () => {
     for (const id of INSTALLED_AGENT_IDS) {
       const { external_directory: _a, bash: mainBash, ...mainRest } = main[id].permission;
       const { external_directory: _b, bash: worktreeBash, ...worktreeRest } = worktree[id].permission;
+      // The plugin's own tools are not registered in a worktree: not granted there either.
+      if ((SPECIALISTS as readonly string[]).includes(id)) {
+        for (const tool of TOOLS_ABSENT_IN_WORKTREE) delete mainRest[tool];
+        for (const tool of TOOLS_ABSENT_IN_WORKTREE) expect(worktreeRest[tool] ?? 'deny', `${id} ${tool}`).toBe('deny');
+        for (const tool of TOOLS_ABSENT_IN_WORKTREE) delete worktreeRest[tool];
+      }
       expect(worktreeRest, id).toEqual(mainRest);
       if (id !== 'reviewer') expect(worktreeBash, id).toEqual(mainBash);
     }
@@ -99,11 +116,16 @@ describe('applyAgents in a step worktree', () => {
 });
 
 describe('roleTools', () => {
-  it('is the role table in the project directory and adds WORKTREE_ROLE_TOOLS in a worktree', () => {
+  it("is the role table in the project directory; in a worktree it adds WORKTREE_ROLE_TOOLS and drops the plugin's own tools", () => {
     for (const agent of AGENT_IDS) {
       expect(roleTools(agent)).toEqual(ROLE_TOOLS[agent]);
-      expect(roleTools(agent, { worktree: true })).toEqual([...ROLE_TOOLS[agent], ...(WORKTREE_ROLE_TOOLS[agent] ?? [])]);
+      const absent = (SPECIALISTS as readonly string[]).includes(agent) ? TOOLS_ABSENT_IN_WORKTREE : [];
+      expect(roleTools(agent, { worktree: true })).toEqual([
+        ...ROLE_TOOLS[agent].filter((tool) => !absent.includes(tool)),
+        ...(WORKTREE_ROLE_TOOLS[agent] ?? []),
+      ]);
     }
+    expect(roleTools('coder', { worktree: true })).not.toContain('orca_ask_specialist');
     expect(roleTools('reviewer')).not.toContain('bash');
     expect(roleTools('reviewer', { worktree: true })).toContain('bash');
   });

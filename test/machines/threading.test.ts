@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { EDIT_TOOLS, ROLE_TOOLS } from '../../src/agents/roles.js';
-import { readySteps, threadContext, WRITING_AGENTS } from '../../src/machines/threading.js';
-import { SPECIALISTS, type StepRecord } from '../../src/machines/types.js';
+import { readySteps, stepInput, threadContext, WRITING_AGENTS } from '../../src/machines/threading.js';
+import { DEFAULT_PLAN_POLICY, SPECIALISTS, type StepRecord } from '../../src/machines/types.js';
 import { replay } from '../support/model-coverage.js';
 import { by, done, idlePlanMachine } from './fixtures.js';
 
@@ -105,6 +105,24 @@ describe('threadContext', () => {
     const later = threadContext(fan, 'root').later!;
     expect(later.map((s) => s.id)).toEqual(['t0', 't1', 't2', 't3', 't4']);
     expect(later[0]!.description).toHaveLength(200);
+  });
+
+  it('should name the steps that may run beside this one (no dependency either way, not done), and tell a worktree step where it works', () => {
+    const steps = [
+      step('a', { status: 'completed' }),
+      step('b', { depends_on: ['a'] }),
+      step('c', { depends_on: ['b'] }),
+      step('d', { agent: 'tester' }),
+      step('e', { agent: 'document-writer', depends_on: ['d'] }),
+      step('f', { status: 'completed' }),
+    ];
+    const plan = { plan_id: 'plan_X', goal: 'g', relevant_files: [], steps };
+    expect(threadContext(plan, 'b').beside?.map((s) => s.id)).toEqual(['d', 'e']);
+    expect(threadContext(plan, 'e').beside?.map((s) => s.id)).toEqual(['b', 'c']);
+    expect(threadContext({ ...plan, steps: steps.slice(0, 3) }, 'b').beside).toBeUndefined();
+    const input = stepInput({ plan_id: 'plan_X', request: 'r', goal: 'g', proposal: null, steps, max_attempts: 3, caller_session_id: null, policy: { ...DEFAULT_PLAN_POLICY, workspace: 'worktree' } }, steps[1]!);
+    expect(input.thread.workspace).toBe('worktree');
+    expect(input.policy.workspace).toBe('worktree');
   });
 
   it('should refuse an unknown step', () => {

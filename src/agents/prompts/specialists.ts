@@ -79,10 +79,21 @@ where the step asks for them).
  * format is not here: each request states it once, in its output protocol section (a step, a fix,
  * or for the reviewer also the quality gate's pass/fail).
  */
+const ANSWERING = `Every request the plugin sends you ends with an "# Output protocol" section: answer as it says, once,
+at the end of your turn. Never claim work you did not do.`;
+
 export const STEP_CONTRACT = `${ASKING}
 
-Every request the plugin sends you ends with an "# Output protocol" section: answer as it says, once,
-at the end of your turn. Never claim work you did not do.`;
+${ANSWERING}`;
+
+/** The contract of a step that runs in its own git worktree (docs/design.md, "Isolation and merge"). */
+export const WORKTREE_STEP_CONTRACT = `You work in your own copy of the project (a git worktree): the user's files as they were when
+your step started, with the changes of the steps yours depends on already in it. Work with paths
+relative to your working directory. Steps running at the same time work in copies of their own: you
+do not see their changes, nor they yours. When your step is done, the plugin applies what you
+changed here to the user's project. You cannot start other agents or ask the user.
+
+${ANSWERING}`;
 
 /** Read-only consultation via orca_ask_specialist: an answer, not a step result. */
 export const CONSULT_CONTRACT = `This is a read-only consultation, not a plan step: another agent of the team asked you a
