@@ -15,7 +15,7 @@ import { reportOnFailure } from '../support/failure-report.js';
 import { createSandbox, projectRoot } from '../support/opencode-sandbox.js';
 import { FAKE_MODEL, restartOpencode, startOpencode, waitFor, type OpencodeServer } from '../support/opencode-server.js';
 import { lastToolResult, startScriptedModel, toolResults, type RecordedRequest, type ScriptedModel, type ScriptedReply } from '../support/scripted-model.js';
-import { agentOf, builtPluginUrl, passingReview, scenarioOf, jsonReply } from './team.js';
+import { SHARED_TREE, agentOf, builtPluginUrl, passingReview, scenarioOf, jsonReply } from './team.js';
 
 type Call = { name: string; arguments: unknown };
 const encode = (rounds: Call[][]) => Buffer.from(JSON.stringify(rounds)).toString('base64url');
@@ -68,7 +68,7 @@ describe('the agenda on the real server', () => {
     mkdirSync(join(sandbox.projectDir, '.opencode'), { recursive: true });
     // A short poll so the file runs in seconds; a per-session cap above the project's, so the 31st item meets max_pending_project.
     writeFileSync(join(sandbox.projectDir, '.opencode', 'orca.jsonc'), JSON.stringify({ review: { enabled: false }, agenda: { poll_seconds: 1, max_pending_per_session: 100 } }));
-    server = await startOpencode({ modelUrl: model.url, plugins: [builtPluginUrl], projectDir: sandbox.projectDir, homeDir: sandbox.homeDir, requestTimeoutMs: 60_000 });
+    server = await startOpencode({ modelUrl: model.url, config: { plugin: [[builtPluginUrl, SHARED_TREE]] }, projectDir: sandbox.projectDir, homeDir: sandbox.homeDir, requestTimeoutMs: 60_000 });
   }, 60_000);
 
   afterAll(async () => {

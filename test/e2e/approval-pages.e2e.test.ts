@@ -9,7 +9,7 @@ import { longPlanProposal } from '../support/long-plan.js';
 import { startOpencode, type OpencodeServer } from '../support/opencode-server.js';
 import { lastToolResult, startScriptedModel, type RecordedRequest, type ScriptedModel, type ScriptedReply } from '../support/scripted-model.js';
 import { labels, nextQuestion, reply, type QuestionRequest } from './hitl-answers.js';
-import { agentOf, builtPluginUrl, jsonReply, orcaResumeRelay, passingReview, scenarioOf, userTurns } from './team.js';
+import { SHARED_TREE, agentOf, builtPluginUrl, jsonReply, orcaResumeRelay, passingReview, scenarioOf, userTurns } from './team.js';
 
 const first = { ...longPlanProposal(10), goal: `SCENARIO:long ${longPlanProposal(10).goal}` };
 /** The revision after Request Changes: step 3 reworded, the release step dropped. */
@@ -40,7 +40,7 @@ describe('the whole plan, then the question, in the real dialog', () => {
 
   beforeAll(async () => {
     model = await startScriptedModel({ respond });
-    server = await startOpencode({ modelUrl: model.url, plugins: [builtPluginUrl], requestTimeoutMs: 180_000 });
+    server = await startOpencode({ modelUrl: model.url, config: { plugin: [[builtPluginUrl, SHARED_TREE]] }, requestTimeoutMs: 180_000 });
   }, 60_000);
 
   afterAll(async () => {

@@ -9,7 +9,7 @@ import { startOpencode, waitFor, type OpencodeServer } from '../support/opencode
 import { lastToolResult, startScriptedModel, type RecordedRequest, type ScriptedModel, type ScriptedReply } from '../support/scripted-model.js';
 import { forMarkdown } from '../../src/notices/session-notes.js';
 import { dismiss, nextQuestion, reply } from './hitl-answers.js';
-import { agentOf, builtPluginUrl, jsonReply, scenarioOf, passingReview } from './team.js';
+import { SHARED_TREE, agentOf, builtPluginUrl, jsonReply, scenarioOf, passingReview } from './team.js';
 
 let model: ScriptedModel;
 const count = (agent: string, scenario: string) => model.chatRequests().filter((r) => agentOf(r) === agent && scenarioOf(r) === scenario).length;
@@ -36,7 +36,7 @@ describe('slash commands on a waiting plan', () => {
 
   beforeAll(async () => {
     model = await startScriptedModel({ respond });
-    server = await startOpencode({ modelUrl: model.url, plugins: [builtPluginUrl], requestTimeoutMs: 60_000 });
+    server = await startOpencode({ modelUrl: model.url, config: { plugin: [[builtPluginUrl, SHARED_TREE]] }, requestTimeoutMs: 60_000 });
   }, 60_000);
   afterAll(async () => {
     await server?.stop();

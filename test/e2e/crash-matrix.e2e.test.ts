@@ -22,7 +22,7 @@ import { restartOpencode, startOpencode, waitFor, type OpencodeServer } from '..
 import { lastToolResult, startScriptedModel, type RecordedRequest, type ScriptedModel, type ScriptedReply } from '../support/scripted-model.js';
 import { fetchWithTimeout } from '../support/wait-for.js';
 import { isPage, questionWatch, openQuestions, readOn, reply, type QuestionRequest } from './hitl-answers.js';
-import { agentOf, jsonReply, scenarioOf, orcaResumeRelay, passingReview } from './team.js';
+import { SHARED_TREE, agentOf, jsonReply, scenarioOf, orcaResumeRelay, passingReview } from './team.js';
 import { allSessions } from '../support/all-sessions.js';
 import { snapshotDist } from '../support/dist-snapshot.js';
 
@@ -187,7 +187,8 @@ describe('crash matrix: kill -9 at every point of a 4-step plan, restart, resume
   beforeAll(async () => {
     plugin = await snapshotDist('orca-crash-matrix-');
     model = await startScriptedModel({ respond });
-    server = await startOpencode({ modelUrl: model.url, plugins: [plugin.url], requestTimeoutMs: 60_000 });
+    // Points in worktrees (a step running there, its merge in flight) are worktree-crash.e2e's.
+    server = await startOpencode({ modelUrl: model.url, config: { plugin: [[plugin.url, SHARED_TREE]] }, requestTimeoutMs: 60_000 });
   }, 60_000);
 
   afterAll(async () => {

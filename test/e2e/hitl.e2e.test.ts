@@ -7,7 +7,7 @@ import { reportOnFailure } from '../support/failure-report.js';
 import { restartOpencode, startOpencode, type OpencodeServer } from '../support/opencode-server.js';
 import { lastToolResult, startScriptedModel, type RecordedRequest, type ScriptedModel, type ScriptedReply } from '../support/scripted-model.js';
 import { dismiss, labels, nextQuestion, reply } from './hitl-answers.js';
-import { agentOf, builtPluginUrl, jsonReply, scenarioOf, userTurns, orcaResumeRelay, passingReview } from './team.js';
+import { SHARED_TREE, agentOf, builtPluginUrl, jsonReply, scenarioOf, userTurns, orcaResumeRelay, passingReview } from './team.js';
 
 const ok = (summary: string) => jsonReply({ type: 'success', summary, artifacts: [], key_findings: [] });
 const failed = (error: string) => jsonReply({ type: 'failure', error });
@@ -77,7 +77,7 @@ describe('human-in-the-loop through the native question dialog', () => {
 
   beforeAll(async () => {
     model = await startScriptedModel({ respond });
-    server = await startOpencode({ modelUrl: model.url, plugins: [builtPluginUrl], requestTimeoutMs: 180_000 });
+    server = await startOpencode({ modelUrl: model.url, config: { plugin: [[builtPluginUrl, SHARED_TREE]] }, requestTimeoutMs: 180_000 });
   }, 60_000);
 
   afterAll(async () => {

@@ -7,6 +7,14 @@ import { lastToolResult, type RecordedRequest, type ScriptedReply } from '../sup
 /** The built plugin, loaded the way a user's opencode.json loads a local file. */
 export const builtPluginUrl = pathToFileURL(join(projectRoot, 'dist', 'index.js')).href;
 
+/**
+ * Plugin options for a file whose subject is not where steps work: its steps share the project
+ * directory (git still measures their diffs). Each worktree costs its step an OpenCode instance
+ * (seconds on this machine, `npm run bench` W-iso): the files about isolation (worktree*.e2e,
+ * orca.e2e, quality-gate, tool-loop, usage) run with worktrees, the default.
+ */
+export const SHARED_TREE = { isolation: { mode: 'none' } } as const;
+
 export const agentOf = (req: RecordedRequest) => findAgentMarker(req.system) ?? 'unknown';
 
 /** The user-visible text of the request's latest user message (the prompt a session was given). */
