@@ -2,6 +2,12 @@
 import type { SpecialistId } from '../src/machines/types.js';
 
 const AGENTS: SpecialistId[] = ['coder', 'tester', 'reviewer', 'researcher'];
+/**
+ * The agents of layeredDag's steps: only file-changing specialists, since those are the steps that
+ * get their own git worktree (isolation `worktree`, the default); a researcher's or reviewer's step
+ * reads the user's tree and would never measure a worktree.
+ */
+export const DAG_AGENTS: SpecialistId[] = ['coder', 'tester', 'document-writer'];
 
 export interface BenchStep {
   id: string;
@@ -31,17 +37,18 @@ const plan = (goal: string, steps: BenchStep[]): BenchPlan => ({
 
 /**
  * `layers` layers of `width` steps; every step of layer k depends on all steps of layer k-1.
- * The critical path is `layers` steps long.
+ * The critical path is `layers` steps long. Every step is a file-changing one (DAG_AGENTS, in turn).
  */
-export function layeredDag(layers: number, width: number): BenchPlan {
+export function layeredDag(layers: number, width: number, agents: SpecialistId[] = DAG_AGENTS): BenchPlan {
   const steps: BenchStep[] = [];
   for (let l = 0; l < layers; l++) {
     for (let w = 0; w < width; w++) {
       steps.push({
         id: `l${l + 1}w${w + 1}`,
-        agent: AGENTS[w % AGENTS.length]!,
+        agent: agents[w % agents.length]!,
         description: `Layer ${l + 1} task ${w + 1}: change module m${w + 1} as the earlier layer decided.`,
-        // Declared, disjoint files: the scheduler may run the layer's coder and tester together.
+        // Declared, disjoint files: in a shared tree (isolation `none`) the scheduler may still run the
+        // layer's file-changing steps together, as it does with worktrees.
         files: [`src/m${w + 1}.ts`],
         depends_on: l === 0 ? [] : Array.from({ length: width }, (_, i) => `l${l}w${i + 1}`),
       });

@@ -11,7 +11,7 @@ import { measureManyPlans } from './many-plans.js';
 import { chain, layeredDag, orcaE2ePlan } from './plans.js';
 import { barePrompts, criticalPathCalls, runPlan, serverCpuMs, startBenchServer, stepPhases, type PlanRun } from './server.js';
 import { median, p95, round, summary } from './stats.js';
-import { measureParallel, parallelResults } from './parallel.js';
+import { LONG_HINT, longRequested, measureParallel, parallelResults } from './parallel.js';
 
 const root = join(import.meta.dirname, '..');
 const started = performance.now();
@@ -21,6 +21,8 @@ const section = (title: string) => say(`\n== ${title} (at ${elapsed()})`);
 const f = (x: number, d = 1) => (Number.isFinite(x) ? x.toFixed(d) : 'n/a');
 
 const LATENCY = 300;
+// The long scale runs (the 200-step plan: about 10 minutes) run only with `npm run bench -- --long` or ORCA_BENCH_LONG=1.
+const LONG = longRequested();
 const DAG = layeredDag(3, 4);
 const CHAIN = chain(50);
 
@@ -32,6 +34,7 @@ say('Orca benchmarks');
 say(`machine: ${machine.cores} cores, ${machine.cpuModel}, ${machine.memoryGiB} GiB RAM, ${machine.platform}`);
 say(`node ${machine.node}, opencode ${machine.opencode}, temp dir ${machine.tmpdir}`);
 say(`load average at start (1/5/15 min): ${loadStart.join(' / ')} — other processes may be loading this machine; figures vary with it.`);
+say(LONG ? 'long runs on (the 200-step plan included)' : `long runs off: the 200-step plan is not run (${LONG_HINT}, or ORCA_BENCH_LONG=1)`);
 
 ensureBuilt();
 
@@ -122,7 +125,9 @@ for (const { concurrency, snapshotOff } of [{ concurrency: 4, snapshotOff: false
 
 // ---------------------------------------------------------------------------------------------
 section(`P1b, P1c and scale: Orca against a bare client on the same server, model latency ${LATENCY} ms`);
-const par = await measureParallel(say, { latencyMs: LATENCY, rounds: 5 });
+const par = await measureParallel(say, { latencyMs: LATENCY, rounds: 5, long: LONG });
+const iso = par.isolation;
+const disk = iso.disk;
 
 // ---------------------------------------------------------------------------------------------
 section('P4: 10,000 plan files on disk');
@@ -164,7 +169,7 @@ const targets = [
   },
   {
     id: 'P1b',
-    what: `DAG 3×4 @ concurrency 4: Orca approval→completed / bare driver wall (median of ${par.p1b.ratios.length} alternating rounds)`,
+    what: `DAG 3×4 @ concurrency 4 (coder/tester/document-writer steps): Orca approval→completed with the default isolation (each step in its worktree) / bare driver wall (median of ${par.p1b.ratios.length} alternating rounds)`,
     measured: `${f(par.p1b.ratio, 3)} (${f(median(par.p1b.orcaMs), 0)} / ${f(median(par.p1b.bareMs), 0)} ms)`,
     goal: '<= 1.05',
     met: par.p1b.ratio <= 1.05,
@@ -177,15 +182,44 @@ const targets = [
     met: par.p1c.orca >= par.p1c.bare * 0.95,
   },
   {
-    id: 'S200',
-    what: '200-step plan (25 × 8) @ concurrency 8: Orca / bare (median of rounds)',
-    measured: `${f(par.scale200.ratio, 3)} (${f(median(par.scale200.orcaMs), 0)} / ${f(median(par.scale200.bareMs), 0)} ms)`,
-    goal: '<= 1.15',
-    met: par.scale200.ratio <= 1.15,
+    id: 'W-iso',
+    what: `P1b Orca with isolation / without (isolation none, own server), median walls; worktree + merge per step = (with − without) / 12 steps; S8×12 the same / 96`,
+    measured: `${f(iso.p1bOnOff, 3)} (${f(iso.p1bCostPerStepMs, 0)} ms/step); S8×12 ${f(iso.eightPlansOnOff, 3)} (${f(iso.eightPlansCostPerStepMs, 0)} ms/step)`,
+    goal: 'info',
+    met: true,
   },
   {
+    id: 'W-off',
+    what: 'isolation none: P1b Orca / bare; S8×12 Orca / bare (per plan)',
+    measured: `${f(iso.p1bOff.ratio, 3)}; ${f(iso.eightPlansOff.ratio, 3)} (${f(iso.eightPlansOff.perPlanRatio, 3)})`,
+    goal: 'info',
+    met: true,
+  },
+  {
+    id: 'W-disk',
+    what: "one worktree of the bench project: KiB of files; KiB on disk (du) + .git/worktrees/; step worktrees left after the runs; OpenCode's snapshot repos left (one per worktree)",
+    measured: `${disk ? `${f(disk.fileBytes / 1024, 1)}; ${disk.duKiB} + ${disk.gitAdminKiB} KiB` : `not measured (${iso.diskError})`}; ${iso.leftListed} left; ${iso.opencodeSnapshots.count} × ${f(iso.opencodeSnapshots.kiB / Math.max(1, iso.opencodeSnapshots.count), 0)} KiB`,
+    goal: 'info; 0 left',
+    met: iso.leftListed === 0 && iso.leftFolders === 0,
+  },
+  par.scale200
+    ? {
+        id: 'S200',
+        what: '200-step plan (25 × 8) @ concurrency 8: Orca / bare (median of rounds)',
+        measured: `${f(par.scale200.ratio, 3)} (${f(median(par.scale200.orcaMs), 0)} / ${f(median(par.scale200.bareMs), 0)} ms)`,
+        goal: '<= 1.15',
+        met: par.scale200.ratio <= 1.15,
+      }
+    : {
+        id: 'S200',
+        what: '200-step plan (25 × 8) @ concurrency 8: Orca / bare (median of rounds)',
+        measured: `not run (${LONG_HINT})`,
+        goal: '<= 1.15',
+        met: true,
+      },
+  {
     id: 'S8x12',
-    what: '8 plans of 12 steps at once: Orca first approval→last end / bare, median of 2 alternating rounds (per-plan median)',
+    what: '8 plans of 12 steps at once (default isolation): Orca first approval→last end / bare, median of 2 alternating rounds (per-plan median)',
     measured: `${f(par.eightPlans.ratio, 3)} (${f(par.eightPlans.perPlanRatio, 3)})`,
     goal: '<= 1.15',
     met: par.eightPlans.ratio <= 1.15,
@@ -244,7 +278,7 @@ say(`P2b per step = approval→completed / 50 of a 50-step chain; bare = session
 say('P3 = UTF-8 bytes of the last user message (the step prompt) in the first model request of step 50 / of step 2; in process: stepPrompt(thread) of the same steps.');
 
 section('Targets');
-const w = [5, 100, 40, 26, 3];
+const w = [6, 100, 40, 26, 3];
 const line = (cells: string[]) => say(cells.map((c, i) => c.padEnd(w[i]!)).join(' | '));
 line(['id', 'measure', 'measured', 'target', 'met']);
 line(w.map((n) => '-'.repeat(n)));
@@ -258,6 +292,8 @@ const results = {
   at: new Date().toISOString(),
   machine: { ...machine, loadavgStart: loadStart, loadavgEnd: loadEnd, cpuUsage },
   durationMs: round(performance.now() - started, 0),
+  long: LONG,
+  skipped: LONG ? [] : [{ id: 'S200', why: `long run, not run (${LONG_HINT} or ORCA_BENCH_LONG=1)` }],
   targets,
   inProcess: {
     perStepMs: inprocSteps.map((x) => round(x, 3)),

@@ -60,7 +60,8 @@ export async function startBenchServer({ concurrency, latencyMs, env = {}, plugi
     modelUrl: model.url,
     // The quality gate off: every step is one specialist turn, so per step = per turn (issue 8's P1–P3).
     config: { ...config, plugin: [[pluginUrl, { hitl: { auto: { approval: 'approve' } }, review: { enabled: false }, concurrency, ...pluginOptions }]] },
-    requestTimeoutMs: 180_000,
+    // A plan whose every step boots an OpenCode instance for its worktree can take minutes on a busy machine.
+    requestTimeoutMs: 600_000,
     env,
     ...(logLevel ? { logLevel } : {}),
   });
@@ -151,7 +152,14 @@ export async function runPlans(bench: BenchServer, runs: Array<{ plan: BenchPlan
     runs.map(async ({ plan, request }) => {
       const session = (await server.client.session.create({ title: `bench ${plan.goal}` })).data!;
       const t0 = performance.now();
-      await server.client.session.prompt({ sessionID: session.id, agent: 'orca', parts: [{ type: 'text', text: request }] });
+      const res = await server.client.session.prompt({ sessionID: session.id, agent: 'orca', parts: [{ type: 'text', text: request }] }).catch((error: unknown) => ({ error }));
+      if (res.error) {
+        const waited = performance.now() - t0;
+        // Node's fetch stops waiting for a reply's headers after 300 s (undici's headersTimeout) while
+        // the turn goes on in the server: then wait for the session to be idle instead.
+        if (waited < 295_000) throw new Error(`orca session.prompt for "${plan.goal}" failed after ${waited.toFixed(0)} ms: ${String(JSON.stringify(res.error)).slice(0, 300)}`);
+        await untilIdle(bench, session.id);
+      }
       return performance.now() - t0;
     }),
   );
@@ -163,6 +171,18 @@ export async function runPlans(bench: BenchServer, runs: Array<{ plan: BenchPlan
     if (!file) throw new Error(`no new plan file with goal "${plan.goal}" in ${plansDir}`);
     return readRun(plansDir, file.slice(0, -'.json'.length), plan, reqs, totals[i]!, runs.length > 1);
   });
+}
+
+/** Polls session.status until the session is no longer busy (a session absent from the map is idle). */
+async function untilIdle(bench: BenchServer, sessionID: string, timeoutMs = 1_800_000): Promise<void> {
+  const until = performance.now() + timeoutMs;
+  while (performance.now() < until) {
+    const status = (await bench.server.client.session.status()).data as Record<string, { type: string }> | undefined;
+    const mine = status?.[sessionID];
+    if (!mine || mine.type === 'idle') return;
+    await new Promise((r) => setTimeout(r, 1000));
+  }
+  throw new Error(`session ${sessionID} still busy after ${timeoutMs} ms`);
 }
 
 function readRun(plansDir: string, planId: string, plan: BenchPlan, reqs: RecordedRequest[], totalWallMs: number, shared: boolean): PlanRun {
