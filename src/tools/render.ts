@@ -65,6 +65,9 @@ function compactGate(gate: Gate): object {
   };
 }
 
+/** Where a completed worktree step's changes are. */
+export const LANDED_WORDS = "applied to the user's project as uncommitted changes (nothing committed)";
+
 /** How many files a result lists per step, and how much of a merge gate's conflicts. */
 const MAX_FILES = 10;
 const MAX_CONFLICT_FILES = 5;
@@ -80,8 +83,10 @@ export function compactConflicts(conflicts: readonly MergeConflict[]): Array<{ p
 
 /** A step's diff (and, at the merge gate, its conflicts) for a result: compact, the whole being in orca show and the patch. */
 export function stepChanges(s: Pick<StepRecord, 'status' | 'diff' | 'conflicts'>): Record<string, unknown> {
+  // A relay run's orca could not tell the user where a worktree step's changes were: say it.
+  const landed = s.status === 'completed' && s.diff?.where === 'worktree' && s.diff.files.length > 0;
   return {
-    ...(s.diff ? { diff: diffDigest(s.diff, MAX_FILES) } : {}),
+    ...(s.diff ? { diff: { ...diffDigest(s.diff, MAX_FILES), ...(landed ? { landed: LANDED_WORDS } : {}) } } : {}),
     ...(s.status === 'awaiting_merge' && s.conflicts ? { conflicts: compactConflicts(s.conflicts) } : {}),
   };
 }

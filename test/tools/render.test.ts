@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { DriveResult } from '../../src/host/drive.js';
 import type { StepRecord } from '../../src/machines/types.js';
-import { decisionLine, failureLine, renderDrive } from '../../src/tools/render.js';
+import { LANDED_WORDS, decisionLine, failureLine, renderDrive } from '../../src/tools/render.js';
 import { mergeGate } from '../hitl/gate-fixtures.js';
 import { usage } from '../support/turns.js';
 
@@ -97,6 +97,18 @@ describe("a step's real diff in orca_ask_planner's result", () => {
       patch: '/p/impl.patch',
     });
     expect(renderDrive(completed([docs], [])) as { steps: Array<Record<string, unknown>> }).not.toHaveProperty('steps.0.diff');
+  });
+
+  it("should say where a completed worktree step's changes are: applied to the user's project, uncommitted", () => {
+    const inTree = { ...diff, where: 'worktree' as const };
+    const result = renderDrive(completed([{ ...impl, diff: inTree }], [])) as { steps: Array<{ diff: Record<string, unknown> }> };
+    expect(result.steps[0]!.diff.landed).toBe(LANDED_WORDS);
+    expect(result.steps[0]!.diff.note).toBeUndefined();
+    // Nothing changed, or changes measured in the shared tree: nothing was applied.
+    const none = renderDrive(completed([{ ...impl, diff: { ...inTree, files: [], undeclared: [] } }], [])) as { steps: Array<{ diff: Record<string, unknown> }> };
+    expect(none.steps[0]!.diff.landed).toBeUndefined();
+    const shared = renderDrive(completed([{ ...impl, diff }], [])) as { steps: Array<{ diff: Record<string, unknown> }> };
+    expect(shared.steps[0]!.diff.landed).toBeUndefined();
   });
 
   it('should show the merge gate with its conflicts cut and its diff in short while the plan waits there', () => {
