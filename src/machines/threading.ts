@@ -67,13 +67,13 @@ export interface PlanForStep {
 /** What a step's machine starts with: its threaded context, the attempt limit, its caller's session, its policy. */
 export function stepInput(plan: PlanForStep, step: StepRecord): StepInput {
   const thread = threadContext(
-    { plan_id: plan.plan_id, goal: plan.goal ?? plan.request, relevant_files: plan.proposal?.relevant_files ?? [], steps: plan.steps },
+    { plan_id: plan.plan_id, goal: plan.goal ?? plan.request, relevant_files: plan.proposal?.relevant_files ?? [], steps: plan.steps, workspace: plan.policy.workspace },
     step.id,
   );
   const policy = stepPolicy(plan.policy, step);
   return {
     planId: plan.plan_id,
-    thread: { ...thread, ...(policy.workspace && policy.workspace !== 'none' ? { workspace: policy.workspace } : {}) },
+    thread,
     maxAttempts: plan.max_attempts,
     parentSessionId: plan.caller_session_id,
     policy,
@@ -100,7 +100,7 @@ export const stepPolicy = (policy: PlanPolicy, step: StepRecord): StepPolicy => 
  * nothing from steps it does not depend on, so the prompt stays flat as plans grow.
  */
 export function threadContext(
-  plan: { plan_id: string; goal: string; relevant_files: string[]; steps: StepRecord[] },
+  plan: { plan_id: string; goal: string; relevant_files: string[]; steps: StepRecord[]; workspace?: WorkspaceKind | undefined },
   stepId: string,
 ): ThreadedContext {
   const step = plan.steps.find((s) => s.id === stepId);
@@ -133,10 +133,15 @@ export function threadContext(
       .slice(0, MAX_LATER)
       .map((s) => ({ id: s.id, agent: s.agent, description: cut(s.description, LATER_DESCRIPTION) })),
     ...besideOf(plan.steps, step),
+    // Where it works, as its policy says (stepPolicy): only a file-changing step has a tree of its own.
+    ...(writes(step) && (plan.workspace === 'worktree' || plan.workspace === 'shared') ? { workspace: plan.workspace } : {}),
   };
 }
 
-/** Steps with no dependency path to or from `step`, not done yet: they may run at the same time as it. */
+/**
+ * Steps with no dependency path to or from `step`: they may run before, beside or after it. Whatever
+ * their status, so the prompt reads the same from the plan file later (the viewer renders it).
+ */
 function besideOf(steps: StepRecord[], step: StepRecord): { beside?: ThreadedContext['beside'] } {
   const byId = new Map(steps.map((s) => [s.id, s]));
   const reach = (from: string, next: (s: StepRecord) => string[]) => {
@@ -155,7 +160,7 @@ function besideOf(steps: StepRecord[], step: StepRecord): { beside?: ThreadedCon
   for (const s of steps) for (const d of s.depends_on ?? []) dependents.set(d, [...(dependents.get(d) ?? []), s.id]);
   const after = reach(step.id, (s) => dependents.get(s.id) ?? []);
   const beside = steps
-    .filter((s) => s.id !== step.id && !before.has(s.id) && !after.has(s.id) && s.status !== 'completed' && s.status !== 'stopped')
+    .filter((s) => s.id !== step.id && !before.has(s.id) && !after.has(s.id))
     .slice(0, MAX_LATER)
     .map((s) => ({ id: s.id, agent: s.agent, description: cut(s.description, LATER_DESCRIPTION) }));
   return beside.length > 0 ? { beside } : {};

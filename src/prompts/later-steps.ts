@@ -11,13 +11,13 @@ export function laterStepsSection(thread: ThreadedContext): string | null {
 }
 
 /**
- * The steps that may run at the same time as this one (no dependency either way), so a specialist
- * does not do their work nor expect to see it: in worktrees their changes reach neither this step's
- * tree nor its reviewer's (seen with a real model: a tester whose new test failed in its worktree,
- * the fix running beside it). Null when none.
+ * The steps with no dependency either way (they may run before, beside or after this one), so a
+ * specialist does not do their work nor count on it: in worktrees the changes of those still running
+ * reach neither this step's tree nor its reviewer's (seen with a real model: a tester whose new test
+ * failed in its worktree, the fix running beside it). Null when none.
  */
 export function besideStepsSection(thread: ThreadedContext): string | null {
   if (!thread.beside?.length) return null;
-  const seen = thread.workspace === 'worktree' ? ', in copies of their own: their changes are not in your tree' : '';
-  return `# Steps that may run at the same time (not this step's work${seen})\n${thread.beside.map((s) => `- ${s.id} (${s.agent}): ${s.description}`).join('\n')}`;
+  const seen = thread.workspace === 'worktree' ? '; in your copy you see the changes only of those finished before your step started' : '';
+  return `# Other steps, not this step's work (no dependency either way: they may run at the same time${seen})\n${thread.beside.map((s) => `- ${s.id} (${s.agent}): ${s.description}`).join('\n')}`;
 }

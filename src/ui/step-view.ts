@@ -1,5 +1,6 @@
 import { specialistTurnPrompt } from '../prompts/step-prompt.js';
 import { threadContext } from '../machines/threading.js';
+import type { WorkspaceKind } from '../machines/types.js';
 import type { PlanFile, PlanFileStep } from '../persistence/plan-file.js';
 import type { GraphStep } from './graph-view.js';
 import { FAILURE_KIND_WORDS } from '../text/failure-kind.js';
@@ -59,7 +60,8 @@ function changesOf(diff: StepDiff): ChangesView {
 }
 
 export function stepView(file: PlanFile, raw: Record<string, unknown>, step: PlanFileStep): StepView {
-  const thread = threadContext(file, step.id);
+  const policy = (file.snapshot.context as { policy?: { workspace?: WorkspaceKind } }).policy;
+  const thread = threadContext({ ...file, workspace: policy?.workspace }, step.id);
   // A failed step waiting for a decision shows the prompt of its next attempt (it carries the failures).
   const attempt = step.status === 'awaiting_decision' ? step.attempts + 1 : Math.max(1, step.attempts);
   // As the turn runner sends it with the default text protocol (an agent configured for structured

@@ -107,7 +107,7 @@ describe('threadContext', () => {
     expect(later[0]!.description).toHaveLength(200);
   });
 
-  it('should name the steps that may run beside this one (no dependency either way, not done), and tell a worktree step where it works', () => {
+  it('should name the steps with no dependency either way (whatever their status: the viewer renders the same prompt later), and tell a worktree step where it works', () => {
     const steps = [
       step('a', { status: 'completed' }),
       step('b', { depends_on: ['a'] }),
@@ -117,9 +117,12 @@ describe('threadContext', () => {
       step('f', { status: 'completed' }),
     ];
     const plan = { plan_id: 'plan_X', goal: 'g', relevant_files: [], steps };
-    expect(threadContext(plan, 'b').beside?.map((s) => s.id)).toEqual(['d', 'e']);
-    expect(threadContext(plan, 'e').beside?.map((s) => s.id)).toEqual(['b', 'c']);
+    expect(threadContext(plan, 'b').beside?.map((s) => s.id)).toEqual(['d', 'e', 'f']);
+    expect(threadContext(plan, 'e').beside?.map((s) => s.id)).toEqual(['a', 'b', 'c', 'f']);
     expect(threadContext({ ...plan, steps: steps.slice(0, 3) }, 'b').beside).toBeUndefined();
+    expect(threadContext({ ...plan, workspace: 'worktree' }, 'b').workspace).toBe('worktree');
+    // A step that changes no file has no tree of its own.
+    expect(threadContext({ ...plan, steps: [...steps, step('r', { agent: 'researcher' })], workspace: 'worktree' }, 'r').workspace).toBeUndefined();
     const input = stepInput({ plan_id: 'plan_X', request: 'r', goal: 'g', proposal: null, steps, max_attempts: 3, caller_session_id: null, policy: { ...DEFAULT_PLAN_POLICY, workspace: 'worktree' } }, steps[1]!);
     expect(input.thread.workspace).toBe('worktree');
     expect(input.policy.workspace).toBe('worktree');

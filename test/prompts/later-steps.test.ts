@@ -37,10 +37,10 @@ describe('what a step and its review are told of the rest of the plan', () => {
   it('should name the steps running beside a step, say a worktree step does not see their changes, and drop the tool it lacks there', () => {
     const beside = [{ id: 'fix-mean', agent: 'coder' as const, description: 'Divide by length' }];
     const shared = stepPrompt(thread({ beside }));
-    expect(shared).toContain("# Steps that may run at the same time (not this step's work)\n- fix-mean (coder): Divide by length");
+    expect(shared).toContain("# Other steps, not this step's work (no dependency either way: they may run at the same time)\n- fix-mean (coder): Divide by length");
     expect(shared).toContain('Call orca_describe_plan');
     const isolated = stepPrompt(thread({ beside, workspace: 'worktree' }));
-    expect(isolated).toContain("# Steps that may run at the same time (not this step's work, in copies of their own: their changes are not in your tree)");
+    expect(isolated).toContain('they may run at the same time; in your copy you see the changes only of those finished before your step started)');
     expect(isolated).not.toContain('orca_describe_plan');
     expect(stepPrompt(thread())).not.toContain('at the same time');
   });
