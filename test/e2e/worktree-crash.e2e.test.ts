@@ -25,6 +25,7 @@ import { restartOpencode, startOpencode, waitFor, type OpencodeServer } from '..
 import { lastToolResult, startScriptedModel, textOf, type RecordedRequest, type ScriptedModel, type ScriptedReply } from '../support/scripted-model.js';
 import { fetchWithTimeout } from '../support/wait-for.js';
 import { agentOf, jsonReply, orcaResumeRelay, passingReview, scenarioOf } from './team.js';
+import { readLines } from '../support/read-tool.js';
 
 type Point = 'running' | 'merge_after' | 'merge_before';
 const POINTS: Point[] = ['running', 'merge_after', 'merge_before'];
@@ -57,14 +58,6 @@ function workdirOf(req: RecordedRequest): string {
 function turnToolResults(req: RecordedRequest): string[] {
   const lastUser = req.messages.map((m) => m.role).lastIndexOf('user');
   return req.messages.slice(lastUser + 1).filter((m) => m.role === 'tool').map((m) => textOf(m.content));
-}
-/** The read tool's output ("N: text" per line) back to the file's lines. */
-function readLines(output: string): string[] {
-  return output
-    .split('\n')
-    .map((l) => /^(\d+): (.*)$/.exec(l))
-    .filter((m): m is RegExpExecArray => m !== null)
-    .map((m) => m[2]!);
 }
 
 // Held requests: a key (`<scenario>:<step>`) is armed before its request arrives; the request then waits for release.

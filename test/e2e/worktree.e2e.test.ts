@@ -26,6 +26,7 @@ import {
 } from '../support/scripted-model.js';
 import { dismiss, labels, nextQuestion, type QuestionRequest } from './hitl-answers.js';
 import { agentOf, builtPluginUrl, isReviewRequest, jsonReply, passingReview, scenarioOf } from './team.js';
+import { readLines } from '../support/read-tool.js';
 
 const lines = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix} line ${i + 1}`);
 const asText = (ls: readonly string[]) => `${ls.join('\n')}\n`;
@@ -84,14 +85,6 @@ function workdirOf(req: RecordedRequest): string {
 const coderRequests = (scenario: Scenario, step: string, attempt?: number) =>
   ofScenario('coder', scenario).filter((r) => stepOf(r).step === step && (attempt === undefined || stepOf(r).attempt === attempt));
 
-/** The read tool's output ("N: text" per line) back to the file's lines. */
-function readLines(output: string): string[] {
-  return output
-    .split('\n')
-    .map((l) => /^(\d+): (.*)$/.exec(l))
-    .filter((m): m is RegExpExecArray => m !== null)
-    .map((m) => m[2]!);
-}
 
 const success = (summary: string, artifacts: string[]) => jsonReply({ type: 'success', summary, artifacts, key_findings: [] });
 // Generous: on a loaded 2-core machine a worktree's first turn can take half a minute.
