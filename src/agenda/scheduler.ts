@@ -17,6 +17,12 @@ import { errorMessage } from '../errors.js';
  * enqueues what the wave's emits and schedules made due. Each firing runs at most once:
  * `agenda.started` is appended before its action, its outcome after; ticks never overlap; a firing
  * found started without an outcome at the first tick (a crash) is reconciled, never run again.
+ *
+ * A firing that needs OpenCode (plan, resume, command) runs beside the tick, not inside it: its
+ * plan may take up to a minute to reach its first stop, and the other due items, in this wave and
+ * in the ticks after, fire on time meanwhile. Its item is `running` until the outcome is appended
+ * (the item chart), so no later tick fires it again; `tick()` still resolves with the outcomes of
+ * the firings it started, and `idle()` waits for every firing in flight.
  */
 
 export interface SchedulerOptions {
@@ -49,8 +55,14 @@ export interface TickReport {
 
 const emptyReport = (): TickReport => ({ reconciled: [], expired: [], fired: [], notices: [] });
 
+/** A firing's outcome as the tick collects it: now (refused, in-process) or once its action has run. */
+type Fired = FiringOutcome | Promise<FiringOutcome>;
+
 export class Scheduler {
-  private inFlight: Promise<TickReport> | null = null;
+  /** The tick's own work: expire, enqueue, start the due firings. */
+  private inFlight: Promise<unknown> | null = null;
+  /** Firings whose action still runs (they may outlive the tick that started them). */
+  private readonly firings = new Set<Promise<unknown>>();
   private recovered = false;
 
   constructor(
@@ -59,24 +71,30 @@ export class Scheduler {
     private readonly options: SchedulerOptions,
   ) {}
 
-  /** One tick; a call while one runs does not start a second (a slow action is never run twice). */
+  /**
+   * One tick; a call while one runs does not start a second. It resolves once the firings it
+   * started have their outcomes, but the next tick does not wait for them: it runs as soon as this
+   * one has started its firings.
+   */
   tick(): Promise<TickReport> {
     if (this.inFlight) return Promise.resolve({ ...emptyReport(), skipped: 'overlap' });
-    this.inFlight = this.run().finally(() => {
+    const fired: Fired[] = [];
+    const body = this.run(fired);
+    const done = () => {
       this.inFlight = null;
-    });
-    return this.inFlight;
+    };
+    this.inFlight = body.then(done, done);
+    return body.then(async (report) => ({ ...report, fired: await Promise.all(fired) }));
   }
 
-  /** Resolves once no tick runs; a failed tick is reported by whoever started it, not here. */
+  /** Resolves once no tick runs and no firing is in flight; a failure is reported by whoever started the tick, not here. */
   async idle(): Promise<void> {
-    await this.inFlight?.then(
-      () => undefined,
-      () => undefined,
-    );
+    while (this.inFlight || this.firings.size > 0) {
+      await Promise.allSettled([this.inFlight, ...this.firings]);
+    }
   }
 
-  private async run(): Promise<TickReport> {
+  private async run(fired: Fired[]): Promise<TickReport> {
     const report = emptyReport();
     if (!this.recovered) {
       // Recording what a crashed firing did runs nothing, so it happens even while paused.
@@ -110,16 +128,20 @@ export class Scheduler {
           return report;
         }
         ran.add(due.agendaId);
-        const outcome = await this.fire(due, report);
-        if (outcome) report.fired.push(outcome);
+        const outcome = this.fire(due, report);
+        if (outcome) fired.push(outcome);
       }
       enqueue();
     }
     return report;
   }
 
-  /** Run one due firing; null when it is no longer pending (a cancel earlier in the wave). */
-  private async fire(due: DueFiring, report: TickReport): Promise<FiringOutcome | null> {
+  /**
+   * Run one due firing; null when it is no longer pending (a cancel earlier in the wave). A refused
+   * or in-process firing is done when this returns; an external one has its `agenda.started` line
+   * written and its action started, and the promise settles with its outcome.
+   */
+  private fire(due: DueFiring, report: TickReport): Fired | null {
     const record = this.store.item(due.agendaId);
     if (!record || record.snapshot.value !== 'pending' || record.snapshot.context.firing + 1 !== due.firing) return null;
     const action = record.created.action;
@@ -148,9 +170,20 @@ export class Scheduler {
       return this.settled(record, due, executed);
     }
     this.store.append(started);
+    const firing = this.runExternal(record, due, action as ExternalAction);
+    this.firings.add(firing);
+    // Its failure to record an outcome reaches the tick's caller (tickInBackground logs it); never unhandled meanwhile.
+    firing.then(
+      () => this.firings.delete(firing),
+      () => this.firings.delete(firing),
+    );
+    return firing;
+  }
+
+  private async runExternal(record: ItemRecord, due: DueFiring, action: ExternalAction): Promise<FiringOutcome> {
     let outcome: ExecutedLine | FailedLine;
     try {
-      outcome = executedLine(due, await this.ports.execute(executionRequest(record, due, action as ExternalAction)), this.at());
+      outcome = executedLine(due, await this.ports.execute(executionRequest(record, due, action)), this.at());
     } catch (error) {
       outcome = failedLine(due, errorMessage(error), this.at());
     }

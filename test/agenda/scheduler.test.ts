@@ -2,7 +2,7 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { describe, expect, it, vi } from 'vitest';
 import { Agenda } from '../../src/agenda/agenda.js';
 import { eventsPath } from '../../src/agenda/store.js';
-import { at, emitTo, harness, HOUR, item, MINUTE, plan, projectDir, T0 } from './harness.js';
+import { at, deferred, emitTo, harness, HOUR, item, MINUTE, plan, projectDir, T0 } from './harness.js';
 
 const onEvent = (eventKind: string | string[]) => ({ type: 'event', eventKind });
 
@@ -83,9 +83,10 @@ describe('agenda tick', () => {
     const canceller = h.agenda.create(item(at(T0 + MINUTE), { type: 'cancel', scheduleId: early.agendaId, reason: 'too late' }));
     h.now.ms = T0 + 5 * MINUTE;
     const report = await h.agenda.tick();
+    // The plan firing runs beside the tick: when the cancel runs, its target is running, not pending.
     expect(report.fired.map((f) => [f.agendaId, f.status, f.detail])).toEqual([
       [early.agendaId, 'executed', 'ran plan'],
-      [canceller.agendaId, 'failed', `cancel: ${early.agendaId} is executed; only a pending item can be cancelled`],
+      [canceller.agendaId, 'failed', `cancel: ${early.agendaId} is running; only a pending item can be cancelled`],
     ]);
   });
 });
@@ -169,11 +170,12 @@ describe('agenda exactly once', () => {
   it('should fail, never rerun, an interrupted firing the reconciler cannot account for', async () => {
     const h = harness();
     const a = h.agenda.create(item(at(T0), plan('a')));
-    const b = h.agenda.create(item(at(T0 + MINUTE), { type: 'resume', plan_id: 'plan_01JDX4Z6Q5H2M3N4P5R6S7T8V9' }));
+    const b = h.agenda.create(item(at(T0 + 3 * MINUTE), { type: 'resume', plan_id: 'plan_01JDX4Z6Q5H2M3N4P5R6S7T8V9' }));
     h.now.ms = T0 + 2 * MINUTE;
     h.executor.fn = () => new Promise(() => {});
     void h.agenda.tick();
     await Promise.resolve();
+    h.now.ms = T0 + 3 * MINUTE;
     const restarted = h.reopen();
     restarted.reconciler.fn = async () => {
       throw new Error('plans folder unreadable');
@@ -219,7 +221,11 @@ describe('agenda exactly once', () => {
     expect(h.timers).toEqual([expect.objectContaining({ ms: 5000 })]);
     await Promise.resolve();
     for (let i = 0; i < 5; i++) h.timers[0]!.fn(); // the timer fires while the action still runs
-    expect((await h.agenda.tick()).skipped).toBe('overlap');
+    await new Promise((resolve) => setTimeout(resolve, 0)); // the ticks the timer started have done their part
+    // A tick runs (the firing does not hold it up), but the item is running: it does not fire it again.
+    const during = await Promise.race([h.agenda.tick(), new Promise<'blocked'>((resolve) => setTimeout(() => resolve('blocked'), 1_000))]);
+    expect(during).toEqual({ reconciled: [], expired: [], fired: [], notices: [] });
+    expect(h.agenda.get(h.calls[0]!.agendaId).status).toBe('running');
     expect(h.calls).toHaveLength(1);
     finish();
     await h.agenda.stop();
@@ -227,6 +233,45 @@ describe('agenda exactly once', () => {
     expect(h.lines().map((l) => l.type)).toEqual(['agenda.created', 'agenda.started', 'agenda.executed']);
     expect((await h.agenda.tick()).fired).toEqual([]);
     expect(h.calls).toHaveLength(1);
+  });
+
+  it("should fire the other due items on time while one firing's plan is slow to reach its gate", async () => {
+    const h = harness({ limits: { min_interval_seconds: 0 } });
+    const slow = h.agenda.create(item(at(T0), plan('slow planner')));
+    const command = h.agenda.create(item(at(T0), { type: 'command', command: '/standup', sessionId: 'ses_a' }));
+    const later = h.agenda.create(item(at(T0 + MINUTE), { type: 'resume', plan_id: 'plan_01JDX4Z6Q5H2M3N4P5R6S7T8V9' }));
+    const gate = deferred<{ result: string; planId: string }>();
+    h.executor.fn = async (r) => (r.action.type === 'plan' ? gate.promise : { result: `ran ${r.action.type}` });
+    const settled = new Set<string>();
+    const first = h.agenda.tick().then((report) => {
+      settled.add('first tick');
+      return report;
+    });
+    // Both due at T0: the command runs and records its outcome while the plan's firing still waits for its gate.
+    await vi.waitFor(() => expect(h.agenda.get(command.agendaId).status).toBe('executed'));
+    expect(h.calls.map((c) => c.agendaId)).toEqual([slow.agendaId, command.agendaId]);
+    expect(h.agenda.get(slow.agendaId).status).toBe('running');
+    // A minute later, the next tick fires what came due, the plan's firing still in flight.
+    h.now.ms = T0 + MINUTE;
+    const next = await h.agenda.tick();
+    expect(next.fired).toEqual([expect.objectContaining({ agendaId: later.agendaId, status: 'executed', late: false })]);
+    expect(h.agenda.get(slow.agendaId).status).toBe('running');
+    expect(settled.has('first tick')).toBe(false);
+    let stopped = false;
+    const stopping = h.agenda.stop().then(() => (stopped = true));
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(stopped).toBe(false); // stop waits for the firing in flight: its outcome is written under the lease
+    gate.resolve({ result: 'plan_01 proposed: waits for approval', planId: 'plan_01JDX4Z6Q5H2M3N4P5R6S7T8V9' });
+    const report = await first;
+    await stopping;
+    expect(report.fired.map((f) => [f.agendaId, f.status])).toEqual([
+      [slow.agendaId, 'executed'],
+      [command.agendaId, 'executed'],
+    ]);
+    expect(h.agenda.get(slow.agendaId)).toMatchObject({ status: 'executed', lastResult: 'plan_01 proposed: waits for approval' });
+    const order = h.lines().filter((l) => l.type !== 'agenda.created').map((l) => `${l.type} ${[slow, command, later].findIndex((i) => i.agendaId === l.agendaId)}`);
+    expect(order).toEqual(['agenda.started 0', 'agenda.started 1', 'agenda.executed 1', 'agenda.started 2', 'agenda.executed 2', 'agenda.executed 0']);
+    expect(h.calls).toHaveLength(3);
   });
 
   it('should stop draining when paused mid-tick, and say so', async () => {
