@@ -106,7 +106,7 @@ export async function doctorCommand({ io, project }: CommandContext): Promise<nu
   const plans = loadAllPlans(store, () => {}); // what could not load is now in the quarantine, listed below
   say('ok', ...(await plansOnDisk(store, project, io, show)));
   if (existsSync(store.dir) && !existsSync(join(store.dir, '.gitignore')))
-    say('warn', `${show(store.dir)} has no .gitignore: OpenCode's file snapshot hashes the plan files again at every turn (slower plans)`, `add one that holds "*" unless you commit your plans (README: Plan files)`);
+    say('warn', `${show(store.dir)} has no .gitignore: OpenCode's file snapshot hashes the plan files again at every turn (slower plans)`, `add one that holds "*" unless you commit your plans (docs/plan-files.md)`);
   for (const q of listQuarantine(store)) say('warn', `quarantined: ${show(store.quarantineDir)}/${q.name}`, q.reason);
   for (const plan of plans) {
     const activity = activityOf(summarize(plan), leaseHeld(store.pathOf(plan.plan_id)));
@@ -189,7 +189,7 @@ function checkAgenda(project: string, say: Say) {
   const next = nextDue(pending);
   say('ok', pending.length === 0 ? 'no pending agenda items' : `${pending.length} pending agenda item(s)${next ? `, next due ${shortTime(next)}` : ''}`);
   const running = agendaLeaseHeld(project);
-  say(running || pending.length === 0 ? 'ok' : 'warn', runner(project), ...(running ? [] : ['keep `opencode serve` running for the project (README: Agenda) so items fire on time']));
+  say(running || pending.length === 0 ? 'ok' : 'warn', runner(project), ...(running ? [] : ['keep `opencode serve` running for the project (docs/agenda.md#triggers-fire-only-while-a-server-runs) so items fire on time']));
   if (agenda.paused) say('warn', 'the agenda is paused: nothing fires until orca agenda resume or /agenda-resume', ...(agenda.configProblem ? [agenda.configProblem] : []));
   for (const p of agenda.problems) say('warn', `.opencode/agenda/events.jsonl line ${p.line} was skipped: ${p.reason}`, p.text);
 }

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { InspectorError } from './inspector-error.js';
 import { quote } from '../text/quote.js';
 
-/** The relay's port when opted in without one; a fixed port so the README can name the page. */
+/** The relay's port when opted in without one; a fixed port so docs/inspector.md can name the page. */
 export const DEFAULT_INSPECT_PORT = 4749;
 
 /**

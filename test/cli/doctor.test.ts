@@ -68,7 +68,7 @@ describe('orca doctor', () => {
     await host.dispose();
     rmSync(join(project.store.dir, '.gitignore'));
     const { stdout } = await doctor();
-    expect(stdout).toContain(`  ! .opencode/plans has no .gitignore: OpenCode's file snapshot hashes the plan files again at every turn (slower plans)\n      add one that holds "*" unless you commit your plans (README: Plan files)\n`);
+    expect(stdout).toContain(`  ! .opencode/plans has no .gitignore: OpenCode's file snapshot hashes the plan files again at every turn (slower plans)\n      add one that holds "*" unless you commit your plans (docs/plan-files.md)\n`);
   });
 
   it('should fail on invalid JSONC, invalid plugin options, and a config that does not load the plugin', async () => {

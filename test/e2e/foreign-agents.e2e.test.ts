@@ -15,7 +15,7 @@ const USER_CONFIG = {
   agent: {
     plan: { permission: { webfetch: 'deny' } },
     helper: { mode: 'primary', description: 'My own helper', prompt: 'You are my helper.', permission: { '*': 'allow', edit: 'ask' } },
-    // Gives one of Orca's tools to a user's agent on purpose (README "Agents and permissions").
+    // Gives one of Orca's tools to a user's agent on purpose (docs/agents.md).
     lookup: { mode: 'subagent', description: 'Looks up plans', prompt: 'You look up plans.', permission: { orca_list_plans: 'allow' } },
   },
 };
