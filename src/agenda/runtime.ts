@@ -32,6 +32,8 @@ export interface AgendaRuntimeOptions {
 export type RequestOutcome = { status: 'done'; reply: AgendaReply } | { status: 'queued'; id: string };
 
 const DEFAULT_REPLY_TIMEOUT_MS = 5_000;
+/** The first retry of a lease another process holds; each next one waits twice as long, up to half its staleness. */
+const FIRST_RETRY_MS = 50;
 
 export class AgendaRuntime {
   private agenda: Agenda | null = null;
@@ -55,18 +57,31 @@ export class AgendaRuntime {
     this.options.ports.log(level, message);
   }
 
-  /** Take the lease and run the scheduler, or stand by and retry while another process holds it. */
+  /**
+   * Take the lease and run the scheduler, or stand by and retry while another process holds it.
+   * The first retries come soon and then back off to half the lease's staleness: the holder may be
+   * `orca emit` or `orca agenda`, which hold the lease for a few milliseconds while they append.
+   */
   start(): void {
     if (this.stopped || this.agenda) return;
     if (this.tryOpen()) return;
-    const retry = setInterval(() => {
+    const longest = (this.options.leaseStaleMs ?? LEASE_STALE_MS) / 2;
+    let delay = Math.min(FIRST_RETRY_MS, longest);
+    let timer: NodeJS.Timeout | undefined;
+    const stopRetry = () => clearTimeout(timer);
+    const retry = () => {
       if (this.tryOpen()) {
-        clearInterval(retry);
         this.timers = this.timers.filter((t) => t !== stopRetry);
+        return;
       }
-    }, (this.options.leaseStaleMs ?? LEASE_STALE_MS) / 2);
-    retry.unref();
-    const stopRetry = () => clearInterval(retry);
+      delay = Math.min(delay * 2, longest);
+      schedule();
+    };
+    const schedule = () => {
+      timer = setTimeout(retry, delay);
+      timer.unref();
+    };
+    schedule();
     this.timers.push(stopRetry);
   }
 

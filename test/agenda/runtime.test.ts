@@ -1,9 +1,9 @@
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { agendaInboxDir } from '../../src/agenda/inbox.js';
-import { agendaHolder, agendaLeaseHeld } from '../../src/agenda/lease.js';
+import { acquireAgendaLease, agendaHolder, agendaLeaseHeld } from '../../src/agenda/lease.js';
 import { AgendaRuntime, readAgenda } from '../../src/agenda/runtime.js';
 import { changeAgenda } from '../../src/cli/agenda-change.js';
 import { waitFor } from '../support/wait-for.js';
@@ -57,6 +57,41 @@ describe('one agenda per project', () => {
     await waitFor(() => other.holding, { timeoutMs: 5_000, description: 'the other process to take the agenda over' });
     expect(other.list().map((i) => i.reason)).toEqual(['from the other process']);
     expect(logs.at(-1)).toMatch(/runs the agenda .*taken over from the process that held it/);
+  });
+
+  it('takes the agenda within a tenth of a second when the CLI held its lease at start, not after the 2.5 s standby retry', async () => {
+    const dir = project();
+    const cli = acquireAgendaLease(dir, () => {}); // `orca emit` appending at the moment the server starts
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const server = runtime(dir);
+      expect(server.holding).toBe(false);
+      cli();
+      vi.advanceTimersByTime(49);
+      expect(server.holding).toBe(false);
+      vi.advanceTimersByTime(1);
+      expect(server.holding).toBe(true);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('keeps retrying a lease a live process holds, backing off to half its staleness', async () => {
+    const dir = project();
+    const other = acquireAgendaLease(dir, () => {}, 60_000);
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const server = runtime(dir); // leaseStaleMs 1 000: retries at 50, 150, 350, 750, 1 250, 1 750 ms…
+      vi.advanceTimersByTime(1_700);
+      expect(server.holding).toBe(false);
+      other();
+      vi.advanceTimersByTime(49);
+      expect(server.holding).toBe(false);
+      vi.advanceTimersByTime(1);
+      expect(server.holding).toBe(true);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('lets the CLI write when no server runs the agenda, and hands the change to a running one', async () => {
