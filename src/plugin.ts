@@ -45,6 +45,8 @@ export const OrcaPlugin: Plugin = async (input, rawOptions) => {
   // OpenCode loads the plugin again for a step's worktree: there Orca only installs its agents and relays to this instance.
   if (stepWorktreeOf(input.directory)) return passiveHooks(input, loadOrcaConfig(input.directory, rawOptions));
   const options = loadOrcaConfig(input.directory, rawOptions);
+  // The agenda's tools and instructions reach the agents only when asked for (issue 26: what every request carries).
+  const agendaForModels = options.agenda?.tools === true;
   let inspector: OrcaInspector | null = null; // actors are only created after this function returns
   // The monitor aborts and logs through orca, which needs the monitor for its ports: bind lazily.
   const monitor = createSessionMonitor({
@@ -95,7 +97,7 @@ export const OrcaPlugin: Plugin = async (input, rawOptions) => {
   const observeIdle = guarded('the idle reminder', (event: Parameters<typeof remind>[0]) => void remind(event).catch((error: unknown) => orca.log('warn', `the idle reminder failed: ${errorMessage(error)}`)), (level, message) => orca.log(level, message));
   return {
     config: async (config) => {
-      applyAgents(config, agentOverrides(options), { planning: agentPlanning(options) });
+      applyAgents(config, agentOverrides(options), { planning: agentPlanning(options), agenda: agendaForModels });
       const channel = registerQuestionChannel(config);
       if (channel.registered) {
         registerGateCommands(config);
@@ -146,12 +148,17 @@ export const OrcaPlugin: Plugin = async (input, rawOptions) => {
       orca_list_plans: listPlansTool(orca),
       orca_describe_plan: describePlanTool(orca),
       orca_ask_specialist: askSpecialistTool(orca),
-      agenda_create: agendaCreateTool(orca),
-      agenda_list: agendaListTool(orca),
-      agenda_cancel: agendaCancelTool(orca),
-      agenda_emit: agendaEmitTool(orca),
-      agenda_events: agendaEventsTool(orca),
-      agenda_pause: agendaPauseTool(orca),
+      // The agenda's tools exist only when the agents are to use them (agenda.tools; docs/agents.md).
+      ...(agendaForModels
+        ? {
+            agenda_create: agendaCreateTool(orca),
+            agenda_list: agendaListTool(orca),
+            agenda_cancel: agendaCancelTool(orca),
+            agenda_emit: agendaEmitTool(orca),
+            agenda_events: agendaEventsTool(orca),
+            agenda_pause: agendaPauseTool(orca),
+          }
+        : {}),
     },
     // The compacted session keeps its unfinished plans and pending items, read from disk, not from the transcript.
     'experimental.session.compacting': async (input, output) => {

@@ -16,7 +16,7 @@ import {
   roleBasePermission,
   roleLockedPermission,
   withoutOrca,
-  type Workplace,
+  type RoleContext,
 } from './permissions.js';
 import { INSTALLED_AGENT_IDS, type InstalledAgentId } from './roles.js';
 
@@ -51,6 +51,12 @@ export interface ApplyAgentsOptions {
    * reviewer may run bash there (WORKTREE_ROLE_TOOLS). Default false: the project directory.
    */
   worktree?: boolean;
+  /**
+   * The `agenda.tools` option: the planner gets the agenda's six tools and their instructions, a
+   * specialist agenda_emit and agenda_list (AGENDA_ROLE_TOOLS). Default false: no agent is offered
+   * them, and the planner is told how a user turns them on.
+   */
+  agenda?: boolean;
 }
 
 const LAYERED_KEYS = new Set(['permission', 'tools', 'prompt']);
@@ -102,7 +108,7 @@ const TWIN_INHERITS = ['model', 'variant', 'temperature', 'top_p', 'options', 'd
 export function applyAgents(
   cfg: AgentConfigTarget,
   overrides: AgentOverrides = {},
-  { gatePermissions = GATE_PERMISSION_PATTERNS, planning, worktree = false }: ApplyAgentsOptions = {},
+  { gatePermissions = GATE_PERMISSION_PATTERNS, planning, worktree = false, agenda = false }: ApplyAgentsOptions = {},
 ): Record<InstalledAgentId, OrcaAgentConfig> {
   const global = readPermissionMap(cfg.permission);
   const existing: Record<string, unknown> = isRecord(cfg.agent) ? cfg.agent : {};
@@ -114,11 +120,11 @@ export function applyAgents(
   const settingsFor = (id: string): AgentSettings[] => [overrides[id as InstalledAgentId], userEntry(id)].filter(isRecord);
 
   const installed = {} as Record<InstalledAgentId, OrcaAgentConfig>;
-  for (const blueprint of Object.values(agentBlueprints(planning))) {
+  for (const blueprint of Object.values(agentBlueprints(planning, { agenda }))) {
     const layers = blueprint.specialist
       ? [...settingsFor(blueprint.specialist).map(pickTwinSettings), ...settingsFor(blueprint.id)]
       : settingsFor(blueprint.id);
-    installed[blueprint.id] = buildAgent(blueprint, layers, global, gatePermissions, { worktree });
+    installed[blueprint.id] = buildAgent(blueprint, layers, global, gatePermissions, { worktree, agenda });
   }
   for (const [id, agent] of Object.entries(installed)) REPLACED.set(agent, userEntry(id));
   // In place: other parts of the plugin may add their own agents to the same object.
@@ -133,10 +139,10 @@ function buildAgent(
   layers: AgentSettings[],
   global: PermissionMap,
   gates: readonly string[],
-  workplace: Workplace,
+  context: RoleContext,
 ): OrcaAgentConfig {
   const { role } = blueprint;
-  let permission = role === 'readonly' ? {} : roleBasePermission(role, global, gates, workplace);
+  let permission = role === 'readonly' ? {} : roleBasePermission(role, global, gates, context);
   let rolePrompt = blueprint.role_prompt;
   const fields: Record<string, unknown> = {};
   for (const layer of layers) {
@@ -148,13 +154,13 @@ function buildAgent(
       if (value !== undefined && !LAYERED_KEYS.has(key)) fields[key] = value;
     }
   }
-  const locked = role === 'readonly' ? readOnlyPermission(global, workplace) : roleLockedPermission(role, global, gates, workplace);
+  const locked = role === 'readonly' ? readOnlyPermission(global, context) : roleLockedPermission(role, global, gates, context);
   return {
     mode: blueprint.mode,
     description: blueprint.description,
     ...(blueprint.hidden ? { hidden: true } : {}),
     ...fields,
-    prompt: composePrompt(blueprint.id, rolePrompt, workplace.worktree ? (blueprint.worktree_contract ?? blueprint.contract) : blueprint.contract),
+    prompt: composePrompt(blueprint.id, rolePrompt, context.worktree ? (blueprint.worktree_contract ?? blueprint.contract) : blueprint.contract),
     permission: layerPermissions(permission, locked),
   } as OrcaAgentConfig;
 }

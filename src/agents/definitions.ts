@@ -6,10 +6,10 @@ import { PLANNER_ROLE, plannerContract, type PlannerPolicy } from './prompts/pla
 import {
   CONSULT_CONTRACT,
   SPECIALIST_ROLES,
-  STEP_CONTRACT,
   WORKTREE_STEP_CONTRACT,
   specialistConsultPrompt,
   specialistStepPrompt,
+  stepContract,
 } from './prompts/specialists.js';
 import { SPECIALIST_AGENTS, readOnlyAgentId, type AgentId, type InstalledAgentId, type SpecialistAgent } from './roles.js';
 
@@ -36,7 +36,12 @@ export function composePrompt(id: string, rolePrompt: string, contract: string):
   return `${agentMarker(id)}\n${rolePrompt.trim()}\n\n${contract}`;
 }
 
-function specialist(agent: SpecialistAgent): AgentBlueprint {
+/** What a role's text depends on besides the role: whether the agenda's tools are granted (`agenda.tools`). */
+export interface BlueprintOptions {
+  agenda?: boolean;
+}
+
+function specialist(agent: SpecialistAgent, { agenda = false }: BlueprintOptions): AgentBlueprint {
   return {
     id: agent,
     role: agent,
@@ -44,7 +49,7 @@ function specialist(agent: SpecialistAgent): AgentBlueprint {
     description: SPECIALIST_ROLES[agent].description,
     hidden: false,
     role_prompt: specialistStepPrompt(agent),
-    contract: STEP_CONTRACT,
+    contract: stepContract({ agenda }),
     worktree_contract: WORKTREE_STEP_CONTRACT,
   };
 }
@@ -66,7 +71,7 @@ function readOnlyTwin(agent: SpecialistAgent): AgentBlueprint {
  * Every agent Orca installs, keyed by agent id. `planning` is the plan policy the planner is told
  * the plugin applies by itself; what it leaves out is the default (no options set).
  */
-export function agentBlueprints(planning: Partial<PlannerPolicy> = {}): Record<InstalledAgentId, AgentBlueprint> {
+export function agentBlueprints(planning: Partial<PlannerPolicy> = {}, options: BlueprintOptions = {}): Record<InstalledAgentId, AgentBlueprint> {
   const policy: PlannerPolicy = { policy: planning.policy ?? DEFAULT_PLAN_POLICY, maxAttempts: planning.maxAttempts ?? DEFAULT_MAX_ATTEMPTS };
   const list: AgentBlueprint[] = [
     {
@@ -85,9 +90,9 @@ export function agentBlueprints(planning: Partial<PlannerPolicy> = {}): Record<I
       description: 'Orca planner: answers, asks clarifying questions, or drafts a step-by-step plan; never executes.',
       hidden: false,
       role_prompt: PLANNER_ROLE,
-      contract: plannerContract(policy),
+      contract: plannerContract(policy, options),
     },
-    ...SPECIALIST_AGENTS.map(specialist),
+    ...SPECIALIST_AGENTS.map((agent) => specialist(agent, options)),
     ...SPECIALIST_AGENTS.map(readOnlyTwin),
   ];
   return Object.fromEntries(list.map((b) => [b.id, b])) as Record<InstalledAgentId, AgentBlueprint>;

@@ -1,6 +1,6 @@
 // The agents the plugin's `config` hook installs: roles, permissions, prompts.
 export { applyAgents, type AgentConfigTarget, type AgentOverrides, type AgentSettings, type ApplyAgentsOptions, type OrcaAgentConfig } from './apply.js';
-export { agentBlueprints, composePrompt, type AgentBlueprint } from './definitions.js';
+export { agentBlueprints, composePrompt, type AgentBlueprint, type BlueprintOptions } from './definitions.js';
 export {
   GATE_PERMISSION_PATTERNS,
   READ_ONLY_PROMPT_TOOLS,
@@ -12,7 +12,7 @@ export {
   roleBasePermission,
   roleLockedPermission,
   roleTools,
-  type Workplace,
+  type RoleContext,
 } from './permissions.js';
 export {
   evaluatePermission,
@@ -28,6 +28,7 @@ export {
 } from './permission-format.js';
 export { agentMarker, findAgentMarker } from './prompts/marker.js';
 export {
+  AGENDA_ROLE_TOOLS,
   AGENDA_TOOLS,
   AGENT_IDS,
   EDIT_TOOLS,

@@ -12,6 +12,7 @@ import {
   type PermissionValue,
 } from './permission-format.js';
 import {
+  AGENDA_ROLE_TOOLS,
   AGENDA_TOOLS,
   EDIT_TOOLS,
   FORBIDDEN_TOOLS,
@@ -41,10 +42,12 @@ export const GATE_PERMISSION_PATTERNS = ['orca_plan_*', 'orca_step_*', 'orca_dis
  */
 export const INVALID_TOOL = 'invalid';
 
-/** Where an agent's session runs: the project directory (the user's checkout), or a step's own git worktree. */
-export interface Workplace {
-  /** In a step's worktree (docs/design.md, "Isolation and merge"); default false. */
+/** What decides a role's tools besides the role: where its session runs, and whether the agenda is the models' to use. */
+export interface RoleContext {
+  /** In a step's own git worktree (docs/design.md, "Isolation and merge"), not the project directory; default false. */
   worktree?: boolean;
+  /** The `agenda.tools` option: the agenda's tools are granted (AGENDA_ROLE_TOOLS); default false. */
+  agenda?: boolean;
 }
 
 /**
@@ -53,12 +56,16 @@ export interface Workplace {
  */
 export const WORKTREE_LOCKED: Readonly<PermissionMap> = { external_directory: 'deny' };
 
-/** The tools a role is granted where it runs: ROLE_TOOLS, and in a worktree WORKTREE_ROLE_TOOLS but not the plugin's own tools. */
-export function roleTools(agent: AgentId, { worktree = false }: Workplace = {}): readonly string[] {
-  if (!worktree) return ROLE_TOOLS[agent];
+/**
+ * The tools a role is granted: ROLE_TOOLS, the agenda's when it is on (AGENDA_ROLE_TOOLS), and in a
+ * worktree WORKTREE_ROLE_TOOLS but not the plugin's own tools.
+ */
+export function roleTools(agent: AgentId, { worktree = false, agenda = false }: RoleContext = {}): readonly string[] {
+  const tools = [...ROLE_TOOLS[agent], ...(agenda ? (AGENDA_ROLE_TOOLS[agent] ?? []) : [])];
+  if (!worktree) return tools;
   // Only a step's specialists run in a worktree (orca and the planner never do; their table stays whole).
   const absent = (SPECIALISTS as readonly string[]).includes(agent) ? TOOLS_ABSENT_IN_WORKTREE : [];
-  return [...ROLE_TOOLS[agent].filter((tool) => !absent.includes(tool)), ...(WORKTREE_ROLE_TOOLS[agent] ?? [])];
+  return [...tools.filter((tool) => !absent.includes(tool)), ...(WORKTREE_ROLE_TOOLS[agent] ?? [])];
 }
 
 /** The permission key OpenCode checks for a tool (write and apply_patch are checked as `edit`). */
@@ -146,9 +153,9 @@ export function roleBasePermission(
   agent: AgentId,
   global: PermissionMap = {},
   gatePatterns: readonly string[] = GATE_PERMISSION_PATTERNS,
-  workplace: Workplace = {},
+  context: RoleContext = {},
 ): PermissionMap {
-  const keys = ['external_directory', 'doom_loop', INVALID_TOOL, ...roleTools(agent, workplace).map(permissionKeyForTool)];
+  const keys = ['external_directory', 'doom_loop', INVALID_TOOL, ...roleTools(agent, context).map(permissionKeyForTool)];
   const asks = agent === 'orca' ? gates(gatePatterns, global) : {};
   return { '*': 'deny', ...asks, ...grant(agent, keys, global) };
 }
@@ -162,10 +169,10 @@ export function roleLockedPermission(
   agent: AgentId,
   global: PermissionMap = {},
   gatePatterns: readonly string[] = GATE_PERMISSION_PATTERNS,
-  workplace: Workplace = {},
+  context: RoleContext = {},
 ): PermissionMap {
-  const locked = agent === 'orca' ? roleBasePermission('orca', global, gatePatterns, workplace) : deny(FORBIDDEN_TOOLS[agent]);
-  return workplace.worktree ? layerPermissions(locked, WORKTREE_LOCKED) : locked;
+  const locked = agent === 'orca' ? roleBasePermission('orca', global, gatePatterns, context) : deny(FORBIDDEN_TOOLS[agent]);
+  return context.worktree ? layerPermissions(locked, WORKTREE_LOCKED) : locked;
 }
 
 /** Everything a read-only consultation may not do: edits, shell, delegation, questions. */
@@ -187,7 +194,7 @@ const READ_ONLY_DENIED = [
  * no permission dialog, so "ask" would hang the turn; and any shell can write. In a worktree,
  * WORKTREE_LOCKED too.
  */
-export function readOnlyPermission(global: PermissionMap = {}, { worktree = false }: Workplace = {}): PermissionMap {
+export function readOnlyPermission(global: PermissionMap = {}, { worktree = false }: RoleContext = {}): PermissionMap {
   const keys = ['external_directory', 'doom_loop', INVALID_TOOL, ...READ_ONLY_TOOLS];
   const locked: PermissionMap = { '*': 'deny', ...grant('readonly', keys, global), ...deny(READ_ONLY_DENIED) };
   return worktree ? layerPermissions(locked, WORKTREE_LOCKED) : locked;

@@ -66,22 +66,38 @@ export const EDIT_TOOLS = ['edit', 'write', 'apply_patch', 'patch', 'multiedit']
 
 const READ_TOOLS = ['read', 'glob', 'grep', 'list'] as const;
 const PLAN_LOOKUP = [ORCA_TOOLS.listPlans, ORCA_TOOLS.describePlan] as const;
-const SPECIALIST_BASE = [...READ_TOOLS, 'webfetch', ORCA_TOOLS.askSpecialist, ...PLAN_LOOKUP, ...SPECIALIST_AGENDA] as const;
-const WORKER = [...SPECIALIST_BASE, 'edit', 'write', 'apply_patch', 'todowrite'] as const;
+/** Every specialist: read and search the project, ask another specialist (read-only), read its own plan by id. */
+const SPECIALIST_BASE = [...READ_TOOLS, ORCA_TOOLS.askSpecialist, ORCA_TOOLS.describePlan] as const;
+const EDITING = ['edit', 'write', 'apply_patch'] as const;
 
 /**
- * Role → the tools an agent may call (docs/design.md, "Roles and tools"). Everything else is denied
- * by OpenCode permissions, so a denied tool is not even offered to the model.
+ * Role → the tools an agent may call (docs/design.md, "Roles and tools"; docs/agents.md says why
+ * each). Only what the role uses: every tool is offered to the model with its whole definition on
+ * every request (issue 26). Not granted by default, a user may grant per agent: webfetch
+ * (researcher only), todowrite (a step is already one planned task), orca_list_plans for
+ * specialists (a step knows its plan id). Everything else is denied by OpenCode permissions, so a
+ * denied tool is not even offered to the model. The agenda's tools come on top (AGENDA_ROLE_TOOLS).
  */
 export const ROLE_TOOLS: Readonly<Record<AgentId, readonly string[]>> = {
   orca: [ORCA_TOOLS.askPlanner, ...PLAN_LOOKUP],
-  planner: [ORCA_TOOLS.askSpecialist, ...PLAN_LOOKUP, ...READ_TOOLS, ...ALL_AGENDA_TOOLS],
-  coder: [...WORKER, 'bash'],
-  tester: [...WORKER, 'bash'],
-  'document-writer': WORKER,
+  planner: [ORCA_TOOLS.askSpecialist, ...PLAN_LOOKUP, ...READ_TOOLS],
+  coder: [...SPECIALIST_BASE, ...EDITING, 'bash'],
+  tester: [...SPECIALIST_BASE, ...EDITING, 'bash'],
+  'document-writer': [...SPECIALIST_BASE, ...EDITING],
   reviewer: SPECIALIST_BASE,
-  researcher: [...SPECIALIST_BASE, 'websearch', 'codesearch'],
+  researcher: [...SPECIALIST_BASE, 'webfetch', 'websearch', 'codesearch'],
   architect: SPECIALIST_BASE,
+};
+
+/**
+ * The agenda's tools, granted only when the `agenda.tools` option is on (off by default: six tool
+ * definitions and a paragraph of instructions on every planner request, ~40% of it, for what few
+ * requests ask): the planner schedules, cancels, lists, emits and pauses; a specialist emits an
+ * event and lists what is scheduled. Orca never gets them.
+ */
+export const AGENDA_ROLE_TOOLS: Readonly<Partial<Record<AgentId, readonly string[]>>> = {
+  planner: ALL_AGENDA_TOOLS,
+  ...Object.fromEntries(SPECIALIST_AGENTS.map((agent) => [agent, SPECIALIST_AGENDA])),
 };
 
 /**

@@ -48,6 +48,7 @@ const DESCRIPTIONS: Record<string, string> = {
   'isolation.setup_seconds': 'The setup command is killed after this long, in seconds (default 300).',
   agenda:
     'The agenda: plans, resumes, slash commands and bus events that run at a time, on a cron schedule or when events happen, with safety rails. Triggers fire only while an OpenCode server runs for this project; items that came due meanwhile fire at its next start, marked late.',
+  'agenda.tools': 'Give the agents the agenda\'s tools: the planner schedules plans and actions (agenda_create and five more, with their instructions in its prompt), specialists emit events (agenda_emit, agenda_list). Off by default, so no request carries them; items that exist still fire, and the /agenda commands and the orca CLI work either way.',
   'agenda.poll_seconds': 'How often the scheduler looks for due items, in seconds (default 5).',
   'agenda.max_pending_project': 'Pending items in the project; one more is refused with BLOCKED [max_pending_project] (default 30).',
   'agenda.max_pending_per_session': 'Pending items of one session (default 10).',

@@ -155,6 +155,12 @@ export const orcaOptions = z.strictObject({
   /** The agenda: plans and actions in time and on events. The rails' defaults: docs/design.md, "Safety rails". */
   agenda: z
     .strictObject({
+      /**
+       * The agents get the agenda's tools: the planner schedules (agenda_create and five more, with
+       * their instructions in its prompt), a specialist emits events. Default false: no request
+       * carries them; items that exist still fire, and /agenda commands and the CLI still work.
+       */
+      tools: z.boolean().optional(),
       /** How often the scheduler looks for due items, in seconds (default 5). */
       poll_seconds: z.number().int().min(1).max(3600).optional(),
       /** Pending items in the project (default 30). */

@@ -5,7 +5,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { INSTALLED_AGENT_IDS, OWN_TOOLS, READ_ONLY_SESSION_PERMISSIONS, ROLE_TOOLS, findAgentMarker, readOnlyAgentId, type InstalledAgentId } from '../../src/agents/index.js';
+import { INSTALLED_AGENT_IDS, OWN_TOOLS, READ_ONLY_SESSION_PERMISSIONS, ROLE_TOOLS, findAgentMarker, readOnlyAgentId, roleTools, type AgentId, type InstalledAgentId } from '../../src/agents/index.js';
 import { reportOnFailure } from '../support/failure-report.js';
 import { startOpencode, waitFor, type OpencodeServer } from '../support/opencode-server.js';
 import { projectRoot } from '../support/opencode-sandbox.js';
@@ -22,7 +22,8 @@ import { applyAgents } from ${JSON.stringify(applyUrl)};
 const dummy = (name) => tool({ description: 'dummy ' + name, args: {}, async execute() { return name; } });
 
 export const AgentsUnderTest = async () => ({
-  config: async (cfg) => { applyAgents(cfg); },
+  // With the agenda.tools option (the plugin registers the agenda's tools only then; without it, test/agents/role-table.test.ts).
+  config: async (cfg) => { applyAgents(cfg, {}, { agenda: true }); },
   tool: {
     // Asks a HITL gate permission the way the plugin's permission channel does.
     orca_ask_planner: tool({
@@ -125,14 +126,14 @@ describe('agents on the real opencode binary', () => {
     for (const id of INSTALLED_AGENT_IDS) expect(task?.function.description).not.toContain(`- ${id}:`);
   });
 
-  const roles = Object.entries(ROLE_TOOLS) as [InstalledAgentId, readonly string[]][];
+  const roles = (Object.keys(ROLE_TOOLS) as AgentId[]).map((agent) => [agent, roleTools(agent, { agenda: true })] as const);
   it.each(roles)('offers %s exactly its role tools, despite the user config', async (agent, allowed) => {
     const req = await offeredTools(agent);
     expect(findAgentMarker(req.system)).toBe(agent);
     expect([...req.tools].sort()).toEqual(expected(allowed));
   }, 60_000);
 
-  it("offers the agenda's tools to the planner, only emit and list to specialists, none to orca", async () => {
+  it("offers the agenda's tools (agenda.tools on) to the planner, only emit and list to specialists, none to orca", async () => {
     const agendaOf = async (agent: string) => (await offeredTools(agent)).tools.filter((t) => t.startsWith('agenda_')).sort();
     expect(await agendaOf('planner')).toEqual(['agenda_cancel', 'agenda_create', 'agenda_emit', 'agenda_events', 'agenda_list', 'agenda_pause']);
     expect(await agendaOf('researcher')).toEqual(['agenda_emit', 'agenda_list']);

@@ -2,9 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { INSTALLED_AGENT_IDS, SPECIALIST_AGENTS, agentMarker, applyAgents, findAgentMarker } from '../../src/agents/index.js';
 import { plannerPolicyText } from '../../src/agents/prompts/planner.js';
 import { DEFAULT_PLAN_POLICY } from '../../src/machines/types.js';
-import { KNOWN_TOOLS, ROLE_TOOLS } from '../../src/agents/roles.js';
+import { AGENT_IDS, KNOWN_TOOLS, ROLE_TOOLS } from '../../src/agents/roles.js';
+import { roleTools } from '../../src/agents/permissions.js';
 
 const installed = applyAgents({});
+/** With the agenda.tools option: the planner schedules, specialists emit. */
+const withAgenda = applyAgents({}, {}, { agenda: true });
 
 describe('agent prompts', () => {
   it.each(INSTALLED_AGENT_IDS)('%s starts with its marker line', (id) => {
@@ -59,17 +62,33 @@ describe('agent prompts', () => {
     expect(prompt).not.toMatch(/reviewer step after risky|Before every step|After every step/);
   });
 
-  it('teaches the planner when to schedule with the agenda and to tell the user what it scheduled', () => {
-    const { prompt } = installed.planner;
+  it('teaches the planner when to schedule with the agenda and to tell the user what it scheduled, with agenda.tools', () => {
+    const { prompt } = withAgenda.planner;
     for (const word of ['agenda_create', 'agenda_list', 'agenda_cancel', 'agenda_emit', 'agenda_events', 'agenda_pause', 'recurring or follow-up', 'agendaId', 'BLOCKED [rule]', 'only the user can resume']) {
       expect(prompt).toContain(word);
     }
   });
 
-  it.each(SPECIALIST_AGENTS)('tells %s it may emit and list, not schedule', (agent) => {
-    expect(installed[agent].prompt).toContain('agenda_emit');
-    expect(installed[agent].prompt).toContain('agenda_list');
-    expect(installed[agent].prompt).not.toContain('agenda_create');
+  it('tells the planner without agenda.tools only that scheduling is off and how the user turns it on', () => {
+    const { prompt } = installed.planner;
+    expect(prompt).not.toContain('agenda_');
+    expect(prompt).toContain('Scheduling work for later or on events (the agenda) is off in this project.');
+    expect(prompt).toContain('"agenda": {"tools": true} in\n.opencode/orca.jsonc');
+    // The paragraph it replaces is most of the agenda's weight in every planner request.
+    expect(withAgenda.planner.prompt.length - prompt.length).toBeGreaterThan(700);
+  });
+
+  it.each(SPECIALIST_AGENTS)('tells %s it may emit and list, not schedule, with agenda.tools; nothing of the agenda without', (agent) => {
+    expect(withAgenda[agent].prompt).toContain('agenda_emit');
+    expect(withAgenda[agent].prompt).toContain('agenda_list');
+    expect(withAgenda[agent].prompt).not.toContain('agenda_create');
+    expect(installed[agent].prompt).not.toContain('agenda');
+  });
+
+  it.each(AGENT_IDS.flatMap((id) => [[id, false], [id, true]] as const))('%s names only tools it is given (agenda.tools %s)', (id, agenda) => {
+    const { prompt } = (agenda ? withAgenda : installed)[id];
+    const named = KNOWN_TOOLS.filter((tool) => tool.includes('_') && new RegExp(`\\b${tool}\\b`).test(prompt));
+    expect(named.filter((tool) => !roleTools(id, { agenda }).includes(tool))).toEqual([]);
   });
 
   it('tells the reviewer what to check, not a format of its own (a plan step and the quality gate ask theirs)', () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  AGENDA_ROLE_TOOLS,
   AGENDA_TOOLS,
   AGENT_IDS,
   OWN_TOOLS,
@@ -9,6 +10,7 @@ import {
   SPECIALIST_AGENTS,
   applyAgents,
   evaluatePermission,
+  roleTools,
   isToolHidden,
   type InstalledAgentId,
   type PermissionMap,
@@ -19,17 +21,19 @@ const ALL_TOOLS = [...KNOWN_TOOLS, MCP_TOOL];
 /** OpenCode keeps `invalid` out of the tools it offers the model (`activeTools`), whatever the permissions. */
 const OFFERABLE = ALL_TOOLS.filter((t) => t !== 'invalid');
 
-/** The tools OpenCode would offer each installed agent's model, given the user's config. */
-function offered(cfg: { permission?: PermissionMap; agent?: Record<string, unknown> } = {}) {
+/** The tools OpenCode would offer each installed agent's model, given the user's config (and the agenda.tools option). */
+function offered(cfg: { permission?: PermissionMap; agent?: Record<string, unknown> } = {}, { agenda = false } = {}) {
   const copy = structuredClone(cfg);
-  const installed = applyAgents(copy);
+  const installed = applyAgents(copy, {}, { agenda });
   // What OpenCode evaluates: the global permission as applyAgents left it.
   const global = (copy.permission ?? {}) as PermissionMap;
   const out = {} as Record<InstalledAgentId, string[]>;
   /** Agents whose tool map keeps `invalid`, so a call to a tool they lack is answered with what they have. */
   const explained: InstalledAgentId[] = [];
+  // Without agenda.tools the plugin does not register the agenda's tools (src/plugin.ts): nothing can offer them.
+  const registered = agenda ? OFFERABLE : OFFERABLE.filter((tool) => !(Object.values(AGENDA_TOOLS) as string[]).includes(tool));
   for (const [id, agent] of Object.entries(installed) as [InstalledAgentId, { permission: PermissionMap }][]) {
-    out[id] = OFFERABLE.filter((tool) => !isToolHidden(tool, agentRuleset(agent.permission, global)));
+    out[id] = registered.filter((tool) => !isToolHidden(tool, agentRuleset(agent.permission, global)));
     if (!isToolHidden('invalid', agentRuleset(agent.permission, global))) explained.push(id);
   }
   return { installed, out, global, explained };
@@ -54,12 +58,14 @@ describe('the role table (DESIGN.md "Roles and tools")', () => {
     expect([...ROLE_TOOLS.orca].sort()).toEqual(['orca_ask_planner', 'orca_describe_plan', 'orca_list_plans']);
   });
 
-  it("gives the planner the agenda's six tools and specialists only agenda_emit and agenda_list (seed 002)", () => {
-    expect(ROLE_TOOLS.planner).toEqual(expect.arrayContaining(Object.values(AGENDA_TOOLS)));
+  it("grants the agenda's tools only with agenda.tools: the planner all six, specialists only agenda_emit and agenda_list (seed 002)", () => {
+    for (const agent of AGENT_IDS) expect(ROLE_TOOLS[agent].filter((t) => t.startsWith('agenda_'))).toEqual([]);
+    expect([...(AGENDA_ROLE_TOOLS.planner ?? [])].sort()).toEqual(Object.values(AGENDA_TOOLS).sort());
     for (const agent of SPECIALIST_AGENTS) {
-      expect(ROLE_TOOLS[agent].filter((t) => t.startsWith('agenda_')).sort()).toEqual(['agenda_emit', 'agenda_list']);
+      expect([...(AGENDA_ROLE_TOOLS[agent] ?? [])].sort()).toEqual(['agenda_emit', 'agenda_list']);
+      expect(roleTools(agent, { agenda: true })).toEqual([...ROLE_TOOLS[agent], 'agenda_emit', 'agenda_list']);
     }
-    expect(ROLE_TOOLS.orca.filter((t) => t.startsWith('agenda_'))).toEqual([]);
+    expect(AGENDA_ROLE_TOOLS.orca).toBeUndefined();
   });
 
   it('registers no tool that resumes a paused agenda: a human does', () => {
@@ -72,9 +78,15 @@ describe('the role table (DESIGN.md "Roles and tools")', () => {
   });
 
   it.each(SPECIALIST_AGENTS)('gives %s the team tools and never self-dispatch', (agent) => {
-    expect(ROLE_TOOLS[agent]).toEqual(expect.arrayContaining(['orca_ask_specialist', 'orca_describe_plan', 'orca_list_plans', 'read']));
+    expect(ROLE_TOOLS[agent]).toEqual(expect.arrayContaining(['orca_ask_specialist', 'orca_describe_plan', 'read']));
     expect(ROLE_TOOLS[agent]).not.toContain('orca_ask_planner');
     expect(ROLE_TOOLS[agent]).not.toContain('task');
+  });
+
+  it.each(SPECIALIST_AGENTS)('gives %s nothing it does not use (issue 26): no plan list, no todo list, web only for the researcher', (agent) => {
+    expect(ROLE_TOOLS[agent]).not.toContain('orca_list_plans');
+    expect(ROLE_TOOLS[agent]).not.toContain('todowrite');
+    expect(ROLE_TOOLS[agent].includes('webfetch')).toBe(agent === 'researcher');
   });
 
   it('lets only coder and tester run bash, and keeps reviewer, researcher and architect read-only', () => {
@@ -87,8 +99,8 @@ describe('the role table (DESIGN.md "Roles and tools")', () => {
   });
 });
 
-describe.each(Object.entries(USER_CONFIGS))('what OpenCode offers each agent, with %s', (_name, cfg) => {
-  const { out, explained } = offered(cfg);
+describe.each(Object.entries(USER_CONFIGS).flatMap(([name, cfg]) => [false, true].map((agenda) => [`${name}, agenda.tools ${agenda ? 'on' : 'off'}`, cfg, agenda] as const)))('what OpenCode offers each agent, with %s', (_name, cfg, agenda) => {
+  const { out, explained } = offered(cfg, { agenda });
   const limited = Object.keys(cfg.agent ?? {}).length === 0;
 
   it("keeps OpenCode's `invalid` tool for every agent, so a call to a tool it lacks names that tool and the agent's tools", () => {
@@ -107,16 +119,19 @@ describe.each(Object.entries(USER_CONFIGS))('what OpenCode offers each agent, wi
 
   it.each(SPECIALIST_AGENTS)('never offers %s orca_ask_planner, task or question', (agent) => {
     for (const tool of ['orca_ask_planner', 'task', 'question']) expect(out[agent]).not.toContain(tool);
-    expect(out[agent]).toEqual(expect.arrayContaining(['orca_ask_specialist', 'orca_describe_plan', 'orca_list_plans']));
+    expect(out[agent]).toEqual(expect.arrayContaining(['orca_ask_specialist', 'orca_describe_plan']));
   });
 
-  it.each(SPECIALIST_AGENTS)('offers %s agenda_emit and agenda_list, never the planner\'s agenda tools', (agent) => {
-    expect(out[agent]).toEqual(expect.arrayContaining(['agenda_emit', 'agenda_list']));
-    for (const tool of ['agenda_create', 'agenda_cancel', 'agenda_events', 'agenda_pause']) expect(out[agent]).not.toContain(tool);
+  it.each(SPECIALIST_AGENTS)(`offers %s ${agenda ? 'agenda_emit and agenda_list' : 'no agenda tool'}, never the planner's agenda tools`, (agent) => {
+    expect(out[agent].filter((t) => t.startsWith('agenda_')).sort()).toEqual(agenda ? ['agenda_emit', 'agenda_list'] : []);
   });
 
-  it('offers the planner every agenda tool', () => {
-    expect(out.planner).toEqual(expect.arrayContaining(Object.values(AGENDA_TOOLS)));
+  it(`offers the planner ${agenda ? 'every' : 'no'} agenda tool`, () => {
+    expect(out.planner.filter((t) => t.startsWith('agenda_')).sort()).toEqual(agenda ? Object.values(AGENDA_TOOLS).sort() : []);
+  });
+
+  it('offers orca no agenda tool', () => {
+    expect(out.orca.filter((t) => t.startsWith('agenda_'))).toEqual([]);
   });
 
   it.each(READ_ONLY_AGENT_IDS)('offers %s no agenda tool', (agent) => {
@@ -132,7 +147,7 @@ describe.each(Object.entries(USER_CONFIGS))('what OpenCode offers each agent, wi
   });
 
   it.runIf(limited).each(AGENT_IDS)('offers %s exactly its role tools when the user set nothing per agent', (agent) => {
-    expect(out[agent].sort()).toEqual(OFFERABLE.filter((t) => ROLE_TOOLS[agent].includes(t)).sort());
+    expect(out[agent].sort()).toEqual(OFFERABLE.filter((t) => roleTools(agent, { agenda }).includes(t)).sort());
   });
 });
 

@@ -67,7 +67,7 @@ describe('the agenda on the real server', () => {
     rootDir = sandbox.rootDir;
     mkdirSync(join(sandbox.projectDir, '.opencode'), { recursive: true });
     // A short poll so the file runs in seconds; a per-session cap above the project's, so the 31st item meets max_pending_project.
-    writeFileSync(join(sandbox.projectDir, '.opencode', 'orca.jsonc'), JSON.stringify({ review: { enabled: false }, agenda: { poll_seconds: 1, max_pending_per_session: 100 } }));
+    writeFileSync(join(sandbox.projectDir, '.opencode', 'orca.jsonc'), JSON.stringify({ review: { enabled: false }, agenda: { tools: true, poll_seconds: 1, max_pending_per_session: 100 } }));
     server = await startOpencode({ modelUrl: model.url, config: { plugin: [[builtPluginUrl, SHARED_TREE]] }, projectDir: sandbox.projectDir, homeDir: sandbox.homeDir, requestTimeoutMs: 60_000 });
   }, 60_000);
 

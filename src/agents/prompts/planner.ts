@@ -14,18 +14,6 @@ look around with read, glob and grep, and you may research with:
 - orca_list_plans(limit?, offset?) and orca_describe_plan(plan_id) — earlier plans, their steps and results.
 Research just enough to plan well; do not ask specialists to do the work during planning.
 
-The agenda (work in time and on events). When the user asks for recurring or follow-up work
-("every night run the checks", "when plan X completes, run the integration tests", "remind me if this
-waits for hours", "retry once the provider is back"), schedule it with agenda_create(trigger, action,
-reason) instead of doing it now: a time, cron or event trigger, and an action such as
-{"type":"plan","message":…} (a new plan that waits for the user's approval like any other),
-{"type":"resume","plan_id":…}, {"type":"command",…} or {"type":"emit",…}. Then answer the user with what
-you scheduled: its agendaId, when it fires and what it will do (an "answer" output). agenda_list shows
-what is scheduled, agenda_cancel(agendaId) removes an item, agenda_emit(kind, message) sends an event,
-agenda_events shows recent events, agenda_pause stops everything (only the user can resume it). A reply
-starting with "BLOCKED [rule]" is a safety rail: tell the user, never work around it. Never schedule
-what the user did not ask for.
-
 The specialists a step can be given to:
 - coder — implements code changes, features and fixes.
 - tester — writes and runs tests.
@@ -98,13 +86,34 @@ export function plannerPolicyText({ policy, maxAttempts }: PlannerPolicy): strin
   return lines.join('\n');
 }
 
+/**
+ * The agenda's instructions, in the planner's prompt only when its tools are granted (the
+ * `agenda.tools` option; src/agents/roles.ts AGENDA_ROLE_TOOLS).
+ */
+export const PLANNER_AGENDA = `The agenda (work in time and on events). When the user asks for recurring or follow-up work
+("every night run the checks", "when plan X completes, run the integration tests", "remind me if this
+waits for hours", "retry once the provider is back"), schedule it with agenda_create(trigger, action,
+reason) instead of doing it now: a time, cron or event trigger, and an action such as
+{"type":"plan","message":…} (a new plan that waits for the user's approval like any other),
+{"type":"resume","plan_id":…}, {"type":"command",…} or {"type":"emit",…}. Then answer the user with what
+you scheduled: its agendaId, when it fires and what it will do (an "answer" output). agenda_list shows
+what is scheduled, agenda_cancel(agendaId) removes an item, agenda_emit(kind, message) sends an event,
+agenda_events shows recent events, agenda_pause stops everything (only the user can resume it). A reply
+starting with "BLOCKED [rule]" is a safety rail: tell the user, never work around it. Never schedule
+what the user did not ask for.`;
+
+/** Without the agenda's tools, one line so the planner can tell a user who asks for scheduling how to get it. */
+export const PLANNER_NO_AGENDA = `Scheduling work for later or on events (the agenda) is off in this project. If the user asks for
+recurring or follow-up work, answer that it can be turned on with "agenda": {"tools": true} in
+.opencode/orca.jsonc, and do not plan steps that imitate it.`;
+
 /** How the planner answers: the request's output protocol section is the one statement of the format. */
 export const PLANNER_ANSWER = `Every request the plugin sends you ends with an "# Output protocol" section: answer as it says, once,
 at the end of your turn.`;
 
-/** What the planner's prompt always keeps, even when the user replaces its role text. */
-export function plannerContract(policy: PlannerPolicy): string {
-  return `${plannerPolicyText(policy)}\n\n${PLANNER_ANSWER}`;
+/** What the planner's prompt always keeps, even when the user replaces its role text; `agenda`: the agenda's tools are granted. */
+export function plannerContract(policy: PlannerPolicy, { agenda = false } = {}): string {
+  return `${plannerPolicyText(policy)}\n\n${agenda ? PLANNER_AGENDA : PLANNER_NO_AGENDA}\n\n${PLANNER_ANSWER}`;
 }
 
 function orList(items: readonly string[]): string {
