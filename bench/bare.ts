@@ -11,6 +11,7 @@ import { parseModelOutput } from '../src/protocol/parse-output.js';
 import { threadContext } from '../src/machines/threading.js';
 import type { StepRecord } from '../src/machines/types.js';
 import { jsonReply, team } from '../test/e2e/team.js';
+import type { RecordedRequest } from '../test/support/scripted-model.js';
 import { stepResult, type BenchPlan } from './plans.js';
 import { SPECIALIST_AGENTS, stepIdOf, type BenchServer } from './server.js';
 
@@ -24,6 +25,8 @@ export interface BareRun {
   /** Per step: prompt sent → its model request arrived; its last model reply sent → the prompt's reply read (ms). */
   preModelMs: number[];
   postModelMs: number[];
+  /** The chat requests the run's steps sent (each carries the run's plan id in its prompt). */
+  requests: RecordedRequest[];
 }
 
 /** The scripted team for a bare run: every specialist answers its step's result as text + JSON. */
@@ -110,7 +113,7 @@ export async function runBare(bench: BenchServer, plan: BenchPlan, concurrency: 
     preModelMs.push(reqs[0]!.at - at);
     postModelMs.push(done - (reqs.at(-1)!.at + bench.latency));
   }
-  return { wallMs, steps: steps.length, createMs, promptMs, preModelMs, postModelMs };
+  return { wallMs, steps: steps.length, createMs, promptMs, preModelMs, postModelMs, requests: mine };
 }
 
 export { stepResult };

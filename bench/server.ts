@@ -4,9 +4,10 @@ import { existsSync, readdirSync, readFileSync, readlinkSync, statSync } from 'n
 import { join } from 'node:path';
 import { startOpencode, type OpencodeServer } from '../test/support/opencode-server.js';
 import { startScriptedModel, type RecordedRequest, type ScriptedModel, type ScriptedModelOptions, type ScriptedReply } from '../test/support/scripted-model.js';
-import { agentOf, builtPluginUrl, jsonReply, orcaRelay, structured, team, type AgentScript } from '../test/e2e/team.js';
+import { agentOf, builtPluginUrl, jsonReply, orcaRelay, passingReview, structured, team, type AgentScript } from '../test/e2e/team.js';
 import { readJournal, type JournalEntry } from '../src/persistence/journal.js';
 import { specialistOutputJsonSchema } from '../src/schemas/specialist-output.js';
+import { track } from './lifecycle.js';
 import { stepResult, type BenchPlan } from './plans.js';
 
 export const SPECIALIST_AGENTS = ['coder', 'tester', 'reviewer', 'researcher', 'document-writer', 'architect'];
@@ -46,25 +47,34 @@ export interface BenchServerOptions {
   pluginOptions?: Record<string, unknown>;
   /** The server's log level (DEBUG logs every request). */
   logLevel?: 'DEBUG' | 'INFO';
+  /** false: OpenCode without Orca (the plugin is not loaded; plugin options ignored). */
+  plugin?: boolean;
 }
 
-export async function startBenchServer({ concurrency, latencyMs, env = {}, pluginUrl = builtPluginUrl, config = {}, pluginOptions = {}, logLevel }: BenchServerOptions): Promise<BenchServer> {
+/** Starts a scripted model and a server on it, both tracked (bench/lifecycle.ts) until bench.stop(). */
+export async function startBenchServer({ concurrency, latencyMs, env = {}, pluginUrl = builtPluginUrl, config = {}, pluginOptions = {}, logLevel, plugin = true }: BenchServerOptions): Promise<BenchServer> {
   let script: (req: RecordedRequest) => ScriptedReply = () => {
     throw new Error('no script set');
   };
   // scripted-model reads `latencyMs` from this object on every request, so it can be changed between runs.
   const modelOptions: ScriptedModelOptions = { respond: (req) => script(req), latencyMs };
-  const model = await startScriptedModel(modelOptions);
+  const model = track(await startScriptedModel(modelOptions), 'close');
   const t0 = performance.now();
-  const server = await startOpencode({
-    modelUrl: model.url,
-    // The quality gate off: every step is one specialist turn, so per step = per turn (issue 8's P1–P3).
-    config: { ...config, plugin: [[pluginUrl, { hitl: { auto: { approval: 'approve' } }, review: { enabled: false }, concurrency, ...pluginOptions }]] },
-    // A plan whose every step boots an OpenCode instance for its worktree can take minutes on a busy machine.
-    requestTimeoutMs: 600_000,
-    env,
-    ...(logLevel ? { logLevel } : {}),
-  });
+  const server = track(
+    await startOpencode({
+      modelUrl: model.url,
+      // The quality gate off unless pluginOptions.review says otherwise: every step is one specialist turn, so per step = per turn (issue 8's P1–P3).
+      config: plugin ? { ...config, plugin: [[pluginUrl, { hitl: { auto: { approval: 'approve' } }, review: { enabled: false }, concurrency, ...pluginOptions }]] } : config,
+      // A plan whose every step boots an OpenCode instance for its worktree can take minutes on a busy machine.
+      requestTimeoutMs: 600_000,
+      env,
+      ...(logLevel ? { logLevel } : {}),
+    }).catch(async (error: unknown) => {
+      await model.close();
+      throw error;
+    }),
+    'stop',
+  );
   const startMs = performance.now() - t0;
   const bench: BenchServer = {
     server,
@@ -117,6 +127,8 @@ export interface PlanRun {
   steps: StepTiming[];
   /** The prompt text (last user message) each specialist step's first request carried. */
   prompts: Record<string, { userText: string; requestBodyBytes: number; messagesBytes: number }>;
+  /** Every chat request of the plan, in arrival order (the orca session's turns, planner, steps, reviews); titles apart. */
+  requests: RecordedRequest[];
 }
 
 const ms = (iso: string) => Date.parse(iso);
@@ -143,6 +155,8 @@ export async function runPlans(bench: BenchServer, runs: Array<{ plan: BenchPlan
     planner: (req) => jsonReply(which(req).plan),
   };
   for (const a of SPECIALIST_AGENTS) scripts[a] = specialistScript;
+  // A reviewer's step answers as a specialist; a quality-gate review (review gate on) passes.
+  scripts.reviewer = (req, turn) => passingReview(req) ?? specialistScript(req, turn);
   bench.setScript(team(scripts));
   const plansDir = join(server.projectDir, '.opencode', 'plans');
   const before = new Set(existsSync(plansDir) ? readdirSync(plansDir) : []);
@@ -241,6 +255,7 @@ function readRun(plansDir: string, planId: string, plan: BenchPlan, reqs: Record
     titleRequests: mine.length - chat.length,
     steps,
     prompts,
+    requests: chat,
     planFileBytes: statSync(join(plansDir, `${planId}.json`)).size,
   };
 }
