@@ -1,7 +1,8 @@
 import type { PlanObserver } from '../host/observers.js';
 import type { PlanFile } from '../persistence/plan-file.js';
-import { formatCost } from '../usage/format.js';
-import type { ToolPart, ToolTitlePort } from '../opencode/tool-title.js';
+import { formatCost, formatTokens } from '../usage/format.js';
+import { totalTokens } from '../machines/usage.js';
+import type { ToolPart, ToolProgress, ToolTitlePort } from '../opencode/tool-title.js';
 import { errorMessage } from '../errors.js';
 
 /**
@@ -20,6 +21,72 @@ export function progressTitle(file: Pick<PlanFile, 'plan_id' | 'status' | 'steps
   return parts.join(' · ');
 }
 
+type ProgressFile = Pick<PlanFile, 'plan_id' | 'status' | 'steps' | 'waiting_for' | 'usage'>;
+type ProgressStep = PlanFile['steps'][number];
+
+/** At most this many step lines: the TUI at 100x30 keeps the call's line, the prompt and a dialog on screen. */
+export const MAX_PROGRESS_STEPS = 10;
+
+const MARKS: Record<ProgressStep['status'], string> = {
+  completed: '✓',
+  running: '▶',
+  awaiting_decision: '!',
+  awaiting_resume: '!',
+  awaiting_merge: '!',
+  stopped: '✗',
+  pending: '·',
+};
+const STATUS_WORDS: Record<ProgressStep['status'], string> = {
+  completed: 'done',
+  running: 'running',
+  awaiting_decision: 'failed, waits for you',
+  awaiting_resume: 'interrupted, waits for you',
+  awaiting_merge: 'changes did not apply, waits for you',
+  stopped: 'stopped',
+  pending: 'waiting',
+};
+
+/** `✓ impl (coder) done · $0.04 · 12,345 tokens`: one step, with what its turns cost so far. */
+export function stepLine(step: ProgressStep): string {
+  const attempt = step.status === 'running' && step.attempts > 1 ? ` (attempt ${step.attempts})` : '';
+  const spent = step.usage && step.usage.turns > 0 ? ` · ${formatCost(step.usage.cost)} · ${formatTokens(totalTokens(step.usage))} tokens` : '';
+  return `${MARKS[step.status]} ${step.id} (${step.agent}) ${STATUS_WORDS[step.status]}${attempt}${spent}`;
+}
+
+/**
+ * The lines under the running orca_ask_planner call: the title's line (progressTitle), one line
+ * per step (at most MAX_PROGRESS_STEPS: the steps that run or wait for a person first, then the
+ * last ones done and the next ones waiting, and how many are not shown) and the viewer's page of
+ * the plan when the viewer is on.
+ */
+export function progressLines(file: ProgressFile, viewerUrl?: string): string[] {
+  const lines = [progressTitle(file)];
+  const steps = file.steps;
+  if (steps.length <= MAX_PROGRESS_STEPS) lines.push(...steps.map(stepLine));
+  else {
+    const active = steps.filter((s) => s.status !== 'completed' && s.status !== 'pending');
+    const room = Math.max(0, MAX_PROGRESS_STEPS - active.length);
+    const done = steps.filter((s) => s.status === 'completed');
+    const waiting = steps.filter((s) => s.status === 'pending');
+    const waitingCount = Math.min(waiting.length, room - Math.min(done.length, Math.ceil(room / 2)));
+    const shownWaiting = waiting.slice(0, waitingCount);
+    const shownDone = done.slice(done.length - Math.min(done.length, room - waitingCount));
+    const shown = new Set([...active, ...shownDone, ...shownWaiting].slice(0, MAX_PROGRESS_STEPS));
+    lines.push(...steps.filter((s) => shown.has(s)).map(stepLine));
+    const hiddenDone = done.filter((s) => !shown.has(s)).length;
+    const hiddenWaiting = waiting.filter((s) => !shown.has(s)).length;
+    const hidden = [hiddenDone ? `${hiddenDone} more done` : '', hiddenWaiting ? `${hiddenWaiting} more waiting` : ''].filter(Boolean);
+    if (hidden.length) lines.push(`… ${hidden.join(', ')} (orca show ${file.plan_id})`);
+  }
+  if (viewerUrl) lines.push(`viewer: ${planPageUrl(viewerUrl, file.plan_id)}`);
+  return lines;
+}
+
+/** The viewer's page of one plan (its app routes `#/plan/<id>`), from the URL the viewer printed (with its token). */
+export function planPageUrl(viewerUrl: string, planId: string): string {
+  return `${viewerUrl.replace(/#.*$/, '')}#/plan/${encodeURIComponent(planId)}`;
+}
+
 export interface ProgressTitleOptions {
   host: { observe(name: string, observer: PlanObserver): () => void };
   titles: ToolTitlePort;
@@ -27,6 +94,8 @@ export interface ProgressTitleOptions {
   /** The tool call to retitle: its message, and the tool name and input to tell it from other calls there. */
   call: { sessionID: string; messageID: string; tool: string; input: Record<string, unknown> };
   log: (level: 'warn', message: string) => void;
+  /** The plan viewer's URL while it is on (its page of the plan is shown), else undefined. */
+  viewerUrl?: () => string | undefined;
   /** At most one retitle per this many ms (each is a request OpenCode answers and publishes); the newest title wins. */
   everyMs?: number;
 }
@@ -41,10 +110,11 @@ export const TITLE_EVERY_MS = 1000;
  * `stop` (await it before the tool returns) ends the updates at once, so none can overwrite the
  * completed part.
  */
-export function followProgressTitle({ host, titles, planId, call, log, everyMs = TITLE_EVERY_MS }: ProgressTitleOptions): { stop(): Promise<void> } {
+export function followProgressTitle({ host, titles, planId, call, log, viewerUrl, everyMs = TITLE_EVERY_MS }: ProgressTitleOptions): { stop(): Promise<void> } {
   let part: Promise<ToolPart | null> | null = null;
   let shown: string | null = null;
-  let wanted: string | null = null;
+  let wanted: ToolProgress | null = null;
+  const key = (p: ToolProgress | null) => (p ? JSON.stringify(p) : null);
   let chain: Promise<void> = Promise.resolve();
   let stopped = false;
   let failed = false;
@@ -65,17 +135,17 @@ export function followProgressTitle({ host, titles, planId, call, log, everyMs =
 
   const push = () => {
     chain = chain.then(async () => {
-      if (stopped || failed || wanted === null || wanted === shown) return;
+      if (stopped || failed || wanted === null || key(wanted) === shown) return;
       const wait = lastAt + everyMs - Date.now();
       if (wait > 0) await pause(wait);
-      if (stopped || wanted === shown) return;
+      if (stopped || key(wanted) === shown) return;
       part ??= titles.find(call, { tool: call.tool, input: call.input });
       const found = await part;
       if (!found) part = null; // not running yet: look again at the next change
       if (!found || stopped) return;
-      const title = wanted;
-      await titles.setTitle(found, title);
-      shown = title;
+      const next = wanted!;
+      await titles.show(found, next);
+      shown = key(next);
       lastAt = Date.now();
     }).catch((error: unknown) => {
       failed = true; // once: the title is a convenience, the plan goes on
@@ -85,9 +155,9 @@ export function followProgressTitle({ host, titles, planId, call, log, everyMs =
 
   const unsubscribe = host.observe(`the progress title of ${planId}`, ({ planId: changed, file }) => {
     if (changed !== planId || stopped) return;
-    const title = progressTitle(file);
-    if (title === wanted) return;
-    wanted = title;
+    const next = { title: progressTitle(file), progress: progressLines(file, viewerUrl?.()) };
+    if (key(next) === key(wanted)) return;
+    wanted = next;
     push();
   });
 

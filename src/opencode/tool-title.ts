@@ -13,17 +13,35 @@ export interface ToolPart {
   [key: string]: unknown;
 }
 
+/** What a running tool call shows of its plan: a one-line title, and lines of progress. */
+export interface ToolProgress {
+  title: string;
+  progress: string[];
+}
+
+/** The input entry under which the progress shows: the TUI draws `⚙ orca_ask_planner [message=…, progress=…]`. */
+export const PROGRESS_KEY = 'progress';
+
 /**
- * The title OpenCode shows for a running tool call. In 1.18.33 a plugin tool's
- * `ctx.metadata({title})` shows nothing (https://github.com/anomalyco/opencode/issues/50313), so
- * the part is changed through the server: PATCH /session/:id/message/:messageID/part/:partID with
- * the whole part, which publishes `message.part.updated` to every client.
+ * What OpenCode shows of a running tool call. In 1.18.33 a plugin tool's `ctx.metadata({title})`
+ * shows nothing (https://github.com/anomalyco/opencode/issues/50313), and the TUI draws a plugin
+ * tool's part as `⚙ <tool> [key=value, …]` from the string, number and boolean entries of its
+ * `state.input`, never its title, metadata or (unless the user turned on generic tool output) its
+ * output. So the part is changed through the server: PATCH
+ * /session/:id/message/:messageID/part/:partID with the whole part, which publishes
+ * `message.part.updated` to every client; the progress goes into `state.input` under
+ * PROGRESS_KEY, where the TUI draws it, line breaks kept. No model reads it: OpenCode completes the
+ * part from its own copy, with the input the model sent (measured: the completed part's input has
+ * no progress entry), and the title it keeps is the tool's result title.
  */
 export interface ToolTitlePort {
   /** The running part of the call to `tool` with this input in the message, or null. */
   find(at: { sessionID: string; messageID: string }, call: { tool: string; input: Record<string, unknown> }): Promise<ToolPart | null>;
-  /** Give the running part this title (on one line, control and bidi characters shown visibly: the TUI draws it in a terminal); resolves once the server took it. */
-  setTitle(part: ToolPart, title: string): Promise<void>;
+  /**
+   * Show this title and progress on the running part (each line with its control and bidi
+   * characters shown visibly: the TUI draws them in a terminal); resolves once the server took it.
+   */
+  show(part: ToolPart, shown: ToolProgress): Promise<void>;
 }
 
 type RawClient = {
@@ -51,8 +69,9 @@ export function toolTitlesFromClient(client: PluginInput['client'], directory: s
       if (!Array.isArray(parts)) throw new Error(`Expected GET /session/${sessionID}/message/${messageID} to return the message's parts, got ${quote(res.error ?? res.data)}`);
       return parts.find((p) => p.type === 'tool' && p.tool === call.tool && p.state?.status === 'running' && sameInput(p.state.input, call.input)) ?? null;
     },
-    async setTitle(part, title) {
-      const body: ToolPart = { ...part, state: { ...part.state, title: forTerminalLine(title) } };
+    async show(part, { title, progress }) {
+      const input = { ...part.state.input, [PROGRESS_KEY]: progress.map(forTerminalLine).join('\n') };
+      const body: ToolPart = { ...part, state: { ...part.state, input, title: forTerminalLine(title) } };
       const res = await rawClient().patch({
         url: `/session/${path(part.sessionID)}/message/${path(part.messageID)}/part/${path(part.id)}`,
         query: { directory },

@@ -17,7 +17,12 @@ export const ASK_PLANNER_DESCRIPTION =
 /** What orca_ask_planner uses of Orca: the plans, their progress title and notes, and what resolving a gate needs. */
 export type AskPlannerOrca = Pick<Orca, 'host' | 'titles' | 'turnFollowers' | 'notes' | 'log'> & GateResolverDeps;
 
-export function askPlannerTool(orca: AskPlannerOrca) {
+/** What the plugin hands the tool beside Orca: the plan viewer's URL while it is on. */
+export interface AskPlannerOptions {
+  viewerUrl?: () => string | undefined;
+}
+
+export function askPlannerTool(orca: AskPlannerOrca, { viewerUrl }: AskPlannerOptions = {}) {
   return defineTool({
     name: 'orca_ask_planner',
     description: ASK_PLANNER_DESCRIPTION,
@@ -41,8 +46,8 @@ export function askPlannerTool(orca: AskPlannerOrca) {
         if ((await orca.host.openWhenFree(planId, ctx.abort)).getSnapshot().can(event)) orca.host.send(planId, event);
       }
       ctx.metadata({ title: `plan ${planId}`, metadata: { plan_id: planId } });
-      // ctx.metadata shows nothing for plugin tools in 1.18.33 (https://github.com/anomalyco/opencode/issues/50313):
-      // the running part is retitled through the server.
+      // ctx.metadata shows nothing for plugin tools in 1.18.33 (https://github.com/anomalyco/opencode/issues/50313)
+      // and the TUI draws only the call's input: the running part's title and input are changed through the server.
       const progress = orca.titles
         ? followProgressTitle({
             host: orca.host,
@@ -50,6 +55,7 @@ export function askPlannerTool(orca: AskPlannerOrca) {
             planId,
             call: { sessionID: ctx.sessionID, messageID: ctx.messageID, tool: 'orca_ask_planner', input: { message: args.message, plan_id: args.plan_id } },
             log: (level, message) => orca.log(level, message),
+            ...(viewerUrl ? { viewerUrl } : {}),
           })
         : null;
       // While this call follows the plan, its result reports the outcome: nobody else posts it.

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { PlanObserver } from '../../src/host/observers.js';
-import { followProgressTitle, progressTitle } from '../../src/notices/progress-title.js';
+import { followProgressTitle, MAX_PROGRESS_STEPS, progressLines, progressTitle } from '../../src/notices/progress-title.js';
 import type { ToolPart, ToolTitlePort } from '../../src/opencode/tool-title.js';
 import { usage } from '../support/turns.js';
 
@@ -22,6 +22,37 @@ describe('progress title', () => {
     expect(progressTitle(file({ status: 'drafting', steps: [], usage: undefined }))).toBe('plan_X · drafting · $0.00');
   });
 
+  it('should list each step with its mark, what it cost so far and the viewer page of the plan', () => {
+    const f = file({
+      steps: [
+        { ...step('impl', 'coder', 'completed'), usage: usage({ cost: 0.04, input: 12_000, output: 345 }) },
+        { ...step('api', 'coder', 'running'), attempts: 2, usage: usage({ cost: 0.002, input: 900, output: 100 }) },
+        step('test', 'tester', 'awaiting_decision'),
+        step('ship', 'coder', 'pending'),
+      ],
+    });
+    expect(progressLines(f, 'http://127.0.0.1:4300/?token=abc')).toEqual([
+      'plan_X · 1/4 done · api (coder) running · $0.12',
+      '✓ impl (coder) done · $0.04 · 12,345 tokens',
+      '▶ api (coder) running (attempt 2) · $0.002 · 1,000 tokens',
+      '! test (tester) failed, waits for you',
+      '· ship (coder) waiting',
+      'viewer: http://127.0.0.1:4300/?token=abc#/plan/plan_X',
+    ]);
+    expect(progressLines(file({ status: 'drafting', steps: [], usage: undefined }))).toEqual(['plan_X · drafting · $0.00']);
+  });
+
+  it('should show at most MAX_PROGRESS_STEPS steps of a long plan: those running first, then the last done and the next waiting', () => {
+    const steps = Array.from({ length: 40 }, (_, i) => step(`s${i + 1}`, 'coder', i < 20 ? 'completed' : i < 22 ? 'running' : 'pending'));
+    const lines = progressLines(file({ steps }));
+    const stepLines = lines.slice(1, -1);
+    expect(stepLines).toHaveLength(MAX_PROGRESS_STEPS);
+    expect(stepLines.filter((l) => l.startsWith('▶'))).toEqual(['▶ s21 (coder) running', '▶ s22 (coder) running']);
+    expect(stepLines[0]).toBe('✓ s17 (coder) done'); // the last four done, in plan order
+    expect(stepLines.at(-1)).toBe('· s26 (coder) waiting');
+    expect(lines.at(-1)).toBe('… 16 more done, 14 more waiting (orca show plan_X)');
+  });
+
   it('should retitle the running tool call at each change, one PATCH at a time, the newest winning, and none after stop', async () => {
     let observer: PlanObserver | undefined;
     const host = { observe: (_name: string, o: PlanObserver) => ((observer = o), () => (observer = undefined)) };
@@ -32,7 +63,7 @@ describe('progress title', () => {
     const gate = new Promise<void>((resolve) => (release = resolve));
     const port: ToolTitlePort = {
       find: async (at, call) => (finds.push({ ...at, ...call }), part),
-      setTitle: async (_p, title) => {
+      show: async (_p, { title }) => {
         titles.push(title);
         await gate;
       },
@@ -66,7 +97,7 @@ describe('progress title', () => {
     const host = { observe: (_name: string, o: PlanObserver) => ((observer = o), () => (observer = undefined)) };
     const part = { id: 'prt_1', sessionID: 'ses_o', messageID: 'msg_1', type: 'tool', tool: 'orca_ask_planner', state: { status: 'running', input: {} } } as ToolPart;
     const titles: string[] = [];
-    const port: ToolTitlePort = { find: async () => part, setTitle: async (_p, title) => void titles.push(title) };
+    const port: ToolTitlePort = { find: async () => part, show: async (_p, { title }) => void titles.push(title) };
     const progress = followProgressTitle({ host, titles: port, planId: 'plan_X', call: { sessionID: 'ses_o', messageID: 'msg_1', tool: 'orca_ask_planner', input: {} }, log: () => {}, everyMs: 60_000 });
     const change = (patch: Record<string, unknown>) => observer!({ snapshot: {} as never, planId: 'plan_X', before: undefined, after: {} as never, file: file(patch) });
     change({});
@@ -85,7 +116,7 @@ describe('progress title', () => {
     let observer: PlanObserver | undefined;
     const host = { observe: (_name: string, o: PlanObserver) => ((observer = o), () => {}) };
     const logs: string[] = [];
-    const port: ToolTitlePort = { find: async () => { throw new Error('HTTP 500'); }, setTitle: async () => {} };
+    const port: ToolTitlePort = { find: async () => { throw new Error('HTTP 500'); }, show: async () => {} };
     const progress = followProgressTitle({ host, titles: port, planId: 'plan_X', call: { sessionID: 's', messageID: 'm', tool: 't', input: {} }, log: (_l, m) => logs.push(m) });
     observer!({ snapshot: {} as never, planId: 'plan_X', before: undefined, after: {} as never, file: file() });
     await vi.waitFor(() => expect(logs).toHaveLength(1));

@@ -17,9 +17,22 @@ function fakeClient() {
 const part: ToolPart = { id: 'prt_1', sessionID: 'ses_1', messageID: 'msg_1', type: 'tool', tool: 'orca_ask_planner', state: { status: 'running', input: {} } };
 
 describe('the tool title over the client', () => {
-  it('should set a title with no control or bidi character, on one line', async () => {
+  it('should set a title on one line and the progress lines in the input, with no control or bidi character', async () => {
     const { client, patched } = fakeClient();
-    await toolTitlesFromClient(client, '/p').setTitle(part, 'plan_X · \x1b[31ms1\u009b\u202E (coder)\nrunning');
-    expect(patched).toEqual([{ ...part, state: { status: 'running', input: {}, title: 'plan_X · ␛[31ms1[U+009B][U+202E] (coder) running' } }]);
+    const withInput = { ...part, state: { ...part.state, input: { message: 'm' } } };
+    await toolTitlesFromClient(client, '/p').show(withInput, {
+      title: 'plan_X · \x1b[31ms1\u009b\u202E (coder)\nrunning',
+      progress: ['plan_X · 0/1 done', '▶ s1\x1b[2J (coder)\nrunning'],
+    });
+    expect(patched).toEqual([
+      {
+        ...part,
+        state: {
+          status: 'running',
+          input: { message: 'm', progress: 'plan_X · 0/1 done\n▶ s1␛[2J (coder) running' },
+          title: 'plan_X · ␛[31ms1[U+009B][U+202E] (coder) running',
+        },
+      },
+    ]);
   });
 });
