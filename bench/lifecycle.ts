@@ -1,8 +1,9 @@
-// What a bench run started, and its end: every opencode server and scripted model a bench entry
 // point starts is tracked here, so Ctrl-C (SIGINT), SIGTERM or an error stops them all. The servers
 // run in process groups of their own (test/support/opencode-process.ts), out of reach of the
 // terminal's Ctrl-C, and the test support's own exit hook does not run on a signal: without this a
 // stopped bench left its server running. Also times the bench's sections.
+
+import { readFileSync } from 'node:fs';
 
 type Stopper = () => Promise<void>;
 
@@ -38,29 +39,48 @@ export const liveCount = () => live.size;
 
 /**
  * Runs a bench entry point: on SIGINT or SIGTERM stops every tracked server and model and exits
- * (130 / 143; a second signal exits at once); on an error stops them, prints it and exits 1.
+ * (130 / 143; a second signal exits at once); on an error stops them, prints it and exits 1. Also
+ * when the launcher ends: `kill <pid of npm run bench>` reaches npm, which passes SIGTERM to the
+ * shell it started, not to tsx and this process beneath it; so once this process's parent or
+ * grandparent changes (they were reparented: a process above ended), it stops as on SIGTERM.
  */
 export async function runBench(main: () => Promise<void>): Promise<void> {
   let signalled = false;
-  const onSignal = (signal: NodeJS.Signals) => {
-    const code = signal === 'SIGINT' ? 130 : 143;
+  const stopAndExit = (why: string, code: number) => {
     if (signalled) process.exit(code);
     signalled = true;
-    console.error(`\n${signal}: stopping ${live.size} bench server(s) and model(s)…`);
+    console.error(`\n${why}: stopping ${live.size} bench server(s) and model(s)…`);
     void stopAll().finally(() => process.exit(code));
   };
+  const onSignal = (signal: NodeJS.Signals) => stopAndExit(signal, signal === 'SIGINT' ? 130 : 143);
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  const parent = process.ppid;
+  const grandparent = parentOf(parent);
+  const launcherWatch = setInterval(() => {
+    if (process.ppid !== parent || (grandparent !== undefined && parentOf(parent) !== grandparent)) stopAndExit('the process that started the bench ended', 143);
+  }, 1000);
+  launcherWatch.unref();
   try {
     await main();
   } catch (error) {
-    if (signalled) return; // the signal handler exits once everything is stopped
+    if (signalled) return; // stopAndExit exits once everything is stopped
     console.error(error);
     await stopAll();
     // Plans of the failed part may still be polling or waiting on timers: do not wait for them.
     process.exit(1);
   }
+  clearInterval(launcherWatch);
   await stopAll();
+}
+
+/** The parent pid of `pid` (Linux /proc), or undefined where it cannot be read. */
+function parentOf(pid: number): number | undefined {
+  try {
+    return Number(readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ')[1]);
+  } catch {
+    return undefined;
+  }
 }
 
 /** Wall time of named parts of a run, in order, to print where the time went. */
