@@ -21,6 +21,8 @@ export interface AgendaItemView {
   firings: number;
   /** When it is next due (time and cron items still pending). */
   nextDueAt: string | null;
+  /** When the last firing started (absent before the first). */
+  lastFiredAt?: string;
   /** The last firing ran late. */
   late: boolean;
   lastResult: string | null;
@@ -44,6 +46,7 @@ export function itemView(record: ItemRecord): AgendaItemView {
     depth: created.depth,
     firings: c.firing,
     nextDueAt: nextDueAt(record),
+    ...(c.startedAt !== null ? { lastFiredAt: c.startedAt } : {}),
     late: c.late,
     lastResult: c.lastResult,
     lastError: c.lastError,

@@ -1,11 +1,33 @@
 import { z } from 'zod';
 import { nextDue } from '../agenda/describe.js';
+import { continueCommand, firingPlan } from '../agenda/firing-plan.js';
+import type { AgendaItemView } from '../agenda/view.js';
+import type { Orca } from '../composition-root.js';
 import { defineTool } from './define-tool.js';
 import { agendaToolError, itemJson, type AgendaOrca } from './agenda-shared.js';
 
+/** An item with what became of the plan its last firing started, read from the plan file now. */
+function listedItem(directory: string, item: AgendaItemView) {
+  const plan = firingPlan(directory, item);
+  if (!plan) return itemJson(item);
+  return {
+    ...itemJson(item),
+    ...(item.lastFiredAt ? { lastFiredAt: item.lastFiredAt } : {}),
+    plan: {
+      planId: plan.planId,
+      now: plan.now,
+      words: plan.words,
+      ...(plan.waitingFor ? { waitingFor: plan.waitingFor } : {}),
+      ...(plan.now === 'interrupted'
+        ? { resume: `Call orca_ask_planner with plan_id ${plan.planId} to resume it from its saved state (from a shell: ${continueCommand(item.agendaId)}).` }
+        : {}),
+    },
+  };
+}
+
 const STATUSES = ['active', 'all', 'pending', 'running', 'executed', 'failed', 'cancelled', 'expired'] as const;
 
-export function agendaListTool(orca: Pick<AgendaOrca, 'agenda'>) {
+export function agendaListTool(orca: Pick<AgendaOrca, 'agenda'> & Pick<Orca, 'directory'>) {
   return defineTool({
     name: 'agenda_list',
     description:
@@ -28,7 +50,7 @@ export function agendaListTool(orca: Pick<AgendaOrca, 'agenda'>) {
             total: items.length,
             next_due: nextDue(items),
             ...(shown.length < items.length ? { note: `the ${shown.length} most recent of ${items.length}` } : {}),
-            items: shown.map(itemJson),
+            items: shown.map((item) => listedItem(orca.directory, item)),
           },
           null,
           2,

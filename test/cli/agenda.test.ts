@@ -40,8 +40,15 @@ describe('orca agenda and orca emit without a server', () => {
   });
 
   it('should refuse bad sub-commands, ids and kinds with one line', async () => {
-    expect(await orca('agenda', 'frob')).toMatchObject({ code: 2, stderr: 'orca: orca agenda takes one of list, events, cancel, clear, pause, resume, got "frob" (orca --help).\n' });
+    expect(await orca('agenda', 'frob')).toMatchObject({ code: 2, stderr: 'orca: orca agenda takes one of list, events, show, continue, cancel, clear, pause, resume, got "frob" (orca --help).\n' });
     expect(await orca('agenda', 'cancel')).toMatchObject({ code: 2 });
+    expect(await orca('agenda', 'show')).toMatchObject({ code: 2, stderr: 'orca: orca agenda show needs an agendaId (orca agenda lists them).\n' });
+    expect(await orca('agenda', 'continue')).toMatchObject({ code: 2 });
+    expect(await orca('agenda', 'list', 'agn_x')).toMatchObject({ code: 2, stderr: 'orca: orca agenda list takes no argument (orca --help).\n' });
+    expect(await orca('agenda', 'show', '../x')).toMatchObject({ code: 1, stderr: expect.stringMatching(/^orca: Invalid agendaId "\.\.\/x"/) });
+    const emitter = readAgenda(project.dir).create({ trigger: { type: 'event', eventKind: 'x' }, action: { type: 'emit', kind: 'y', message: '' }, reason: 'r', createdBy: 'cli' });
+    expect(await orca('agenda', 'continue', emitter.agendaId)).toMatchObject({ code: 1, stderr: `orca: ${emitter.agendaId} started no plan (emit y): nothing to continue.\n` });
+    expect((await orca('agenda', 'show', emitter.agendaId)).stdout).toMatch(new RegExp(`^Agenda item ${emitter.agendaId}\n  status   pending\n  trigger  on x\n  action   emit y\n`));
     expect(await orca('agenda', 'cancel', '../x')).toMatchObject({ code: 1, stderr: expect.stringMatching(/^orca: Invalid agendaId "\.\.\/x"/) });
     expect(await orca('emit', 'has space')).toMatchObject({ code: 1, stderr: expect.stringMatching(/^orca: Invalid event \{"type":"emit","kind":"has space"/) });
     expect(await orca('emit')).toMatchObject({ code: 2 });
