@@ -75,8 +75,8 @@ describe('orca emit while a server starts', () => {
       dirs.push(dir);
       // An item that waits for the event (created with no server running, as a user would from a shell).
       const created = await changeAgenda(dir, { op: 'create', trigger: { type: 'event', eventKind: 'race.go' }, action: { type: 'emit', kind: 'race.reacted', message: '' }, reason: `round ${round}`, createdBy: 'cli' });
-      expect(created.where).toBe('here');
-      const agendaId = created.reply.op === 'create' ? created.reply.item.agendaId : '';
+      if (created.where !== 'here' || created.reply.op !== 'create') throw new Error(`expected the item written here, got ${JSON.stringify(created)}`);
+      const agendaId = created.reply.item.agendaId;
 
       const cli = emit(dir, `round ${round}`);
       // A third of the rounds: the server starts exactly while the CLI holds the lease; the others
