@@ -9,6 +9,7 @@ import { guarded } from './host/observers.js';
 import { createSessionMonitor, toolFailureLimits } from './opencode/session-monitor.js';
 import { unavailableToolText } from './opencode/tool-failures.js';
 import { createUsageMeter } from './opencode/usage-meter.js';
+import { planIdOfMetadata, promptCacheHooks, promptCacheSettings } from './opencode/prompt-cache.js';
 import { startConfiguredInspector, type OrcaInspector } from './inspect/inspector.js';
 import { NOTE_PREFIX, registerQuestionChannel } from './hitl/native-question/index.js';
 import { registerGateCommands, runGateCommand } from './hitl/commands.js';
@@ -60,6 +61,7 @@ export const OrcaPlugin: Plugin = async (input, rawOptions) => {
   const support = await workspaceSupport(input.directory);
   const orca = createOrca(input, options, { inspect: (event) => inspector?.inspect(event), monitor, meter, support });
   const log = (level: 'warn' | 'error', message: string) => orca.log(level, message);
+  const cache = promptCacheHooks(promptCacheSettings(options.prompt_cache), async (sessionID) => planIdOfMetadata((await orca.sessions.get(sessionID))?.metadata), log);
   const observeSession = guarded('the session monitor', (event: Parameters<typeof monitor.observe>[0]) => monitor.observe(event), log);
   const observeUsage = guarded('the usage meter', (event: Parameters<typeof meter.observe>[0]) => meter.observe(event), log);
   const observeEvent = (event: Parameters<typeof monitor.observe>[0]) => {
@@ -97,7 +99,7 @@ export const OrcaPlugin: Plugin = async (input, rawOptions) => {
   const observeIdle = guarded('the idle reminder', (event: Parameters<typeof remind>[0]) => void remind(event).catch((error: unknown) => orca.log('warn', `the idle reminder failed: ${errorMessage(error)}`)), (level, message) => orca.log(level, message));
   return {
     config: async (config) => {
-      applyAgents(config, agentOverrides(options), { planning: agentPlanning(options), agenda: agendaForModels });
+      cache.agentsInstalled(applyAgents(config, agentOverrides(options), { planning: agentPlanning(options), agenda: agendaForModels }));
       const channel = registerQuestionChannel(config);
       if (channel.registered) {
         registerGateCommands(config);
@@ -135,6 +137,9 @@ export const OrcaPlugin: Plugin = async (input, rawOptions) => {
       observeNotes(event);
       observeStartup(event);
     },
+    // What providers may cache: the agent's prompt as a system message of its own, a cache key per plan and role.
+    'experimental.chat.system.transform': async (_input, output) => cache.systemTransform(output),
+    'chat.params': async (input, output) => cache.chatParams(input, output),
     // Runs before every model request with the session's transcript: where the tool-loop breaker acts.
     'experimental.chat.messages.transform': async (_input, output) => monitor.beforeModelRequest(output.messages),
     // A call to a tool the agent lacks reaches OpenCode's `invalid` tool: say plainly what was called and what the agent has.

@@ -57,6 +57,10 @@ const DESCRIPTIONS: Record<string, string> = {
   'agenda.max_emits_per_session_per_hour': 'Bus events one session may emit in any hour, agenda_emit and its items\' emit actions together (default 30).',
   'agenda.max_cascade_depth': 'Cascade hops: an item created or fired by another item\'s action is one hop deeper; at this depth it is refused (default 8).',
   'agenda.max_plans_per_day': 'Plans the agenda may start in any 24 hours, counting pending plan items and cron firings due within the day (default 20).',
+  prompt_cache:
+    'What providers may cache of Orca\'s requests: a cache key per plan and role instead of per session, and the agent\'s prompt as a system message of its own ahead of the working directory and date.',
+  'prompt_cache.key': '"plan-role" (default): a plan\'s sessions of one role share one prompt cache key where OpenCode sets one per session (OpenAI-family providers), so sibling steps hit the same cache; "session": OpenCode\'s key per session.',
+  'prompt_cache.split_system': 'Put an Orca agent\'s prompt in a system message of its own, before the working directory, date and AGENTS.md, so providers that cache by breakpoints (Anthropic) reuse it across sibling steps (default true).',
   prune:
     'Remove old plans from .opencode/plans once at start, in the background (logged): drafts never approved and finished plans (completed, failed, rejected), each kind only when its days are set. Never a plan a process runs, an approved plan not finished, or a quarantined file. Off by default; orca prune uses these days as its defaults.',
   'prune.drafts_after_days': 'Drafts (plans never approved) unchanged for more than this many days are removed with their journal and inbox (orca prune\'s default: 30).',

@@ -184,6 +184,19 @@ export const orcaOptions = z.strictObject({
    * approved, and finished plans, unchanged for more than this many days. Each kind only when its
    * days are set; off by default. `orca prune` takes its defaults from here.
    */
+  /**
+   * What providers may cache of Orca's requests (opencode/prompt-cache.ts): `key` "plan-role"
+   * (default) gives a plan's sessions of one role one prompt cache key where OpenCode sets one per
+   * session (OpenAI-family providers), "session" leaves OpenCode's; `split_system` (default true)
+   * puts an Orca agent's prompt in a system message of its own, before the working directory and
+   * date, so it is a cacheable prefix shared by sibling steps.
+   */
+  prompt_cache: z
+    .strictObject({
+      key: z.enum(['plan-role', 'session']).optional(),
+      split_system: z.boolean().optional(),
+    })
+    .optional(),
   prune: z
     .strictObject({
       drafts_after_days: z.number().int().min(1).max(36_500).optional(),

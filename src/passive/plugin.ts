@@ -4,6 +4,7 @@ import { INVALID_TOOL } from '../agents/permissions.js';
 import { agentOverrides, type OrcaOptions } from '../config/options.js';
 import { agentPlanning } from '../config/policy.js';
 import { unavailableToolText } from '../opencode/tool-failures.js';
+import { planIdOfMetadata, promptCacheHooks, promptCacheSettings } from '../opencode/prompt-cache.js';
 import { gitCommonDir, relayToMain, type RelayLog } from './relay.js';
 
 /** What the worktree instance uses of OpenCode's plugin input: its directory, and the log. */
@@ -28,10 +29,14 @@ export async function passiveHooks(input: PassiveInput, options: OrcaOptions): P
   if (!main.connected()) {
     log('warn', `no Orca instance of ${commonDir ?? 'this repository'} runs in this server: this worktree's sessions are not watched (idle timeout, usage, tool-failure breaker)`);
   }
+  const cache = promptCacheHooks(promptCacheSettings(options.prompt_cache), (sessionID) => sessionPlan(input, sessionID), log);
   return {
     config: async (config) => {
-      applyAgents(config, agentOverrides(options), { planning: agentPlanning(options), worktree: true });
+      cache.agentsInstalled(applyAgents(config, agentOverrides(options), { planning: agentPlanning(options), worktree: true }));
     },
+    // As in the main instance: the agent's prompt as a system message of its own, a cache key per plan and role.
+    'experimental.chat.system.transform': async (_input, output) => cache.systemTransform(output),
+    'chat.params': async (input, output) => cache.chatParams(input, output),
     event: async ({ event }) => main.event(event),
     // Where the main instance's tool-loop breaker acts on the step's sessions, which run here.
     'experimental.chat.messages.transform': async (_input, output) => main.beforeModelRequest(output.messages),
@@ -42,4 +47,11 @@ export async function passiveHooks(input: PassiveInput, options: OrcaOptions): P
       if (text) output.output = text;
     },
   } satisfies Hooks;
+}
+
+/** The plan a session of this worktree belongs to, from the session's metadata (Orca wrote it when it opened the session). */
+async function sessionPlan(input: PassiveInput, sessionID: string): Promise<string | undefined> {
+  const res = await input.client.session.get({ path: { id: sessionID }, query: { directory: input.directory } });
+  if (res.error) throw new Error(`session ${sessionID} not read: ${JSON.stringify(res.error)}`);
+  return planIdOfMetadata((res.data as { metadata?: Record<string, unknown> } | undefined)?.metadata);
 }

@@ -214,7 +214,11 @@ describe('every file-changing step in its own git worktree', () => {
 
   beforeAll(async () => {
     model = await startScriptedModel({ respond });
-    const policy = (auto: Record<string, string>) => ({ plugin: [[builtPluginUrl, { hitl: { auto: { approval: 'approve', deviation: 'stop', ...auto } } }]] });
+    // setCacheKey: OpenCode sets a prompt cache key per session on this provider, as it does for OpenAI's; Orca makes it per plan and role.
+    const policy = (auto: Record<string, string>) => ({
+      plugin: [[builtPluginUrl, { hitl: { auto: { approval: 'approve', deviation: 'stop', ...auto } } }]],
+      provider: { fake: { options: { setCacheKey: true } } },
+    });
     const start = (name: 'auto' | 'human' | 'plain', auto: Record<string, string>, git: boolean) =>
       startOpencode({ modelUrl: model.url, git, config: policy(auto), requestTimeoutMs: 180_000 }).then((s) => (servers[name] = s));
     // All three start at once; settle all before failing, so afterAll stops whichever did start.
@@ -320,6 +324,22 @@ describe('every file-changing step in its own git worktree', () => {
     expect(firstUser(second[0]!)).toContain("MERGE: its changes clashed with the user's tree in src/b.txt; run again on top of the tree as it is now");
     return { loser, winner, winnerLine, final: asText(final) };
   }
+
+  it("sibling coder steps in their worktrees share a cacheable prefix: the same tools and coder's prompt first, the directory after it, one cache key for the plan and role", async () => {
+    const res = await result('hunks');
+    const firsts = (['top', 'bottom'] as const).map((step) => coderRequests('hunks', step, 1)[0]!);
+    const systems = firsts.map((req) => req.messages.filter((m) => m.role === 'system').map((m) => textOf(m.content)));
+    // Two system messages: the coder's prompt, byte for byte the same in both steps, then OpenCode's <env> with each worktree.
+    expect(systems.map((parts) => parts.length)).toEqual([2, 2]);
+    expect(systems[0]![0]).toMatch(/^<!-- orca-agent:coder -->\n/);
+    expect(systems[1]![0]).toBe(systems[0]![0]);
+    expect(systems[0]![0]).not.toContain(worktreesOf(servers.auto!));
+    expect(systems.map((parts) => parts[1])).toEqual([expect.stringContaining(workdirOf(firsts[0]!)), expect.stringContaining(workdirOf(firsts[1]!))]);
+    expect(JSON.stringify(firsts[1]!.body.tools)).toBe(JSON.stringify(firsts[0]!.body.tools));
+    // OpenCode's key was the session id (two sessions): both steps now carry the plan's coder key.
+    const keyOf = (req: RecordedRequest) => req.body.promptCacheKey ?? req.body.prompt_cache_key;
+    expect(firsts.map(keyOf)).toEqual([`orca-${res.plan_id}-coder`, `orca-${res.plan_id}-coder`]);
+  });
 
   it('the same line changed by two parallel steps: one lands, the other reaches the merge gate; hitl.auto.merge=rerun runs it again on top and it lands', async () => {
     const res = await result('clash');
