@@ -6,15 +6,17 @@ import { println } from './io.js';
 import { addProperty, appendToArray } from './jsonc-append.js';
 import { pluginEntries, PROJECT_CONFIG_NAMES, readConfigFile, type ConfigFile } from './opencode-config.js';
 import { orcaStarter, schemaUrl } from './orca-starter.js';
-import { builtEntryExists, installSource, PACKAGE_NAME, packageInfo, packageRoot, pluginSpec, schemaFileUrl } from './package-info.js';
+import { builtEntryExists, inNpxCache, installSource, PACKAGE_NAME, packageInfo, packageRoot, pluginSpec, schemaFileUrl } from './package-info.js';
 import { NO_MODEL } from './doctor.js';
 import { quote } from '../text/quote.js';
 
 /**
  * `orca init`: load the plugin from the project's opencode.json(c), editing the file in place so
  * its comments and formatting survive, set `model` when asked (`--model`), and write a starter
- * `.opencode/orca.jsonc`. Idempotent. From a clone it writes the file URL of the built plugin:
- * the npm name loads only a copy installed from npm.
+ * `.opencode/orca.jsonc`. Idempotent. Run from a copy installed from a registry (`npx
+ * opencode-orca-statecharts init`, or installed in the project) it writes the package name, which
+ * OpenCode installs from the registry npm is configured with; from a clone or a tarball, the file
+ * URL of this copy's built plugin, since the name would not load it.
  */
 export function initCommand({ io, project, options }: CommandContext): number {
   const show = (path: string) => relative(project, path) || path;
@@ -44,6 +46,9 @@ export function initCommand({ io, project, options }: CommandContext): number {
   if (spec !== PACKAGE_NAME) {
     println(io.stdout, `  (the file URL of this copy's built plugin: ${PACKAGE_NAME} is not installed from npm here, so OpenCode could not load it by name)`);
     if (!builtEntryExists()) println(io.stdout, `  ${packageRoot}/dist/index.js does not exist yet: run npm run build in ${packageRoot}`);
+    if (inNpxCache()) {
+      println(io.stdout, `  ! that file is in npx's cache, which npm may clear: install ${PACKAGE_NAME} where it stays (in the project, or npm install -g), then run orca init again`);
+    }
   }
   setModel(files, target, options.model, io, show);
 

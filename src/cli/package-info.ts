@@ -25,8 +25,9 @@ export const PACKAGE_NAME = 'opencode-orca-statecharts';
 
 /**
  * Where this copy of the package came from: `clone` (a checkout, run with tsx or from its dist/),
- * `npm` (installed from a registry, as the lockfile beside its node_modules records), or `local`
- * (installed from a tarball or a folder, or anywhere the lockfile does not say).
+ * `npm` (installed from a registry, as the lockfile beside its node_modules records: `npm install`,
+ * `npx`), or `local` (installed from a tarball or a folder, or anywhere no lockfile says: a global
+ * install keeps none).
  */
 export type InstallSource = 'clone' | 'npm' | 'local';
 
@@ -36,12 +37,33 @@ export function installSource(root = packageRoot): InstallSource {
   if (at < 0) return 'clone';
   const project = parts.slice(0, at).join(sep) || sep;
   const relative = parts.slice(at).join('/');
-  try {
-    const lock = JSON.parse(readFileSync(join(project, 'package-lock.json'), 'utf8')) as { packages?: Record<string, { resolved?: string }> };
-    return /^https?:\/\//.test(lock.packages?.[relative]?.resolved ?? '') ? 'npm' : 'local';
-  } catch {
-    return 'local'; // no lockfile (a global install): the copy on disk is what there is
+  // package-lock.json, else the copy npm keeps in node_modules (also written with package-lock=false).
+  for (const lockfile of [join(project, 'package-lock.json'), join(project, 'node_modules', '.package-lock.json')]) {
+    const entry = lockEntry(lockfile, relative);
+    if (entry) return fromRegistry(entry) ? 'npm' : 'local';
   }
+  return 'local';
+}
+
+type LockEntry = { version?: string; resolved?: string; integrity?: string; link?: boolean };
+
+function lockEntry(lockfile: string, relative: string): LockEntry | undefined {
+  try {
+    const lock = JSON.parse(readFileSync(lockfile, 'utf8')) as { packages?: Record<string, LockEntry> };
+    return lock.packages?.[relative];
+  } catch {
+    return undefined; // no such lockfile (or not one npm wrote)
+  }
+}
+
+// A registry tarball's URL; or, with omit-lockfile-registry-resolved, no `resolved` but a version and
+// an integrity (a tarball or folder install always records its file: path).
+const fromRegistry = (entry: LockEntry) =>
+  /^https?:\/\//.test(entry.resolved ?? '') || (entry.resolved === undefined && !entry.link && !!entry.version && !!entry.integrity);
+
+/** Whether this copy lives in npx's cache (~/.npm/_npx/HASH/node_modules), which npm may clear at any time. */
+export function inNpxCache(root = packageRoot): boolean {
+  return root.split(sep).includes('_npx');
 }
 
 /**

@@ -6,7 +6,7 @@ import { pathToFileURL } from 'node:url';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { parseOptions } from '../../src/config/options.js';
-import { installSource, packageRoot, pluginSpec } from '../../src/cli/package-info.js';
+import { inNpxCache, installSource, packageRoot, pluginSpec } from '../../src/cli/package-info.js';
 import { runCli, tempProject, type Project } from './fixtures.js';
 
 /** The tests run from a clone: init writes the file URL of its built plugin, never the npm name. */
@@ -123,6 +123,35 @@ describe('orca init', () => {
     } finally {
       rmSync(root, { recursive: true, force: true });
     }
+  });
+
+  it('should take a registry copy from npm\'s hidden lockfile too, and from an entry saved without its registry URL', () => {
+    const root = mkdtempSync(join(tmpdir(), 'orca-install-'));
+    try {
+      const copy = join(root, 'node_modules', 'opencode-orca-statecharts');
+      mkdirSync(copy, { recursive: true });
+      const write = (path: string, entry: object) =>
+        writeFileSync(path, JSON.stringify({ lockfileVersion: 3, packages: { 'node_modules/opencode-orca-statecharts': entry } }));
+      const integrity = 'sha512-AAAA';
+      // npm install with package-lock=false still keeps node_modules/.package-lock.json (so does npx).
+      write(join(root, 'node_modules', '.package-lock.json'), { version: '0.1.0', resolved: 'http://127.0.0.1:4873/opencode-orca-statecharts/-/opencode-orca-statecharts-0.1.0.tgz', integrity });
+      expect(installSource(copy)).toBe('npm');
+      // package-lock.json wins over it; omit-lockfile-registry-resolved leaves out a registry URL, never a file: one.
+      write(join(root, 'package-lock.json'), { version: '0.1.0', integrity });
+      expect([installSource(copy), pluginSpec(copy)]).toEqual(['npm', 'opencode-orca-statecharts']);
+      write(join(root, 'package-lock.json'), { version: '0.1.0', resolved: 'file:../orca.tgz', integrity });
+      expect(installSource(copy)).toBe('local');
+      write(join(root, 'package-lock.json'), { resolved: '../orca', link: true });
+      expect(installSource(copy)).toBe('local');
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  it("should know a copy in npx's cache, whose file URL npm may take away", () => {
+    expect(inNpxCache(join(tmpdir(), 'home', '.npm', '_npx', 'f3e8938007ed6a53', 'node_modules', 'opencode-orca-statecharts'))).toBe(true);
+    expect(inNpxCache(join(tmpdir(), 'project', 'node_modules', 'opencode-orca-statecharts'))).toBe(false);
+    expect(inNpxCache(packageRoot)).toBe(false);
   });
 
   it('should write a starter .opencode/orca.jsonc that says how it is read, with valid options and a schema', async () => {
