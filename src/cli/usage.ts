@@ -14,6 +14,12 @@ Commands:
                                                                   the step when several wait)
                                     continue | stop              (a plan paused at its dispatch
                                                                   cap: another as many, or end it)
+                                    rerun | done | stop          (a step a restart found
+                                                                  interrupted: run it again, or
+                                                                  mark it done)
+                                    ontop | resolved | stop      (a step whose changes did not
+                                                                  apply: run it again on top of
+                                                                  your tree, or taken in by hand)
                                   A server running the plan applies it within a second;
                                   otherwise it applies when the plan is resumed.
   init [--model <provider>/<model>]

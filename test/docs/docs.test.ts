@@ -57,6 +57,15 @@ describe('links', () => {
     });
     expect(broken).toEqual([]);
   });
+
+  it('a section of docs/design.md the code cites by its title (docs/design.md followed by the title in quotes) is a heading there', () => {
+    const headings = new Set([...read('docs/design.md').matchAll(/^#+ (.+)$/gm)].map((match) => match[1]!.trim()));
+    const cited = ['src', 'test'].flatMap(sourceFiles).flatMap((file) =>
+      [...read(file).matchAll(/docs\/design\.md, "([^"]+)"/g)].map((match) => ({ file, title: match[1]! })),
+    );
+    expect(cited.length).toBeGreaterThan(10);
+    expect(cited.filter(({ title }) => !headings.has(title)).map(({ file, title }) => `${file}: "${title}"`)).toEqual([]);
+  });
 });
 
 describe('README', () => {
