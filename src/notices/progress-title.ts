@@ -108,7 +108,8 @@ export const TITLE_EVERY_MS = 1000;
  * change after its write is queued and does its own IO behind, one PATCH at a time and at most one
  * per `everyMs`, the newest title winning; a failure is logged once and the plan is never held up.
  * `stop` (await it before the tool returns) ends the updates at once, so none can overwrite the
- * completed part.
+ * completed part, and puts the part back as the model sent it (OpenCode completes the part with its
+ * stored input, which the model reads later).
  */
 export function followProgressTitle({ host, titles, planId, call, log, viewerUrl, everyMs = TITLE_EVERY_MS }: ProgressTitleOptions): { stop(): Promise<void> } {
   let part: Promise<ToolPart | null> | null = null;
@@ -167,6 +168,9 @@ export function followProgressTitle({ host, titles, planId, call, log, viewerUrl
       wake?.();
       unsubscribe();
       await chain;
+      // The model reads its call's input in every later request: it gets back what it sent.
+      const found = shown === null ? null : await part;
+      if (found) await titles.restore(found).catch((error: unknown) => log('warn', `plan ${planId}: the orca_ask_planner call could not be put back as it was sent (its input keeps the progress): ${errorMessage(error)}`));
     },
   };
 }

@@ -30,9 +30,10 @@ export const PROGRESS_KEY = 'progress';
  * output. So the part is changed through the server: PATCH
  * /session/:id/message/:messageID/part/:partID with the whole part, which publishes
  * `message.part.updated` to every client; the progress goes into `state.input` under
- * PROGRESS_KEY, where the TUI draws it, line breaks kept. No model reads it: OpenCode completes the
- * part from its own copy, with the input the model sent (measured: the completed part's input has
- * no progress entry), and the title it keeps is the tool's result title.
+ * PROGRESS_KEY, where the TUI draws it, line breaks kept. OpenCode completes the part with the input
+ * it has stored (measured: a completed part kept the progress entry), which the model reads in every
+ * later request as its own call's arguments: `restore` puts the part back as found before the tool
+ * returns.
  */
 export interface ToolTitlePort {
   /** The running part of the call to `tool` with this input in the message, or null. */
@@ -42,6 +43,8 @@ export interface ToolTitlePort {
    * characters shown visibly: the TUI draws them in a terminal); resolves once the server took it.
    */
   show(part: ToolPart, shown: ToolProgress): Promise<void>;
+  /** Put the running part back as `find` returned it: the input the model sent, no title. */
+  restore(part: ToolPart): Promise<void>;
 }
 
 type RawClient = {
@@ -71,14 +74,18 @@ export function toolTitlesFromClient(client: PluginInput['client'], directory: s
     },
     async show(part, { title, progress }) {
       const input = { ...part.state.input, [PROGRESS_KEY]: progress.map(forTerminalLine).join('\n') };
-      const body: ToolPart = { ...part, state: { ...part.state, input, title: forTerminalLine(title) } };
-      const res = await rawClient().patch({
-        url: `/session/${path(part.sessionID)}/message/${path(part.messageID)}/part/${path(part.id)}`,
-        query: { directory },
-        body,
-        headers: { 'content-type': 'application/json' },
-      });
-      if (res.error) throw new Error(`Expected PATCH of tool part ${part.id} to succeed: ${quote(res.error)}`);
+      await patch({ ...part, state: { ...part.state, input, title: forTerminalLine(title) } });
     },
+    restore: (part) => patch(part),
   };
+
+  async function patch(part: ToolPart): Promise<void> {
+    const res = await rawClient().patch({
+      url: `/session/${path(part.sessionID)}/message/${path(part.messageID)}/part/${path(part.id)}`,
+      query: { directory },
+      body: part,
+      headers: { 'content-type': 'application/json' },
+    });
+    if (res.error) throw new Error(`Expected PATCH of tool part ${part.id} to succeed: ${quote(res.error)}`);
+  }
 }

@@ -35,4 +35,10 @@ describe('the tool title over the client', () => {
       },
     ]);
   });
+
+  it('should put the part back as it was found', async () => {
+    const { client, patched } = fakeClient();
+    await toolTitlesFromClient(client, '/p').restore(part);
+    expect(patched).toEqual([part]);
+  });
 });

@@ -1,0 +1,106 @@
+// Where a plan stands, in the session, on the real opencode binary (issue 27.2): OpenCode 1.18.33's
+// TUI draws a plugin tool's running part as `⚙ orca_ask_planner [message=…, progress=…]` from its
+// input, never its title. While the plan runs, the call's input carries a progress entry (each
+// step done, running or waiting, with what it cost); once the call returns, the part holds exactly
+// what the model sent, and no model request ever carries the progress.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { reportOnFailure } from '../support/failure-report.js';
+import { startOpencode, waitFor, type OpencodeServer } from '../support/opencode-server.js';
+import { lastToolResult, startScriptedModel, type RecordedRequest, type ScriptedModel, type ScriptedReply } from '../support/scripted-model.js';
+import { agentOf, builtPluginUrl, jsonReply, passingReview, SHARED_TREE } from './team.js';
+
+const MESSAGE = 'SCENARIO:progress build three modules';
+let model: ScriptedModel;
+let releaseS2: () => void = () => {};
+const s2Held = new Promise<void>((resolve) => (releaseS2 = resolve));
+
+async function respond(req: RecordedRequest): Promise<ScriptedReply> {
+  const agent = agentOf(req);
+  if (agent === 'orca') return lastToolResult(req) ? { text: 'relayed' } : { toolCalls: [{ name: 'orca_ask_planner', arguments: { message: MESSAGE } }] };
+  if (agent === 'planner') {
+    return jsonReply({
+      type: 'plan',
+      goal: 'three modules',
+      steps: [
+        { id: 's1', agent: 'coder', description: 'module one' },
+        { id: 's2', agent: 'tester', description: 'module two', depends_on: ['s1'] },
+        { id: 's3', agent: 'document-writer', description: 'module three', depends_on: ['s2'] },
+      ],
+      assumptions: [],
+      risks: [],
+      verification: [],
+    });
+  }
+  const review = passingReview(req);
+  if (review) return review;
+  const step = /Your step: ([\w.-]+)/.exec(req.lastUser)?.[1];
+  if (step === 's2') await s2Held; // still running while the test looks at the session
+  if (step) return { ...jsonReply({ type: 'success', summary: `${agent} did ${step}`, artifacts: [] }), usage: { prompt_tokens: 1000, completion_tokens: 234 } };
+  throw new Error(`unscripted ${agent}`);
+}
+
+type ToolPart = { type: 'tool'; tool: string; state: { status: string; input: Record<string, unknown>; title?: string } };
+type Message = { info: { role: string }; parts: Array<{ type: string } & Partial<ToolPart>> };
+
+describe('a running plan shows where it stands in its orca_ask_planner call', () => {
+  let server: OpencodeServer;
+  reportOnFailure(() => ({ server, model }));
+
+  beforeAll(async () => {
+    model = await startScriptedModel({ respond });
+    server = await startOpencode({
+      modelUrl: model.url,
+      config: {
+        plugin: [[builtPluginUrl, { hitl: { auto: { approval: 'approve' } }, ...SHARED_TREE }]],
+        // $ per million tokens: each specialist turn (1,000 in, 234 out) costs $0.0147.
+        provider: { fake: { models: { 'fake-model': { cost: { input: 10, output: 20 } } } } },
+      },
+      requestTimeoutMs: 60_000,
+    });
+  }, 60_000);
+  afterAll(async () => {
+    releaseS2();
+    await server?.stop();
+    await model?.close();
+  });
+
+  const callPart = async (sessionID: string) => {
+    const messages = (await server.client.session.messages({ sessionID })).data as unknown as Message[];
+    return messages.flatMap((m) => m.parts).find((p): p is ToolPart => p.type === 'tool' && p.tool === 'orca_ask_planner');
+  };
+
+  it('should list the steps done, running and waiting with their cost while the plan runs, and leave the call as the model sent it', async () => {
+    const session = (await server.client.session.create({ title: 'progress' })).data!;
+    const turn = server.client.session.prompt({ sessionID: session.id, agent: 'orca', parts: [{ type: 'text', text: 'build three modules' }] });
+
+    // s1 done, s2 held: the running part's input says so, line by line.
+    const running = await waitFor(
+      async () => {
+        const part = await callPart(session.id);
+        const progress = part?.state.status === 'running' ? part.state.input.progress : undefined;
+        return typeof progress === 'string' && progress.includes('▶ s2') ? { part: part!, lines: progress.split('\n') } : undefined;
+      },
+      { timeoutMs: 60_000, description: 'the call to show s2 running' },
+    );
+    expect(running.part.state.input.message).toBe(MESSAGE);
+    expect(running.lines[0]).toMatch(/^plan_\w+ · 1\/3 done · s2 \(tester\) running · \$0\.0\d+$/);
+    expect(running.lines.slice(1)).toEqual([
+      // The specialist's turn (1,234 tokens, $0.0147) and its review's, which the scripted model prices alike or lower.
+      expect.stringMatching(/^✓ s1 \(coder\) done · \$0\.0[1-9]\d* · [\d,]+ tokens$/),
+      '▶ s2 (tester) running',
+      '· s3 (document-writer) waiting',
+    ]);
+
+    releaseS2();
+    await turn;
+    const done = (await callPart(session.id))!;
+    expect(done.state.status).toBe('completed');
+    // OpenCode completes the part with the input it stored: Orca put back what the model sent.
+    expect(done.state.input).toEqual({ message: MESSAGE });
+    expect(done.state.title).toMatch(/^plan plan_\w+: completed · /);
+    // No model request carried the progress: Orca's own reply after the result neither.
+    const orcaRequests = model.chatRequests().filter((r) => agentOf(r) === 'orca');
+    expect(orcaRequests.length).toBeGreaterThanOrEqual(2);
+    for (const request of model.chatRequests()) expect(JSON.stringify(request.messages)).not.toContain('▶ s2');
+  }, 120_000);
+});
