@@ -6,6 +6,7 @@ import { PLANNER_ROLE, plannerContract, type PlannerPolicy } from './prompts/pla
 import {
   CONSULT_CONTRACT,
   SPECIALIST_ROLES,
+  WORKTREE_REVIEW_CONTRACT,
   WORKTREE_STEP_CONTRACT,
   specialistConsultPrompt,
   specialistStepPrompt,
@@ -50,7 +51,7 @@ function specialist(agent: SpecialistAgent, { agenda = false }: BlueprintOptions
     hidden: false,
     role_prompt: specialistStepPrompt(agent),
     contract: stepContract({ agenda }),
-    worktree_contract: WORKTREE_STEP_CONTRACT,
+    worktree_contract: agent === 'reviewer' ? WORKTREE_REVIEW_CONTRACT : WORKTREE_STEP_CONTRACT,
   };
 }
 

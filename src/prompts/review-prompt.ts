@@ -38,7 +38,7 @@ export function reviewPrompt(
     sections.push(`# Earlier attempts at this step\n${thread.previous_attempts.map(previousAttemptText).join('\n')}`);
   const run =
     changes?.diff.where === 'worktree'
-      ? " You work in the step's own worktree: run what the success criteria name (tests, a linter) to check them; nothing you run here reaches the user's files. Change no file."
+      ? " You work in the step's own worktree: if the success criteria name a check (tests, a linter), run it; nothing you run here reaches the user's files. Change no file."
       : '';
   sections.push(
     `# Check\nRead the ${changes ? 'changes above and the changed files' : 'changed files'}. Check syntax, imports, types, logic (does it do what the step asked, edge cases), ` +

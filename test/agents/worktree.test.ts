@@ -28,11 +28,19 @@ describe('applyAgents in a step worktree', () => {
         expect(worktree[id].prompt, id).toBe(main[id].prompt);
         continue;
       }
-      expect(worktree[id].prompt, id).toContain('You work in your own copy of the project (a git worktree)');
+      expect(worktree[id].prompt, id).toContain(id === 'reviewer' ? "You review in the step's own copy of the project (a git worktree)" : 'You work in your own copy of the project (a git worktree)');
+      // Its tools take absolute paths: the text says where they start, not "relative paths" (a relay run followed the tools).
+      expect(worktree[id].prompt, id).toMatch(/where a tool asks for an absolute path, start it with your working\s+directory/);
       expect(main[id].prompt, id).not.toContain('git worktree');
       expect(main[id].prompt, id).toContain('orca_ask_specialist');
       for (const tool of TOOLS_ABSENT_IN_WORKTREE) expect(worktree[id].prompt, `${id} ${tool}`).not.toContain(tool);
     }
+  });
+
+  it("tells the reviewer to change nothing in the step's worktree, not that its changes will be applied", () => {
+    const { prompt } = applyAgents({}, {}, { worktree: true }).reviewer;
+    expect(prompt).toContain('Change no file there: whatever changes in it is applied to the user\'s project with\nthe step.');
+    expect(prompt).not.toContain('applies what you changed here');
   });
 
   it('denies every Orca agent the directories outside the worktree', () => {

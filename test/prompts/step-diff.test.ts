@@ -56,10 +56,10 @@ describe("the reviewer judges the step's real diff", () => {
   it("should put the diff in the review prompt and let the reviewer run checks only in the step's worktree", () => {
     const isolated = reviewPrompt(thread, work, 1, 3, { diff, patch });
     expect(isolated).toContain('# What really changed');
-    expect(isolated).toContain('run what the success criteria name (tests, a linter)');
+    expect(isolated).toContain('if the success criteria name a check (tests, a linter), run it');
     const shared = reviewPrompt(thread, work, 1, 3, { diff: { ...diff, where: 'shared' }, patch });
     expect(shared).toContain('# What really changed');
-    expect(shared).not.toContain('run what the success criteria name');
+    expect(shared).not.toContain('success criteria name a check');
     const unmeasured = reviewPrompt(thread, work, 1, 3);
     expect(unmeasured).not.toContain('What really changed');
     expect(unmeasured).toContain('Read the changed files.');

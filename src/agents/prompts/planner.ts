@@ -104,8 +104,8 @@ what the user did not ask for.`;
 
 /** Without the agenda's tools, one line so the planner can tell a user who asks for scheduling how to get it. */
 export const PLANNER_NO_AGENDA = `Scheduling work for later or on events (the agenda) is off in this project. If the user asks for
-recurring or follow-up work, answer that it can be turned on with "agenda": {"tools": true} in
-.opencode/orca.jsonc, and do not plan steps that imitate it.`;
+recurring or follow-up work, tell them that it can be turned on with "agenda": {"tools": true} in
+.opencode/orca.jsonc (the file may not exist yet), and do not plan steps that imitate it.`;
 
 /** How the planner answers: the request's output protocol section is the one statement of the format. */
 export const PLANNER_ANSWER = `Every request the plugin sends you ends with an "# Output protocol" section: answer as it says, once,

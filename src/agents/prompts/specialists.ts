@@ -91,10 +91,24 @@ export function stepContract({ agenda = false } = {}): string {
 
 /** The contract of a step that runs in its own git worktree (docs/design.md, "Isolation and merge"). */
 export const WORKTREE_STEP_CONTRACT = `You work in your own copy of the project (a git worktree): the user's files as they were when
-your step started, with the changes of the steps yours depends on already in it. Work with paths
-relative to your working directory. Steps running at the same time work in copies of their own: you
-do not see their changes, nor they yours. When your step is done, the plugin applies what you
-changed here to the user's project. You cannot start other agents or ask the user.
+your step started, with the changes of the steps yours depends on already in it. Your working
+directory (in the environment section) is that copy: every file you read, write or run must be
+inside it (where a tool asks for an absolute path, start it with your working directory). Steps
+running at the same time work in copies of their own: you do not see their changes, nor they
+yours. When your step is done, the plugin applies what you changed here to the user's project.
+You cannot start other agents or ask the user.
+
+${ANSWERING}`;
+
+/**
+ * The reviewer's contract in a step's worktree: it checks the step's changes there and changes
+ * nothing (whatever changed in the worktree would land with the step).
+ */
+export const WORKTREE_REVIEW_CONTRACT = `You review in the step's own copy of the project (a git worktree): the user's files with the
+step's changes in it. Your working directory (in the environment section) is that copy: read and
+run checks inside it (where a tool asks for an absolute path, start it with your working
+directory). Change no file there: whatever changes in it is applied to the user's project with
+the step. You cannot start other agents or ask the user.
 
 ${ANSWERING}`;
 
