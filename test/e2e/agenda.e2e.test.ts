@@ -5,17 +5,19 @@
 // One project and one scripted model for the whole file; the server restarts twice.
 import { spawnSync } from 'node:child_process';
 import { appendFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readAgenda } from '../../src/agenda/runtime.js';
 import { eventsPath } from '../../src/agenda/store.js';
 import { newAgendaId } from '../../src/agenda/ids.js';
 import type { AgendaItemView } from '../../src/agenda/view.js';
+import { snapshotDist } from '../support/dist-snapshot.js';
 import { reportOnFailure } from '../support/failure-report.js';
-import { createSandbox, projectRoot } from '../support/opencode-sandbox.js';
+import { createSandbox } from '../support/opencode-sandbox.js';
 import { FAKE_MODEL, restartOpencode, startOpencode, waitFor, type OpencodeServer } from '../support/opencode-server.js';
 import { lastToolResult, startScriptedModel, toolResults, type RecordedRequest, type ScriptedModel, type ScriptedReply } from '../support/scripted-model.js';
-import { SHARED_TREE, agentOf, builtPluginUrl, passingReview, scenarioOf, jsonReply } from './team.js';
+import { SHARED_TREE, agentOf, passingReview, scenarioOf, jsonReply } from './team.js';
 
 type Call = { name: string; arguments: unknown };
 const encode = (rounds: Call[][]) => Buffer.from(JSON.stringify(rounds)).toString('base64url');
@@ -31,6 +33,9 @@ const firstUser = (req: RecordedRequest) => {
 const roundsDone = (req: RecordedRequest) => req.messages.filter((m) => m.role === 'assistant' && (m.tool_calls ?? []).some((c) => c.function.name !== 'StructuredOutput')).length;
 
 const held: Array<() => void> = [];
+/** Scenarios whose first planner turn is held until the test lets it go; a later turn (the plan resumed) answers at once. */
+const HELD_ONCE = new Set(['held', 'slowgate']);
+const heldAlready = new Set<string>();
 
 function respond(req: RecordedRequest): ScriptedReply | Promise<ScriptedReply> {
   const agent = agentOf(req);
@@ -43,8 +48,11 @@ function respond(req: RecordedRequest): ScriptedReply | Promise<ScriptedReply> {
       return done < rounds.length ? { toolCalls: rounds[done]! } : jsonReply({ type: 'answer', content: `SCENARIO:${scenario} scheduled` });
     }
     const reply = jsonReply({ type: 'plan', goal: `SCENARIO:${scenario} goal`, steps: [{ id: 's1', agent: 'coder', description: 'do it' }], assumptions: [], risks: [], verification: [] });
-    // Held: the firing that started this plan is mid-effect until the test kills the server.
-    if (scenario === 'held') return new Promise((resolve) => held.push(() => resolve(reply)));
+    // Held: the firing that started this plan is mid-effect until the test lets it go or kills the server.
+    if (HELD_ONCE.has(scenario) && !heldAlready.has(scenario)) {
+      heldAlready.add(scenario);
+      return new Promise((resolve) => held.push(() => resolve(reply)));
+    }
     return reply;
   }
   if (agent === 'coder') return jsonReply({ type: 'success', summary: `coder did ${scenario}`, artifacts: [] });
@@ -58,17 +66,22 @@ describe('the agenda on the real server', () => {
   let model: ScriptedModel;
   let server: OpencodeServer;
   let rootDir: string | undefined;
+  // The server restarts twice and the CLI runs from a shell: both load this copy, which a build elsewhere meanwhile leaves alone.
+  let dist: Awaited<ReturnType<typeof snapshotDist>> | undefined;
+  let cliPath = '';
   const timings: Record<string, number> = {};
   reportOnFailure(() => ({ server, model }));
 
   beforeAll(async () => {
+    dist = await snapshotDist('orca-agenda-dist-');
+    cliPath = join(dirname(fileURLToPath(dist.url)), 'cli', 'main.js');
     model = await startScriptedModel({ respond });
     const sandbox = createSandbox({});
     rootDir = sandbox.rootDir;
     mkdirSync(join(sandbox.projectDir, '.opencode'), { recursive: true });
     // A short poll so the file runs in seconds; a per-session cap above the project's, so the 31st item meets max_pending_project.
     writeFileSync(join(sandbox.projectDir, '.opencode', 'orca.jsonc'), JSON.stringify({ review: { enabled: false }, agenda: { tools: true, poll_seconds: 1, max_pending_per_session: 100 } }));
-    server = await startOpencode({ modelUrl: model.url, config: { plugin: [[builtPluginUrl, SHARED_TREE]] }, projectDir: sandbox.projectDir, homeDir: sandbox.homeDir, requestTimeoutMs: 60_000 });
+    server = await startOpencode({ modelUrl: model.url, config: { plugin: [[dist.url, SHARED_TREE]] }, projectDir: sandbox.projectDir, homeDir: sandbox.homeDir, requestTimeoutMs: 60_000 });
   }, 60_000);
 
   afterAll(async () => {
@@ -76,6 +89,7 @@ describe('the agenda on the real server', () => {
     await server?.stop();
     await model?.close();
     if (rootDir) rmSync(rootDir, { recursive: true, force: true });
+    dist?.remove();
     console.log(`agenda e2e wall times (s): ${JSON.stringify(timings)}`);
   });
 
@@ -259,11 +273,33 @@ describe('the agenda on the real server', () => {
     await timed('orca emit', async () => {
       const { results } = await planner('shell', [[create({ type: 'event', eventKind: 'tests.failed' }, { type: 'emit', kind: 'ci.reacted', message: 'on it' })]], userSession);
       const id = results[0]!.json.agendaId;
-      const cli = spawnSync(process.execPath, [join(projectRoot, 'dist', 'cli', 'main.js'), 'emit', 'tests.failed', '--message', 'CI run 7 is red', '--dir', server.projectDir], { encoding: 'utf8', timeout: 20_000 });
+      const cli = spawnSync(process.execPath, [cliPath, 'emit', 'tests.failed', '--message', 'CI run 7 is red', '--dir', server.projectDir], { encoding: 'utf8', timeout: 20_000 });
       expect([cli.status, cli.stderr]).toEqual([0, '']);
       expect(cli.stdout).toMatch(/^emitted tests\.failed \(evt_\w{26}\): delivered to the running server\n$/);
       expect(await settled(id)).toMatchObject({ status: 'executed', lastResult: 'emitted ci.reacted' });
       expect(agenda().events({ kindFilter: 'tests.failed' })).toMatchObject([{ source: 'cli', message: 'CI run 7 is red' }]);
+    });
+  }, 60_000);
+
+  it("a plan firing slow to reach its gate does not hold up the tick: an item due meanwhile fires within seconds", async () => {
+    await timed('firing beside the tick', async () => {
+      const { results } = await planner('slow', [
+        [
+          create({ type: 'time', executeAt: in_(500) }, { type: 'plan', message: 'SCENARIO:slowgate a plan whose planner is slow' }, 'slow plan'),
+          create({ type: 'event', eventKind: 'meanwhile.done' }, { type: 'emit', kind: 'meanwhile.reacted', message: '' }, 'due meanwhile'),
+        ],
+      ], userSession);
+      const [slow, meanwhile] = results.map((r) => r.json.agendaId as string);
+      await waitFor(() => item(slow!).status === 'running' && requestsOf('planner', 'slowgate').length === 1, { timeoutMs: 20_000, description: 'the plan firing waiting for its planner' });
+      const t0 = Date.now();
+      const cli = spawnSync(process.execPath, [cliPath, 'emit', 'meanwhile.done', '--dir', server.projectDir], { encoding: 'utf8', timeout: 20_000 });
+      expect(cli.stdout).toMatch(/delivered to the running server/);
+      // Before, this waited for the plan's first stop (up to 60 s): the tick ran one firing at a time.
+      expect(await settled(meanwhile!, 20_000)).toMatchObject({ status: 'executed', lastResult: 'emitted meanwhile.reacted' });
+      timings['meanwhile fired after the emit'] = Math.round((Date.now() - t0) / 100) / 10;
+      expect(item(slow!).status).toBe('running');
+      held.splice(0).forEach((release) => release());
+      expect(await settled(slow!)).toMatchObject({ status: 'executed', lastResult: expect.stringMatching(/proposed "SCENARIO:slowgate goal" \(1 step\(s\)\): waits for approval/) });
     });
   }, 60_000);
 
@@ -302,8 +338,26 @@ describe('the agenda on the real server', () => {
       await waitFor(() => toasts().find((t) => t.startsWith('Agenda item executed late')), { description: 'the late toast' });
       expect(await settled(gate)).toMatchObject({ status: 'failed', lastError: expect.stringMatching(/^BLOCKED \[gate_command\]: \/orca-approve answers a human gate/) });
       expect(planFile(waiting)).toMatchObject({ status: 'pending_approval', decisions: [] });
+
+      // The plan the interrupted firing created is listed as interrupted, and orca agenda continue resumes it from there.
+      const heldPlan = reconciled.planId!;
+      const orcaCli = (...argv: string[]) => spawnSync(process.execPath, [cliPath, ...argv, '--dir', server.projectDir], { encoding: 'utf8', timeout: 20_000 });
+      const listed = orcaCli('agenda');
+      expect([listed.status, listed.stderr]).toEqual([0, '']);
+      expect(listed.stdout).toContain(`\nPlans the agenda started that were interrupted (nothing runs them):\n  ${id} fired `);
+      expect(listed.stdout).toContain(`→ ${heldPlan} interrupted while the planner drafted it (nothing runs it); resume with: orca agenda continue ${id}\n`);
+      expect(orcaCli('agenda', 'show', id).stdout).toContain(`  plan now ${heldPlan} interrupted while the planner drafted it (nothing runs it)\n`);
+      const continued = orcaCli('agenda', 'continue', id);
+      expect([continued.status, continued.stderr]).toEqual([0, '']);
+      const resumeId = /^(agn_\w{26}) resumes /.exec(continued.stdout)?.[1];
+      expect(continued.stdout).toBe(`${resumeId} resumes ${heldPlan} now in the running server, from its saved state; orca agenda show ${resumeId} says where it stops next\n`);
+      expect(await settled(resumeId!)).toMatchObject({ status: 'executed', lastResult: expect.stringMatching(new RegExp(`^${heldPlan} resumed: ${heldPlan} proposed "SCENARIO:held goal" \\(1 step\\(s\\)\\): waits for approval`)) });
+      expect(planFile(heldPlan)).toMatchObject({ status: 'pending_approval', agenda_item: { agenda_id: id, firing: 1 } });
+      expect(plansOf(id)).toHaveLength(1);
+      expect(orcaCli('agenda').stdout).not.toContain('interrupted');
+      expect(orcaCli('agenda', 'show', id).stdout).toContain(`  plan now ${heldPlan} waits for approval\n`);
     });
-  }, 120_000);
+  }, 150_000);
 
   it('/agenda-pause persists across a restart and nothing fires while paused; /agenda-resume by the human fires what is due', async () => {
     await timed('pause across a restart, resume', async () => {
