@@ -7,6 +7,9 @@ import type { DecisionRecord } from '../machines/types.js';
 import type { SessionNotes } from './session-notes.js';
 import { commandsFor } from '../decisions/gate-commands.js';
 import { changeSummary, conflictPaths } from '../text/step-diff.js';
+import type { PlanFields } from '../persistence/plan-file.js';
+import { formatCost } from '../usage/format.js';
+import { stepLine } from './progress-title.js';
 
 /**
  * What the session that owns a plan (its `caller_session_id`) is told when nobody follows the
@@ -21,11 +24,25 @@ export interface PlanFollowers {
   /** Marks the plan followed until the returned function is called. */
   follow(planId: string): () => void;
   has(planId: string): boolean;
+  /**
+   * Marks a plan whose orca_ask_planner call returned while it runs (detached): its session is told
+   * of each step done, each gate it stops at and its outcome, until it ends. `done`: the ids of
+   * the steps done already, not told again.
+   */
+  detach(planId: string, done: Iterable<string>): void;
+  /** The steps of a detached plan told so far, or undefined when the plan is not detached. */
+  detached(planId: string): Set<string> | undefined;
+  /** The plan ended: nothing more to tell. */
+  settle(planId: string): void;
 }
 
 export function planFollowers(): PlanFollowers {
   const count = new Map<string, number>();
+  const told = new Map<string, Set<string>>();
   return {
+    detach: (planId, done) => void told.set(planId, new Set(done)),
+    detached: (planId) => told.get(planId),
+    settle: (planId) => void told.delete(planId),
     follow(planId) {
       count.set(planId, (count.get(planId) ?? 0) + 1);
       let done = false;
@@ -139,24 +156,42 @@ export function decisionNote(decision: DecisionRecord, snapshot: PlanSnapshot): 
 }
 
 /**
+ * A detached plan's step done: `Orca: plan_… · 2/6 done · $0.03 so far` then the step's line
+ * (stepLine: what it cost) and its summary.
+ */
+export function stepDoneNote(file: Pick<PlanFields, 'plan_id' | 'steps' | 'usage'>, step: PlanFields['steps'][number]): string {
+  const done = file.steps.filter((s) => s.status === 'completed').length;
+  const running = file.steps.filter((s) => s.status === 'running').map((s) => `${s.id} (${s.agent})`);
+  const next = running.length ? `; ${running.join(', ')} running` : '';
+  const summary = step.output?.summary ? `: ${line(step.output.summary, 160)}` : '';
+  return `Orca: plan ${file.plan_id} · ${done}/${file.steps.length} done · ${formatCost(file.usage?.cost ?? 0)} so far${next}\n${stepLine(step)}${summary}`;
+}
+
+/**
  * An observer (it cannot block a plan's writes): after a slash command or `orca decide` answers a
  * plan that no orca_ask_planner call follows, its session hears of the decision (commands reply in
  * their own session; `orca decide` gets a note) and, once the plan ends or stops at a gate, of that.
+ * A detached plan (its call returned once it ran: PlanFollowers.detach) tells its session of each
+ * step done, each gate it stops at and its outcome, while no call follows it.
  */
 export function watchForNotes(
   host: Pick<PlanHost, 'observe'>,
-  { notes, followers, now = () => new Date() }: { notes: Pick<SessionNotes, 'post'>; followers: Pick<PlanFollowers, 'has'>; now?: () => Date },
+  { notes, followers, now = () => new Date() }: { notes: Pick<SessionNotes, 'post'>; followers: Pick<PlanFollowers, 'has' | 'detached' | 'settle'>; now?: () => Date },
 ): () => void {
   const startedAt = now().toISOString();
   const seen = new Map<string, number>(); // decisions of each plan already looked at
   const reporting = new Set<string>();
+  const lastNote = new Map<string, string>(); // the gate note a detached plan's session got last
   return host.observe('the plan notes', ({ planId, after, file, snapshot }: PlanChange) => {
     // Decisions made before this process started were told by the process that applied them.
     const from = seen.get(planId) ?? countBefore(file.decisions, startedAt);
     const fresh = file.decisions.slice(from);
     seen.set(planId, file.decisions.length);
     const owner = after.caller_session_id;
+    const told = followers.detached(planId);
+    if (told && outcomeOf(snapshot) !== null && (!owner || followers.has(planId))) followers.settle(planId); // its call reports the outcome
     if (!owner || followers.has(planId)) return void reporting.delete(planId);
+    if (told) return tellDetached(owner, planId, file, snapshot, told);
     const elsewhere = fresh.filter((d) => d.channel === 'command' || d.channel === 'cli');
     if (elsewhere.length > 0) {
       for (const d of elsewhere) if (d.channel === 'cli') notes.post(owner, decisionNote(d, snapshot));
@@ -171,6 +206,23 @@ export function watchForNotes(
     reporting.delete(planId);
     notes.post(owner, note);
   });
+
+  function tellDetached(owner: string, planId: string, file: PlanFields, snapshot: PlanSnapshot, told: Set<string>) {
+    for (const step of file.steps) {
+      if (step.status !== 'completed' || told.has(step.id)) continue;
+      told.add(step.id);
+      notes.post(owner, stepDoneNote(file, step));
+    }
+    const note = planNote(snapshot);
+    if (note === null) return void lastNote.delete(planId);
+    if (lastNote.get(planId) === note) return; // the same gate, changed again
+    lastNote.set(planId, note);
+    notes.post(owner, note);
+    if (outcomeOf(snapshot) !== null) {
+      followers.settle(planId);
+      lastNote.delete(planId);
+    }
+  }
 }
 
 function countBefore(decisions: DecisionRecord[], iso: string): number {

@@ -7,22 +7,37 @@ import { renderDrive } from './render.js';
 import { defineTool } from './define-tool.js';
 import { planIdArg, PLAN_ID_EXPECTED } from './plan-id-arg.js';
 import { toolError } from './tool-error.js';
-import { followProgressTitle } from '../notices/progress-title.js';
+import { followProgressTitle, planPageUrl } from '../notices/progress-title.js';
+import type { PlanActor, PlanSnapshot } from '../host/plan-host.js';
 
 export const ASK_PLANNER_DESCRIPTION =
   "Send the user's message to the planner. Creates a plan (omit plan_id) or continues one (pass its plan_id). " +
   'Returns when the planner answers, or when the plan is completed, stopped, rejected or fails; approval and ' +
   'deviation decisions are asked of the human by the plugin, not by you.';
 
-/** What orca_ask_planner uses of Orca: the plans, their progress title and notes, and what resolving a gate needs. */
-export type AskPlannerOrca = Pick<Orca, 'host' | 'titles' | 'turnFollowers' | 'notes' | 'log'> & GateResolverDeps;
+/** What orca_ask_planner uses of Orca: the plans, their progress title and notes, the follower of detached plans, and what resolving a gate needs. */
+export type AskPlannerOrca = Pick<Orca, 'host' | 'titles' | 'turnFollowers' | 'notes' | 'log' | 'follower'> & GateResolverDeps;
 
-/** What the plugin hands the tool beside Orca: the plan viewer's URL while it is on. */
+/** What the plugin hands the tool beside Orca. */
 export interface AskPlannerOptions {
+  /** The plan viewer's URL while it is on. */
   viewerUrl?: () => string | undefined;
+  /**
+   * Return once the plan starts running (approved, or a gate answered) during the call, with
+   * `status: "running"`, instead of at its outcome: the session is free meanwhile, and is told of
+   * each step done, each gate and the outcome by notes (no model turn); the auto policy answers the
+   * gates it covers (PlanFollower). A call about a plan that runs already follows it to its end.
+   */
+  detach?: boolean;
 }
 
-export function askPlannerTool(orca: AskPlannerOrca, { viewerUrl }: AskPlannerOptions = {}) {
+/** The plan runs with nothing to ask: where a detached call returns (the chart's state, read from the snapshot). */
+const runsOnItsOwn = (snapshot: PlanSnapshot) => snapshot.matches({ in_progress: 'running' });
+
+/** Why a detached call stopped following its plan. */
+const DETACHED = new Error('the plan runs: the call returns and notes follow it');
+
+export function askPlannerTool(orca: AskPlannerOrca, { viewerUrl, detach = false }: AskPlannerOptions = {}) {
   return defineTool({
     name: 'orca_ask_planner',
     description: ASK_PLANNER_DESCRIPTION,
@@ -60,8 +75,12 @@ export function askPlannerTool(orca: AskPlannerOrca, { viewerUrl }: AskPlannerOp
         : null;
       // While this call follows the plan, its result reports the outcome: nobody else posts it.
       const unfollow = orca.turnFollowers.follow(planId);
+      // Detached: the drive stops once the chart runs the plan with nothing to ask. A plan that ran
+      // already when the call came is followed to its end: the user asked to follow it (Esc pauses it).
+      const actor = orca.host.open(planId);
+      const following = detach && !runsOnItsOwn(actor.getSnapshot()) ? detachWhenRunning(actor, ctx.abort) : null;
       try {
-        const result = await drivePlan(orca.host, planId, (gate, signal) => resolveGate(orca, gate, ctx, signal), ctx.abort);
+        const result = await drivePlan(orca.host, planId, (gate, signal) => resolveGate(orca, gate, ctx, signal), following?.signal ?? ctx.abort);
         // No title update may land after the result: OpenCode completes the part once this returns.
         await progress?.stop();
         const rendered = renderDrive(result);
@@ -69,6 +88,14 @@ export function askPlannerTool(orca: AskPlannerOrca, { viewerUrl }: AskPlannerOp
         return { title: `plan ${planId}: ${String(rendered.status)}${spent}`, output: JSON.stringify(rendered, null, 2), metadata: rendered };
       } catch (error) {
         await progress?.stop();
+        if (following?.signal.reason === DETACHED && !ctx.abort.aborted) {
+          const snapshot = orca.host.open(planId).getSnapshot();
+          orca.turnFollowers.detach(planId, snapshot.context.steps.filter((s) => s.output).map((s) => s.id));
+          unfollow(); // before the follower's first change: from now on the notes tell the session
+          orca.follower.follow(planId);
+          const rendered = renderRunning(snapshot, viewerUrl?.());
+          return { title: `plan ${planId}: running`, output: JSON.stringify(rendered, null, 2), metadata: rendered };
+        }
         if (ctx.abort.aborted) {
           // Esc: stop following; the plan keeps its last saved state and resumes with the same plan_id.
           // OpenCode shows only "interrupted" for the turn: a note in the session says what became of the plan.
@@ -81,8 +108,48 @@ export function askPlannerTool(orca: AskPlannerOrca, { viewerUrl }: AskPlannerOp
         }
         return toolError(error, planId);
       } finally {
+        following?.stop();
         unfollow();
       }
     },
   });
+}
+
+/** A signal that aborts with DETACHED once the plan runs on its own (or with the call's own abort). */
+function detachWhenRunning(actor: PlanActor, abort: AbortSignal): { signal: AbortSignal; stop(): void } {
+  const controller = new AbortController();
+  const forward = () => controller.abort(abort.reason);
+  abort.addEventListener('abort', forward, { once: true });
+  const check = (s: PlanSnapshot) => {
+    if (!controller.signal.aborted && runsOnItsOwn(s)) controller.abort(DETACHED);
+  };
+  const watch = actor.subscribe(check);
+  check(actor.getSnapshot());
+  return {
+    signal: controller.signal,
+    stop() {
+      watch.unsubscribe();
+      abort.removeEventListener('abort', forward);
+    },
+  };
+}
+
+/**
+ * The result of a detached call: the plan runs and nothing is done yet. It says so to the model in
+ * words it cannot mistake for an outcome, and where the rest will come from.
+ */
+export function renderRunning(snapshot: PlanSnapshot, viewerUrl: string | undefined): Record<string, unknown> {
+  const c = snapshot.context;
+  return {
+    status: 'running',
+    plan_id: c.plan_id,
+    goal: c.goal,
+    steps: c.steps.map((s) => ({ id: s.id, agent: s.agent, description: s.description, status: s.status, ...(s.output ? { summary: s.output.summary } : {}) })),
+    progress:
+      'Approved and running in the background. Orca posts a note in this session when each step is done, when the plan stops for a decision, and when it ends (no model turn).',
+    instructions:
+      'Tell the user the plan runs and that its progress and outcome will appear here. Report no result: the steps above without a summary have not run yet. ' +
+      'For where it stands now call orca_describe_plan; to follow it until it ends (the user can then pause it with Esc), call orca_ask_planner with this plan_id.',
+    ...(viewerUrl ? { viewer: planPageUrl(viewerUrl, c.plan_id) } : {}),
+  };
 }

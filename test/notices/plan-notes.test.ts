@@ -37,6 +37,54 @@ function setup() {
 }
 const by = (channel: 'command' | 'cli' | 'question') => ({ channel, at: new Date().toISOString() });
 
+describe('notes for the session of a detached plan (its call returned once it ran)', () => {
+  /** Approved in the call's dialog, which then returned: the call detaches it with nothing done yet. */
+  function detached() {
+    const setUp = setup();
+    const unfollow = setUp.followers.follow(setUp.planId);
+    setUp.host.send(setUp.planId, { type: 'approval.approve', ...by('question') });
+    setUp.followers.detach(setUp.planId, []);
+    unfollow();
+    return setUp;
+  }
+
+  it('should post each step done with what it cost, then the outcome once, and nothing after', async () => {
+    const { host, planId, posted, followers } = detached();
+    await settle();
+    expect(posted).toEqual([]);
+    succeed(host, planId, 's1');
+    await settle();
+    // Each scripted turn: 110 tokens, $0.001 (the planner's and s1's so far).
+    expect(posted).toEqual([['ses_owner', `Orca: plan ${planId} · 1/2 done · $0.002 so far; s2 (tester) running\n✓ s1 (coder) done · $0.001 · 110 tokens: did s1`]]);
+    succeed(host, planId, 's2');
+    await settle();
+    expect(posted.slice(1)).toEqual([
+      ['ses_owner', `Orca: plan ${planId} · 2/2 done · $0.003 so far\n✓ s2 (tester) done · $0.001 · 110 tokens: did s2`],
+      ['ses_owner', `Orca: plan ${planId} completed, 2 of 2 steps done: Add a greeting to the home page\n- s1 (coder): did s1\n- s2 (tester): did s2`],
+    ]);
+    expect(followers.detached(planId)).toBeUndefined();
+  });
+
+  it('should post the gate a detached plan stops at once, and nothing while a call follows it again', async () => {
+    const { host, planId, posted, followers } = detached();
+    step(host, planId, 's1').send(done('openSpecialistSession', { sessionId: 'ses_s1' }));
+    step(host, planId, 's1').send(done('runSpecialist', { type: 'failure', error: 'the build is red' }));
+    await settle();
+    expect(posted).toEqual([['ses_owner', expect.stringMatching(new RegExp(`^Orca: plan ${planId} waits for a decision on a failed step: step s1 \\(coder\\) failed: the build is red\\.`))]]);
+    host.send(planId, { type: 'usage.recorded', usage: turn({}).usage }); // another change at the same gate
+    await settle();
+    expect(posted).toHaveLength(1);
+    // The user asks Orca to continue the plan: its call follows it and answers in the dialog.
+    const unfollow = followers.follow(planId);
+    host.send(planId, { type: 'deviation.stop', stepId: 's1', ...by('question') });
+    await settle();
+    unfollow();
+    expect(host.open(planId).getSnapshot().value).toBe('failed');
+    expect(posted).toHaveLength(1); // the call's result reports the outcome
+    expect(followers.detached(planId)).toBeUndefined();
+  });
+});
+
 describe('notes for the session that owns a plan nobody follows', () => {
   it('should post the outcome of a plan approved by a slash command, once, when it completes', async () => {
     const { host, planId, posted } = setup();
