@@ -7,6 +7,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { runAgendaCommand } from '../../src/agenda/bridges/slash-commands.js';
 import { assembleOrca, type Orca } from '../../src/composition-root.js';
 import type { SessionsPort } from '../../src/opencode/sessions.js';
 import { createSessionMonitor } from '../../src/opencode/session-monitor.js';
@@ -119,6 +120,15 @@ describe('orca agenda and a plan its firing started, interrupted midway', () => 
       },
     });
 
+    // And /agenda, in OpenCode.
+    expect(await runAgendaCommand(second.orca, 'agenda', '')).toBe(
+      [
+        'Orca agenda: no pending items.',
+        'Plans the agenda started that were interrupted:',
+        `- ${agendaId} fired ${fired.lastFiredAt} → ${planId} interrupted at step s2 (nothing runs it); resume it: ask Orca to continue plan ${planId}, or run orca agenda continue ${agendaId}`,
+      ].join('\n'),
+    );
+
     const continued = await orca('agenda', 'continue', agendaId);
     expect(continued).toMatchObject({ code: 0, stderr: '' });
     const resumeId = /^(agn_\w{26}) resumes /.exec(continued.stdout)?.[1];
@@ -135,6 +145,7 @@ describe('orca agenda and a plan its firing started, interrupted midway', () => 
     expect(resumed).toMatchObject({ action: { type: 'resume', plan_id: planId }, planId, createdBy: 'cli' });
     expect((await orca('agenda', 'show', agendaId)).stdout).toContain(`  plan now ${planId} completed\n`);
     expect((await orca('agenda')).stdout).not.toContain('interrupted');
+    expect(await runAgendaCommand(second.orca, 'agenda', '')).toBe('Orca agenda: no pending items.');
     expect(await orca('agenda', 'continue', agendaId)).toMatchObject({ code: 1, stderr: `orca: ${planId} completed: nothing to continue (it has finished).\n` });
   }, 60_000);
 });

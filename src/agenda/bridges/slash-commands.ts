@@ -1,4 +1,5 @@
 import { describeItem, nextDue } from '../describe.js';
+import { continueCommand, firingPlan } from '../firing-plan.js';
 import type { AgendaRuntime } from '../runtime.js';
 import { registerNoteCommand } from '../../hitl/commands.js';
 
@@ -27,6 +28,21 @@ const MAX_LISTED = 30;
 export interface AgendaCommandDeps {
   agenda: Pick<AgendaRuntime, 'list' | 'paused' | 'request'>;
   log(level: 'info', message: string): void;
+  /** The project: /agenda reads there what became of the plans the items' firings started. */
+  directory?: string;
+}
+
+/** The plans the items' firings started that were interrupted (nothing runs them), and how to go on. */
+function interruptedLines(orca: AgendaCommandDeps): string[] {
+  if (orca.directory === undefined) return [];
+  const directory = orca.directory;
+  const lines = orca.agenda.list({ status: 'all' }).flatMap((item) => {
+    const plan = firingPlan(directory, item);
+    if (plan?.now !== 'interrupted') return [];
+    const when = item.lastFiredAt ? ` fired ${item.lastFiredAt}` : '';
+    return [`- ${item.agendaId}${when} → ${plan.words}; resume it: ask Orca to continue plan ${plan.planId}, or run ${continueCommand(item.agendaId)}`];
+  });
+  return lines.length > 0 ? ['Plans the agenda started that were interrupted:', ...lines] : [];
 }
 
 /** Run an agenda command; returns the text to show. Throws with what went wrong. */
@@ -37,13 +53,15 @@ export async function runAgendaCommand(orca: AgendaCommandDeps, name: AgendaComm
       const all = args === 'all';
       const items = orca.agenda.list({ status: all ? 'all' : 'active' });
       const paused = orca.agenda.paused ? ' It is PAUSED: nothing fires until /agenda-resume.' : '';
-      if (items.length === 0) return `Orca agenda: no ${all ? '' : 'pending '}items.${paused}`;
+      const interrupted = interruptedLines(orca);
+      if (items.length === 0) return [`Orca agenda: no ${all ? '' : 'pending '}items.${paused}`, ...interrupted].join('\n');
       const next = nextDue(items.filter((i) => i.status === 'pending'));
       const shown = items.slice(-MAX_LISTED);
       return [
         `Orca agenda: ${items.length} ${all ? '' : 'pending '}item(s)${next ? `, next due ${next}` : ''}.${paused}`,
         ...(shown.length < items.length ? [`(the ${shown.length} most recent)`] : []),
         ...shown.map((i) => `- ${describeItem(i)}`),
+        ...interrupted,
       ].join('\n');
     }
     case 'agenda-clear': {
