@@ -34,11 +34,15 @@ Commands:
                                   plans (completed, failed, rejected) only when asked. Never a
                                   plan a process runs, an approved plan not finished, or a
                                   quarantined file. A dry run unless --yes
-  agenda [list|events|cancel <agendaId>|clear|pause|resume] [--message <reason>]
-                                  the agenda: pending items and the next due time, the
-                                  latest bus events, cancel one item or every pending one,
-                                  pause or resume it (a running server applies the change
-                                  within a second; with none running it is written here)
+  agenda [list|events|show <agendaId>|continue <agendaId>|cancel <agendaId>|clear|pause|resume]
+         [--message <reason>]
+                                  the agenda: pending items and the next due time (and the
+                                  plans its firings started that were interrupted), the
+                                  latest bus events, one item with what became of its plan
+                                  (show), resume that plan (continue), cancel one item or
+                                  every pending one, pause or resume it (a running server
+                                  applies the change within a second; with none running it
+                                  is written here)
   emit <kind> [--message <text>]  an event on the agenda bus (tests.failed, deploy.done:prod):
                                   a running server fires the items waiting for it; with
                                   none running it is recorded and they fire at its start

@@ -31,7 +31,7 @@ export function agendaListTool(orca: Pick<AgendaOrca, 'agenda'> & Pick<Orca, 'di
   return defineTool({
     name: 'agenda_list',
     description:
-      "List the project's agenda items, oldest first: by default the active ones (pending or running), with their trigger, action, reason, next due time and last result; whether the agenda is paused.",
+      "List the project's agenda items, oldest first: by default the active ones (pending or running), with their trigger, action, reason, next due time, last result and when it last fired, and for a firing that started a plan what became of that plan now (plan); whether the agenda is paused.",
     args: {
       status: z.enum(STATUSES).optional().describe('Which items: active (default), all, or one status.'),
       limit: z.number().int().min(1).max(200).optional().describe('At most this many, the most recent (default 50).'),
