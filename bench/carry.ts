@@ -207,8 +207,8 @@ export interface CarryFigures {
   plans: PlanChars[];
 }
 
-/** W3's plan sizes: the bench DAG and twice its depth. */
-export const W3_PLANS = () => [layeredDag(3, 4), layeredDag(6, 4)];
+/** W3's plan sizes: the bench DAG's shape (layers of 4 file-changing steps, each needing the whole layer before) at 2 and 4 layers. */
+export const W3_PLANS = () => [layeredDag(2, 4), layeredDag(4, 4)];
 
 /**
  * W0, W1 (shared tree) and W3 on two servers on one scripted model at latency 0: OpenCode without
@@ -216,6 +216,12 @@ export const W3_PLANS = () => [layeredDag(3, 4), layeredDag(6, 4)];
  * OpenCode instance, and where a step works changes its request by its working directory only).
  */
 export async function measureCarry(say: (s?: string) => void): Promise<CarryFigures> {
+  let t0 = performance.now();
+  const lap = () => {
+    const s = ((performance.now() - t0) / 1000).toFixed(1);
+    t0 = performance.now();
+    return `(${s} s)`;
+  };
   const orca = await startBenchServer({ concurrency: 4, latencyMs: 0, pluginOptions: { review: {}, isolation: { mode: 'none' } } });
   try {
     const plain = await startBenchServer({ concurrency: 4, latencyMs: 0, plugin: false });
@@ -230,10 +236,10 @@ export async function measureCarry(say: (s?: string) => void): Promise<CarryFigu
     const a = neutral(without.req, without.server);
     const b = neutral(withOrca, orca);
     const build = { without: carried(without.req), withOrca: carried(withOrca), addedBytes: Buffer.byteLength(b) - Buffer.byteLength(a), identical: a === b };
-    say(`W0: first request of a build session: without Orca ${fmtCarried(build.without)}; with Orca loaded ${fmtCarried(build.withOrca)}; Orca adds ${build.addedBytes} bytes (${build.identical ? 'byte-identical' : 'NOT identical'} once the project and home paths are masked)`);
+    say(`W0: first request of a build session: without Orca ${fmtCarried(build.without)}; with Orca loaded ${fmtCarried(build.withOrca)}; Orca adds ${build.addedBytes} bytes (${build.identical ? 'byte-identical' : 'NOT identical'} once the project and home paths are masked) ${lap()}`);
 
     const { roles: rolesShared } = await measureRoles(orca, 'shared tree');
-    say(`W1 in the shared tree (isolation none; review gate on):`);
+    say(`W1 in the shared tree (isolation none; review gate on) ${lap()}:`);
     for (const line of roleLines(rolesShared, build.without)) say(`  ${line}`);
 
     const plans: PlanChars[] = [];
@@ -244,7 +250,7 @@ export async function measureCarry(say: (s?: string) => void): Promise<CarryFigu
       if (run.status !== 'completed') throw new Error(`W3 plan ${run.planId} ended ${run.status}`);
       const figures = planChars(run, bare, plan.steps.length);
       plans.push(figures);
-      say(`W3 ${plan.steps.length} steps (${plan.goal}): ${planCharsLine(figures)}`);
+      say(`W3 ${plan.steps.length} steps (${plan.goal}): ${planCharsLine(figures)} ${lap()}`);
     }
     return { build, rolesShared, plans };
   } finally {

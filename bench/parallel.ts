@@ -133,7 +133,7 @@ export async function measureParallel(
   };
 
   // --- the shared tree, concurrency 4
-  say(`P1b: the 12-step DAG (3 layers × 4; ${agents}) at concurrency 4, model latency ${latencyMs} ms, steps in the shared tree (isolation none, as the bare driver works): Orca (approval → completed) and the bare driver (session.create + session.prompt per step, same prompts, order and concurrency), ${rounds.p1b} alternating rounds after one warm-up each`);
+  say(`P1b: the 12-step DAG (3 layers × 4; ${agents}) at concurrency 4, model latency ${latencyMs} ms, steps in the shared tree (isolation none, as the bare driver works): Orca (approval → completed) and the bare driver (session.create + session.prompt per step, same prompts, order and concurrency), ${rounds.p1b} alternating rounds after one warm-up each (its first layer)`);
   const s4 = await startBenchServer({ concurrency: 4, latencyMs, pluginOptions: SHARED_TREE });
   let p1b: SideBySide;
   let eightPlans: ManyAtOnce;
@@ -141,7 +141,7 @@ export async function measureParallel(
   try {
     p1b = await timed('P1b, shared tree', async () => {
       const cpu0 = serverCpuMs(s4.server.projectDir);
-      const run = await sideBySide(s4, dag, 4, rounds.p1b, 'p1b');
+      const run = await sideBySide(s4, dag, 4, rounds.p1b, 'p1b', { warmUp: layeredDag(1, 4) });
       say(`  Orca ${ms(run.orcaMs)} ms; bare ${ms(run.bareMs)} ms; Orca / bare per round ${run.ratios.map((r) => f(r, 3)).join(', ')} → median ${f(run.ratio, 3)} (opencode CPU for all of it ${f(serverCpuMs(s4.server.projectDir) - cpu0, 0)} ms)`);
       say(`  ${phaseLine(run, dag, latencyMs)}`);
       return run;
@@ -336,10 +336,11 @@ function watchWorktrees(bench: BenchServer, everyMs = 250) {
   };
 }
 
-/** Where the plan's file-changing steps worked, as its plan file's policy says (`worktree`, `shared`, `none`). */
+/** Where the plan's file-changing steps worked, as its plan's policy says (`worktree`, `shared`, `none`; in the persisted snapshot's context). */
 function planWorkspace(bench: BenchServer, run: PlanRun): string {
-  const file = JSON.parse(readFileSync(join(bench.server.projectDir, '.opencode', 'plans', `${run.planId}.json`), 'utf8')) as { policy?: { workspace?: string } };
-  return file.policy?.workspace ?? 'absent (none)';
+  type File = { policy?: { workspace?: string }; snapshot?: { context?: { policy?: { workspace?: string } } } };
+  const file = JSON.parse(readFileSync(join(bench.server.projectDir, '.opencode', 'plans', `${run.planId}.json`), 'utf8')) as File;
+  return file.policy?.workspace ?? file.snapshot?.context?.policy?.workspace ?? 'absent (none)';
 }
 
 /** OpenCode's snapshot repositories in the server's data folder: count and `du -sk` of them all. */

@@ -17,16 +17,21 @@ export interface SideBySide {
   bareRuns: BareRun[];
 }
 
-/** One warm-up of each (not counted; skipped for runs long enough to warm up by themselves), then `rounds` rounds; even rounds run bare first, odd ones Orca first. */
-export async function sideBySide(bench: BenchServer, plan: BenchPlan, concurrency: number, rounds: number, label: string, { warmUp = true } = {}): Promise<SideBySide> {
-  const orca = async (i: number) => runPlan(bench, { ...plan, goal: `${plan.goal} (${label} ${i})` }, `Run the benchmark plan: ${label} ${i}`);
-  const bare = async () => {
+/**
+ * One warm-up of each (not counted; of `plan`, or of a smaller plan given; skipped for runs long
+ * enough to warm up by themselves or on a server already warmed), then `rounds` rounds; even rounds
+ * run bare first, odd ones Orca first.
+ */
+export async function sideBySide(bench: BenchServer, plan: BenchPlan, concurrency: number, rounds: number, label: string, { warmUp = true }: { warmUp?: boolean | BenchPlan } = {}): Promise<SideBySide> {
+  const orca = async (i: number, p = plan) => runPlan(bench, { ...p, goal: `${p.goal} (${label} ${i})` }, `Run the benchmark plan: ${label} ${i}`);
+  const bare = async (p = plan) => {
     bench.setScript(bareScript());
-    return runBare(bench, plan, concurrency);
+    return runBare(bench, p, concurrency);
   };
   if (warmUp) {
-    await bare();
-    await orca(-1);
+    const small = warmUp === true ? plan : warmUp;
+    await bare(small);
+    await orca(-1, small);
   }
   const orcaRuns: PlanRun[] = [];
   const bareRuns: BareRun[] = [];
