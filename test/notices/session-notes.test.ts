@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
-import { forMarkdown, notePortsWith, RESTORE_TEXT } from '../../src/notices/session-notes.js';
+import { describe, expect, it, vi } from 'vitest';
+import { forMarkdown, notePortsWith, RESTORE_TEXT, sessionNotes, type NotePorts } from '../../src/notices/session-notes.js';
 import { QUESTION_AGENT_ID, QUESTION_MODEL } from '../../src/hitl/native-question/index.js';
 
 /** A v1 client with what restore uses: the session's messages, the sessions' status, prompt. */
@@ -58,5 +58,54 @@ describe('control characters in a note', () => {
     const text = (prompts[0] as { body: { parts: Array<{ text: string }> } }).body.parts[0]!.text;
     expect(text).toContain('Orca: step s1 failed: ␛[31mred');
     expect(text).not.toMatch(UNSAFE);
+  });
+});
+
+describe('notes posted close together', () => {
+  /** Ports whose note turns end when the test says, recording each call in order. */
+  function ports() {
+    const calls: string[] = [];
+    const ends: Array<() => void> = [];
+    const port: NotePorts = {
+      post: (sessionId, text) => {
+        calls.push(`post ${sessionId}: ${text}`);
+        return new Promise<void>((resolve) => ends.push(resolve));
+      },
+      restore: async (sessionId) => void calls.push(`restore ${sessionId}`),
+    };
+    return { port, calls, endTurn: () => ends.shift()!() };
+  }
+  const status = (type: string) => ({ type: 'session.status', properties: { sessionID: 'ses_1', status: { type } } });
+
+  it('should post those held while the session was busy as one note once it is idle', async () => {
+    const { port, calls, endTurn } = ports();
+    const notes = sessionNotes(port, () => {});
+    notes.observe(status('busy'));
+    notes.post('ses_1', 'Orca: s1 done');
+    notes.post('ses_1', 'Orca: s2 done');
+    expect(calls).toEqual([]);
+    notes.observe(status('idle'));
+    await vi.waitFor(() => expect(calls).toEqual(['post ses_1: Orca: s1 done\n\nOrca: s2 done']));
+    endTurn();
+    await vi.waitFor(() => expect(calls).toHaveLength(2));
+    expect(calls[1]).toBe('restore ses_1');
+  });
+
+  it('should never post a note while the one before is being said: it follows once that turn is over', async () => {
+    const { port, calls, endTurn } = ports();
+    const notes = sessionNotes(port, () => {});
+    notes.post('ses_1', 'Orca: s1 done');
+    notes.observe(status('busy')); // the note's own turn
+    notes.post('ses_1', 'Orca: s2 done');
+    notes.post('ses_1', 'Orca: s3 done');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(calls).toEqual(['post ses_1: Orca: s1 done']);
+    endTurn();
+    notes.observe(status('idle'));
+    await vi.waitFor(() => expect(calls).toHaveLength(2));
+    expect(calls[1]).toBe('post ses_1: Orca: s2 done\n\nOrca: s3 done');
+    endTurn();
+    await vi.waitFor(() => expect(calls).toHaveLength(3));
+    expect(calls[2]).toBe('restore ses_1');
   });
 });
