@@ -36,10 +36,14 @@ let publishedDependencies: string[];
 beforeAll(async () => {
   const t0 = Date.now();
   const lap = (what: string) => console.info(`[package] ${what} at ${((Date.now() - t0) / 1000).toFixed(1)} s`);
-  packed = packProject();
+  // npm pack and verdaccio's start-up side by side.
+  const [pack, start] = await Promise.allSettled([packProject(), startRegistry()]);
+  if (pack.status === 'fulfilled') packed = pack.value; // kept whatever happened to the other, so afterAll cleans up
+  if (start.status === 'fulfilled') registry = start.value;
+  if (pack.status === 'rejected') throw pack.reason;
+  if (start.status === 'rejected') throw start.reason;
   console.info(`[package] ${packed.name}-${packed.version}.tgz: ${packed.size} bytes, ${packed.files.length} files (${packed.unpackedSize} bytes unpacked)`);
-  registry = await startRegistry();
-  lap(`verdaccio listening on ${registry.url}`);
+  lap(`packed, and verdaccio listening on ${registry.url}`);
   sandbox = createSandbox({});
   const token = await registry.addUser();
   writeUserNpmrc(sandbox.homeDir, registry);

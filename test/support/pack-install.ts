@@ -1,10 +1,13 @@
 // Packs this project with `npm pack`, as a release would, for a test to publish (registry.ts) and
 // install by name.
-import { execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
+import { promisify } from 'node:util';
 import { projectRoot } from './opencode-sandbox.js';
+
+const execFileAsync = promisify(execFile);
 
 export type PackedProject = {
   name: string;
@@ -24,15 +27,16 @@ export type PackedProject = {
  * `npm pack` of the project as it is on disk (dist must have been built: `npm test` builds it).
  * Fails with a clear message when dist is missing or older than src.
  */
-export function packProject(): PackedProject {
+export async function packProject({ timeoutMs = 60_000 } = {}): Promise<PackedProject> {
   assertDistFresh();
   const dir = mkdtempSync(join(tmpdir(), 'orca-e2e-pack-'));
   try {
     // --ignore-scripts: packing must not rebuild or run anything; --offline: it needs no registry.
-    const out = execFileSync('npm', ['pack', '--json', '--ignore-scripts', '--offline', '--pack-destination', dir], {
+    const { stdout: out } = await execFileAsync('npm', ['pack', '--json', '--ignore-scripts', '--offline', '--pack-destination', dir], {
       cwd: projectRoot,
       encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'pipe'],
+      timeout: timeoutMs,
+      maxBuffer: 16 * 1024 * 1024,
       env: { ...process.env, npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false' },
     });
     const [info] = JSON.parse(out.slice(out.indexOf('['))) as {

@@ -3,7 +3,7 @@
 // internet. The package's whole runtime dependency tree is published into it from this project's
 // installed node_modules, so `npm install`, `npx` and OpenCode's own installer resolve every
 // package from it, as they would from the public registry once the package is published there.
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { createWriteStream, existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -188,22 +188,30 @@ export function runNpm(
   args: string[],
   { cwd, homeDir, timeoutMs }: { cwd: string; homeDir: string; timeoutMs: number },
 ): Promise<{ stdout: string; stderr: string }> {
+  const what = `\`${command} ${args.filter((a) => !a.includes('_authToken')).join(' ')}\` in ${cwd}`;
+  const child = spawn(command, args, {
+    cwd,
+    env: { PATH: process.env.PATH, HOME: homeDir, LANG: process.env.LANG ?? 'C.UTF-8', TMPDIR: join(homeDir, 'tmp') },
+    detached: true, // own process group: a timeout also ends what it started (npx runs the bin as a child)
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const pgid = child.pid;
+  if (pgid === undefined) return Promise.reject(new Error(`Expected to spawn ${what}, but it has no pid.`));
+  liveGroups.add(pgid);
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
   return new Promise((resolve, reject) => {
-    execFile(
-      command,
-      args,
-      {
-        cwd,
-        env: { PATH: process.env.PATH, HOME: homeDir, LANG: process.env.LANG ?? 'C.UTF-8', TMPDIR: join(homeDir, 'tmp') },
-        timeout: timeoutMs,
-        killSignal: 'SIGKILL',
-        maxBuffer: 16 * 1024 * 1024,
-      },
-      (error, stdout, stderr) => {
-        if (error) reject(new Error(`Expected \`${command} ${args.join(' ')}\` to succeed in ${cwd}: ${error.message}\n${stdout}\n${stderr}`));
-        else resolve({ stdout, stderr });
-      },
-    );
+    const timer = setTimeout(() => killGroup(pgid, 'SIGKILL'), timeoutMs);
+    child.once('close', (code, signal) => {
+      clearTimeout(timer);
+      killGroup(pgid, 'SIGKILL');
+      liveGroups.delete(pgid);
+      if (code === 0) return resolve({ stdout, stderr });
+      const why = signal === 'SIGKILL' ? `it did not finish within ${timeoutMs} ms` : `it exited with ${code ?? signal}`;
+      reject(new Error(`Expected ${what} to succeed, but ${why}.\n--- stdout ---\n${stdout}\n--- stderr ---\n${stderr}`));
+    });
   });
 }
 
