@@ -105,7 +105,9 @@ describe('the package published to a registry and installed by name', () => {
     expect(packed.files).toEqual(expect.arrayContaining(built));
     expect(packed.files.filter((f) => f.startsWith('statecharts/')).length).toBeGreaterThan(0);
     expect(packed.files).toContain('schema/orca.schema.json');
-    expect(packed.files.filter((f) => /^(src|test|bench|scripts|docs|node_modules)\//.test(f) || f.endsWith('.map'))).toEqual([]);
+    // The reference the README and orca doctor's hints link to ships with it.
+    expect(packed.files).toEqual(expect.arrayContaining(['docs/configuration.md', 'docs/plan-files.md']));
+    expect(packed.files.filter((f) => /^(src|test|bench|scripts|node_modules)\//.test(f) || f.endsWith('.map'))).toEqual([]);
   });
 
   it('should have npx install the package from the registry and init write its name, not a file URL, into opencode.json', () => {
