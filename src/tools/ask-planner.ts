@@ -7,7 +7,7 @@ import { renderDrive } from './render.js';
 import { defineTool } from './define-tool.js';
 import { planIdArg, PLAN_ID_EXPECTED } from './plan-id-arg.js';
 import { toolError } from './tool-error.js';
-import { followProgressTitle, planPageUrl } from '../notices/progress-title.js';
+import { followProgressTitle } from '../notices/progress-title.js';
 import type { PlanActor, PlanSnapshot } from '../host/plan-host.js';
 
 export const ASK_PLANNER_DESCRIPTION =
@@ -93,7 +93,7 @@ export function askPlannerTool(orca: AskPlannerOrca, { viewerUrl, detach = false
           orca.turnFollowers.detach(planId, snapshot.context.steps.filter((s) => s.output).map((s) => s.id));
           unfollow(); // before the follower's first change: from now on the notes tell the session
           orca.follower.follow(planId);
-          const rendered = renderRunning(snapshot, viewerUrl?.());
+          const rendered = renderRunning(snapshot);
           return { title: `plan ${planId}: running`, output: JSON.stringify(rendered, null, 2), metadata: rendered };
         }
         if (ctx.abort.aborted) {
@@ -136,9 +136,10 @@ function detachWhenRunning(actor: PlanActor, abort: AbortSignal): { signal: Abor
 
 /**
  * The result of a detached call: the plan runs and nothing is done yet. It says so to the model in
- * words it cannot mistake for an outcome, and where the rest will come from.
+ * words it cannot mistake for an outcome, and where the rest will come from. Not the viewer's URL:
+ * its token opens the decision buttons, and a tool result goes to the model's provider.
  */
-export function renderRunning(snapshot: PlanSnapshot, viewerUrl: string | undefined): Record<string, unknown> {
+export function renderRunning(snapshot: PlanSnapshot): Record<string, unknown> {
   const c = snapshot.context;
   return {
     status: 'running',
@@ -150,6 +151,5 @@ export function renderRunning(snapshot: PlanSnapshot, viewerUrl: string | undefi
     instructions:
       'Tell the user the plan runs and that its progress and outcome will appear here. Report no result: the steps above without a summary have not run yet. ' +
       'For where it stands now call orca_describe_plan; to follow it until it ends (the user can then pause it with Esc), call orca_ask_planner with this plan_id.',
-    ...(viewerUrl ? { viewer: planPageUrl(viewerUrl, c.plan_id) } : {}),
   };
 }
