@@ -43,7 +43,11 @@ export interface ToolTitlePort {
    * characters shown visibly: the TUI draws them in a terminal); resolves once the server took it.
    */
   show(part: ToolPart, shown: ToolProgress): Promise<void>;
-  /** Put the running part back as `find` returned it: the input the model sent, no title. */
+  /**
+   * Give the part back the input `find` saw (what the model sent), in whatever state it is now:
+   * on Esc OpenCode marks a call still running 250 ms later as aborted, with its stored input, and
+   * a part put back whole would be running again.
+   */
   restore(part: ToolPart): Promise<void>;
 }
 
@@ -65,18 +69,26 @@ export function toolTitlesFromClient(client: PluginInput['client'], directory: s
     return raw;
   };
   const path = (...segments: string[]) => segments.map(encodeURIComponent).join('/');
+  const partsOf = async (sessionID: string, messageID: string) => {
+    const res = await rawClient().get({ url: `/session/${path(sessionID)}/message/${path(messageID)}`, query: { directory } });
+    const parts = (res.data as { parts?: ToolPart[] } | undefined)?.parts;
+    if (!Array.isArray(parts)) throw new Error(`Expected GET /session/${sessionID}/message/${messageID} to return the message's parts, got ${quote(res.error ?? res.data)}`);
+    return parts;
+  };
   return {
     async find({ sessionID, messageID }, call) {
-      const res = await rawClient().get({ url: `/session/${path(sessionID)}/message/${path(messageID)}`, query: { directory } });
-      const parts = (res.data as { parts?: ToolPart[] } | undefined)?.parts;
-      if (!Array.isArray(parts)) throw new Error(`Expected GET /session/${sessionID}/message/${messageID} to return the message's parts, got ${quote(res.error ?? res.data)}`);
+      const parts = await partsOf(sessionID, messageID);
       return parts.find((p) => p.type === 'tool' && p.tool === call.tool && p.state?.status === 'running' && sameInput(p.state.input, call.input)) ?? null;
     },
     async show(part, { title, progress }) {
       const input = { ...part.state.input, [PROGRESS_KEY]: progress.map(forTerminalLine).join('\n') };
       await patch({ ...part, state: { ...part.state, input, title: forTerminalLine(title) } });
     },
-    restore: (part) => patch(part),
+    async restore(part) {
+      const now = (await partsOf(part.sessionID, part.messageID)).find((p) => p.id === part.id);
+      if (!now || JSON.stringify(now.state.input) === JSON.stringify(part.state.input)) return;
+      await patch({ ...now, state: { ...now.state, input: part.state.input } });
+    },
   };
 
   async function patch(part: ToolPart): Promise<void> {

@@ -7,20 +7,24 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reportOnFailure } from '../support/failure-report.js';
 import { startOpencode, waitFor, type OpencodeServer } from '../support/opencode-server.js';
 import { lastToolResult, startScriptedModel, type RecordedRequest, type ScriptedModel, type ScriptedReply } from '../support/scripted-model.js';
-import { agentOf, builtPluginUrl, jsonReply, passingReview, SHARED_TREE } from './team.js';
+import { agentOf, builtPluginUrl, jsonReply, passingReview, scenarioOf, SHARED_TREE } from './team.js';
 
 const MESSAGE = 'SCENARIO:progress build three modules';
 let model: ScriptedModel;
 let releaseS2: () => void = () => {};
 const s2Held = new Promise<void>((resolve) => (releaseS2 = resolve));
+/** The step the Esc scenario's plan is running when the turn is aborted: released at the end. */
+let releaseEsc: () => void = () => {};
+const escHeld = new Promise<void>((resolve) => (releaseEsc = resolve));
 
 async function respond(req: RecordedRequest): Promise<ScriptedReply> {
   const agent = agentOf(req);
-  if (agent === 'orca') return lastToolResult(req) ? { text: 'relayed' } : { toolCalls: [{ name: 'orca_ask_planner', arguments: { message: MESSAGE } }] };
+  const scenario = scenarioOf(req);
+  if (agent === 'orca') return lastToolResult(req) ? { text: 'relayed' } : { toolCalls: [{ name: 'orca_ask_planner', arguments: { message: req.lastUser } }] };
   if (agent === 'planner') {
     return jsonReply({
       type: 'plan',
-      goal: 'three modules',
+      goal: `SCENARIO:${scenario} three modules`,
       steps: [
         { id: 's1', agent: 'coder', description: 'module one' },
         { id: 's2', agent: 'tester', description: 'module two', depends_on: ['s1'] },
@@ -34,7 +38,8 @@ async function respond(req: RecordedRequest): Promise<ScriptedReply> {
   const review = passingReview(req);
   if (review) return review;
   const step = /Your step: ([\w.-]+)/.exec(req.lastUser)?.[1];
-  if (step === 's2') await s2Held; // still running while the test looks at the session
+  if (step === 's2' && scenario === 'progress') await s2Held; // still running while the test looks at the session
+  if (step === 's1' && scenario === 'esc') await escHeld; // running when the turn is aborted
   if (step) return { ...jsonReply({ type: 'success', summary: `${agent} did ${step}`, artifacts: [] }), usage: { prompt_tokens: 1000, completion_tokens: 234 } };
   throw new Error(`unscripted ${agent}`);
 }
@@ -60,6 +65,7 @@ describe('a running plan shows where it stands in its orca_ask_planner call', ()
   }, 60_000);
   afterAll(async () => {
     releaseS2();
+    releaseEsc();
     await server?.stop();
     await model?.close();
   });
@@ -71,7 +77,7 @@ describe('a running plan shows where it stands in its orca_ask_planner call', ()
 
   it('should list the steps done, running and waiting with their cost while the plan runs, and leave the call as the model sent it', async () => {
     const session = (await server.client.session.create({ title: 'progress' })).data!;
-    const turn = server.client.session.prompt({ sessionID: session.id, agent: 'orca', parts: [{ type: 'text', text: 'build three modules' }] });
+    const turn = server.client.session.prompt({ sessionID: session.id, agent: 'orca', parts: [{ type: 'text', text: MESSAGE }] });
 
     // s1 done, s2 held: the running part's input says so, line by line.
     const running = await waitFor(
@@ -102,5 +108,26 @@ describe('a running plan shows where it stands in its orca_ask_planner call', ()
     const orcaRequests = model.chatRequests().filter((r) => agentOf(r) === 'orca');
     expect(orcaRequests.length).toBeGreaterThanOrEqual(2);
     for (const request of model.chatRequests()) expect(JSON.stringify(request.messages)).not.toContain('▶ s2');
+  }, 120_000);
+
+  it('should leave the call as the model sent it when the turn is aborted (Esc) while a step runs', async () => {
+    const session = (await server.client.session.create({ title: 'esc' })).data!;
+    const message = 'SCENARIO:esc build three modules';
+    const turn = server.client.session.prompt({ sessionID: session.id, agent: 'orca', parts: [{ type: 'text', text: message }] });
+    await waitFor(
+      async () => {
+        const part = await callPart(session.id);
+        return part?.state.status === 'running' && String(part.state.input.progress).includes('▶ s1 (coder) running');
+      },
+      { timeoutMs: 60_000, description: 'the call to show s1 running' },
+    );
+    await server.client.session.abort({ sessionID: session.id });
+    await turn;
+    // Whether OpenCode took the call's own result or marked it aborted, the model sent only the message.
+    const part = await waitFor(async () => {
+      const p = await callPart(session.id);
+      return p && p.state.status !== 'running' ? p : undefined;
+    }, { description: 'the call to end' });
+    expect(part.state.input).toEqual({ message });
   }, 120_000);
 });

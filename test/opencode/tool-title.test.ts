@@ -2,10 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { toolTitlesFromClient, type ToolPart } from '../../src/opencode/tool-title.js';
 
 /** A v1 client with the request client its session group shares, recording PATCH bodies. */
-function fakeClient() {
+function fakeClient(parts: unknown[] = []) {
   const patched: unknown[] = [];
   const _client = {
-    get: async () => ({ data: { parts: [] } }),
+    get: async () => ({ data: { parts } }),
     patch: async (options: { body?: unknown }) => {
       patched.push(options.body);
       return { data: {} };
@@ -36,9 +36,17 @@ describe('the tool title over the client', () => {
     ]);
   });
 
-  it('should put the part back as it was found', async () => {
-    const { client, patched } = fakeClient();
+  it('should give the part back the input it was found with, in the state it is in now', async () => {
+    const stored = { ...part, state: { status: 'error', input: { message: 'm', progress: 'plan_X · 0/1 done' }, error: 'Tool execution aborted' } };
+    const { client, patched } = fakeClient([stored]);
+    const found = { ...part, state: { ...part.state, input: { message: 'm' } } };
+    await toolTitlesFromClient(client, '/p').restore(found);
+    expect(patched).toEqual([{ ...stored, state: { status: 'error', input: { message: 'm' }, error: 'Tool execution aborted' } }]);
+  });
+
+  it('should leave a part alone whose input is the one it was found with', async () => {
+    const { client, patched } = fakeClient([part]);
     await toolTitlesFromClient(client, '/p').restore(part);
-    expect(patched).toEqual([part]);
+    expect(patched).toEqual([]);
   });
 });
