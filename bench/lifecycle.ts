@@ -101,11 +101,11 @@ export class SectionClock {
     return performance.now() - this.started;
   }
 
-  /** One line per part: its seconds and share of the whole. */
+  /** One line per part that took 0.1 s or more: its seconds and share of the whole. */
   report(): string[] {
     const total = this.elapsedMs();
     return [
-      ...this.parts.map((p) => `  ${(p.ms / 1000).toFixed(1).padStart(6)} s  ${((100 * p.ms) / total).toFixed(0).padStart(3)}%  ${p.name}`),
+      ...this.parts.filter((p) => p.ms >= 100).map((p) => `  ${(p.ms / 1000).toFixed(1).padStart(6)} s  ${((100 * p.ms) / total).toFixed(0).padStart(3)}%  ${p.name}`),
       `  ${(total / 1000).toFixed(1).padStart(6)} s  total wall time`,
     ];
   }

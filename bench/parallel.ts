@@ -29,7 +29,7 @@ export const longRequested = () => process.argv.includes('--long') || /^(1|true|
 export interface Rounds {
   /** P1b in the shared tree (after one warm-up of each side). */
   p1b: number;
-  /** P1b with worktrees (no warm-up: the roles plan warms the server). */
+  /** P1b with worktrees (no warm-up: a worktree step's instance is new however warm the server is). */
   worktree: number;
   /** P1c, the DAG at concurrency 1 (no warm-up: the chain of P2b warms the server). */
   concurrency1: number;
@@ -38,7 +38,7 @@ export interface Rounds {
   /** The 200-step plan (long run only). */
   scale: number;
 }
-export const DEFAULT_ROUNDS: Rounds = { p1b: 3, worktree: 1, concurrency1: 2, eight: 1, scale: 0 };
+export const DEFAULT_ROUNDS: Rounds = { p1b: 3, worktree: 1, concurrency1: 1, eight: 1, scale: 0 };
 export const LONG_ROUNDS: Rounds = { p1b: 5, worktree: 3, concurrency1: 5, eight: 2, scale: 3 };
 
 export interface WorktreeDisk {
@@ -104,8 +104,6 @@ export interface ParallelFigures {
 export interface ServerHooks {
   /** The shared-tree server at concurrency 4 and the bench latency, after P1b. */
   shared?: (bench: BenchServer, p1b: SideBySide) => Promise<void>;
-  /** The worktree server (isolation default) at concurrency 4, before P1b (it warms the server). */
-  worktrees?: (bench: BenchServer) => Promise<void>;
   /** The shared-tree server at concurrency 1, before P1c (it warms the server); leave the latency as found. */
   concurrency1?: (bench: BenchServer) => Promise<void>;
 }
@@ -172,7 +170,6 @@ export async function measureParallel(
   try {
     const watcher = watchWorktrees(s4on);
     try {
-      if (hooks.worktrees) await timed('roles plan, worktrees', () => hooks.worktrees!(s4on));
       p1bOn = await timed('P1b, worktrees', async () => {
         const run = await sideBySide(s4on, dag, 4, rounds.worktree, 'p1b-worktree', { warmUp: false });
         say(`  Orca ${ms(run.orcaMs)} ms; bare ${ms(run.bareMs)} ms → per round ${run.ratios.map((r) => f(r, 3)).join(', ')}, median ${f(run.ratio, 3)}`);
@@ -235,7 +232,7 @@ export async function measureParallel(
   say(`  Orca with isolation / without: P1b ${f(isolation.p1bOnOff, 3)}${isolation.eightPlansOnOff !== undefined ? `, S8×12 ${f(isolation.eightPlansOnOff, 3)}` : ''} (steps run 4 at a time: a wall-time difference / steps is what each worktree and merge adds to the plan's wall, not its own duration)`);
 
   // --- the shared tree, concurrency 1
-  say(`P1c: the same DAG at concurrency 1 (shared tree), ${rounds.concurrency1} alternating rounds`);
+  say(`P1c: the same DAG at concurrency 1 (shared tree), ${rounds.concurrency1} round(s)${rounds.concurrency1 > 1 ? ' of alternating order' : ' (bare first)'}`);
   const s1 = await startBenchServer({ concurrency: 1, latencyMs, pluginOptions: SHARED_TREE });
   let p1bConcurrency1: SideBySide;
   try {

@@ -19,7 +19,7 @@ import { runBench, SectionClock } from './lifecycle.js';
 import {
   fmtCarried,
   measureCarry,
-  measureRoles,
+  roleRequests,
   planCharsLine,
   ROLE_TARGET,
   ROLES,
@@ -32,6 +32,8 @@ import {
   type Role,
 } from './carry.js';
 import type { SideBySide } from './side-by-side.js';
+import { WRITING_AGENTS } from '../src/machines/threading.js';
+import type { SpecialistId } from '../src/machines/types.js';
 
 const root = join(import.meta.dirname, '..');
 const clock = new SectionClock();
@@ -58,7 +60,7 @@ async function main() {
   say(`load average at start (1/5/15 min): ${loadStart.join(' / ')} — other processes may be loading this machine; figures vary with it.`);
   say(LONG ? 'long runs on (more rounds, S8×12 with worktrees, the 200-step plan, snapshots off)' : `long runs off: more rounds, S8×12 with worktrees, the 200-step plan and the snapshot-off DAG are not run (${LONG_HINT}, or ORCA_BENCH_LONG=1)`);
 
-  ensureBuilt();
+  await clock.time('npm run build (dist/ older than src/)', async () => ensureBuilt());
 
   // -------------------------------------------------------------------------------------------
   section('P2/P3 in process: 50-step chain through PlanHost, ports answer at once');
@@ -86,7 +88,6 @@ async function main() {
   // works: they measure the orchestration; what a worktree adds per step is W-iso).
   section(`P1b, P1c, S8×12, P1, P2b, P3 and worktrees (W-iso, W-disk, W1, W2): Orca against a bare client on the same server, model latency ${LATENCY} ms`);
   const bare300: Awaited<ReturnType<typeof barePrompts>> = [];
-  let rolesWorktree: Partial<Record<Role, Carried>> = {};
   let chainRun: PlanRun | undefined;
   const bare0: Awaited<ReturnType<typeof barePrompts>> = [];
   let chainCpuMs = NaN;
@@ -102,27 +103,23 @@ async function main() {
           const cpuB = (serverCpuMs(bench.server.projectDir) - cpuB0) / 4;
           say(`  bare session.prompt at ${LATENCY} ms (4×, fresh coder session, one StructuredOutput call): prompt median ${f(median(bare300.map((b) => b.promptMs)), 0)} ms (pre-model ${f(median(bare300.map((b) => b.preModelMs)), 0)}, post-model ${f(median(bare300.map((b) => b.postModelMs)), 0)}), session.create median ${f(median(bare300.map((b) => b.createMs)), 0)} ms; opencode CPU ${f(cpuB, 0)} ms/prompt`);
         },
-        worktrees: async (bench) => {
-          say(`W1 with worktrees: the roles plan (one step per specialist, none depending on another) on this server`);
-          rolesWorktree = (await measureRoles(bench, 'worktrees')).roles;
-        },
         concurrency1: async (bench) => {
           say('P2/P3 through the server: 50-step chain, model latency 0 ms (concurrency 1, shared tree); it also warms this server for P1c');
           bench.setLatency(0);
-          // Bare prompts before and after the chain (5 + 5), so a change in machine load hits both sides.
+          // Bare prompts before and after the chain (4 + 4), so a change in machine load hits both sides.
           const cpuB0 = serverCpuMs(bench.server.projectDir);
-          bare0.push(...(await barePrompts(bench, inproc[0]!.prompts.get('s2')!, 5)));
+          bare0.push(...(await barePrompts(bench, inproc[0]!.prompts.get('s2')!, 4)));
           const cpuB1 = serverCpuMs(bench.server.projectDir);
           chainRun = await runPlan(bench, CHAIN, 'Run the benchmark chain');
           const cpuB2 = serverCpuMs(bench.server.projectDir);
           chainCpuMs = cpuB2 - cpuB1;
-          bare0.push(...(await barePrompts(bench, chainRun.prompts['s2']!.userText, 5)));
-          bare0CpuMs = (cpuB1 - cpuB0 + serverCpuMs(bench.server.projectDir) - cpuB2) / 10;
+          bare0.push(...(await barePrompts(bench, chainRun.prompts['s2']!.userText, 4)));
+          bare0CpuMs = (cpuB1 - cpuB0 + serverCpuMs(bench.server.projectDir) - cpuB2) / 8;
           const chainPhases = stepPhases(chainRun, CHAIN, 0);
           const cmed = (key: 'open' | 'preModel' | 'postModel' | 'schedule', from = 0, to = 50) => median(chainPhases.slice(from, to).map((p) => p[key]));
           say(`  chain: ${chainRun.status}; approval → completed ${chainRun.approvalToCompletedMs} ms = ${f(chainRun.approvalToCompletedMs / 50, 0)} ms/step; opencode CPU ${f(chainCpuMs / 50, 0)} ms/step; model calls per step ${[...new Set(Object.values(chainRun.callsPerStep))].join('/')}`);
           say(`  per-step phases, median ms (steps 1-10 | 41-50): open session ${f(cmed('open', 0, 10), 0)} | ${f(cmed('open', 40), 0)}, pre-model ${f(cmed('preModel', 0, 10), 0)} | ${f(cmed('preModel', 40), 0)}, post-model ${f(cmed('postModel', 0, 10), 0)} | ${f(cmed('postModel', 40), 0)}, schedule ${f(cmed('schedule', 0, 10), 0)} | ${f(cmed('schedule', 40), 0)}`);
-          say(`  bare session.prompt at 0 ms (5× before the chain, 5× after): prompt median ${f(median(bare0.map((b) => b.promptMs)), 0)} ms (pre-model ${f(median(bare0.map((b) => b.preModelMs)), 0)}, post-model ${f(median(bare0.map((b) => b.postModelMs)), 0)}), session.create median ${f(median(bare0.map((b) => b.createMs)), 0)} ms; opencode CPU ${f(bare0CpuMs, 0)} ms/prompt (create included)`);
+          say(`  bare session.prompt at 0 ms (4× before the chain, 4× after): prompt median ${f(median(bare0.map((b) => b.promptMs)), 0)} ms (pre-model ${f(median(bare0.map((b) => b.preModelMs)), 0)}, post-model ${f(median(bare0.map((b) => b.postModelMs)), 0)}), session.create median ${f(median(bare0.map((b) => b.createMs)), 0)} ms; opencode CPU ${f(bare0CpuMs, 0)} ms/prompt (create included)`);
           const body = (id: string) => chainRun!.prompts[id]!;
           say(`  prompt received by the model: user text step 2 ${Buffer.byteLength(body('s2').userText)} B, step 50 ${Buffer.byteLength(body('s50').userText)} B; whole request body ${body('s2').requestBodyBytes} B vs ${body('s50').requestBodyBytes} B`);
           bench.setLatency(LATENCY);
@@ -159,7 +156,15 @@ async function main() {
   section('W0, W1, W3: what every request carries (latency 0; OpenCode without Orca, and Orca with its defaults but isolation none)');
   const carry = await clock.time('W0, W1 shared, W3 (servers)', () => measureCarry(say));
   const build = carry.build.without;
-  say(`W1 with worktrees (the default in a git repository; the roles plan on the worktree server, review gate off):`);
+  // With the default isolation only the writing agents' steps get a worktree: those roles (and orca,
+  // planner) from P1b's run with worktrees, whose DAG is made of them; the others work in the
+  // project as in the shared tree.
+  const worktreeRun = medianRun(iso.p1bOn);
+  const rolesWorktree: Partial<Record<Role, Carried>> = {
+    ...Object.fromEntries(Object.entries(carry.rolesShared).filter(([role]) => !WRITING_AGENTS.includes(role as SpecialistId))),
+    ...roleRequests(worktreeRun),
+  };
+  say(`W1 with worktrees (the default in a git repository): orca, planner and the writing agents (${WRITING_AGENTS.join(', ')}) from P1b's run with worktrees (review gate off); the others never get a worktree, so as in the shared tree:`);
   for (const line of roleLines(rolesWorktree, build)) say(`  ${line}`);
   const sharesShared = par.p1b.orcaRuns.flatMap((r) => siblingShares(r, DAG));
   const sharesWorktree = iso.p1bOn.orcaRuns.flatMap((r) => siblingShares(r, DAG));
