@@ -48,6 +48,8 @@ export const OrcaPlugin: Plugin = async (input, rawOptions) => {
   const options = loadOrcaConfig(input.directory, rawOptions);
   // The agenda's tools and instructions reach the agents only when asked for (issue 26: what every request carries).
   const agendaForModels = options.agenda?.tools === true;
+  // orca_ask_planner returns once the plan runs, and notes follow it (ask_planner_returns: running), or at its outcome.
+  const detachPlans = options.ask_planner_returns === 'running';
   let inspector: OrcaInspector | null = null; // actors are only created after this function returns
   // The monitor aborts and logs through orca, which needs the monitor for its ports: bind lazily.
   const monitor = createSessionMonitor({
@@ -99,7 +101,7 @@ export const OrcaPlugin: Plugin = async (input, rawOptions) => {
   const observeIdle = guarded('the idle reminder', (event: Parameters<typeof remind>[0]) => void remind(event).catch((error: unknown) => orca.log('warn', `the idle reminder failed: ${errorMessage(error)}`)), (level, message) => orca.log(level, message));
   return {
     config: async (config) => {
-      cache.agentsInstalled(applyAgents(config, agentOverrides(options), { planning: agentPlanning(options), agenda: agendaForModels }));
+      cache.agentsInstalled(applyAgents(config, agentOverrides(options), { planning: agentPlanning(options), agenda: agendaForModels, detach: detachPlans }));
       const channel = registerQuestionChannel(config);
       if (channel.registered) {
         registerGateCommands(config);
@@ -149,7 +151,7 @@ export const OrcaPlugin: Plugin = async (input, rawOptions) => {
       if (text) output.output = text;
     },
     tool: {
-      orca_ask_planner: askPlannerTool(orca),
+      orca_ask_planner: askPlannerTool(orca, { viewerUrl: () => ui?.url, detach: detachPlans }),
       orca_list_plans: listPlansTool(orca),
       orca_describe_plan: describePlanTool(orca),
       orca_ask_specialist: askSpecialistTool(orca),

@@ -57,6 +57,8 @@ export interface ApplyAgentsOptions {
    * them, and the planner is told how a user turns them on.
    */
   agenda?: boolean;
+  /** The `ask_planner_returns: "running"` option: orca is told what a `running` result means. */
+  detach?: boolean;
 }
 
 const LAYERED_KEYS = new Set(['permission', 'tools', 'prompt']);
@@ -108,7 +110,7 @@ const TWIN_INHERITS = ['model', 'variant', 'temperature', 'top_p', 'options', 'd
 export function applyAgents(
   cfg: AgentConfigTarget,
   overrides: AgentOverrides = {},
-  { gatePermissions = GATE_PERMISSION_PATTERNS, planning, worktree = false, agenda = false }: ApplyAgentsOptions = {},
+  { gatePermissions = GATE_PERMISSION_PATTERNS, planning, worktree = false, agenda = false, detach = false }: ApplyAgentsOptions = {},
 ): Record<InstalledAgentId, OrcaAgentConfig> {
   const global = readPermissionMap(cfg.permission);
   const existing: Record<string, unknown> = isRecord(cfg.agent) ? cfg.agent : {};
@@ -120,7 +122,7 @@ export function applyAgents(
   const settingsFor = (id: string): AgentSettings[] => [overrides[id as InstalledAgentId], userEntry(id)].filter(isRecord);
 
   const installed = {} as Record<InstalledAgentId, OrcaAgentConfig>;
-  for (const blueprint of Object.values(agentBlueprints(planning, { agenda }))) {
+  for (const blueprint of Object.values(agentBlueprints(planning, { agenda, detach }))) {
     const layers = blueprint.specialist
       ? [...settingsFor(blueprint.specialist).map(pickTwinSettings), ...settingsFor(blueprint.id)]
       : settingsFor(blueprint.id);

@@ -1,5 +1,5 @@
 import { agentMarker } from './prompts/marker.js';
-import { ORCA_CONTRACT, ORCA_ROLE } from './prompts/orca.js';
+import { ORCA_ROLE, orcaContract } from './prompts/orca.js';
 import { DEFAULT_MAX_ATTEMPTS } from '../machines/plan.machine.js';
 import { DEFAULT_PLAN_POLICY } from '../machines/types.js';
 import { PLANNER_ROLE, plannerContract, type PlannerPolicy } from './prompts/planner.js';
@@ -40,6 +40,8 @@ export function composePrompt(id: string, rolePrompt: string, contract: string):
 /** What a role's text depends on besides the role: whether the agenda's tools are granted (`agenda.tools`). */
 export interface BlueprintOptions {
   agenda?: boolean;
+  /** orca_ask_planner returns once the plan runs (`ask_planner_returns: "running"`): orca is told what that result means. */
+  detach?: boolean;
 }
 
 function specialist(agent: SpecialistAgent, { agenda = false }: BlueprintOptions): AgentBlueprint {
@@ -82,7 +84,7 @@ export function agentBlueprints(planning: Partial<PlannerPolicy> = {}, options: 
       description: 'Orca: routes your requests to a planner and a supervised team; plans run after your approval.',
       hidden: false,
       role_prompt: ORCA_ROLE,
-      contract: ORCA_CONTRACT,
+      contract: orcaContract({ detach: options.detach ?? false }),
     },
     {
       id: 'planner',

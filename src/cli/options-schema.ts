@@ -57,6 +57,8 @@ const DESCRIPTIONS: Record<string, string> = {
   'agenda.max_emits_per_session_per_hour': 'Bus events one session may emit in any hour, agenda_emit and its items\' emit actions together (default 30).',
   'agenda.max_cascade_depth': 'Cascade hops: an item created or fired by another item\'s action is one hop deeper; at this depth it is refused (default 8).',
   'agenda.max_plans_per_day': 'Plans the agenda may start in any 24 hours, counting pending plan items and cron firings due within the day (default 20).',
+  ask_planner_returns:
+    'When orca_ask_planner returns to the orca agent: "outcome" (default) once the plan is completed, stopped, rejected or waits on a decision nobody could ask, while its call shows the plan\'s progress; "running" as soon as the approved plan runs, leaving your session free: notes in the session (no model turn) say when each step is done, when a gate waits for you and how the plan ends. Esc then no longer pauses the plan: ask Orca to continue it to follow it again.',
   prompt_cache:
     'What providers may cache of Orca\'s requests: a cache key per plan and role instead of per session, and the agent\'s prompt as a system message of its own ahead of the working directory and date.',
   'prompt_cache.key': '"plan-role" (default): a plan\'s sessions of one role share one prompt cache key where OpenCode sets one per session (OpenAI-family providers), so sibling steps hit the same cache; "session": OpenCode\'s key per session.',

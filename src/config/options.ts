@@ -185,6 +185,12 @@ export const orcaOptions = z.strictObject({
    * days are set; off by default. `orca prune` takes its defaults from here.
    */
   /**
+   * When orca_ask_planner returns: at the plan's outcome (default; the session waits, its call
+   * showing the plan's progress), or as soon as the plan runs ("running"): the session is free, and
+   * notes tell it of each step done, each gate and the outcome (no model turn).
+   */
+  ask_planner_returns: z.enum(['outcome', 'running']).optional(),
+  /**
    * What providers may cache of Orca's requests (opencode/prompt-cache.ts): `key` "plan-role"
    * (default) gives a plan's sessions of one role one prompt cache key where OpenCode sets one per
    * session (OpenAI-family providers), "session" leaves OpenCode's; `split_system` (default true)

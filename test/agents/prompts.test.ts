@@ -16,6 +16,13 @@ describe('agent prompts', () => {
     expect(findAgentMarker(`You are opencode.\n\n${prompt}`)).toBe(id);
   });
 
+  it("tells orca what a 'running' result means only when orca_ask_planner may return one (ask_planner_returns: running)", () => {
+    expect(installed.orca.prompt).not.toContain('running:');
+    const detached = applyAgents({}, {}, { detach: true }).orca.prompt;
+    expect(detached).toContain('- running: the user approved the plan and it runs on its own');
+    expect(detached).toContain('It has no result yet');
+  });
+
   it('finds no marker in a prompt that has none', () => {
     expect(findAgentMarker('You are opencode, an interactive CLI tool.')).toBeUndefined();
   });

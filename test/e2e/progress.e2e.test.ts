@@ -3,6 +3,8 @@
 // input, never its title. While the plan runs, the call's input carries a progress entry (each
 // step done, running or waiting, with what it cost); once the call returns, the part holds exactly
 // what the model sent, and no model request ever carries the progress.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reportOnFailure } from '../support/failure-report.js';
 import { startOpencode, waitFor, type OpencodeServer } from '../support/opencode-server.js';
@@ -16,12 +18,16 @@ const s2Held = new Promise<void>((resolve) => (releaseS2 = resolve));
 /** The step the Esc scenario's plan is running when the turn is aborted: released at the end. */
 let releaseEsc: () => void = () => {};
 const escHeld = new Promise<void>((resolve) => (releaseEsc = resolve));
+/** The detached plan's first step: held until the session has answered another message. */
+let releaseDetach: () => void = () => {};
+const detachHeld = new Promise<void>((resolve) => (releaseDetach = resolve));
 
 async function respond(req: RecordedRequest): Promise<ScriptedReply> {
   const agent = agentOf(req);
   const scenario = scenarioOf(req);
   if (agent === 'orca') return lastToolResult(req) ? { text: 'relayed' } : { toolCalls: [{ name: 'orca_ask_planner', arguments: { message: req.lastUser } }] };
   if (agent === 'planner') {
+    if (scenario === 'detachask') return jsonReply({ type: 'answer', content: 'SCENARIO:detachask four' });
     return jsonReply({
       type: 'plan',
       goal: `SCENARIO:${scenario} three modules`,
@@ -40,6 +46,7 @@ async function respond(req: RecordedRequest): Promise<ScriptedReply> {
   const step = /Your step: ([\w.-]+)/.exec(req.lastUser)?.[1];
   if (step === 's2' && scenario === 'progress') await s2Held; // still running while the test looks at the session
   if (step === 's1' && scenario === 'esc') await escHeld; // running when the turn is aborted
+  if (step === 's1' && scenario === 'detach') await detachHeld; // running while the session is used for something else
   if (step) return { ...jsonReply({ type: 'success', summary: `${agent} did ${step}`, artifacts: [] }), usage: { prompt_tokens: 1000, completion_tokens: 234 } };
   throw new Error(`unscripted ${agent}`);
 }
@@ -130,4 +137,72 @@ describe('a running plan shows where it stands in its orca_ask_planner call', ()
     }, { description: 'the call to end' });
     expect(part.state.input).toEqual({ message });
   }, 120_000);
+});
+
+// ask_planner_returns: "running" (issue 27.2, the parent not blocked): the call returns once the
+// approved plan runs; the session takes another message at once; notes, not model turns, tell it
+// of each step done and of the outcome.
+describe('with ask_planner_returns "running", the session is free while its plan runs', () => {
+  let server: OpencodeServer;
+  let model: ScriptedModel;
+  reportOnFailure(() => ({ server, model }));
+
+  beforeAll(async () => {
+    model = await startScriptedModel({ respond });
+    server = await startOpencode({
+      modelUrl: model.url,
+      config: { plugin: [[builtPluginUrl, { hitl: { auto: { approval: 'approve' } }, ask_planner_returns: 'running', ...SHARED_TREE }]] },
+      requestTimeoutMs: 60_000,
+    });
+  }, 60_000);
+  afterAll(async () => {
+    releaseDetach();
+    await server?.stop();
+    await model?.close();
+  });
+
+  /** Every text the session shows, in order (the notes are turns of Orca's in-process stand-in, no model). */
+  const texts = async (sessionID: string) =>
+    ((await server.client.session.messages({ sessionID })).data as unknown as { parts: { type: string; text?: string }[] }[]).flatMap((m) =>
+      m.parts.filter((p) => p.type === 'text').map((p) => p.text ?? ''),
+    );
+
+  it('should return "running" while a step runs, answer the next message at once, and post each step done and the outcome as notes', async () => {
+    const session = (await server.client.session.create({ title: 'detach' })).data!;
+    const first = await server.client.session.prompt({ sessionID: session.id, agent: 'orca', parts: [{ type: 'text', text: 'SCENARIO:detach build three modules' }] });
+    expect(first.error).toBeUndefined();
+    // The turn ended while s1 is still held: its result says the plan runs, with no outcome to report.
+    const relayed = model.chatRequests().filter((r) => agentOf(r) === 'orca' && scenarioOf(r) === 'detach').at(-1)!;
+    const result = JSON.parse(lastToolResult(relayed)!.content);
+    expect(result).toMatchObject({ status: 'running', plan_id: expect.stringMatching(/^plan_/) });
+    expect(result.steps.map((step: { id: string; status: string }) => [step.id, step.status])).toEqual([
+      ['s1', 'running'],
+      ['s2', 'pending'],
+      ['s3', 'pending'],
+    ]);
+    // Orca was told what "running" means; its prompt says so only with this option.
+    expect(relayed.system).toContain('- running: the user approved the plan and it runs on its own');
+
+    // The session is not blocked: another message goes to the planner and back while s1 still runs.
+    const second = await server.client.session.prompt({ sessionID: session.id, agent: 'orca', parts: [{ type: 'text', text: 'SCENARIO:detachask what is 2+2' }] });
+    expect(second.error).toBeUndefined();
+    expect(model.chatRequests().some((r) => agentOf(r) === 'planner' && scenarioOf(r) === 'detachask')).toBe(true);
+    const planFile = () => JSON.parse(readFileSync(join(server.projectDir, '.opencode', 'plans', `${result.plan_id}.json`), 'utf8'));
+    expect(planFile().steps[0].status).toBe('running');
+
+    releaseDetach();
+    const notes = await waitFor(
+      async () => {
+        const all = await texts(session.id);
+        return all.some((t) => t.includes(`Orca: plan \`${result.plan_id}\` completed, 3 of 3 steps done`)) ? all : undefined;
+      },
+      { timeoutMs: 90_000, description: 'the outcome note' },
+    );
+    expect(planFile().status).toBe('completed');
+    for (const [done, step] of [[1, 's1'], [2, 's2'], [3, 's3']] as const) {
+      expect(notes.some((t) => t.startsWith(`Orca: plan \`${result.plan_id}\` · ${done}/3 done`) && t.includes(`✓ ${step} (`))).toBe(true);
+    }
+    // The notes cost no model turn: orca's model saw the two messages only.
+    expect(model.chatRequests().filter((r) => agentOf(r) === 'orca' && ['detach', 'detachask'].includes(scenarioOf(r) ?? '')).length).toBe(4);
+  }, 180_000);
 });

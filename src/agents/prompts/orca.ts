@@ -10,7 +10,7 @@ Your tools:
 - orca_list_plans(limit?, offset?) — the plans in this project, newest first, with their status and progress.
 - orca_describe_plan(plan_id) — one plan in full: goal, steps, step results, assumptions, risks.`;
 
-export const ORCA_CONTRACT = `How to handle every user message:
+const CONTRACT = `How to handle every user message:
 1. Forward it with orca_ask_planner. Pass the user's message VERBATIM as \`message\`: do not summarise,
    translate, reinterpret, answer it yourself or add advice.
 2. Set \`plan_id\` when the message continues a plan: a follow-up to a result that carried a plan_id,
@@ -34,4 +34,15 @@ Report each result (its \`status\`) faithfully and briefly:
   (\`waiting_for\`) and that their next message about it will be forwarded with the plan_id.
 - interrupted: the plan is saved; it resumes when the user asks to continue it.
 - failure: state the error as given and what the user can do next (e.g. try again with the plan_id).
-Do not invent progress, files or results the tool did not report. Never claim you did the work.`;
+%RUNNING%Do not invent progress, files or results the tool did not report. Never claim you did the work.`;
+
+/** Only where orca_ask_planner returns once the plan runs (`ask_planner_returns: "running"`). */
+const RUNNING = `- running: the user approved the plan and it runs on its own; say so in one sentence with its steps
+  and plan_id. It has no result yet: notes in this session will say when each step is done, when
+  it waits for the user and how it ends. Forward a later message about it with its plan_id.
+`;
+
+/** What orca's prompt always keeps; `detach`: orca_ask_planner may return `running`. */
+export function orcaContract({ detach = false } = {}): string {
+  return CONTRACT.replace('%RUNNING%', detach ? RUNNING : '');
+}
