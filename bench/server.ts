@@ -49,10 +49,12 @@ export interface BenchServerOptions {
   logLevel?: 'DEBUG' | 'INFO';
   /** false: OpenCode without Orca (the plugin is not loaded; plugin options ignored). */
   plugin?: boolean;
+  /** false: the project is no git repository (default true, as a user's project would be). */
+  git?: boolean;
 }
 
 /** Starts a scripted model and a server on it, both tracked (bench/lifecycle.ts) until bench.stop(). */
-export async function startBenchServer({ concurrency, latencyMs, env = {}, pluginUrl = builtPluginUrl, config = {}, pluginOptions = {}, logLevel, plugin = true }: BenchServerOptions): Promise<BenchServer> {
+export async function startBenchServer({ concurrency, latencyMs, env = {}, pluginUrl = builtPluginUrl, config = {}, pluginOptions = {}, logLevel, plugin = true, git = true }: BenchServerOptions): Promise<BenchServer> {
   let script: (req: RecordedRequest) => ScriptedReply = () => {
     throw new Error('no script set');
   };
@@ -67,6 +69,7 @@ export async function startBenchServer({ concurrency, latencyMs, env = {}, plugi
       config: plugin ? { ...config, plugin: [[pluginUrl, { hitl: { auto: { approval: 'approve' } }, review: { enabled: false }, concurrency, ...pluginOptions }]] } : config,
       // A plan whose every step boots an OpenCode instance for its worktree can take minutes on a busy machine.
       requestTimeoutMs: 600_000,
+      git,
       env,
       ...(logLevel ? { logLevel } : {}),
     }).catch(async (error: unknown) => {

@@ -1,6 +1,7 @@
 // Where Orca's time goes in P1b: per-step phases of Orca's run (journal + model requests) and the
 // opencode server's CPU for an Orca run against a bare run of the same DAG.
-// env: ROUNDS (default 2), LAT (default 300), CONC (default 4), PLANS (default 1: plans at once).
+// env: ROUNDS (default 2), LAT (default 300), CONC (default 4), PLANS (default 1: plans at once),
+// ISOLATION (worktree|none: the plugin's isolation.mode; default the plugin's), GIT=0 (the project is no git repository).
 import { bareScript, runBare } from '../bare.js';
 import { layeredDag } from '../plans.js';
 import { runPlans, serverCpuMs, startBenchServer, stepPhases } from '../server.js';
@@ -11,7 +12,13 @@ const latencyMs = Number(process.env.LAT ?? 300);
 const concurrency = Number(process.env.CONC ?? 4);
 const plans = Number(process.env.PLANS ?? 1);
 const dag = layeredDag(3, 4);
-const b = await startBenchServer({ concurrency, latencyMs, ...(process.env.SNAP === '0' ? { config: { snapshot: false } } : {}) });
+const b = await startBenchServer({
+  concurrency,
+  latencyMs,
+  ...(process.env.SNAP === '0' ? { config: { snapshot: false } } : {}),
+  ...(process.env.ISOLATION ? { pluginOptions: { isolation: { mode: process.env.ISOLATION } } } : {}),
+  git: process.env.GIT !== '0',
+});
 try {
   for (let i = 0; i < rounds; i++) {
     const c0 = serverCpuMs(b.server.projectDir);
