@@ -352,6 +352,8 @@ describe('the agenda on the real server', () => {
       const resumeId = /^(agn_\w{26}) resumes /.exec(continued.stdout)?.[1];
       expect(continued.stdout).toBe(`${resumeId} resumes ${heldPlan} now in the running server, from its saved state; orca agenda show ${resumeId} says where it stops next\n`);
       expect(await settled(resumeId!)).toMatchObject({ status: 'executed', lastResult: expect.stringMatching(new RegExp(`^${heldPlan} resumed: ${heldPlan} proposed "SCENARIO:held goal" \\(1 step\\(s\\)\\): waits for approval`)) });
+      // The firing's outcome is read from the plan's live state; its file is written right behind it.
+      await waitFor(() => planFile(heldPlan).status === 'pending_approval', { timeoutMs: 20_000, description: 'the resumed plan saved at its approval gate' });
       expect(planFile(heldPlan)).toMatchObject({ status: 'pending_approval', agenda_item: { agenda_id: id, firing: 1 } });
       expect(plansOf(id)).toHaveLength(1);
       expect(orcaCli('agenda').stdout).not.toContain('interrupted');

@@ -58,9 +58,9 @@ type Messages = Parameters<Transform>[1]['messages'];
 const idle = { type: 'session.idle', properties: { sessionID: 'ses_step' } } as unknown as Parameters<NonNullable<Hooks['event']>>[0]['event'];
 
 describe('passiveHooks', () => {
-  it('should offer only the config, event, model-request and tool-answer hooks: no tool, command, compaction or dispose', async () => {
+  it('should offer only the config, event, model-request, prompt-cache and tool-answer hooks: no tool, command, compaction or dispose', async () => {
     const hooks = await passiveHooks(fakeInput(worktree).input, parseOptions({}));
-    expect(Object.keys(hooks).sort()).toEqual(['config', 'event', 'experimental.chat.messages.transform', 'tool.execute.after']);
+    expect(Object.keys(hooks).sort()).toEqual(['chat.params', 'config', 'event', 'experimental.chat.messages.transform', 'experimental.chat.system.transform', 'tool.execute.after']);
     expect(hooks).not.toHaveProperty('tool');
   });
 

@@ -86,7 +86,14 @@ export async function startScriptedModel(options: ScriptedModelOptions): Promise
     }
 
     await sleep((options.latencyMs ?? 0) + (reply.delayMs ?? 0));
-    if (res.destroyed) return;
+    // A reply released right after its client was killed (kill -9): let the event loop take in the
+    // closed connection first, or the reply is written into it and the request looks answered.
+    await new Promise((resolve) => setImmediate(resolve));
+    await new Promise((resolve) => setImmediate(resolve));
+    if (res.destroyed || req.socket.destroyed || req.socket.readableEnded) {
+      recorded.aborted = true;
+      return;
+    }
     if (reply.httpError) {
       sendError(res, reply.httpError.status, reply.httpError.message);
       return;
