@@ -450,6 +450,8 @@ export const planMachine = planSetup.createMachine({
       initial: 'running',
       states: {
         running: {
+          // The plan runs with nothing to ask of anyone: where orca_ask_planner may return early (ask_planner_returns).
+          tags: ['plan.running'],
           entry: 'startReadySteps',
           always: { guard: 'budgetSpent', target: 'budget_exhausted' },
         },

@@ -31,8 +31,8 @@ export interface AskPlannerOptions {
   detach?: boolean;
 }
 
-/** The plan runs with nothing to ask: where a detached call returns (the chart's state, read from the snapshot). */
-const runsOnItsOwn = (snapshot: PlanSnapshot) => snapshot.matches({ in_progress: 'running' });
+/** The plan runs with nothing to ask: where a detached call returns (the chart's tag). */
+const runsOnItsOwn = (snapshot: PlanSnapshot) => snapshot.hasTag('plan.running');
 
 /** Why a detached call stopped following its plan. */
 const DETACHED = new Error('the plan runs: the call returns and notes follow it');
