@@ -11,7 +11,7 @@ import { appendJournal, type JournalEntry } from './persistence/journal.js';
 import { safeToasts, watchForToasts, type Toast } from './notices/toasts.js';
 import { interruptedPlans, listSummaries } from './persistence/plan-index.js';
 import { sessionsFromClient, type SessionsPort } from './opencode/sessions.js';
-import { createQuestionAsker, type QuestionAsker } from './hitl/native-question/index.js';
+import { createQuestionAsker, NOTE_PREFIX, QUESTION_AGENT_ID, QUESTION_MODEL, type QuestionAsker } from './hitl/native-question/index.js';
 import { AgendaRuntime } from './agenda/runtime.js';
 import { agendaActions, type CommandRunner } from './agenda/bridges/plan-actions.js';
 import { publishLifecycle } from './agenda/bridges/plan-lifecycle.js';
@@ -111,7 +111,7 @@ export function createOrca(
     options,
     sessions: sessionsFromClient(client, directory, (level, message) => log(level, message), hooks.meter),
     asker: createQuestionAsker({ client, directory, log: (level, message) => log(level, message) }),
-    notes: sessionNotes(notePortsWith(client, directory), (level, message) => log(level, message)),
+    notes: sessionNotes(notePortsWith(client, directory, { agent: QUESTION_AGENT_ID, model: QUESTION_MODEL, prefix: NOTE_PREFIX }), (level, message) => log(level, message)),
     monitor: hooks.monitor,
     titles: toolTitlesFromClient(client, directory),
     log,

@@ -12,11 +12,11 @@ import { createUsageMeter } from './opencode/usage-meter.js';
 import { planIdOfMetadata, promptCacheHooks, promptCacheSettings } from './opencode/prompt-cache.js';
 import { startConfiguredInspector, type OrcaInspector } from './inspect/inspector.js';
 import { NOTE_PREFIX, registerQuestionChannel } from './hitl/native-question/index.js';
-import { registerGateCommands, runGateCommand } from './hitl/commands.js';
+import { registerGateCommands, registerNoteCommand, runGateCommand } from './hitl/commands.js';
 import { isGateCommand } from './decisions/gate-commands.js';
 import { listSummaries, waitingSummaries } from './persistence/plan-index.js';
 import { pruneInBackground } from './persistence/prune.js';
-import { isAgendaCommand, registerAgendaCommands, runAgendaCommand } from './agenda/bridges/slash-commands.js';
+import { AGENDA_COMMANDS, isAgendaCommand, runAgendaCommand } from './agenda/bridges/slash-commands.js';
 import { inspectAgendaItems } from './inspect/agenda-actors.js';
 import { compactionContext } from './opencode/compaction.js';
 import { createIdleReminder } from './notices/idle-reminder.js';
@@ -105,7 +105,7 @@ export const OrcaPlugin: Plugin = async (input, rawOptions) => {
       const channel = registerQuestionChannel(config);
       if (channel.registered) {
         registerGateCommands(config);
-        registerAgendaCommands(config);
+        for (const [name, description] of Object.entries(AGENDA_COMMANDS)) registerNoteCommand(config, name, description);
       } else orca.log('warn', `question dialog and slash commands unavailable: ${channel.reason}`);
     },
     'command.execute.before': async (input, output) => {

@@ -1,5 +1,5 @@
 import type { PlanEvent } from '../machines/plan.machine.js';
-import { budgetKey, openGates, type Gate } from '../machines/gates.js';
+import { gateKey, openGates, type Gate } from '../machines/gates.js';
 import type { PlanHost, PlanSnapshot } from './plan-host.js';
 
 /** Tags of the states where an orca_ask_planner call returns to its caller. */
@@ -36,19 +36,13 @@ export async function drivePlan(host: PlanHost, planId: string, resolve: GateRes
     if ('waiting' in answer) return { kind: 'waiting', gates, reason: answer.waiting, snapshot };
     const { event } = answer;
     const after = host.send(planId, event);
+    // Refused: this very gate is still open (another step's gate of the same kind is another gate).
     if (after === snapshot || openGates(after).some((g) => gateKey(g) === gateKey(gate))) {
-      throw new Error(`The plan did not accept ${event.type} at its ${gate.kind} gate; it stays in ${JSON.stringify(after.value)}.`);
+      const where = 'stepId' in gate ? `the ${gate.kind} gate of step ${gate.stepId}` : `its ${gate.kind} gate`;
+      throw new Error(`The plan did not accept ${event.type} at ${where}; it stays in ${JSON.stringify(after.value)}.`);
     }
   }
 }
-
-/** Identifies one decision: the same gate asked again after a restart has the same key. */
-export const gateKey = (gate: Gate) =>
-  gate.kind === 'deviation'
-    ? `${gate.planId}:deviation:${gate.stepId}:${gate.failures}`
-    : gate.kind === 'budget'
-      ? `${gate.planId}:budget:${budgetKey(gate)}`
-      : `${gate.planId}:${gate.kind}`;
 
 /** Ask through `resolve`, but stop asking (and return 'closed') as soon as the gate is answered by another channel. */
 async function askWhileOpen(host: PlanHost, planId: string, gate: Gate, resolve: GateResolver, signal: AbortSignal): Promise<GateAnswer | 'closed'> {

@@ -128,6 +128,29 @@ export const WAITING_WORDS = {
 export const budgetKey = (gate: Pick<Extract<Gate, { kind: 'budget' }>, 'cap' | 'cost_cap' | 'token_cap'>) =>
   [gate.cap, gate.cost_cap, gate.token_cap].map((n) => n ?? '-').join(':');
 
+/**
+ * One decision's identity: the plan, the gate's kind, the step a step's gate is about, and what
+ * makes the same gate asked again a new decision (a deviation's failure count, a resume or merge
+ * gate's attempt, the budget gate's limits). Two gates open at once never share one (two steps a
+ * crash interrupted, two parallel steps whose changes did not apply); the same gate asked again
+ * after a restart keeps its. A plan has at most one approval or question gate open, and its answer
+ * closes it: plan and kind say which.
+ */
+export function gateKey(gate: Gate): string {
+  switch (gate.kind) {
+    case 'deviation':
+      return `${gate.planId}:deviation:${gate.stepId}:${gate.failures}`;
+    case 'resume':
+    case 'merge':
+      return `${gate.planId}:${gate.kind}:${gate.stepId}:${gate.attempt}`;
+    case 'budget':
+      return `${gate.planId}:budget:${budgetKey(gate)}`;
+    case 'approval':
+    case 'question':
+      return `${gate.planId}:${gate.kind}`;
+  }
+}
+
 /** The gates open in a plan, in the order they are asked: the plan's own, the budget gate, then each step's (interrupted or failed). */
 export function openGates(snapshot: PlanSnapshot): Gate[] {
   const c = snapshot.context;

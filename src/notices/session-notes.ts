@@ -1,5 +1,4 @@
 import type { PluginInput } from '@opencode-ai/plugin';
-import { NOTE_PREFIX, QUESTION_AGENT_ID, QUESTION_MODEL } from '../hitl/native-question/index.js';
 import { forTerminal } from '../text/terminal.js';
 import { errorMessage } from '../errors.js';
 
@@ -115,17 +114,28 @@ export const RESTORE_TEXT = '(Orca, the plugin, posted the line above without a 
 
 type UserInfo = { role: string; agent?: string; model?: { providerID: string; modelID: string } };
 
-/** The notes' turns over the plugin's v1 client. */
-export function notePortsWith(client: PluginInput['client'], directory: string): NotePorts {
-  return { post: postNoteWith(client, directory), restore: restoreWith(client, directory) };
+/**
+ * Who says the notes: the hidden agent and in-process model of the question dialog
+ * (src/hitl/native-question), and the prefix that makes that model say a message's text back.
+ * Handed in by the composition root, so what a person is told does not depend on how a gate asks.
+ */
+export interface NoteSpeaker {
+  agent: string;
+  model: { providerID: string; modelID: string };
+  prefix: string;
 }
 
-function restoreWith(client: PluginInput['client'], directory: string): NotePorts['restore'] {
+/** The notes' turns over the plugin's v1 client, said by `speaker`. */
+export function notePortsWith(client: PluginInput['client'], directory: string, speaker: NoteSpeaker): NotePorts {
+  return { post: postNoteWith(client, directory, speaker), restore: restoreWith(client, directory, speaker) };
+}
+
+function restoreWith(client: PluginInput['client'], directory: string, speaker: NoteSpeaker): NotePorts['restore'] {
   return async (sessionId) => {
     const res = await client.session.messages({ path: { id: sessionId }, query: { directory, limit: 50 } });
     if (!res.data) throw new Error(`Expected the messages of session ${sessionId}: ${JSON.stringify(res.error).slice(0, 200)}`);
     const users = res.data.map((m) => m.info as UserInfo).filter((info) => info.role === 'user');
-    const own = users.findLast((info) => info.agent !== QUESTION_AGENT_ID && info.model);
+    const own = users.findLast((info) => info.agent !== speaker.agent && info.model);
     // Nothing to go back to, or the last turn was the session's own already.
     if (!own?.agent || !own.model || users.at(-1) === own) return;
     // A turn started meanwhile (the user's next prompt, which named its model): a message posted
@@ -142,7 +152,7 @@ function restoreWith(client: PluginInput['client'], directory: string): NotePort
   };
 }
 
-function postNoteWith(client: PluginInput['client'], directory: string): NotePorts['post'] {
+function postNoteWith(client: PluginInput['client'], directory: string, speaker: NoteSpeaker): NotePorts['post'] {
   return async (sessionId, text) => {
     const res = await client.session.prompt({
       path: { id: sessionId },
@@ -151,9 +161,9 @@ function postNoteWith(client: PluginInput['client'], directory: string): NotePor
         // No `tools` map here: OpenCode 1.18 turns a prompt's `tools` into a permission of the whole
         // session, which would take Orca's tools away from it for good. The hidden agent allows only
         // the question tool anyway, and the in-process model answers a note with text.
-        agent: QUESTION_AGENT_ID,
-        model: { ...QUESTION_MODEL },
-        parts: [{ type: 'text', text: `${NOTE_PREFIX} ${forMarkdown(text)}`, synthetic: true }],
+        agent: speaker.agent,
+        model: { ...speaker.model },
+        parts: [{ type: 'text', text: `${speaker.prefix} ${forMarkdown(text)}`, synthetic: true }],
       },
     });
     const error = (res.data?.info as { error?: { name?: string; data?: { message?: string } } } | undefined)?.error ?? (res.data ? undefined : res.error);

@@ -136,3 +136,13 @@ export function folderOf(file: string): string {
   const folder = dirname(file);
   return folder.includes('/') ? folder : file;
 }
+
+/**
+ * The top-level folder a file belongs to (`src/hitl/native-question/x.ts` → `src/hitl`), a file directly in
+ * `src/` again a unit of its own (see folderOf). Two subfolders of one folder may import each other; two
+ * top-level folders may not, whatever subfolder the imports go through.
+ */
+export function topFolderOf(file: string): string {
+  const [root, folder, ...rest] = file.split('/');
+  return rest.length > 0 ? `${root}/${folder}` : file;
+}

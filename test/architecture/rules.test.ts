@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ImportEdge, ImportGraph, PackageImport } from './import-graph.js';
 import { boundaryViolations, fileCycles, folderCycles, importersNotAllowed, runtimeEdges, type Boundary } from './rules.js';
+import { topFolderOf } from './import-graph.js';
 
 // Each checker on a graph that breaks its rule, so that no rule of layout.test.ts can pass by checking nothing.
 
@@ -47,6 +48,16 @@ describe('folderCycles', () => {
   it('should count a folder and its subfolder as two folders', () => {
     const graph = graphOf([edge('src/x/a.ts', 'src/x/sub/b.ts'), edge('src/x/sub/c.ts', 'src/x/d.ts')]);
     expect(folderCycles(graph.files, graph.edges)).toHaveLength(1);
+  });
+
+  it('should count a subfolder as part of its top-level folder when asked (topFolderOf)', () => {
+    // src/x/sub → src/y → src/x: no cycle between src/x/sub, src/y and src/x, one between src/x and src/y.
+    const graph = graphOf([edge('src/x/sub/a.ts', 'src/y/b.ts'), edge('src/y/b.ts', 'src/x/c.ts')]);
+    expect(folderCycles(graph.files, graph.edges)).toEqual([]);
+    expect(folderCycles(graph.files, graph.edges, topFolderOf)).toEqual([
+      'a cycle of 2 folders: src/x, src/y\nthe shortest loop in it:\n  src/x → src/y:\n    src/x/sub/a.ts → src/y/b.ts\n  src/y → src/x:\n    src/y/b.ts → src/x/c.ts',
+    ]);
+    expect(topFolderOf('src/plugin.ts')).toBe('src/plugin.ts');
   });
 
   it('should count each file directly in src/ as a folder of its own', () => {

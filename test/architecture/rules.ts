@@ -59,17 +59,17 @@ export function fileCycles(files: readonly string[], edges: readonly ImportEdge[
 }
 
 /**
- * Each cycle among folders (see folderOf): its folders, and the shortest loop in it, with every import
- * behind each folder-to-folder link of the loop.
+ * Each cycle among folders (see folderOf, or the unit `unitOf` gives, e.g. topFolderOf): its folders, and
+ * the shortest loop in it, with every import behind each folder-to-folder link of the loop.
  */
-export function folderCycles(files: readonly string[], edges: readonly ImportEdge[]): string[] {
-  const between = edges.filter((edge) => folderOf(edge.from) !== folderOf(edge.to));
-  const links = between.map((edge) => [folderOf(edge.from), folderOf(edge.to)] as const);
-  const folders = [...new Set(files.map(folderOf))];
+export function folderCycles(files: readonly string[], edges: readonly ImportEdge[], unitOf: (file: string) => string = folderOf): string[] {
+  const between = edges.filter((edge) => unitOf(edge.from) !== unitOf(edge.to));
+  const links = between.map((edge) => [unitOf(edge.from), unitOf(edge.to)] as const);
+  const folders = [...new Set(files.map(unitOf))];
   return cycles(folders, links).map((members) => {
     const loop = pairs(shortestLoop(members, links)).flatMap(([from, to]) => [
       `  ${from} → ${to}:`,
-      ...between.filter((edge) => folderOf(edge.from) === from && folderOf(edge.to) === to).map((edge) => `    ${arrow(edge)}`),
+      ...between.filter((edge) => unitOf(edge.from) === from && unitOf(edge.to) === to).map((edge) => `    ${arrow(edge)}`),
     ]);
     return [`a cycle of ${members.length} folders: ${members.join(', ')}`, 'the shortest loop in it:', ...loop].join('\n');
   });

@@ -8,7 +8,10 @@ import { PlanHost } from '../../src/host/plan-host.js';
 import type { PlanPolicy } from '../../src/machines/types.js';
 import { idlePlanPorts } from '../../src/machines/ports.js';
 import { autoChoice } from '../../src/decisions/auto-policy.js';
-import { decisionEvent } from '../../src/machines/gates.js';
+import { decisionEvent, gateKey, openGates, type Gate } from '../../src/machines/gates.js';
+import type { PlanPorts } from '../../src/machines/ports.js';
+import { instantPorts } from '../support/instant-ports.js';
+import { turn } from '../support/turns.js';
 import { fakeSessions } from '../support/fake-sessions.js';
 import { PlanStore } from '../../src/persistence/plan-store.js';
 import { waitingSummaries } from '../../src/persistence/plan-index.js';
@@ -281,5 +284,149 @@ describe('drivePlan at the circuit breaker and the dispatch cap', () => {
     const { result } = await run(t);
     expect(result.kind === 'outcome' && result.tag).toBe('outcome.completed');
     expect(options(result).filter((o) => o.startsWith('budget'))).toHaveLength(2);
+  });
+});
+
+/**
+ * Several steps at one kind of gate at once: a kill -9 that interrupted two or four steps in
+ * flight (each at the resume gate after the restart), two parallel steps whose changes did not
+ * apply (each at the merge gate). The human answers the first; the plan must ask the next, not
+ * mistake it for the first one still open.
+ */
+describe('drivePlan with several steps at one kind of gate', () => {
+  const at = '2026-01-01T00:00:00.000Z';
+  const parallel = (n: number) => ({
+    type: 'plan' as const,
+    goal: 'Write the modules',
+    // Disjoint files: coder steps that may run side by side in one tree.
+    steps: Array.from({ length: n }, (_, i) => ({ id: `m${i + 1}`, agent: 'coder' as const, description: `write m${i + 1}.ts`, files: [`m${i + 1}.ts`] })),
+    assumptions: [],
+    risks: [],
+    verification: [],
+  });
+  const diff = (stepId: string) => ({
+    files: [{ path: `${stepId}.ts`, status: 'modified' as const, added: 1, removed: 0 }],
+    undeclared: [],
+    patch_path: null,
+    base: 'b0',
+    result: `r-${stepId}`,
+    where: 'worktree' as const,
+  });
+
+  /** A host whose steps meet `gateAt` once each, all of them before the first is answered. */
+  function setupGates(n: number, gateAt: 'resume' | 'merge') {
+    const store = new PlanStore(join(dir, 'plans'));
+    const calls = new Map<string, number>();
+    const count = (key: string) => {
+      calls.set(key, (calls.get(key) ?? 0) + 1);
+      return calls.get(key)!;
+    };
+    // Each step's first turn ends only once every step's has started: all of them reach the gate together.
+    let started = 0;
+    let allStarted!: () => void;
+    const together = new Promise<void>((resolve) => (allStarted = resolve));
+    const ports: PlanPorts = {
+      ...instantPorts(parallel(n)),
+      runSpecialist: async ({ idempotencyKey }) => {
+        const stepId = idempotencyKey.split(':')[1]!;
+        const n1 = count(`run:${stepId}`);
+        if (n1 === 1) {
+          if (++started === n) allStarted();
+          await together;
+        }
+        if (gateAt === 'resume' && n1 === 1) return turn({ type: 'interrupted', session_id: `ses_${stepId}`, detail: 'its turn never finished' });
+        return turn({ type: 'success', summary: `${stepId} written`, artifacts: [`${stepId}.ts`] });
+      },
+      openWorkspace: async ({ stepId }) => ({ kind: 'worktree', root: `/wt/${stepId}`, dir: `/wt/${stepId}`, base: 'b0' }),
+      measureStep: async ({ stepId }) => diff(stepId),
+      mergeStep: async ({ stepId }) => ({ type: 'conflict', diff: diff(stepId), conflicts: [{ path: `${stepId}.ts`, hunks: ['<<<<<<< your working tree'] }] }),
+    };
+    const host = new PlanHost({
+      store,
+      ports,
+      concurrency: n,
+      policy: { review_agents: [], ...(gateAt === 'merge' ? { workspace: 'worktree' as const } : {}) },
+    });
+    hosts.push(host);
+    return { host, calls };
+  }
+
+  /** A person answering each gate as the dialog would, recording which gate it was asked. */
+  function human(option: string) {
+    const asked: Gate[] = [];
+    const resolve = async (gate: Gate) => {
+      asked.push(gate);
+      if (gate.kind === 'approval') return { event: decisionEvent(gate, { option: 'Approve' }, { channel: 'question', at }) };
+      return { event: decisionEvent(gate, { option }, { channel: 'question', at }) };
+    };
+    return { asked, resolve };
+  }
+
+  for (const n of [2, 4]) {
+    it(`should ask the resume gate of each of ${n} interrupted steps in turn, and complete`, async () => {
+      const t = setupGates(n, 'resume');
+      const person = human('Re-run');
+      const planId = t.host.create({ message: 'modules' }).getSnapshot().context.plan_id;
+      const result = await drivePlan(t.host, planId, person.resolve, new AbortController().signal);
+      expect(result.kind === 'outcome' && result.tag).toBe('outcome.completed');
+      const ids = Array.from({ length: n }, (_, i) => `m${i + 1}`);
+      expect(person.asked.filter((g) => g.kind === 'resume').map((g) => 'stepId' in g && g.stepId)).toEqual(ids);
+      expect(options(result)).toEqual(['approval:Approve:question', ...ids.map(() => 'resume:Re-run:question')]);
+      expect(result.snapshot.context.decisions.filter((d) => d.gate === 'resume').map((d) => d.step_id)).toEqual(ids);
+      // Each step ran again once, after its own Re-run.
+      for (const id of ids) expect(t.calls.get(`run:${id}`)).toBe(2);
+    });
+  }
+
+  it("should ask the merge gate of each of two parallel steps whose changes did not apply, and complete", async () => {
+    const t = setupGates(2, 'merge');
+    const person = human('Resolved by hand');
+    const planId = t.host.create({ message: 'modules' }).getSnapshot().context.plan_id;
+    const result = await drivePlan(t.host, planId, person.resolve, new AbortController().signal);
+    expect(result.kind === 'outcome' && result.tag).toBe('outcome.completed');
+    expect(person.asked.filter((g) => g.kind === 'merge').map((g) => 'stepId' in g && g.stepId)).toEqual(['m1', 'm2']);
+    expect(options(result)).toEqual(['approval:Approve:question', 'merge:Resolved by hand:question', 'merge:Resolved by hand:question']);
+    expect(result.snapshot.context.decisions.filter((d) => d.gate === 'merge').map((d) => d.step_id)).toEqual(['m1', 'm2']);
+  });
+
+  it('should give each open gate its own key, and the same keys to the gates of the plan restored from its file', async () => {
+    const t = setupGates(2, 'resume');
+    const person = human('Re-run');
+    const planId = t.host.create({ message: 'modules' }).getSnapshot().context.plan_id;
+    // No channel past the approval: the plan waits with both steps at the resume gate.
+    const waiting = await drivePlan(t.host, planId, async (gate) => (gate.kind === 'approval' ? person.resolve(gate) : { waiting: 'nobody here' }), new AbortController().signal);
+    expect(waiting.kind).toBe('waiting');
+    const live = openGates(t.host.open(planId).getSnapshot());
+    expect(live.map(gateKey)).toEqual([`${planId}:resume:m1:1`, `${planId}:resume:m2:1`]);
+    await t.host.release(planId);
+
+    // Another process (a restart) restores the plan from its file: the same two gates, the same keys.
+    const again = new PlanHost({ store: new PlanStore(join(dir, 'plans')), ports: idlePlanPorts, concurrency: 2, policy: { review_agents: [] } });
+    hosts.push(again);
+    expect(openGates(again.open(planId).getSnapshot()).map(gateKey)).toEqual(live.map(gateKey));
+  });
+
+  it("should stop asking a step's gate answered elsewhere and ask the other step's", async () => {
+    const t = setupGates(2, 'resume');
+    const asked: string[] = [];
+    // The dialog for m1 stays open; meanwhile a slash command answers m1 (as /orca-rerun would).
+    const resolve = async (gate: Gate, signal: AbortSignal) => {
+      if (gate.kind === 'approval') return { event: decisionEvent(gate, { option: 'Approve' }, { channel: 'question', at }) };
+      if (gate.kind !== 'resume') throw new Error(`unexpected ${gate.kind} gate`);
+      asked.push(gate.stepId);
+      if (gate.stepId === 'm1') {
+        t.host.send(gate.planId, decisionEvent(gate, { option: 'Re-run' }, { channel: 'command', at }));
+        return new Promise<never>((_, reject) => {
+          if (signal.aborted) reject(signal.reason);
+          signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+        });
+      }
+      return { event: decisionEvent(gate, { option: 'Re-run' }, { channel: 'question', at }) };
+    };
+    const planId = t.host.create({ message: 'modules' }).getSnapshot().context.plan_id;
+    const result = await drivePlan(t.host, planId, resolve, new AbortController().signal);
+    expect(result.kind === 'outcome' && result.tag).toBe('outcome.completed');
+    expect(asked).toEqual(['m1', 'm2']);
+    expect(options(result)).toEqual(['approval:Approve:question', 'resume:Re-run:command', 'resume:Re-run:question']);
   });
 });

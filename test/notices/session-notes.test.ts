@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { forMarkdown, notePortsWith, RESTORE_TEXT, sessionNotes, type NotePorts } from '../../src/notices/session-notes.js';
-import { QUESTION_AGENT_ID, QUESTION_MODEL } from '../../src/hitl/native-question/index.js';
+import { NOTE_PREFIX, QUESTION_AGENT_ID, QUESTION_MODEL } from '../../src/hitl/native-question/index.js';
 
 /** A v1 client with what restore uses: the session's messages, the sessions' status, prompt. */
 function fakeClient(users: Array<{ agent: string; model: { providerID: string; modelID: string } }>, status: Record<string, { type: string }>) {
@@ -20,11 +20,13 @@ function fakeClient(users: Array<{ agent: string; model: { providerID: string; m
 
 const own = { agent: 'orca', model: { providerID: 'anthropic', modelID: 'claude' } };
 const hitl = { agent: QUESTION_AGENT_ID, model: { ...QUESTION_MODEL } };
+/** The composition root's speaker: the question dialog's stand-in. */
+const speaker = { agent: QUESTION_AGENT_ID, model: QUESTION_MODEL, prefix: NOTE_PREFIX };
 
 describe("putting a session's agent and model back after a note", () => {
   it('should post the hidden message with the last own agent and model when the session is idle', async () => {
     const { client, prompts } = fakeClient([own, hitl], { ses_1: { type: 'idle' } });
-    await notePortsWith(client, '/p').restore('ses_1');
+    await notePortsWith(client, '/p', speaker).restore('ses_1');
     expect(prompts).toEqual([
       expect.objectContaining({ body: { agent: 'orca', model: own.model, noReply: true, parts: [{ type: 'text', text: RESTORE_TEXT, synthetic: true }] } }),
     ]);
@@ -32,13 +34,13 @@ describe("putting a session's agent and model back after a note", () => {
 
   it('should post nothing once a new turn runs in the session: the message would land after the user\'s and read as their last words', async () => {
     const { client, prompts } = fakeClient([own, hitl], { ses_1: { type: 'busy' } });
-    await notePortsWith(client, '/p').restore('ses_1');
+    await notePortsWith(client, '/p', speaker).restore('ses_1');
     expect(prompts).toEqual([]);
   });
 
   it('should post nothing when the last turn was the session\'s own', async () => {
     const { client, prompts } = fakeClient([hitl, own], {});
-    await notePortsWith(client, '/p').restore('ses_1');
+    await notePortsWith(client, '/p', speaker).restore('ses_1');
     expect(prompts).toEqual([]);
   });
 });
@@ -54,7 +56,7 @@ describe('control characters in a note', () => {
 
   it('should post a note with none of them', async () => {
     const { client, prompts } = fakeClient([], {});
-    await notePortsWith(client, '/p').post('ses_1', `Orca: step s1 failed: ${EVIL}`);
+    await notePortsWith(client, '/p', speaker).post('ses_1', `Orca: step s1 failed: ${EVIL}`);
     const text = (prompts[0] as { body: { parts: Array<{ text: string }> } }).body.parts[0]!.text;
     expect(text).toContain('Orca: step s1 failed: ␛[31mred');
     expect(text).not.toMatch(UNSAFE);

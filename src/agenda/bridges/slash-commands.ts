@@ -1,11 +1,11 @@
 import { describeItem, nextDue } from '../describe.js';
 import { continueCommand, firingPlan } from '../firing-plan.js';
 import type { AgendaRuntime } from '../runtime.js';
-import { registerNoteCommand } from '../../hitl/commands.js';
 
 /**
  * The agenda's slash commands (docs/design.md, "Tools and commands"), answered in
- * command.execute.before like the gate commands: no model turn. /agenda-resume is the human's way
+ * command.execute.before like the gate commands: no model turn (plugin.ts installs them with the
+ * gate commands' registerNoteCommand). /agenda-resume is the human's way
  * to resume a paused agenda (no tool offers it, and an agenda item may not run it).
  */
 export const AGENDA_COMMANDS = {
@@ -17,10 +17,6 @@ export const AGENDA_COMMANDS = {
 
 export type AgendaCommand = keyof typeof AGENDA_COMMANDS;
 export const isAgendaCommand = (name: string): name is AgendaCommand => name in AGENDA_COMMANDS;
-
-export function registerAgendaCommands(cfg: { command?: Record<string, unknown> | undefined }): void {
-  for (const [name, description] of Object.entries(AGENDA_COMMANDS)) registerNoteCommand(cfg, name, description);
-}
 
 const MAX_LISTED = 30;
 
