@@ -12,7 +12,7 @@ import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { xdgDirs } from '../test/support/opencode-sandbox.js';
 import { workspaceSupport } from '../src/workspace/support.js';
-import { diskBytes, listWorktrees, openWorktree, removeWorktree } from '../src/workspace/worktrees.js';
+import { diskBytes, listWorktrees, openWorktree, releasePlanSlots, trimSlots } from '../src/workspace/worktrees.js';
 import { heapAfterGc, runInProcess } from './inprocess.js';
 import { runBench } from './lifecycle.js';
 import { DAG_AGENTS, layeredDag } from './plans.js';
@@ -377,7 +377,7 @@ async function measureWorktreeDisk(bench: BenchServer): Promise<WorktreeDisk> {
   const openMs: number[] = [];
   const removeMs: number[] = [];
   let measured: Omit<WorktreeDisk, 'openMs' | 'removeMs'> | undefined;
-  const planId = 'plan_bench_disk';
+  const planId = 'plan_01BENCHD1SK00000000000000';
   for (let attempt = 1; attempt <= 3; attempt++) {
     const t0 = performance.now();
     const ws = await openWorktree(support, { planId, stepId: 'size', attempt, include: [] });
@@ -389,7 +389,8 @@ async function measureWorktreeDisk(bench: BenchServer): Promise<WorktreeDisk> {
       measured = { fileBytes: await diskBytes(root), duKiB: du(root), gitAdminKiB: du(gitDir), files };
     }
     const t1 = performance.now();
-    await removeWorktree(support, root);
+    await releasePlanSlots(support, planId);
+    await trimSlots(support, 0);
     removeMs.push(performance.now() - t1);
   }
   rmSync(join(support.worktrees, planId), { recursive: true, force: true });

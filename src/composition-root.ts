@@ -22,6 +22,7 @@ import { commandRunnerFromClient } from './agenda/bridges/command-runner.js';
 import type { CoercionRecord, CountInPlan, TurnRecord } from './opencode/turn-port.js';
 import { journalUncountedUsage } from './opencode/uncounted-usage.js';
 import { totalTokens } from './machines/usage.js';
+import { DEFAULT_CONCURRENCY } from './machines/plan.machine.js';
 import type { UsageMeter } from './opencode/usage-meter.js';
 import { createUsageHistory, USAGE_HISTORY_NAME, type UsageHistory } from './usage/history.js';
 import { join } from 'node:path';
@@ -39,7 +40,7 @@ import { isolationSettings } from './config/options.js';
 import { createWorkspaces, type Workspaces, type WorkspaceSupport } from './workspace/index.js';
 import { workspaceKindOf, workspaceKindText } from './workspace/kind.js';
 import { closeDirectoryWith } from './opencode/instances.js';
-import { isFinalStatus } from './persistence/retention.js';
+import { hasLiveSteps } from './persistence/retention.js';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
@@ -267,51 +268,65 @@ function assembleWorkspaces({ directory, options, support, closeDirectory, log }
       ? createWorkspaces({
           directory,
           support,
-          // The step's whole patch, beside its plan file.
-          patchPathOf: (planId, stepId) => join(store.dir, `${planId}.patches`, `${stepId}.patch`),
+          // Each attempt's whole patch, beside its plan file.
+          patchPathOf: (planId, stepId, attempt) => join(store.dir, `${planId}.patches`, `${stepId}.${attempt}.patch`),
           include: settings.include,
           ...(settings.setup ? { setup: settings.setup } : {}),
           setupTimeoutMs: settings.setupTimeoutMs,
+          keepSlots: options.concurrency ?? DEFAULT_CONCURRENCY,
           log,
         })
       : null;
   return { ...resolved, worktrees: worktrees && closeDirectory ? closingInstances(worktrees, closeDirectory, log) : worktrees };
 }
 
-/** The worktrees whose OpenCode instance is disposed once they are gone: after a step landed, and with its plan's. */
+/**
+ * A slot's OpenCode instance stays while the slot does (it is what makes the next step start warm);
+ * once a step gives its slot back and more are free than the pool keeps, the extra slots and their
+ * instances go.
+ */
 function closingInstances(worktrees: Workspaces, closeDirectory: (directory: string) => Promise<void>, log: Orca['log']): Workspaces {
   const close = (dir: string) => void closeDirectory(dir).catch((error: unknown) => log('warn', errorMessage(error)));
+  const trim = () =>
+    void worktrees
+      .trim()
+      .then((dirs) => dirs.forEach(close))
+      .catch((error: unknown) => log('warn', `extra worktree slots were not removed: ${errorMessage(error)}`));
   return {
     ...worktrees,
     async mergeStep(input, signal) {
       const outcome = await worktrees.mergeStep(input, signal);
-      if (outcome.type === 'merged') close(input.workspace.dir);
+      if (outcome.type === 'merged') trim();
       return outcome;
     },
     async removePlan(planId) {
-      const dirs = (await worktrees.leftovers()).filter((w) => w.planId === planId).map((w) => w.dir);
-      await worktrees.removePlan(planId);
-      dirs.forEach(close);
+      const released = await worktrees.removePlan(planId);
+      trim();
+      return released;
     },
   };
 }
 
 /**
- * Worktrees go once their plan ends (a merged step's already went when it landed): at start, those
- * of plans that ended or are gone; then each plan's as it finishes here. Never in a write's way.
+ * A plan's slots go back to the pool once its steps are no longer alive (tag `plan.steps`: it ended,
+ * or went back to its planner): at start, those of plans that ended or are gone; then each plan's as
+ * it leaves. Never in a write's way.
  */
 function sweepWorktrees(host: PlanHost, worktrees: Workspaces, log: Orca['log']): () => void {
-  const remove = (planId: string) =>
-    void worktrees.removePlan(planId).catch((error: unknown) => log('warn', `plan ${planId}: its worktrees were not removed: ${errorMessage(error)}`));
-  const ended = (planId: string) => {
+  const release = (planId: string) =>
+    void worktrees.removePlan(planId).catch((error: unknown) => log('warn', `plan ${planId}: its worktree slots were not given back: ${errorMessage(error)}`));
+  const notRunning = (planId: string) => {
     const summary = listSummaries(host.index).find((s) => s.plan_id === planId);
-    return summary === undefined || isFinalStatus(summary.status);
+    return summary === undefined || !hasLiveSteps(summary.status);
   };
-  void Promise.all([worktrees.leftovers(), worktrees.plansWithFolders()])
-    .then(([left, folders]) => new Set([...left.map((w) => w.planId), ...folders].filter(ended)).forEach(remove))
-    .catch((error: unknown) => log('warn', `leftover worktrees were not looked for: ${errorMessage(error)}`));
+  void worktrees
+    .plansWithFolders()
+    .then((plans) => plans.filter(notRunning).forEach(release))
+    .catch((error: unknown) => log('warn', `leftover worktree slots were not looked for: ${errorMessage(error)}`));
+  const live = new Set<string>();
   return host.observe('the worktree sweeper', ({ planId, snapshot }) => {
-    if (snapshot.status === 'done') remove(planId);
+    if (snapshot.hasTag('plan.steps')) live.add(planId);
+    else if (live.delete(planId)) release(planId);
   });
 }
 

@@ -33,7 +33,7 @@ import { listPlansTool } from './tools/list-plans.js';
 import { startConfiguredUi } from './ui/plugin-ui.js';
 import { forMarkdown } from './notices/session-notes.js';
 import { errorMessage } from './errors.js';
-import { stepWorktreeOf } from './passive/detect.js';
+import { isOrcaWorktree } from './passive/detect.js';
 import { passiveHooks } from './passive/plugin.js';
 import { registerMainInstanceOf } from './passive/relay.js';
 import { workspaceSupport } from './workspace/index.js';
@@ -44,7 +44,7 @@ import { workspaceSupport } from './workspace/index.js';
  */
 export const OrcaPlugin: Plugin = async (input, rawOptions) => {
   // OpenCode loads the plugin again for a step's worktree: there Orca only installs its agents and relays to this instance.
-  if (stepWorktreeOf(input.directory)) return passiveHooks(input, loadOrcaConfig(input.directory, rawOptions));
+  if (isOrcaWorktree(input.directory)) return passiveHooks(input, loadOrcaConfig(input.directory, rawOptions));
   const options = loadOrcaConfig(input.directory, rawOptions);
   // The agenda's tools and instructions reach the agents only when asked for (issue 26: what every request carries).
   const agendaForModels = options.agenda?.tools === true;

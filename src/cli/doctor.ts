@@ -20,14 +20,14 @@ import type { PlanStore } from '../persistence/plan-store.js';
 import { prunePlans } from '../persistence/prune.js';
 import { bytesText, DEFAULT_DRAFT_DAYS, type PlanKind, type RetentionRules, type Verdict } from '../persistence/retention.js';
 import { pruneRules, rulesText } from './prune.js';
-import { isFinalStatus } from '../persistence/retention.js';
+import { hasLiveSteps } from '../persistence/retention.js';
 import { listWorktrees, workspaceSupport } from '../workspace/index.js';
 import { homedir } from 'node:os';
 
 /**
- * Where this project's file-changing steps would work, and Orca's worktrees still on disk with
- * their size: those of a plan that ended (or is gone) are leftovers, removed when OpenCode next
- * starts here.
+ * Where this project's file-changing steps would work, and Orca's worktree slots on disk with their
+ * size: held by a step of a running plan, free (kept warm for the next steps), or still held by a
+ * plan that is no longer running (given back when OpenCode next starts here).
  */
 async function checkWorktrees(project: string, env: NodeJS.ProcessEnv, live: ReadonlySet<string>, say: Say): Promise<void> {
   const support = await workspaceSupport(project, { dataHome: env.XDG_DATA_HOME || join(env.HOME ?? homedir(), '.local', 'share') });
@@ -36,15 +36,18 @@ async function checkWorktrees(project: string, env: NodeJS.ProcessEnv, live: Rea
     return;
   }
   say('ok', `file-changing steps get their own worktree, under ${support.worktrees} (unless isolation.mode is "none")`);
-  const worktrees = await listWorktrees(support);
-  const left = worktrees.filter((w) => !live.has(w.planId));
-  const kept = worktrees.length - left.length;
-  if (kept > 0) say('ok', `${kept} worktree(s) of plans not finished: ${bytesText(worktrees.filter((w) => live.has(w.planId)).reduce((n, w) => n + w.bytes, 0))}`);
+  const slots = await listWorktrees(support);
+  const size = (list: typeof slots) => bytesText(list.reduce((n, w) => n + w.bytes, 0));
+  const held = slots.filter((w) => w.claim && live.has(w.claim.plan_id));
+  const free = slots.filter((w) => !w.claim);
+  const left = slots.filter((w) => w.claim && !live.has(w.claim.plan_id));
+  if (held.length > 0) say('ok', `${held.length} worktree slot(s) held by steps of plans not finished: ${size(held)}`);
+  if (free.length > 0) say('ok', `${free.length} free worktree slot(s), kept for the next steps: ${size(free)}`);
   if (left.length > 0)
     say(
       'warn',
-      `${left.length} leftover worktree(s) of plans that ended: ${bytesText(left.reduce((n, w) => n + w.bytes, 0))} (removed when OpenCode next starts in this project)`,
-      ...left.map((w) => `${w.path} (${w.planId}, step ${w.stepId}, attempt ${w.attempt}): ${bytesText(w.bytes)}`),
+      `${left.length} worktree slot(s) still held by plans that are not running: ${size(left)} (given back when OpenCode next starts in this project)`,
+      ...left.map((w) => `${w.path} (${w.claim!.plan_id || 'unreadable claim'}, step ${w.claim!.step_id}, attempt ${w.claim!.attempt}): ${bytesText(w.bytes)}`),
     );
 }
 
@@ -119,7 +122,7 @@ export async function doctorCommand({ io, project }: CommandContext): Promise<nu
   }
 
   lines.push('', 'Worktrees');
-  await checkWorktrees(project, io.env, new Set(plans.filter((p) => !isFinalStatus(p.status)).map((p) => p.plan_id)), say);
+  await checkWorktrees(project, io.env, new Set(plans.filter((p) => hasLiveSteps(p.status)).map((p) => p.plan_id)), say);
 
   lines.push('', 'Agenda');
   checkAgenda(project, say);

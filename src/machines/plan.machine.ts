@@ -444,9 +444,12 @@ export const planMachine = planSetup.createMachine({
         { target: 'in_progress' },
       ],
     },
-    /** Tag `busy`: something runs (a planner turn, steps); a plan left here by a stopped process was interrupted. */
+    /**
+     * Tag `busy`: something runs (a planner turn, steps); a plan left here by a stopped process was interrupted.
+     * Tag `plan.steps`: the plan's steps are alive here (and may hold a workspace); nowhere else.
+     */
     in_progress: {
-      tags: ['busy'],
+      tags: ['busy', 'plan.steps'],
       initial: 'running',
       states: {
         running: {

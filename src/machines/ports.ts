@@ -85,6 +85,8 @@ export interface OpenWorkspaceInput {
 export interface MeasureStepInput {
   planId: string;
   stepId: string;
+  /** Each attempt's patch is kept: a later attempt never overwrites an earlier one's. */
+  attempt: number;
   workspace: StepWorkspace;
   /** The files the step declared: a changed file outside them is flagged. */
   declared: string[];
@@ -92,6 +94,8 @@ export interface MeasureStepInput {
 
 export interface MergeStepInput extends MeasureStepInput {
   idempotencyKey: string;
+  /** The step's changes as measured after its last turn, when nothing ran in its tree since: what lands is what was reviewed, measured once. */
+  measured?: StepDiff;
 }
 
 export interface RunSpecialistInput {

@@ -218,6 +218,8 @@ const stepSetup = setup({
     /** Mark done: the human vouches for the interrupted turn's work; their words are its summary. */
     recordHumanOutput: assign({
       interrupted: null,
+      // The interrupted turn may have changed files after the last measurement: the merge measures anew.
+      diff: null,
       output: (_, params: { summary: string }) => ({ summary: params.summary, artifacts: [], key_findings: [] }),
     }),
     recordWarnings: assign({ warnings: ({ context }, params: { failures: string[] }) => [...context.warnings, ...params.failures] }),
@@ -471,6 +473,7 @@ export const stepMachine = stepSetup.createMachine({
         input: ({ context }) => ({
           planId: context.planId,
           stepId: context.stepId,
+          attempt: context.attempt,
           workspace: context.workspace!,
           declared: context.thread.step.files ?? [],
         }),
@@ -640,8 +643,11 @@ export const stepMachine = stepSetup.createMachine({
           idempotencyKey: `${attemptKey(context)}:merge`,
           planId: context.planId,
           stepId: context.stepId,
+          attempt: context.attempt,
           workspace: context.workspace!,
           declared: context.thread.step.files ?? [],
+          // Measured after the last turn, and no post-step hook ran in the tree since: that measurement lands.
+          ...(context.diff && context.policy.post_hooks.length === 0 && context.diff.base === context.workspace!.base ? { measured: context.diff } : {}),
         }),
         onDone: [
           { guard: { type: 'mergeConflicted', params: ({ event }) => event.output }, target: 'merge_conflict', actions: { type: 'recordMergeClash', params: ({ event }) => event.output } },

@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import { OrcaError } from '../errors.js';
 import { stepPrompt } from '../prompts/step-prompt.js';
 import { attemptOfKey, turnHeader } from '../prompts/turn-header.js';
 import { PlannerOutputSchema, plannerOutputJsonSchema } from '../schemas/planner-output.js';
@@ -63,6 +65,9 @@ export function opencodePorts(sessions: SessionsPort, options: SessionPortOption
           return { sessionId: existing.id };
         }
       }
+      // OpenCode answers a session in a folder that does not exist with "Unexpected server error" on every prompt.
+      if (directory && !existsSync(directory))
+        throw new OrcaError(`The step's working folder ${directory} does not exist, so its ${agent} session cannot start there: run the step again (Retry), or set "isolation": { "mode": "none" } to work in the project directory.`);
       const session = await sessions.create({
         parentID: parentSessionId,
         title: `Orca ${agent} · ${stepId} attempt ${attempt}`,

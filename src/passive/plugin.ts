@@ -11,7 +11,7 @@ import { gitCommonDir, relayToMain, type RelayLog } from './relay.js';
 export type PassiveInput = Pick<PluginInput, 'directory' | 'client'>;
 
 /**
- * The hooks of Orca's instance inside a step's git worktree (stepWorktreeOf), which OpenCode
+ * The hooks of Orca's instance inside a step's git worktree (isOrcaWorktree), which OpenCode
  * loads there when Orca opens a session in that directory. It installs Orca's agents and their
  * permissions, in their worktree variant, so the step's specialist, reviewer and fixer exist there;
  * and it hands every event and every model request to the main instance of the repository
@@ -33,6 +33,9 @@ export async function passiveHooks(input: PassiveInput, options: OrcaOptions): P
   return {
     config: async (config) => {
       cache.agentsInstalled(applyAgents(config, agentOverrides(options), { planning: agentPlanning(options), worktree: true }));
+      // Orca measures what a step changed itself, with git (docs/worktrees.md, "What a step's session loses"):
+      // OpenCode's own snapshots of every model step in this folder would cost a store and a capture per slot.
+      config.snapshot = false;
     },
     // As in the main instance: the agent's prompt as a system message of its own, a cache key per plan and role.
     'experimental.chat.system.transform': async (_input, output) => cache.systemTransform(output),

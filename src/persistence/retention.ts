@@ -67,6 +67,16 @@ const FINAL_STATUSES: ReadonlySet<string> = new Set(
 /** Whether a plan with this status has ended: its chart is in a final state. */
 export const isFinalStatus = (status: string) => FINAL_STATUSES.has(status);
 
+/** The plan chart's states where its steps are alive (tag `plan.steps`), read from the chart. */
+const STEP_STATUSES: ReadonlySet<string> = new Set(
+  Object.entries(planMachine.root.states)
+    .filter(([, node]) => node.tags.includes('plan.steps'))
+    .map(([key]) => key),
+);
+
+/** Whether a plan with this status may have steps holding a workspace. */
+export const hasLiveSteps = (status: string) => STEP_STATUSES.has(status);
+
 /** What a plan file says the plan is: finished (a final state), a draft (never approved), or other. */
 export function kindOf(plan: Pick<StoredPlan, 'status' | 'decisions'>): PlanKind {
   if (FINAL_STATUSES.has(plan.status)) return 'finished';

@@ -3,7 +3,7 @@ import { posix } from 'node:path';
 import type { MeasureStepInput } from '../machines/ports.js';
 import type { FileChange, StepDiff } from '../machines/types.js';
 import { git, GitError, gitBytes } from './git.js';
-import { excludedPaths, snapshotCommit } from './snapshot.js';
+import { excludedPaths, snapshotCommit, userIndexPath } from './snapshot.js';
 import type { GitRepository } from './support.js';
 import { writeFileAtomic } from './write-atomic.js';
 
@@ -26,7 +26,9 @@ export async function measureWithPatch(repo: GitRepository, options: MeasureOpti
   const tree = workspace.kind === 'worktree' ? workspace.root : repo.toplevel;
   if (!tree || !existsSync(tree))
     throw new GitError(`The step's worktree ${tree ?? '(none recorded)'} is gone, so its changes cannot be measured: run the step again.`);
-  const result = await snapshotCommit(tree, { exclude: excludedPaths(repo.prefix, options.include), ...(signal ? { signal } : {}) });
+  // A slot's own index, or Orca's kept index of the user's tree: git reads only what changed since.
+  const where = workspace.kind === 'worktree' ? { own: true } : { index: userIndexPath(repo) };
+  const result = await snapshotCommit(tree, { exclude: excludedPaths(repo.prefix, options.include), ...where, ...(signal ? { signal } : {}) });
   return diffCommits(repo, { base: workspace.base, result, where: workspace.kind, declared: options.declared, patchPath: options.patchPath, ...(signal ? { signal } : {}) });
 }
 

@@ -5,9 +5,9 @@ import type { MergeConflict, MergeOutcome, StepDiff } from '../machines/types.js
 import { errorMessage, OrcaError } from '../errors.js';
 import { projectRelative, measureWithPatch } from './diff.js';
 import { git, GitError, gitBytes } from './git.js';
-import { excludedPaths, snapshotCommit } from './snapshot.js';
+import { excludedPaths, snapshotCommit, userIndexPath } from './snapshot.js';
 import type { GitRepository } from './support.js';
-import { mergedFile, removeWorktree } from './worktrees.js';
+import { mergedFile, releaseSlot } from './worktrees.js';
 import { writeFileAtomic } from './write-atomic.js';
 
 export interface MergeOptions extends MergeStepInput {
@@ -16,7 +16,7 @@ export interface MergeOptions extends MergeStepInput {
   /** The workspace include list: never part of what lands. */
   include: readonly string[];
   signal?: AbortSignal;
-  /** Where a worktree that would not go away is reported: the merge itself succeeded. */
+  /** Where a slot that could not be given back is reported: the merge itself succeeded. */
   log?: (level: 'warn', message: string) => void;
 }
 
@@ -26,34 +26,34 @@ const MAX_REGION_LINES = 40;
 
 /**
  * Lands a worktree step's changes in the user's working tree as uncommitted changes (no commit,
- * no branch move, the index untouched), by a three-way merge whose base is the tree the step
- * started from, so the user's own edits since then stay. Exactly once, even when a crash cut a
- * previous call short at any point: a record beside the worktree says it landed, and before it is
- * written a patch that applies in reverse says so too. A clash leaves the user's tree as it is.
+ * no branch move, the index untouched). When the step's patch applies as it is (the files it touches
+ * are as the step found them), git applies it, reading only those files; otherwise by a three-way
+ * merge whose base is the tree the step started from, so the user's own edits since then stay.
+ * Exactly once, even when a crash cut a previous call short at any point: a record says it landed,
+ * and before it is written a patch that applies in reverse says so too. A clash leaves the user's
+ * tree as it is. Once landed, the step's slot goes back to the pool.
  */
 export async function mergeStep(repo: GitRepository, options: MergeOptions): Promise<MergeOutcome> {
-  const { workspace, signal } = options;
+  const { workspace, signal, planId, stepId, attempt } = options;
   const root = workspace.root;
   if (workspace.kind !== 'worktree' || !root) throw new OrcaError(`Only a step in its own worktree can be merged; this one worked in ${workspace.dir}.`);
   const at = { cwd: repo.toplevel, ...(signal ? { signal } : {}) };
+  const record = mergedFile(repo, planId, stepId, attempt);
 
-  const landed = await readFile(mergedFile(root), 'utf8').then((text) => JSON.parse(text) as StepDiff, () => null);
-  if (landed) return done(repo, root, landed, options.log);
-  if (!existsSync(root)) throw new GitError(`The step's worktree ${root} is gone and nothing records its changes as merged: run the step again.`);
+  const landed = await readFile(record, 'utf8').then((text) => JSON.parse(text) as StepDiff, () => null);
+  if (landed) return done(repo, options, landed);
 
-  // Both trees at once: only a second call (already applied) does not need the user's.
-  const snapshot = snapshotCommit(repo.toplevel, { exclude: excludedPaths(repo.prefix, options.include), ...(signal ? { signal } : {}) });
-  snapshot.catch(() => {});
-  const { diff, patch } = await measureWithPatch(repo, options);
-  if (diff.files.length === 0 || (await appliesInReverse(repo, patch))) return land(repo, root, diff, options.log);
+  const { diff, patch } = await stepChanges(repo, options);
+  if (diff.files.length === 0 || (await appliesInReverse(repo, patch))) return land(repo, options, record, diff);
+  if (await applied(repo, patch)) return land(repo, options, record, diff);
 
-  const ours = await snapshot;
+  const ours = await snapshotCommit(repo.toplevel, { exclude: excludedPaths(repo.prefix, options.include), index: userIndexPath(repo), ...(signal ? { signal } : {}) });
   // Both sides as children of the base, so the base is their merge base (git 2.39 has no --merge-base).
   const onBase = async (commit: string) => (await git(['commit-tree', `${commit}^{tree}`, '-p', diff.base, '-m', 'Orca: merge side'], at)).stdout.trim();
   const [yours, step] = await Promise.all([onBase(ours), onBase(diff.result)]);
   const merged = await git(['merge-tree', '--write-tree', '--name-only', '--messages', '-z', yours, step], { ...at, okCodes: [0, 1] });
   // git names each side by its commit id, in its messages and conflict markers: say whose it is.
-  const names = { [yours]: 'your working tree', [step]: "the step's worktree" };
+  const names = { [yours]: 'your working tree', [step]: `step ${stepId}` };
   const result = parseMergeTree(merged.stdout, names);
 
   if (merged.code === 1) return { type: 'conflict', diff, conflicts: await conflictsOf(repo, result, names, signal) };
@@ -68,7 +68,21 @@ export async function mergeStep(repo: GitRepository, options: MergeOptions): Pro
       return { type: 'conflict', diff, conflicts: [], error: `The merged changes did not apply to your working tree (did it change meanwhile?): ${error.stderr.trim() || error.message}` };
     }
   }
-  return land(repo, root, diff, options.log);
+  return land(repo, options, record, diff);
+}
+
+/**
+ * What the step changed: as measured after its last turn when the chart passes that measurement
+ * (then what lands is exactly what was reviewed), else measured now.
+ */
+async function stepChanges(repo: GitRepository, options: MergeOptions): Promise<{ diff: StepDiff; patch: Buffer }> {
+  const measured = options.measured;
+  if (measured?.patch_path && existsSync(options.workspace.root ?? '')) {
+    const patch = await readFile(measured.patch_path).catch(() => null);
+    if (patch) return { diff: measured, patch };
+  }
+  if (!existsSync(options.workspace.root ?? '')) throw new GitError(`The step's worktree ${options.workspace.root} is gone and nothing records its changes as landed: run the step again.`);
+  return measureWithPatch(repo, options);
 }
 
 /** The step's patch is already in the user's tree when it applies there in reverse. */
@@ -77,18 +91,26 @@ async function appliesInReverse(repo: GitRepository, patch: Buffer): Promise<boo
   return check.code === 0;
 }
 
-/** Records the merge (the record outlives the worktree), then removes the worktree. */
-async function land(repo: GitRepository, root: string, diff: StepDiff, log: MergeOptions['log']): Promise<MergeOutcome> {
-  await writeFileAtomic(mergedFile(root), JSON.stringify(diff));
-  return done(repo, root, diff, log);
+/** Applies the step's patch as it is, when it does: only the files it touches are read. */
+async function applied(repo: GitRepository, patch: Buffer): Promise<boolean> {
+  const check = await git(['apply', '--check', '--whitespace=nowarn', '-'], { cwd: repo.toplevel, input: patch, okCodes: [0, 1] });
+  if (check.code !== 0) return false;
+  // No signal: a git apply stopped halfway leaves half a change.
+  await git(['apply', '--whitespace=nowarn', '-'], { cwd: repo.toplevel, input: patch });
+  return true;
 }
 
-async function done(repo: GitRepository, root: string, diff: StepDiff, log: MergeOptions['log']): Promise<MergeOutcome> {
-  if (existsSync(root)) {
-    await removeWorktree(repo, root).catch((error: unknown) =>
-      log?.('warn', `The step's changes landed, but its worktree ${root} could not be removed: ${errorMessage(error)}. Remove it with \`git worktree remove --force ${root}\`.`),
-    );
-  }
+/** Records the landing (the record outlives the slot's use), then frees the slot. */
+async function land(repo: GitRepository, options: MergeOptions, record: string, diff: StepDiff): Promise<MergeOutcome> {
+  await writeFileAtomic(record, JSON.stringify(diff));
+  return done(repo, options, diff);
+}
+
+async function done(repo: GitRepository, options: MergeOptions, diff: StepDiff): Promise<MergeOutcome> {
+  const root = options.workspace.root!;
+  await releaseSlot(repo, root, options.planId, options.stepId).catch((error: unknown) =>
+    options.log?.('warn', `The step's changes landed, but its worktree ${root} could not be given back to the pool: ${errorMessage(error)}.`),
+  );
   return { type: 'merged', diff };
 }
 

@@ -1,8 +1,11 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, rename, rm, stat, unlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { isAbsolute, join, posix } from 'node:path';
+import { dirname, isAbsolute, join, posix } from 'node:path';
+import { createHash } from 'node:crypto';
 import { OrcaError } from '../errors.js';
-import { git } from './git.js';
+import { git, GitError } from './git.js';
+import { oneAtATimeIn } from './one-at-a-time.js';
+import type { GitRepository } from './support.js';
 
 /** Orca's state folders, relative to the project directory: never part of a step's tree, never merged. */
 export const STATE_FOLDERS = ['.opencode/plans', '.opencode/agenda'] as const;
@@ -23,35 +26,126 @@ export function projectPath(path: string): string {
   return normal;
 }
 
+/**
+ * Orca's own index of the user's working tree (never the user's index): kept between snapshots,
+ * so each one reads only what changed. One per working tree of the repository.
+ */
+export function userIndexPath(repo: GitRepository): string {
+  return join(repo.worktrees, 'index', createHash('sha1').update(repo.toplevel).digest('hex').slice(0, 12));
+}
+
 export interface SnapshotOptions {
   /** Repository-relative paths left out (see excludedPaths). */
   exclude: readonly string[];
   signal?: AbortSignal;
+  /**
+   * An index file Orca keeps for this working tree between snapshots (never the user's own): git
+   * then looks again only at files whose size or time changed, instead of reading every file.
+   * Absent: the worktree's own index when `own` is set, else a temporary one (every file read).
+   */
+  index?: string;
+  /** The tree is Orca's own worktree: its index is Orca's, so it is used as is. */
+  own?: boolean;
 }
 
 /**
  * A commit holding the working tree of the repository around `dir` as it is now: tracked changes,
- * deletions and untracked files that .gitignore does not ignore, less the `exclude` paths. Built in a
- * temporary index, so the user's index, tree and refs stay as they are; its parent is HEAD when there is one.
+ * deletions and untracked files that .gitignore does not ignore, less the `exclude` paths. Built in an
+ * index of Orca's (kept, temporary, or a worktree's own), so the user's index, tree and refs stay as
+ * they are; its parent is HEAD when there is one.
  */
-export async function snapshotCommit(dir: string, { exclude, signal }: SnapshotOptions): Promise<string> {
-  const temp = await mkdtemp(join(tmpdir(), 'orca-index-'));
-  const env = { GIT_INDEX_FILE: join(temp, 'index') };
-  const run = (args: string[], okCodes?: number[]) => git(args, { cwd: dir, env, ...(signal ? { signal } : {}), ...(okCodes ? { okCodes } : {}) });
+export async function snapshotCommit(dir: string, options: SnapshotOptions): Promise<string> {
+  const { index, own, signal } = options;
+  if (own) return snapshotIn(dir, undefined, options);
+  if (!index) return withTemporaryIndex((temp) => seedFromHead(dir, temp, signal).then(() => snapshotIn(dir, temp, options)));
+  return oneAtATime(index, async () => {
+    if (!(await exists(index))) await seedIndex(dir, index, signal);
+    try {
+      return await snapshotIn(dir, index, options);
+    } catch (error) {
+      if (!isLocked(error)) throw error;
+      // Another process snapshots this tree right now (or one died holding the lock): work on a copy.
+      await removeStaleLock(index);
+      return withTemporaryIndex(async (temp) => {
+        await copyFile(index, temp).catch(() => seedFromHead(dir, temp, signal));
+        return snapshotIn(dir, temp, options);
+      });
+    }
+  });
+}
+
+/** `add -A`, drop the excluded paths, write the tree, commit it on HEAD. */
+async function snapshotIn(dir: string, indexFile: string | undefined, { exclude, signal }: SnapshotOptions): Promise<string> {
+  const env = indexFile ? { GIT_INDEX_FILE: indexFile } : undefined;
+  const run = (args: string[], okCodes?: number[]) => git(args, { cwd: dir, ...(env ? { env } : {}), ...(signal ? { signal } : {}), ...(okCodes ? { okCodes } : {}) });
   // `top`: the paths are repository-relative wherever `dir` is; `literal`: a `*` in a name is a `*`.
-  const pathspecs = exclude.map((path) => `:(top,literal)${path}`);
+  const pathspec = (path: string, magic = '') => `:(top,literal${magic})${path}`;
+  const [head, ignored] = await Promise.all([
+    run(['rev-parse', '-q', '--verify', 'HEAD^{commit}'], [0, 1]).then((r) => r.stdout.trim()),
+    ignoredPaths(dir, exclude, signal),
+  ]);
+  // An excluded path git ignores is never added; naming it in `add` would make git refuse the call.
+  const skipped = exclude.filter((path) => !ignored.has(path)).map((path) => pathspec(path, ',exclude'));
+  await run(['-c', 'core.untrackedCache=true', 'add', '-A', '--', ':/', ...skipped]);
+  // Also removes a state folder or include path the user committed.
+  if (exclude.length > 0) await run(['rm', '--cached', '-r', '-q', '-f', '--ignore-unmatch', '--', ...exclude.map((path) => pathspec(path))]);
+  const tree = (await run(['write-tree'])).stdout.trim();
+  const commit = await run(['commit-tree', tree, ...(head ? ['-p', head] : []), '-m', 'Orca: snapshot of the working tree']);
+  return commit.stdout.trim();
+}
+
+/** The excluded paths .gitignore ignores (and git does not track). */
+async function ignoredPaths(dir: string, paths: readonly string[], signal: AbortSignal | undefined): Promise<Set<string>> {
+  if (paths.length === 0) return new Set();
+  // `:/`-relative paths: check-ignore takes them from the top when run there.
+  const top = (await git(['rev-parse', '--show-toplevel'], { cwd: dir, ...(signal ? { signal } : {}) })).stdout.trim();
+  const found = await git(['check-ignore', '-z', '--stdin'], { cwd: top, input: paths.map((p) => `${p}\0`).join(''), okCodes: [0, 1], ...(signal ? { signal } : {}) });
+  return new Set(found.stdout.split('\0').filter(Boolean));
+}
+
+/**
+ * A kept index starts as a copy of the user's (so git knows every tracked file's size and time
+ * already, and a sparse checkout's skipped files stay as they are), or from HEAD when there is none.
+ */
+async function seedIndex(dir: string, index: string, signal: AbortSignal | undefined): Promise<void> {
+  await mkdir(dirname(index), { recursive: true });
+  const own = (await git(['rev-parse', '--path-format=absolute', '--git-path', 'index'], { cwd: dir, ...(signal ? { signal } : {}) })).stdout.trim();
+  const partial = `${index}.${process.pid}.seed`;
   try {
-    // An unborn HEAD (no commit yet) has nothing to start from: the index starts empty.
-    const head = (await run(['rev-parse', '-q', '--verify', 'HEAD^{commit}'], [0, 1])).stdout.trim();
-    if (head) await run(['read-tree', head]);
-    await run(['add', '-A', '--', ':/']);
-    // Removed after adding, not left out by `:(exclude)` pathspecs: `add` fails on those that name an
-    // ignored file (`.env`, `node_modules`). Also removes a state folder or include path the user committed.
-    if (exclude.length > 0) await run(['rm', '--cached', '-r', '-q', '-f', '--ignore-unmatch', '--', ...pathspecs]);
-    const tree = (await run(['write-tree'])).stdout.trim();
-    const commit = await run(['commit-tree', tree, ...(head ? ['-p', head] : []), '-m', 'Orca: snapshot of the working tree']);
-    return commit.stdout.trim();
+    await copyFile(own, partial);
+  } catch {
+    await seedFromHead(dir, partial, signal);
+  }
+  // A rename: a crash while seeding leaves no half index behind.
+  await rename(partial, index);
+}
+
+/** An index holding HEAD's tree (empty for a repository with no commit yet). */
+async function seedFromHead(dir: string, indexFile: string, signal: AbortSignal | undefined): Promise<void> {
+  const at = { cwd: dir, env: { GIT_INDEX_FILE: indexFile }, ...(signal ? { signal } : {}) };
+  const head = (await git(['rev-parse', '-q', '--verify', 'HEAD^{commit}'], { ...at, okCodes: [0, 1] })).stdout.trim();
+  await git(head ? ['read-tree', head] : ['read-tree', '--empty'], at);
+}
+
+async function withTemporaryIndex<T>(run: (index: string) => Promise<T>): Promise<T> {
+  const temp = await mkdtemp(join(tmpdir(), 'orca-index-'));
+  try {
+    return await run(join(temp, 'index'));
   } finally {
     await rm(temp, { recursive: true, force: true });
   }
 }
+
+/** git's `index.lock` beside a kept index, left by a process that died while snapshotting. */
+const STALE_LOCK_MS = 60_000;
+async function removeStaleLock(index: string): Promise<void> {
+  const lock = `${index}.lock`;
+  const found = await stat(lock).catch(() => null);
+  if (found && Date.now() - found.mtimeMs > STALE_LOCK_MS) await unlink(lock).catch(() => {});
+}
+
+const isLocked = (error: unknown) => error instanceof GitError && /index\.lock'?: File exists/.test(error.stderr);
+const exists = (path: string) => stat(path).then(() => true, () => false);
+
+/** One snapshot at a time per kept index in this process; another process meets git's lock. */
+const oneAtATime = oneAtATimeIn(new Map());

@@ -1,37 +1,40 @@
-import { readdir } from 'node:fs/promises';
 import type { WorkspacePorts } from '../machines/ports.js';
 import { OrcaError } from '../errors.js';
 import { measure } from './diff.js';
 import { mergeStep } from './merge.js';
-import { excludedPaths, snapshotCommit } from './snapshot.js';
+import { excludedPaths, snapshotCommit, userIndexPath } from './snapshot.js';
 import type { GitRepository, WorkspaceSupport } from './support.js';
-import { listWorktrees, openWorktree, removePlanWorktrees, type OrcaWorktree } from './worktrees.js';
+import { listWorktrees, openWorktree, plansWithRecords, releasePlanSlots, trimSlots, type OrcaWorktree } from './worktrees.js';
 
 export interface WorkspacesOptions {
   /** The project directory. */
   directory: string;
   support: WorkspaceSupport;
-  /** Where a step's patch goes: beside its plan file. */
-  patchPathOf(planId: string, stepId: string): string;
+  /** Where a step attempt's patch goes: beside its plan file, one per attempt. */
+  patchPathOf(planId: string, stepId: string, attempt: number): string;
   /** Project-relative paths git does not carry into a worktree: a file is copied, a folder linked. */
   include: readonly string[];
-  /** A shell command run in each new worktree's project folder (`npm ci`). */
+  /** A shell command run in each new slot's project folder (`npm ci`). */
   setup?: string;
   setupTimeoutMs: number;
+  /** Free slots kept warm for the next steps (the plans' concurrency); more are made while more steps hold one. */
+  keepSlots: number;
   log(level: 'debug' | 'info' | 'warn' | 'error', message: string): void;
 }
 
 export interface Workspaces extends WorkspacePorts {
-  /** Removes every worktree of the plan and the records beside them. */
-  removePlan(planId: string): Promise<void>;
-  /** Orca's worktrees still on disk, with their size. */
+  /** Gives back every slot the plan's steps hold and removes its landing records; returns the slots' folders. */
+  removePlan(planId: string): Promise<string[]>;
+  /** Removes free slots beyond the pool's size; returns the project folders of those removed. */
+  trim(): Promise<string[]>;
+  /** Orca's slots on disk, with who holds each and its size. */
   leftovers(): Promise<OrcaWorktree[]>;
-  /** Plans with a folder of worktrees or merge records (a folder outlives its worktrees when the server stopped before removing it). */
+  /** Plans that still hold a slot or have landing records (the folder outlives them when the server stopped first). */
   plansWithFolders(): Promise<string[]>;
 }
 
 /** The workspace ports over git; worktrees only where `support` allows them. */
-export function createWorkspaces({ directory, support, patchPathOf, include, setup, setupTimeoutMs, log }: WorkspacesOptions): Workspaces {
+export function createWorkspaces({ directory, support, patchPathOf, include, setup, setupTimeoutMs, keepSlots, log }: WorkspacesOptions): Workspaces {
   const repository: GitRepository | undefined = support.ok ? support : support.repository;
   const need = (what: string): GitRepository => {
     if (!repository) throw new OrcaError(`Cannot ${what}: ${support.ok ? 'no git repository' : support.reason}`);
@@ -48,22 +51,27 @@ export function createWorkspaces({ directory, support, patchPathOf, include, set
     async openWorkspace({ planId, stepId, attempt, kind }, signal) {
       if (kind === 'worktree') return openWorktree(worktrees(), { planId, stepId, attempt, include, ...(setup ? { setup } : {}), setupTimeoutMs, signal });
       const repo = need("measure the step's changes");
-      return { kind: 'shared', dir: directory, base: await snapshotCommit(repo.toplevel, { exclude: excludedPaths(repo.prefix, include), signal }) };
+      const base = await snapshotCommit(repo.toplevel, { exclude: excludedPaths(repo.prefix, include), index: userIndexPath(repo), signal });
+      return { kind: 'shared', dir: directory, base };
     },
 
     measureStep(input, signal) {
-      return measure(need("measure the step's changes"), { ...input, include, patchPath: patchPathOf(input.planId, input.stepId), signal });
+      return measure(need("measure the step's changes"), { ...input, include, patchPath: patchPathOf(input.planId, input.stepId, input.attempt), signal });
     },
 
     mergeStep(input, signal) {
-      const run = () => mergeStep(worktrees(), { ...input, include, patchPath: patchPathOf(input.planId, input.stepId), signal, log });
+      const run = () => mergeStep(worktrees(), { ...input, include, patchPath: patchPathOf(input.planId, input.stepId, input.attempt), signal, log });
       const next = merging.then(run, run);
       merging = next.catch(() => {});
       return next;
     },
 
     async removePlan(planId) {
-      if (support.ok) await removePlanWorktrees(support, planId);
+      return support.ok ? releasePlanSlots(support, planId) : [];
+    },
+
+    async trim() {
+      return support.ok ? trimSlots(support, keepSlots) : [];
     },
 
     async leftovers() {
@@ -71,9 +79,7 @@ export function createWorkspaces({ directory, support, patchPathOf, include, set
     },
 
     async plansWithFolders() {
-      if (!support.ok) return [];
-      const names = await readdir(support.worktrees).catch(() => [] as string[]);
-      return names.filter((name) => /^plan_[0-9A-Z]{26}$/.test(name));
+      return support.ok ? plansWithRecords(support) : [];
     },
   };
 }

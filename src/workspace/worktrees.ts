@@ -1,31 +1,31 @@
 import { existsSync } from 'node:fs';
-import { copyFile, lstat, mkdir, readdir, readFile, realpath, rm, stat, symlink } from 'node:fs/promises';
-import { dirname, join, relative, sep } from 'node:path';
+import { copyFile, link, lstat, mkdir, readdir, readFile, realpath, rm, stat, symlink, unlink, writeFile } from 'node:fs/promises';
+import { dirname, join, sep } from 'node:path';
 import type { StepWorkspace } from '../machines/types.js';
 import { OrcaError } from '../errors.js';
 import { git } from './git.js';
+import { oneAtATimeIn } from './one-at-a-time.js';
 import { runSetup } from './setup.js';
-import { excludedPaths, projectPath, snapshotCommit } from './snapshot.js';
+import { excludedPaths, projectPath, snapshotCommit, userIndexPath } from './snapshot.js';
 import type { GitRepository } from './support.js';
 import { writeFileAtomic } from './write-atomic.js';
 
 /**
- * git's records of a repository's worktrees (`.git/worktrees/<name>`, named after the folder's last
- * part, `s1.1` for every plan's first step) are made and pruned without a lock: two `worktree add`
- * at once can pick the same name, and a prune can meet an add half done. One at a time per
- * repository in this process.
+ * A step's worktree is a **slot**: a git worktree of the repository, `<worktrees>/slots/<n>`, kept
+ * from one step to the next and reset to each step's start, so OpenCode's instance for that folder
+ * (which takes seconds to start) stays warm and only the files that differ are written. A slot is
+ * held by one step at a time through its claim, `<n>.claim.json` beside it, made with a hard link so
+ * two processes can never both take it; the claim names the plan, step and attempt, and once the
+ * slot is ready the commit it was reset to. A restart finds a step's slot by its claim; a claim goes
+ * once the step's changes landed, or when its plan leaves `in_progress`.
  */
-const worktreeLocks = new Map<string, Promise<unknown>>();
-function oneAtATime<T>(repo: GitRepository, run: () => Promise<T>): Promise<T> {
-  const previous = worktreeLocks.get(repo.commonDir) ?? Promise.resolve();
-  const next = previous.then(run, run);
-  const settled = next.catch(() => {});
-  worktreeLocks.set(repo.commonDir, settled);
-  void settled.then(() => {
-    if (worktreeLocks.get(repo.commonDir) === settled) worktreeLocks.delete(repo.commonDir);
-  });
-  return next;
-}
+
+/**
+ * git's records of a repository's worktrees (`.git/worktrees/<name>`) are made and pruned without
+ * a lock: two `worktree add` at once can pick the same name, and a prune can meet an add half done.
+ * One at a time per repository in this process; the choice of a slot too.
+ */
+const oneAtATime = oneAtATimeIn(new Map());
 
 /** Ten minutes: an `npm ci` on a cold cache. */
 const DEFAULT_SETUP_TIMEOUT_MS = 600_000;
@@ -36,74 +36,179 @@ export interface OpenWorktreeOptions {
   attempt: number;
   /** Project-relative paths git does not carry (`.env`, `node_modules`): a file is copied, a folder linked. */
   include: readonly string[];
-  /** A shell command run in the worktree's project folder once it is made (`npm ci`). */
+  /** A shell command run in the slot's project folder once, when the slot is made (`npm ci`). */
   setup?: string;
   setupTimeoutMs?: number;
   signal?: AbortSignal;
 }
 
-/** A step worktree Orca made, found in `git worktree list`. */
-export interface OrcaWorktree {
-  planId: string;
-  stepId: string;
+/** Who holds a slot, written in its claim. */
+export interface SlotClaim {
+  plan_id: string;
+  step_id: string;
   attempt: number;
+  /** The commit the slot was reset to for this attempt; null while it is being reset. */
+  base: string | null;
+}
+
+/** A slot on disk, with its claim when a step holds it. */
+export interface OrcaWorktree {
+  /** The slot's number. */
+  slot: number;
   path: string;
-  /** Its folder matching the project directory: where the step's sessions ran. */
+  /** Its folder matching the project directory: where the step's sessions run. */
   dir: string;
+  claim: SlotClaim | null;
   /** Bytes of its files, symlinks not followed (a linked `node_modules` costs nothing). */
   bytes: number;
 }
 
-/** `<worktrees>/<planId>/<stepId>.<attempt>`: one folder per attempt, so a rerun never meets an old tree. */
-export function worktreeRoot(repo: GitRepository, planId: string, stepId: string, attempt: number): string {
+export const slotsFolder = (repo: GitRepository) => join(repo.worktrees, 'slots');
+export const slotRoot = (repo: GitRepository, slot: number) => join(slotsFolder(repo), String(slot));
+const claimFile = (root: string) => `${root}.claim.json`;
+
+/** Where a step attempt's landing is recorded (it outlives the slot's use): `<worktrees>/<planId>/<stepId>.<attempt>.merged.json`. */
+export function mergedFile(repo: GitRepository, planId: string, stepId: string, attempt: number): string {
   if (!Number.isInteger(attempt) || attempt < 0) throw new OrcaError(`Expected a step attempt as a whole number, got ${attempt}.`);
-  return join(repo.worktrees, segment(planId, 'plan id'), `${segment(stepId, 'step id')}.${attempt}`);
+  return join(repo.worktrees, segment(planId, 'plan id'), `${segment(stepId, 'step id')}.${attempt}.merged.json`);
 }
 
-/** Written once the worktree is complete (made, include list placed, setup run): the commit it started from. */
-const baseFile = (root: string) => `${root}.base`;
-/** Written by mergeStep before it removes a merged worktree: what landed, so a second call finds it. */
-export const mergedFile = (root: string) => `${root}.merged.json`;
-
 /**
- * The step's worktree, made from the user's tree as it is now; the same one again when it is
- * already complete (an open cut short by a crash is made anew: the step never started in it).
- * Each folder of the include list is a symlink to the user's own: whatever the step writes
- * through it (an `npm install`) changes the user's copy.
+ * A slot for the step attempt, reset to the user's tree as it is now (plus the include list, and the
+ * project folder made when git carries nothing of it); the same slot as it is when this attempt
+ * already holds it ready (a restart: the step's work in it is kept). A slot the step held for an
+ * earlier attempt is reset for this one. Otherwise a free slot is taken, or a new one made.
  */
 export async function openWorktree(repo: GitRepository, options: OpenWorktreeOptions): Promise<StepWorkspace> {
-  const { planId, stepId, attempt, include, setup, setupTimeoutMs = DEFAULT_SETUP_TIMEOUT_MS, signal } = options;
-  const root = worktreeRoot(repo, planId, stepId, attempt);
+  const { planId, stepId, attempt, include, signal } = options;
+  const claim = await claimSlot(repo, planId, stepId);
+  const root = slotRoot(repo, claim.slot);
   const workspace = (base: string): StepWorkspace => ({ kind: 'worktree', root, dir: join(root, repo.prefix), base });
+  if (claim.held?.attempt === attempt && claim.held.base && existsSync(join(root, '.git'))) return workspace(claim.held.base);
 
-  const recorded = await readFile(baseFile(root), 'utf8').catch(() => '');
-  if (recorded && existsSync(join(root, '.git'))) return workspace(recorded.trim());
-  if (existsSync(root)) await removeWorktree(repo, root, signal);
-  await rm(baseFile(root), { force: true });
-
+  await writeClaim(root, { plan_id: planId, step_id: stepId, attempt, base: null });
   const exclude = excludedPaths(repo.prefix, include);
-  const start = await snapshotCommit(repo.toplevel, { exclude, ...(signal ? { signal } : {}) });
-  await mkdir(dirname(root), { recursive: true });
-  // -f: the path may still be registered from a worktree deleted by hand.
-  await oneAtATime(repo, () => git(['worktree', 'add', '-f', '--detach', '--quiet', root, start], { cwd: repo.toplevel, ...(signal ? { signal } : {}) }));
-  await placeIncluded(repo, root, include);
-  let base = start;
-  if (setup) {
-    await runSetup({
-      command: setup,
-      cwd: join(root, repo.prefix),
-      timeoutMs: setupTimeoutMs,
-      env: { ORCA_PLAN_ID: planId, ORCA_STEP_ID: stepId, ORCA_ATTEMPT: String(attempt) },
-      ...(signal ? { signal } : {}),
-    });
-    // What the setup wrote (a lockfile `npm install` rewrote, a build) is not the step's change: it never lands.
-    base = await snapshotCommit(root, { exclude, ...(signal ? { signal } : {}) });
-    // The worktree's own HEAD and index (never the user's): `git status` there shows the step's changes
-    // only, and the base stays reachable, so `git gc` keeps it.
-    await git(['reset', '-q', base], { cwd: root, ...(signal ? { signal } : {}) });
-  }
-  await writeFileAtomic(baseFile(root), base);
+  const start = await snapshotCommit(repo.toplevel, { exclude, index: userIndexPath(repo), ...(signal ? { signal } : {}) });
+  const base = existsSync(join(root, '.git')) ? await resetSlot(repo, root, start, include, signal) : await makeSlot(repo, root, start, options);
+  await writeClaim(root, { plan_id: planId, step_id: stepId, attempt, base });
   return workspace(base);
+}
+
+/** The slot this step holds (with its claim), else a free one claimed for it, else a new one. */
+async function claimSlot(repo: GitRepository, planId: string, stepId: string): Promise<{ slot: number; held?: SlotClaim }> {
+  return oneAtATime(repo.commonDir, async () => {
+    for (;;) {
+      const slots = await readSlots(repo);
+      const held = slots.find((s) => s.claim?.plan_id === planId && s.claim.step_id === stepId);
+      if (held) return { slot: held.slot, held: held.claim! };
+      const free = slots.filter((s) => !s.claim && s.made).map((s) => s.slot);
+      const used = new Set(slots.map((s) => s.slot));
+      const next = [...free, firstUnused(used)];
+      for (const slot of next) {
+        // A hard link fails when the claim exists: only one process ever takes a slot.
+        if (await createClaim(slotRoot(repo, slot), { plan_id: planId, step_id: stepId, attempt: 0, base: null })) return { slot };
+      }
+    }
+  });
+}
+
+const firstUnused = (used: ReadonlySet<number>) => {
+  let n = 1;
+  while (used.has(n)) n++;
+  return n;
+};
+
+interface SlotOnDisk {
+  slot: number;
+  /** A worktree is there (its `.git` file). */
+  made: boolean;
+  claim: SlotClaim | null;
+}
+
+async function readSlots(repo: GitRepository): Promise<SlotOnDisk[]> {
+  const names = await readdir(slotsFolder(repo)).catch(() => [] as string[]);
+  const numbers = new Set<number>();
+  for (const name of names) {
+    const found = /^([1-9][0-9]*)(\.claim\.json)?$/.exec(name);
+    if (found) numbers.add(Number(found[1]));
+  }
+  return Promise.all(
+    [...numbers].sort((a, b) => a - b).map(async (slot) => {
+      const root = slotRoot(repo, slot);
+      return { slot, made: existsSync(join(root, '.git')), claim: await readClaim(root) };
+    }),
+  );
+}
+
+async function readClaim(root: string): Promise<SlotClaim | null> {
+  const text = await readFile(claimFile(root), 'utf8').catch(() => null);
+  if (text === null) return null;
+  try {
+    const claim = JSON.parse(text) as SlotClaim;
+    if (typeof claim.plan_id === 'string' && typeof claim.step_id === 'string') return claim;
+  } catch {
+    // Written by rename or link, never in place: an unreadable claim was damaged outside Orca.
+  }
+  // Kept as held by nobody in particular: never taken, never reset, until the plans end (removePlanSlots).
+  return { plan_id: '', step_id: '', attempt: 0, base: null };
+}
+
+async function createClaim(root: string, claim: SlotClaim): Promise<boolean> {
+  await mkdir(dirname(root), { recursive: true });
+  const temp = `${claimFile(root)}.${process.pid}.${Date.now()}`;
+  await writeFile(temp, JSON.stringify(claim));
+  try {
+    await link(temp, claimFile(root));
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  } finally {
+    await unlink(temp).catch(() => {});
+  }
+}
+
+const writeClaim = (root: string, claim: SlotClaim) => writeFileAtomic(claimFile(root), JSON.stringify(claim));
+
+/** A new slot at `start`: a detached worktree, the include list placed, the setup command run. */
+async function makeSlot(repo: GitRepository, root: string, start: string, options: OpenWorktreeOptions): Promise<string> {
+  const { planId, stepId, attempt, include, setup, setupTimeoutMs = DEFAULT_SETUP_TIMEOUT_MS, signal } = options;
+  const at = { cwd: repo.toplevel, ...(signal ? { signal } : {}) };
+  await oneAtATime(repo.commonDir, async () => {
+    // A folder left by a make cut short, or a slot deleted by hand that git still lists.
+    if (existsSync(root)) await removeSlotTree(repo, root, signal);
+    // -f: the path may still be registered from a worktree deleted by hand.
+    await git(['worktree', 'add', '-f', '--detach', '--quiet', root, start], at);
+  });
+  await placeIncluded(repo, root, include);
+  await mkdir(join(root, repo.prefix), { recursive: true });
+  if (!setup) return start;
+  await runSetup({
+    command: setup,
+    cwd: join(root, repo.prefix),
+    timeoutMs: setupTimeoutMs,
+    env: { ORCA_PLAN_ID: planId, ORCA_STEP_ID: stepId, ORCA_ATTEMPT: String(attempt) },
+    ...(signal ? { signal } : {}),
+  });
+  // What the setup wrote (a lockfile `npm install` rewrote, a build) is not the step's change: it never lands.
+  const base = await snapshotCommit(root, { exclude: excludedPaths(repo.prefix, include), own: true, ...(signal ? { signal } : {}) });
+  // The slot's own HEAD and index (never the user's): `git status` there shows the step's changes only.
+  await git(['reset', '-q', base], { cwd: root, ...(signal ? { signal } : {}) });
+  return base;
+}
+
+/**
+ * A slot brought to `start` for its next step: git rewrites only the files that differ, removes what
+ * the last step added, and leaves what .gitignore hides (a `node_modules` the setup installed, build
+ * output) as it was; the include list is placed again from the user's copies.
+ */
+async function resetSlot(repo: GitRepository, root: string, start: string, include: readonly string[], signal: AbortSignal | undefined): Promise<string> {
+  const at = { cwd: root, ...(signal ? { signal } : {}) };
+  await git(['reset', '-q', '--hard', start], at);
+  await git(['-c', 'core.untrackedCache=true', 'clean', '-ffdq'], at);
+  await placeIncluded(repo, root, include);
+  await mkdir(join(root, repo.prefix), { recursive: true });
+  return start;
 }
 
 /** A path of the include list missing in the user's project is skipped: there is nothing to bring. */
@@ -123,47 +228,83 @@ async function placeIncluded(repo: GitRepository, root: string, include: readonl
   }
 }
 
+/** The step's slot goes back to the pool (its files stay until the next step resets it). */
+export async function releaseSlot(repo: GitRepository, root: string, planId: string, stepId: string): Promise<void> {
+  const claim = await readClaim(root);
+  if (claim?.plan_id === planId && claim.step_id === stepId) await unlink(claimFile(root)).catch(() => {});
+}
+
+/** Every slot a plan's steps hold goes back to the pool, and the plan's landing records go. */
+export async function releasePlanSlots(repo: GitRepository, planId: string): Promise<string[]> {
+  const released: string[] = [];
+  for (const slot of await readSlots(repo)) {
+    if (slot.claim?.plan_id !== planId) continue;
+    const root = slotRoot(repo, slot.slot);
+    await unlink(claimFile(root)).catch(() => {});
+    released.push(root);
+  }
+  // Also what versions before slots kept there: a worktree per step attempt (git forgets it by a prune).
+  const folder = join(repo.worktrees, segment(planId, 'plan id'));
+  if (existsSync(folder)) {
+    await rm(folder, { recursive: true, force: true });
+    await oneAtATime(repo.commonDir, () => git(['worktree', 'prune'], { cwd: repo.toplevel }));
+  }
+  return released;
+}
+
+/**
+ * Free slots beyond `keep` are removed, the highest first (with their worktree and git's record of
+ * it); returns their project folders, whose OpenCode instances can go too.
+ */
+export async function trimSlots(repo: GitRepository, keep: number, prefix = repo.prefix): Promise<string[]> {
+  const slots = await readSlots(repo);
+  const free = slots.filter((s) => !s.claim).reverse();
+  const extra = Math.max(0, slots.length - keep);
+  const removed: string[] = [];
+  for (const slot of free.slice(0, extra)) {
+    const root = slotRoot(repo, slot.slot);
+    // Claimed while removing (another process): it stays.
+    if (!(await createClaim(root, { plan_id: '', step_id: '', attempt: 0, base: null }))) continue;
+    await removeSlotTree(repo, root);
+    await unlink(claimFile(root)).catch(() => {});
+    removed.push(join(root, prefix));
+  }
+  return removed;
+}
+
 /**
  * Removes a worktree and git's record of it; a worktree already gone or half deleted is fine.
  * Neither git nor fs.rm follows a symlink, so a linked `node_modules` stays.
  */
-export async function removeWorktree(repo: GitRepository, root: string, signal?: AbortSignal): Promise<void> {
+async function removeSlotTree(repo: GitRepository, root: string, signal?: AbortSignal): Promise<void> {
   const at = { cwd: repo.toplevel, ...(signal ? { signal } : {}) };
-  await oneAtATime(repo, async () => {
-    try {
-      // Twice: also when locked (a `worktree add` cut short leaves it locked).
-      await git(['worktree', 'remove', '--force', '--force', root], at);
-    } catch {
-      await rm(root, { recursive: true, force: true });
-      await git(['worktree', 'prune'], at);
-    }
-  });
-  await rm(baseFile(root), { force: true });
+  try {
+    // Twice: also when locked (a `worktree add` cut short leaves it locked).
+    await git(['worktree', 'remove', '--force', '--force', root], at);
+  } catch {
+    await rm(root, { recursive: true, force: true });
+    await git(['worktree', 'prune'], at);
+  }
 }
 
-/** Every worktree of a plan and the merge records beside them. */
-export async function removePlanWorktrees(repo: GitRepository, planId: string, signal?: AbortSignal): Promise<void> {
-  const folder = join(repo.worktrees, segment(planId, 'plan id'));
-  for (const worktree of await listWorktrees(repo, signal)) {
-    if (worktree.planId === planId) await removeWorktree(repo, worktree.path, signal);
-  }
-  await rm(folder, { recursive: true, force: true });
+/** Orca's slots of this repository, with who holds each and its size. */
+export async function listWorktrees(repo: GitRepository): Promise<OrcaWorktree[]> {
+  const slots = await readSlots(repo);
+  return Promise.all(
+    slots
+      .filter((s) => s.made)
+      .map(async ({ slot, claim }) => {
+        const path = slotRoot(repo, slot);
+        return { slot, path, dir: join(path, repo.prefix), claim, bytes: await diskBytes(path) };
+      }),
+  );
 }
 
-/** Orca's worktrees of this repository, as git lists them. */
-export async function listWorktrees(repo: GitRepository, signal?: AbortSignal): Promise<OrcaWorktree[]> {
-  const listed = await git(['worktree', 'list', '--porcelain', '-z'], { cwd: repo.toplevel, ...(signal ? { signal } : {}) });
-  const found: OrcaWorktree[] = [];
-  for (const field of listed.stdout.split('\0')) {
-    if (!field.startsWith('worktree ')) continue;
-    const path = field.slice('worktree '.length);
-    if (!path.startsWith(repo.worktrees + sep)) continue;
-    const [planId, name, ...rest] = relative(repo.worktrees, path).split(sep);
-    const named = /^(.+)\.(\d+)$/.exec(name ?? '');
-    if (!planId || !named || rest.length > 0) continue;
-    found.push({ planId, stepId: named[1]!, attempt: Number(named[2]), path, dir: join(path, repo.prefix), bytes: await diskBytes(path) });
-  }
-  return found;
+/** Plans with a folder of landing records, or a slot claim: what the sweep at start looks at. */
+export async function plansWithRecords(repo: GitRepository): Promise<string[]> {
+  const names = await readdir(repo.worktrees).catch(() => [] as string[]);
+  const claimed = (await readSlots(repo)).map((s) => s.claim?.plan_id ?? '');
+  return [...new Set([...names, ...claimed])].filter((name) => /^plan_[0-9A-Z]{26}$/.test(name));
 }
 
 /** Sizes of the files under `dir`, symlinks counted as links; 0 for a folder already gone. */

@@ -264,11 +264,13 @@ describe('every file-changing step in its own git worktree', () => {
     expect(res).toMatchObject({ status: 'completed' });
     const auto = servers.auto!;
 
-    // Each coder worked in its own worktree under the data home, not in the project.
+    // Each coder worked in a worktree slot of its own under the data home, not in the project.
     const top = coderRequests('hunks', 'top');
     const bottom = coderRequests('hunks', 'bottom');
-    expect(workdirOf(top[0]!)).toMatch(new RegExp(`^${escapeRe(worktreesOf(auto))}\\w+${escapeRe(sep)}${res.plan_id}${escapeRe(sep)}top\\.1$`));
-    expect(workdirOf(bottom[0]!)).toMatch(new RegExp(`${escapeRe(sep)}${res.plan_id}${escapeRe(sep)}bottom\\.1$`));
+    const slot = new RegExp(`^${escapeRe(worktreesOf(auto))}[0-9a-f]{12}${escapeRe(sep)}slots${escapeRe(sep)}\\d+$`);
+    expect(workdirOf(top[0]!)).toMatch(slot);
+    expect(workdirOf(bottom[0]!)).toMatch(slot);
+    expect(workdirOf(top[0]!)).not.toBe(workdirOf(bottom[0]!));
     // top's worktree holds the user's untracked file as it was when the step started.
     expect(toolResults(top.at(-1)!)[0]!.content).toContain(USER_NOTES.trim());
     // bottom read its file after top had written line 1 in its worktree, and saw the committed line 1.
@@ -316,9 +318,9 @@ describe('every file-changing step in its own git worktree', () => {
     const winnerLine = EDITS[winner]!.edit(B_LINES[4]!);
     const final = [...B_LINES];
     final[4] = EDITS[loser]!.edit(winnerLine);
-    // Attempt 2 works in a new worktree made from the user's tree, the winner's change already in it.
+    // Attempt 2 works in the same slot, reset to the user's tree as it is now, the winner's change already in it.
     const second = coderRequests(scenario, loser, 2);
-    expect(workdirOf(second[0]!)).toMatch(new RegExp(`${escapeRe(sep)}${file.plan_id}${escapeRe(sep)}${loser}\\.2$`));
+    expect(workdirOf(second[0]!)).toBe(workdirOf(coderRequests(scenario, loser, 1)[0]!));
     expect(readLines(toolResults(second.at(-1)!)[0]!.content)[4]).toBe(winnerLine);
     // …and is told why its first changes did not land.
     expect(firstUser(second[0]!)).toContain("MERGE: its changes clashed with the user's tree in src/b.txt; run again on top of the tree as it is now");
@@ -386,13 +388,13 @@ describe('every file-changing step in its own git worktree', () => {
     expect(labels(question)).toEqual(['Run again on top', 'Resolved by hand', 'Stop']);
     // What the human reads: the clashing region, both sides named.
     const read = [...pages, question.questions[0]!.question].join('\n');
-    expect(read).toContain(`<<<<<<< your working tree\n${EDITS[winner]!.edit(B_LINES[4]!)}\n=======\n${EDITS[loser]!.edit(B_LINES[4]!)}\n>>>>>>> the step's worktree`);
+    expect(read).toContain(`<<<<<<< your working tree\n${EDITS[winner]!.edit(B_LINES[4]!)}\n=======\n${EDITS[loser]!.edit(B_LINES[4]!)}\n>>>>>>> step ${loser}`);
     const res = await result('human');
     expect(res).toMatchObject({ status: 'waiting', waiting_for: 'merge' });
     const waiting = planFile('human', res.plan_id);
     expect(waiting).toMatchObject({ status: 'in_progress', waiting_for: 'merge' });
     expect(waiting.steps.find((s: any) => s.id === loser)).toMatchObject({ status: 'awaiting_merge', attempts: 1 });
-    // The user's tree has the winner's change only; the loser's worktree is kept while the gate is open.
+    // The user's tree has the winner's change only; the loser's slot is kept (claimed) while the gate is open.
     const winnerOnly = [...B_LINES];
     winnerOnly[4] = EDITS[winner]!.edit(B_LINES[4]!);
     expect(projectFile('human', 'src/b.txt')).toBe(asText(winnerOnly));
@@ -435,7 +437,7 @@ describe('every file-changing step in its own git worktree', () => {
     expect(worktreeLeftovers(p.homeDir)).toEqual([]);
   }, 180_000);
 
-  it('no worktree outlives its plan: git lists only the main one and no step folder is left', async () => {
+  it('no slot is held once its plan ended: the free ones stay, warm, within the pool, and no step folder or record is left', async () => {
     await Promise.all([result('hunks'), result('clash'), result('sneaky')]);
     const h = servers.human!;
     const human = await result('human');
@@ -444,11 +446,18 @@ describe('every file-changing step in its own git worktree', () => {
       description: 'the human plan completed',
     });
     for (const s of [servers.auto!, h]) {
-      // A step's worktree goes when it lands, its plan's folder (merge records) when the plan ends: bounded polling, not a sleep.
-      await waitFor(() => worktreeLeftovers(s.homeDir).length === 0, { timeoutMs: 10_000, description: `nothing left under ${worktreesOf(s)}` }).catch(() => {});
-      expect(worktreeLeftovers(s.homeDir)).toEqual([]);
-      const listed = gitIn(s.projectDir, 'worktree', 'list', '--porcelain').split('\n').filter((l) => l.startsWith('worktree '));
-      expect(listed).toEqual([`worktree ${s.projectDir}`]);
+      // A step's slot is given back when it lands, its plan's records go when the plan ends: bounded polling, not a sleep.
+      const held = () => worktreeLeftovers(s.homeDir).filter((path) => path.endsWith('.claim.json') || /plan_/.test(path));
+      await waitFor(() => held().length === 0, { timeoutMs: 10_000, description: `no claim or plan record under ${worktreesOf(s)}` }).catch(() => {});
+      expect(held()).toEqual([]);
+      const slots = gitIn(s.projectDir, 'worktree', 'list', '--porcelain')
+        .split('\n')
+        .filter((l) => l.startsWith('worktree '))
+        .slice(1);
+      // The pool keeps at most the plans' concurrency (4) of free slots, each a worktree git knows.
+      expect(slots.length).toBeGreaterThan(0);
+      expect(slots.length).toBeLessThanOrEqual(4);
+      for (const line of slots) expect(line).toMatch(new RegExp(`^worktree ${escapeRe(worktreesOf(s))}[0-9a-f]{12}${escapeRe(sep)}slots${escapeRe(sep)}\\d+$`));
     }
   }, 180_000);
 });

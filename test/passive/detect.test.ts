@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { stepWorktreeOf } from '../../src/passive/detect.js';
+import { isOrcaWorktree, stepWorktreeOf } from '../../src/passive/detect.js';
 
 const PLAN = 'plan_01JZ8X6Q4V3M2N1P0R9S8T7W6Y';
 const STEP = { planId: PLAN, stepId: 'impl_api-2', attempt: 3 };
@@ -65,5 +65,27 @@ describe('stepWorktreeOf', () => {
     ])('should not take %s for a step worktree', (_what, directory) => {
       expect(stepWorktreeOf(directory)).toBeNull();
     });
+  });
+});
+
+describe('isOrcaWorktree', () => {
+  it('should know a worktree slot, at its root and below it, under any data home', () => {
+    const root = '/home/ana/.local/share/opencode-orca/worktrees/0123456789ab/slots/3';
+    for (const dir of [root, `${root}/`, `${root}/packages/web`, '/tmp/xdg/opencode-orca/worktrees/fedcba987654/slots/12']) expect(isOrcaWorktree(dir)).toBe(true);
+  });
+
+  it("should know a step's own worktree of versions before slots", () => {
+    expect(isOrcaWorktree(`/home/ana/.local/share/opencode-orca/worktrees/0123456789ab/${PLAN}/impl_api-2.3`)).toBe(true);
+  });
+
+  it.each([
+    ['the slots folder itself', '/home/ana/.local/share/opencode-orca/worktrees/0123456789ab/slots'],
+    ['slot 0', '/home/ana/.local/share/opencode-orca/worktrees/0123456789ab/slots/0'],
+    ['a slot that is no number', '/home/ana/.local/share/opencode-orca/worktrees/0123456789ab/slots/a1'],
+    ['slots without the repository key', '/home/ana/.local/share/opencode-orca/worktrees/slots/1'],
+    ['the index folder', '/home/ana/.local/share/opencode-orca/worktrees/0123456789ab/index'],
+    ['the project directory', '/home/ana/app'],
+  ])('should not take %s for one', (_, dir) => {
+    expect(isOrcaWorktree(dir)).toBe(false);
   });
 });

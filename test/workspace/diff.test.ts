@@ -31,7 +31,7 @@ describe('measure', () => {
     writeFiles(at, { 'src/added.ts': 'export {};\n' });
     const patchPath = join(dirs.make(), 'plans', 'p.s.patch');
 
-    const diff = await measure(repo, { planId: 'p', stepId: 's', workspace, declared: [], include: [], patchPath });
+    const diff = await measure(repo, { planId: 'p', stepId: 's', attempt: 1, workspace, declared: [], include: [], patchPath });
 
     expect(diff).toEqual({
       files: [
@@ -64,6 +64,7 @@ describe('measure', () => {
 
     const diff = await measure(repo, {
       planId: 'p',
+      attempt: 1,
       stepId: 's',
       workspace: { kind: 'shared', dir: join(dir, 'app'), base },
       declared: ['src/'],
@@ -80,7 +81,7 @@ describe('measure', () => {
     const dir = initRepo(dirs.make());
     const repo = await supported(dir, dirs.make());
     const workspace = { kind: 'worktree' as const, root: join(dir, 'nowhere'), dir: join(dir, 'nowhere'), base: 'HEAD' };
-    await expect(measure(repo, { planId: 'p', stepId: 's', workspace, declared: [], include: [], patchPath: join(dir, 'x') })).rejects.toThrow(
+    await expect(measure(repo, { planId: 'p', stepId: 's', attempt: 1, workspace, declared: [], include: [], patchPath: join(dir, 'x') })).rejects.toThrow(
       /worktree .*nowhere is gone/,
     );
   });

@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { measure } from '../../src/workspace/diff.js';
 import { GitError } from '../../src/workspace/git.js';
 import { conflictRegions, mergeStep, parseMergeTree } from '../../src/workspace/merge.js';
+import { userIndexPath } from '../../src/workspace/snapshot.js';
 import { openWorktree } from '../../src/workspace/worktrees.js';
 import { gitIn, initRepo, read, supported, tempDirs, userState, writeFiles } from './repo.js';
 
@@ -19,12 +20,13 @@ async function setUp(files: Record<string, string | Buffer>, project = '') {
   const repo = await supported(join(dir, project), dirs.make());
   const workspace = await openWorktree(repo, { planId: 'plan_1', stepId: 'code', attempt: 1, include: [] });
   const patchPath = join(dirs.make(), 'code.patch');
-  const merge = () => mergeStep(repo, { idempotencyKey: 'plan_1:code:1:merge', planId: 'plan_1', stepId: 'code', workspace, declared: [], include: [], patchPath });
+  const merge = (more: Partial<Parameters<typeof mergeStep>[1]> = {}) =>
+    mergeStep(repo, { idempotencyKey: 'plan_1:code:1:merge', planId: 'plan_1', stepId: 'code', attempt: 1, workspace, declared: [], include: [], patchPath, ...more });
   return { dir, repo, workspace, merge, patchPath };
 }
 
 describe('mergeStep', () => {
-  it("should land the step's change beside the user's own edit in the same file, unstaged, with no commit, and remove the worktree", async () => {
+  it("should land the step's change beside the user's own edit in the same file, unstaged, with no commit, and give its slot back", async () => {
     const { dir, workspace, merge } = await setUp({ 'f.txt': lines(20) });
     writeFileSync(join(workspace.dir, 'f.txt'), edit(lines(20), 10, 'step was here'));
     writeFileSync(join(dir, 'f.txt'), edit(lines(20), 18, 'user was here'));
@@ -37,8 +39,31 @@ describe('mergeStep', () => {
     const after = userState(dir);
     expect({ index: after.index, head: after.head, refs: after.refs }).toEqual({ index: before.index, head: before.head, refs: before.refs });
     expect(gitIn(dir, 'diff', '--cached', '--name-only')).toBe('');
-    expect(existsSync(workspace.root!)).toBe(false);
-    expect(gitIn(dir, 'worktree', 'list', '--porcelain')).not.toContain(workspace.root);
+    expect(existsSync(`${workspace.root}.claim.json`)).toBe(false);
+    expect(existsSync(workspace.root!)).toBe(true);
+  });
+
+  it("should apply the step's patch as it is when the files it touches are as the step found them, without reading the rest of the user's tree", async () => {
+    const { dir, repo, workspace, merge } = await setUp({ 'f.txt': lines(5), 'g.txt': 'g\n' });
+    writeFileSync(join(workspace.dir, 'f.txt'), edit(lines(5), 2, 'step'));
+    writeFiles(dir, { 'g.txt': 'user\n', 'mine.txt': 'untracked\n' });
+    const kept = readFileSync(userIndexPath(repo));
+
+    expect(await merge()).toMatchObject({ type: 'merged' });
+
+    expect([read(dir, 'f.txt'), read(dir, 'g.txt'), read(dir, 'mine.txt')]).toEqual([edit(lines(5), 2, 'step'), 'user\n', 'untracked\n']);
+    // No three-way merge: Orca's index of the user's tree (which would have taken in g.txt and mine.txt) was not used.
+    expect(readFileSync(userIndexPath(repo))).toEqual(kept);
+  });
+
+  it('should land what was measured after the last turn, not what changed in the worktree since', async () => {
+    const { dir, repo, workspace, merge, patchPath } = await setUp({ 'f.txt': 'a\n' });
+    writeFileSync(join(workspace.dir, 'f.txt'), 'reviewed\n');
+    const measured = await measure(repo, { planId: 'plan_1', stepId: 'code', attempt: 1, workspace, declared: [], include: [], patchPath });
+    writeFileSync(join(workspace.dir, 'f.txt'), 'changed after the review\n');
+
+    expect(await merge({ measured })).toEqual({ type: 'merged', diff: measured });
+    expect(read(dir, 'f.txt')).toBe('reviewed\n');
   });
 
   it('should land new, deleted, renamed, binary and executable files, and nothing of the state folders', async () => {
@@ -77,14 +102,14 @@ describe('mergeStep', () => {
     const { dir, repo, workspace, merge, patchPath } = await setUp({ 'f.txt': 'a\n', 'img.bin': Buffer.from([0, 1]) });
     writeFiles(workspace.dir, { 'f.txt': 'a\nappended\n', 'added.txt': 'new\n', 'img.bin': Buffer.from([0, 2, 0]) });
     // The first call got as far as applying: do that part by hand.
-    await measure(repo, { planId: 'plan_1', stepId: 'code', workspace, declared: [], include: [], patchPath });
+    await measure(repo, { planId: 'plan_1', stepId: 'code', attempt: 1, workspace, declared: [], include: [], patchPath });
     execFileSync('git', ['apply', patchPath], { cwd: dir });
 
     expect(await merge()).toMatchObject({ type: 'merged' });
     expect(read(dir, 'f.txt')).toBe('a\nappended\n');
     expect(read(dir, 'added.txt')).toBe('new\n');
     expect(readFileSync(join(dir, 'img.bin'))).toEqual(Buffer.from([0, 2, 0]));
-    expect(existsSync(workspace.root!)).toBe(false);
+    expect(existsSync(`${workspace.root}.claim.json`)).toBe(false);
   });
 
   it("should report a clash with its regions and git's word on a deleted file, and leave the user's tree as it was", async () => {
@@ -100,12 +125,12 @@ describe('mergeStep', () => {
       type: 'conflict',
       diff: expect.objectContaining({ files: expect.any(Array) }),
       conflicts: [
-        { path: 'f.txt', hunks: ["<<<<<<< your working tree\nuser says five\n=======\nstep says five\n>>>>>>> the step's worktree"] },
-        { path: 'g.txt', hunks: [expect.stringMatching(/^CONFLICT \(modify\/delete\): app\/g.txt deleted in the step's worktree and modified in your working tree/)] },
+        { path: 'f.txt', hunks: ['<<<<<<< your working tree\nuser says five\n=======\nstep says five\n>>>>>>> step code'] },
+        { path: 'g.txt', hunks: [expect.stringMatching(/^CONFLICT \(modify\/delete\): app\/g.txt deleted in step code and modified in your working tree/)] },
       ],
     });
     expect({ ...userState(dir), f: read(dir, 'app/f.txt'), g: read(dir, 'app/g.txt') }).toEqual(before);
-    expect(existsSync(workspace.root!)).toBe(true);
+    expect(existsSync(`${workspace.root}.claim.json`)).toBe(true);
   });
 
   it("should report a merge that does not apply to the user's tree as a clash with git's error, and change nothing", async () => {
@@ -137,7 +162,7 @@ describe('mergeStep', () => {
     const { workspace, merge } = await setUp({ 'f.txt': 'a\n' });
     rmSync(workspace.root!, { recursive: true });
     await expect(merge()).rejects.toThrow(GitError);
-    await expect(merge()).rejects.toThrow(/worktree .* is gone and nothing records its changes as merged/);
+    await expect(merge()).rejects.toThrow(/worktree .* is gone and nothing records its changes as landed/);
   });
 });
 

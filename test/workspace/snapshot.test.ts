@@ -1,4 +1,4 @@
-import { rmSync } from 'node:fs';
+import { existsSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { OrcaError } from '../../src/errors.js';
@@ -48,6 +48,62 @@ describe('snapshotCommit', () => {
     writeFiles(dir, { 'x.txt': 'x\n' });
     const [one, two] = [await snapshotCommit(dir, { exclude: [] }), await snapshotCommit(dir, { exclude: [] })];
     expect(gitIn(dir, 'rev-parse', `${one}^{tree}`)).toBe(gitIn(dir, 'rev-parse', `${two}^{tree}`));
+  });
+});
+
+describe('snapshotCommit with a kept index', () => {
+  const treeOf = (dir: string, commit: string) => gitIn(dir, 'rev-parse', `${commit}^{tree}`);
+
+  it('should hold the same tree as a temporary index would, snapshot after snapshot, and leave the user\'s index alone', async () => {
+    const dir = initRepo(dirs.make(), { 'a.txt': 'a\n', 'b.txt': 'b\n', '.gitignore': 'node_modules/\n.env\n' });
+    writeFiles(dir, { 'node_modules/x.js': '1\n', '.env': 'K=1\n', '.opencode/plans/p.json': '{}\n' });
+    const index = join(dirs.make(), 'kept', 'index');
+    const exclude = excludedPaths('', ['node_modules', '.env']);
+    const before = userState(dir);
+    const both = async () => {
+      const [kept, temp] = [await snapshotCommit(dir, { exclude, index }), await snapshotCommit(dir, { exclude })];
+      expect(treeOf(dir, kept)).toBe(treeOf(dir, temp));
+      return kept;
+    };
+
+    expect(filesOf(dir, await both())).toEqual(['.gitignore', 'a.txt', 'b.txt']);
+    expect(existsSync(index)).toBe(true);
+    writeFiles(dir, { 'a.txt': 'a changed\n', 'new/c.txt': 'c\n' });
+    rmSync(join(dir, 'b.txt'));
+    const second = await both();
+    expect(filesOf(dir, second)).toEqual(['.gitignore', 'a.txt', 'new/c.txt']);
+    expect(show(dir, second, 'a.txt')).toBe('a changed\n');
+    // A file rewritten with the same size in the same second: git looks at racy entries again.
+    writeFileSync(join(dir, 'a.txt'), 'A CHANGED\n');
+    expect(show(dir, await both(), 'a.txt')).toBe('A CHANGED\n');
+    expect({ ...userState(dir), status: '' }).toEqual({ ...before, status: '' });
+    expect(gitIn(dir, 'rev-parse', `${second}^`)).toBe(before.head);
+  });
+
+  it("should work on a copy while another process holds the kept index's lock, and take over a lock left for long", async () => {
+    const dir = initRepo(dirs.make());
+    const index = join(dirs.make(), 'index');
+    await snapshotCommit(dir, { exclude: [], index });
+    writeFileSync(`${index}.lock`, '');
+    writeFiles(dir, { 'locked.txt': 'x\n' });
+
+    expect(filesOf(dir, await snapshotCommit(dir, { exclude: [], index }))).toEqual(['README.md', 'locked.txt']);
+    expect(existsSync(`${index}.lock`)).toBe(true);
+
+    const old = new Date(Date.now() - 120_000);
+    utimesSync(`${index}.lock`, old, old);
+    expect(filesOf(dir, await snapshotCommit(dir, { exclude: [], index }))).toEqual(['README.md', 'locked.txt']);
+    expect(existsSync(`${index}.lock`)).toBe(false);
+    writeFiles(dir, { 'later.txt': 'y\n' });
+    expect(filesOf(dir, await snapshotCommit(dir, { exclude: [], index }))).toEqual(['README.md', 'later.txt', 'locked.txt']);
+  });
+
+  it('should take snapshots asked at once one after the other', async () => {
+    const dir = initRepo(dirs.make());
+    const index = join(dirs.make(), 'index');
+    writeFiles(dir, { 'x.txt': 'x\n' });
+    const commits = await Promise.all([1, 2, 3].map(() => snapshotCommit(dir, { exclude: [], index })));
+    expect(new Set(commits.map((c) => treeOf(dir, c))).size).toBe(1);
   });
 });
 

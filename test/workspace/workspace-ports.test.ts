@@ -8,7 +8,8 @@ const dirs = tempDirs();
 afterEach(() => dirs.cleanup());
 
 const signal = new AbortController().signal;
-const open = { idempotencyKey: 'plan_1:code:1', planId: 'plan_1', stepId: 'code', attempt: 1 };
+const PLAN = 'plan_01JDX4Z6Q5H2M3N4P5R6S7T8V9';
+const open = { idempotencyKey: `${PLAN}:code:1`, planId: PLAN, stepId: 'code', attempt: 1 };
 
 async function workspacesIn(dir: string, more: Partial<WorkspacesOptions> = {}) {
   const patches = dirs.make();
@@ -16,9 +17,10 @@ async function workspacesIn(dir: string, more: Partial<WorkspacesOptions> = {}) 
   const workspaces = createWorkspaces({
     directory: dir,
     support: await workspaceSupport(dir, { dataHome: dirs.make() }),
-    patchPathOf: (planId, stepId) => join(patches, `${planId}.${stepId}.patch`),
+    patchPathOf: (planId, stepId, attempt) => join(patches, `${planId}.${stepId}.${attempt}.patch`),
     include: ['.env'],
     setupTimeoutMs: 5_000,
+    keepSlots: 1,
     log: (level, message) => logged.push(`${level}: ${message}`),
     ...more,
   });
@@ -26,7 +28,7 @@ async function workspacesIn(dir: string, more: Partial<WorkspacesOptions> = {}) 
 }
 
 describe('createWorkspaces', () => {
-  it("should open a worktree, measure it and merge it into the user's tree, and leave nothing behind", async () => {
+  it("should open a worktree, measure it and merge it into the user's tree, and give its slot back", async () => {
     const dir = initRepo(dirs.make(), { 'a.txt': 'a\n', '.gitignore': '.env\n' });
     writeFiles(dir, { '.env': 'KEY=1\n' });
     const { workspaces, patches } = await workspacesIn(dir, { setup: 'touch .setup-ran' });
@@ -34,23 +36,23 @@ describe('createWorkspaces', () => {
     const workspace = await workspaces.openWorkspace({ ...open, kind: 'worktree' }, signal);
     expect(existsSync(join(workspace.dir, '.setup-ran'))).toBe(true);
     writeFiles(workspace.dir, { 'a.txt': 'a\nb\n', 'extra.txt': 'x\n', '.env': 'KEY=changed in the worktree\n' });
-    const diff = await workspaces.measureStep({ planId: 'plan_1', stepId: 'code', workspace, declared: ['a.txt'] }, signal);
+    const diff = await workspaces.measureStep({ planId: PLAN, stepId: 'code', attempt: 1, workspace, declared: ['a.txt'] }, signal);
     // What the setup wrote is not the step's change; the .env copy is not either.
     expect(diff.files).toEqual([
       { path: 'a.txt', status: 'modified', added: 1, removed: 0 },
       { path: 'extra.txt', status: 'added', added: 1, removed: 0 },
     ]);
     expect(diff.undeclared).toEqual(['extra.txt']);
-    expect(diff.patch_path).toBe(join(patches, 'plan_1.code.patch'));
-    expect(await workspaces.leftovers()).toMatchObject([{ planId: 'plan_1', stepId: 'code', attempt: 1, path: workspace.root }]);
+    expect(diff.patch_path).toBe(join(patches, `${PLAN}.code.1.patch`));
+    expect(await workspaces.leftovers()).toMatchObject([{ slot: 1, path: workspace.root, claim: { plan_id: PLAN, step_id: 'code', attempt: 1 } }]);
 
-    const outcome = await workspaces.mergeStep({ ...open, idempotencyKey: 'plan_1:code:1:merge', workspace, declared: ['a.txt'] }, signal);
+    const outcome = await workspaces.mergeStep({ ...open, idempotencyKey: `${PLAN}:code:1:merge`, workspace, declared: ['a.txt'] }, signal);
 
     expect(outcome).toMatchObject({ type: 'merged' });
     expect(read(dir, 'a.txt')).toBe('a\nb\n');
     expect(read(dir, '.env')).toBe('KEY=1\n');
     expect(existsSync(join(dir, '.setup-ran'))).toBe(false);
-    expect(await workspaces.leftovers()).toEqual([]);
+    expect(await workspaces.leftovers()).toMatchObject([{ slot: 1, path: workspace.root, claim: null }]);
   });
 
   it('should record the project tree as the base of a shared step', async () => {
@@ -59,7 +61,7 @@ describe('createWorkspaces', () => {
     const workspace = await workspaces.openWorkspace({ ...open, kind: 'shared' }, signal);
     expect(workspace).toEqual({ kind: 'shared', dir, base: expect.stringMatching(/^[0-9a-f]{40}$/) });
     writeFileSync(join(dir, 'README.md'), 'changed\n');
-    const diff = await workspaces.measureStep({ planId: 'plan_1', stepId: 'code', workspace, declared: [] }, signal);
+    const diff = await workspaces.measureStep({ planId: PLAN, stepId: 'code', attempt: 1, workspace, declared: [] }, signal);
     expect(diff).toMatchObject({ where: 'shared', files: [{ path: 'README.md', status: 'modified' }] });
   });
 
@@ -70,24 +72,17 @@ describe('createWorkspaces', () => {
     expect(await workspaces.leftovers()).toEqual([]);
   });
 
-  it('should remove the worktrees of a plan', async () => {
+  it("should give back a plan's slots, and trim the free ones beyond the pool", async () => {
     const dir = initRepo(dirs.make());
     const { workspaces } = await workspacesIn(dir);
-    const workspace = await workspaces.openWorkspace({ ...open, kind: 'worktree' }, signal);
-    await workspaces.removePlan('plan_1');
-    expect(existsSync(workspace.root!)).toBe(false);
-    expect(await workspaces.leftovers()).toEqual([]);
-  });
+    const one = await workspaces.openWorkspace({ ...open, kind: 'worktree' }, signal);
+    const two = await workspaces.openWorkspace({ ...open, stepId: 'docs', kind: 'worktree' }, signal);
+    expect(await workspaces.plansWithFolders()).toEqual([PLAN]);
 
-  it('should find the folders of plans whose worktrees are gone (merge records left by a server stopped before it removed them)', async () => {
-    const dir = initRepo(dirs.make());
-    const { workspaces } = await workspacesIn(dir);
+    expect((await workspaces.removePlan(PLAN)).sort()).toEqual([one.root, two.root].sort());
     expect(await workspaces.plansWithFolders()).toEqual([]);
-    const planId = 'plan_01JDX4Z6Q5H2M3N4P5R6S7T8V9';
-    const workspace = await workspaces.openWorkspace({ ...open, planId, idempotencyKey: `${planId}:code:1`, kind: 'worktree' }, signal);
-    expect(await workspaces.plansWithFolders()).toEqual([planId]);
-    await workspaces.removePlan(planId);
-    expect(existsSync(workspace.root!)).toBe(false);
-    expect(await workspaces.plansWithFolders()).toEqual([]);
+    expect(await workspaces.trim()).toEqual([two.dir]);
+    expect(existsSync(two.root!)).toBe(false);
+    expect(await workspaces.leftovers()).toMatchObject([{ slot: 1, path: one.root, claim: null }]);
   });
 });

@@ -1,17 +1,20 @@
-import { existsSync, lstatSync, readlinkSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WorkspaceSetupError } from '../../src/workspace/setup.js';
-import { diskBytes, listWorktrees, openWorktree, removePlanWorktrees, removeWorktree, worktreeRoot } from '../../src/workspace/worktrees.js';
+import { diskBytes, listWorktrees, mergedFile, openWorktree, releasePlanSlots, releaseSlot, slotRoot, trimSlots } from '../../src/workspace/worktrees.js';
 import { gitIn, initRepo, read, supported, tempDirs, userState, writeFiles } from './repo.js';
 
 const dirs = tempDirs();
 afterEach(() => dirs.cleanup());
 
-const step = { planId: 'plan_1', stepId: 'code', attempt: 1, include: [] as string[] };
+const PLAN = 'plan_01JZ8X6Q4V3M2N1P0R9S8T7W6Y';
+const OTHER = 'plan_01JZ8X6Q4V3M2N1P0R9S8T7W6Z';
+const step = { planId: PLAN, stepId: 'code', attempt: 1, include: [] as string[] };
+const claimOf = (root: string) => JSON.parse(readFileSync(`${root}.claim.json`, 'utf8'));
 
 describe('openWorktree', () => {
-  it("should start from the user's tree as it is, uncommitted and untracked files included, and leave that tree alone", async () => {
+  it("should take a slot reset to the user's tree as it is, uncommitted and untracked files included, and leave that tree alone", async () => {
     const dir = initRepo(dirs.make(), { 'app/a.txt': 'a\n' });
     writeFiles(dir, { 'app/a.txt': 'edited\n', 'app/new.txt': 'new\n' });
     const repo = await supported(join(dir, 'app'), dirs.make());
@@ -19,17 +22,18 @@ describe('openWorktree', () => {
 
     const workspace = await openWorktree(repo, step);
 
-    const root = worktreeRoot(repo, 'plan_1', 'code', 1);
+    const root = slotRoot(repo, 1);
     expect(workspace).toEqual({ kind: 'worktree', root, dir: join(root, 'app/'), base: expect.stringMatching(/^[0-9a-f]{40}$/) });
-    expect(root.startsWith(`${repo.worktrees}/plan_1/`)).toBe(true);
+    expect(root).toBe(join(repo.worktrees, 'slots', '1'));
     expect(read(workspace.dir, 'a.txt')).toBe('edited\n');
     expect(read(workspace.dir, 'new.txt')).toBe('new\n');
     expect(gitIn(root, 'rev-parse', 'HEAD').trim()).toBe(workspace.base);
     expect(gitIn(root, 'status', '--porcelain')).toBe('');
+    expect(claimOf(root)).toEqual({ plan_id: PLAN, step_id: 'code', attempt: 1, base: workspace.base });
     expect(userState(dir)).toEqual(before);
   });
 
-  it('should give the same worktree again, with the work done in it, when asked twice', async () => {
+  it('should give the same slot again, with the work done in it, when the same attempt asks twice (a restart)', async () => {
     const dir = initRepo(dirs.make());
     const repo = await supported(dir, dirs.make());
     const first = await openWorktree(repo, step);
@@ -40,45 +44,105 @@ describe('openWorktree', () => {
     expect(read(first.dir, 'work.txt')).toBe('in progress\n');
   });
 
-  it('should make anew a worktree whose opening was cut short', async () => {
+  it('should reset anew a slot whose reset was cut short', async () => {
     const dir = initRepo(dirs.make());
     const repo = await supported(dir, dirs.make());
     const first = await openWorktree(repo, step);
-    unlinkSync(`${first.root}.base`); // as if the process died before the setup finished
+    // As if the process died while resetting: the claim has no base yet.
+    writeFileSync(`${first.root}.claim.json`, JSON.stringify({ plan_id: PLAN, step_id: 'code', attempt: 1, base: null }));
     writeFiles(first.dir, { 'half.txt': 'x\n' });
     writeFiles(dir, { 'README.md': 'later\n' });
 
     const again = await openWorktree(repo, step);
+    expect(again.root).toBe(first.root);
     expect(again.base).not.toBe(first.base);
     expect(existsSync(join(again.dir, 'half.txt'))).toBe(false);
     expect(read(again.dir, 'README.md')).toBe('later\n');
   });
 
-  it('should copy a file of the include list and link a folder, which git leaves out', async () => {
+  it("should hand a slot given back to the next step, reset to that step's start: only the files that differ are written, what .gitignore hides stays", async () => {
+    const dir = initRepo(dirs.make(), { '.gitignore': 'build/\n', 'same.txt': 'same\n', 'changed.txt': 'v1\n' });
+    const repo = await supported(dir, dirs.make());
+    const first = await openWorktree(repo, step);
+    writeFiles(first.dir, { 'changed.txt': 'the step wrote this\n', 'added.txt': 'new\n', 'build/out.js': 'built\n' });
+    const sameBefore = statSync(join(first.dir, 'same.txt'));
+    await releaseSlot(repo, first.root!, PLAN, 'code');
+    writeFiles(dir, { 'changed.txt': 'v2\n' });
+
+    const next = await openWorktree(repo, { ...step, stepId: 'test' });
+
+    expect(next.root).toBe(first.root);
+    expect(read(next.dir, 'changed.txt')).toBe('v2\n');
+    expect(existsSync(join(next.dir, 'added.txt'))).toBe(false);
+    expect(read(next.dir, 'build/out.js')).toBe('built\n');
+    const sameAfter = statSync(join(next.dir, 'same.txt'));
+    expect([sameAfter.ino, sameAfter.mtimeMs]).toEqual([sameBefore.ino, sameBefore.mtimeMs]);
+    expect(gitIn(next.root!, 'status', '--porcelain')).toBe('');
+    expect(claimOf(next.root!)).toMatchObject({ plan_id: PLAN, step_id: 'test', attempt: 1 });
+  });
+
+  it('should reset the slot the step holds for its next attempt (Run again on top)', async () => {
+    const dir = initRepo(dirs.make());
+    const repo = await supported(dir, dirs.make());
+    const first = await openWorktree(repo, step);
+    writeFiles(first.dir, { 'attempt1.txt': 'x\n' });
+
+    const second = await openWorktree(repo, { ...step, attempt: 2 });
+
+    expect(second.root).toBe(first.root);
+    expect(existsSync(join(second.dir, 'attempt1.txt'))).toBe(false);
+    expect(claimOf(second.root!)).toMatchObject({ attempt: 2, base: second.base });
+  });
+
+  it('should give steps running at once a slot each, and never take a slot another process claimed', async () => {
+    const dir = initRepo(dirs.make());
+    const repo = await supported(dir, dirs.make());
+    const [one, two] = await Promise.all([openWorktree(repo, step), openWorktree(repo, { ...step, stepId: 'docs' })]);
+    expect(new Set([one.root, two.root])).toEqual(new Set([slotRoot(repo, 1), slotRoot(repo, 2)]));
+
+    await releaseSlot(repo, one.root!, PLAN, one.root === slotRoot(repo, 1) ? 'code' : 'docs');
+    // Another process takes the free slot first.
+    writeFileSync(`${slotRoot(repo, 1)}.claim.json`, JSON.stringify({ plan_id: OTHER, step_id: 'x', attempt: 1, base: null }));
+    const three = await openWorktree(repo, { ...step, stepId: 'third' });
+    expect(three.root).toBe(slotRoot(repo, 3));
+  });
+
+  it('should copy a file of the include list and link a folder, which git leaves out, and place them again on reset', async () => {
     const dir = initRepo(dirs.make(), { '.gitignore': '.env\nnode_modules/\n' });
     writeFiles(dir, { '.env': 'KEY=1\n', 'node_modules/lib/index.js': 'module.exports = 1;\n' });
     const repo = await supported(dir, dirs.make());
+    const include = ['.env', 'node_modules', 'node_modules/lib', 'missing.txt'];
 
-    const workspace = await openWorktree(repo, { ...step, include: ['.env', 'node_modules', 'node_modules/lib', 'missing.txt'] });
+    const workspace = await openWorktree(repo, { ...step, include });
 
     expect(read(workspace.dir, '.env')).toBe('KEY=1\n');
     expect(lstatSync(join(workspace.dir, '.env')).isSymbolicLink()).toBe(false);
     expect(readlinkSync(join(workspace.dir, 'node_modules'))).toBe(join(dir, 'node_modules'));
     expect(existsSync(join(workspace.dir, 'missing.txt'))).toBe(false);
     expect(read(dir, 'node_modules/lib/index.js')).toBe('module.exports = 1;\n');
+
+    writeFiles(dir, { '.env': 'KEY=2\n' });
+    await releaseSlot(repo, workspace.root!, PLAN, 'code');
+    const next = await openWorktree(repo, { ...step, stepId: 'next', include });
+    expect(read(next.dir, '.env')).toBe('KEY=2\n');
   });
 
-  it('should run the setup command in the project folder of the worktree', async () => {
-    const dir = initRepo(dirs.make(), { 'app/package.json': '{}\n' });
+  it('should run the setup command once, in the project folder of a new slot, not when the slot is reused', async () => {
+    const dir = initRepo(dirs.make(), { 'app/package.json': '{}\n', '.gitignore': 'setup.log\n' });
     const repo = await supported(join(dir, 'app'), dirs.make());
-    const workspace = await openWorktree(repo, { ...step, setup: 'ls package.json > setup.log && echo "$ORCA_STEP_ID" >> setup.log' });
+    const setup = 'ls package.json >> setup.log && echo "$ORCA_STEP_ID" >> setup.log';
+    const workspace = await openWorktree(repo, { ...step, setup });
     expect(read(workspace.dir, 'setup.log')).toBe('package.json\ncode\n');
-    // What the setup wrote is part of the base, not a change of the step.
     expect(gitIn(workspace.root!, 'rev-parse', 'HEAD').trim()).toBe(workspace.base);
     expect(gitIn(workspace.root!, 'status', '--porcelain')).toBe('');
+
+    await releaseSlot(repo, workspace.root!, PLAN, 'code');
+    const next = await openWorktree(repo, { ...step, stepId: 'next', setup });
+    expect(next.root).toBe(workspace.root);
+    expect(read(next.dir, 'setup.log')).toBe('package.json\ncode\n');
   });
 
-  it('should reject with the output of a failing setup command, and make the worktree anew next time', async () => {
+  it('should reject with the output of a failing setup command, and make the slot anew next time', async () => {
     const dir = initRepo(dirs.make());
     const repo = await supported(dir, dirs.make());
     const failure = await openWorktree(repo, { ...step, setup: 'echo "npm ERR! missing lockfile" >&2; exit 3' }).catch((error: unknown) => error);
@@ -88,62 +152,88 @@ describe('openWorktree', () => {
     const again = await openWorktree(repo, { ...step, setup: 'true' });
     expect(existsSync(join(again.dir, 'README.md'))).toBe(true);
   });
+
+  it('should make the project folder in the slot when git carries nothing of it (an empty new package in a monorepo)', async () => {
+    const dir = initRepo(dirs.make(), { 'packages/old/index.js': '1\n' });
+    const project = join(dir, 'packages', 'new');
+    writeFiles(dir, { 'packages/new/.keep-out': '' });
+    unlinkSync(join(project, '.keep-out'));
+    const repo = await supported(project, dirs.make());
+    expect(repo.prefix).toBe('packages/new/');
+
+    const workspace = await openWorktree(repo, step);
+
+    expect(workspace.dir).toBe(join(workspace.root!, 'packages/new/'));
+    expect(statSync(workspace.dir).isDirectory()).toBe(true);
+    expect(read(workspace.root!, 'packages/old/index.js')).toBe('1\n');
+  });
 });
 
-describe('removeWorktree', () => {
-  it("should remove the worktree and git's record of it, leaving the folder it linked", async () => {
+describe('releasePlanSlots', () => {
+  it("should give back every slot of one plan and no other's, and remove the plan's landing records", async () => {
     const dir = initRepo(dirs.make());
+    const repo = await supported(dir, dirs.make());
+    const a = await openWorktree(repo, step);
+    const b = await openWorktree(repo, { ...step, stepId: 'docs' });
+    const other = await openWorktree(repo, { ...step, planId: OTHER });
+    writeFiles(repo.worktrees, { [`${PLAN}/code.1.merged.json`]: '{}' });
+    expect(mergedFile(repo, PLAN, 'code', 1)).toBe(join(repo.worktrees, PLAN, 'code.1.merged.json'));
+
+    expect((await releasePlanSlots(repo, PLAN)).sort()).toEqual([a.root, b.root].sort());
+
+    const listed = await listWorktrees(repo);
+    expect(listed.map((w) => [w.path, w.claim?.plan_id ?? null])).toEqual([
+      [a.root, null],
+      [b.root, null],
+      [other.root, OTHER],
+    ]);
+    expect(existsSync(join(repo.worktrees, PLAN))).toBe(false);
+  });
+});
+
+describe('trimSlots', () => {
+  it("should remove free slots beyond the pool's size, never one a step holds, and leave the folders they linked", async () => {
+    const dir = initRepo(dirs.make(), { '.gitignore': 'node_modules/\n' });
     writeFiles(dir, { 'node_modules/keep.js': 'kept\n' });
     const repo = await supported(dir, dirs.make());
-    const { root } = await openWorktree(repo, { ...step, include: ['node_modules'] });
+    const slots = await Promise.all(['a', 'b', 'c'].map((stepId) => openWorktree(repo, { ...step, stepId, include: ['node_modules'] })));
+    await releaseSlot(repo, slotRoot(repo, 2), PLAN, claimOf(slotRoot(repo, 2)).step_id);
+    await releaseSlot(repo, slotRoot(repo, 3), PLAN, claimOf(slotRoot(repo, 3)).step_id);
 
-    await removeWorktree(repo, root!);
+    const removed = await trimSlots(repo, 2);
 
-    expect(existsSync(root!)).toBe(false);
-    expect(gitIn(dir, 'worktree', 'list')).not.toContain(root);
+    expect(removed).toEqual([slotRoot(repo, 3)]);
+    expect(existsSync(slotRoot(repo, 3))).toBe(false);
+    expect(gitIn(dir, 'worktree', 'list')).not.toContain(slotRoot(repo, 3));
+    expect((await listWorktrees(repo)).map((w) => w.path)).toEqual([slotRoot(repo, 1), slotRoot(repo, 2)]);
     expect(read(dir, 'node_modules/keep.js')).toBe('kept\n');
+    expect(slots).toHaveLength(3);
   });
 
-  it('should accept a worktree already deleted by hand, and one already removed', async () => {
+  it('should take a slot deleted by hand as gone, and make it anew when a step needs it', async () => {
     const dir = initRepo(dirs.make());
     const repo = await supported(dir, dirs.make());
-    const { root } = await openWorktree(repo, step);
-    rmSync(root!, { recursive: true });
+    const first = await openWorktree(repo, step);
+    await releaseSlot(repo, first.root!, PLAN, 'code');
+    rmSync(first.root!, { recursive: true });
 
-    await removeWorktree(repo, root!);
-    await removeWorktree(repo, root!);
-    expect(gitIn(dir, 'worktree', 'list', '--porcelain')).not.toContain(root);
+    const again = await openWorktree(repo, { ...step, stepId: 'next' });
+    expect(existsSync(join(again.dir, 'README.md'))).toBe(true);
+    expect(gitIn(dir, 'worktree', 'list', '--porcelain')).toContain(again.root);
   });
 });
 
 describe('listWorktrees', () => {
-  it("should list Orca's worktrees with their plan, step, attempt and size, and not the user's own", async () => {
+  it("should list Orca's slots with who holds each and their size, and not the user's own worktrees", async () => {
     const dir = initRepo(dirs.make());
     gitIn(dir, 'worktree', 'add', '-q', '--detach', join(dirs.make(), 'mine'));
     const repo = await supported(dir, dirs.make());
-    const one = await openWorktree(repo, { ...step, stepId: 'step.v2' });
-    await openWorktree(repo, { ...step, planId: 'plan_2', attempt: 3 });
+    const one = await openWorktree(repo, { ...step, stepId: 'step_v2' });
 
     const listed = await listWorktrees(repo);
 
-    expect(listed).toEqual([
-      { planId: 'plan_1', stepId: 'step.v2', attempt: 1, path: one.root, dir: one.dir, bytes: await diskBytes(one.root!) },
-      { planId: 'plan_2', stepId: 'code', attempt: 3, path: worktreeRoot(repo, 'plan_2', 'code', 3), dir: join(worktreeRoot(repo, 'plan_2', 'code', 3), repo.prefix), bytes: expect.any(Number) },
-    ]);
+    expect(listed).toEqual([{ slot: 1, path: one.root, dir: one.dir, claim: { plan_id: PLAN, step_id: 'step_v2', attempt: 1, base: one.base }, bytes: await diskBytes(one.root!) }]);
     expect(listed[0]!.bytes).toBeGreaterThan('hello\n'.length);
-  });
-
-  it('should remove every worktree of one plan and no other', async () => {
-    const dir = initRepo(dirs.make());
-    const repo = await supported(dir, dirs.make());
-    await openWorktree(repo, step);
-    await openWorktree(repo, { ...step, attempt: 2 });
-    const other = await openWorktree(repo, { ...step, planId: 'plan_2' });
-
-    await removePlanWorktrees(repo, 'plan_1');
-
-    expect((await listWorktrees(repo)).map((worktree) => worktree.path)).toEqual([other.root]);
-    expect(existsSync(join(repo.worktrees, 'plan_1'))).toBe(false);
   });
 });
 
