@@ -5,7 +5,9 @@
 // in-flight step run at most once more, in the same session and under the same idempotency key.
 // A step in flight at the kill left no result: the resume gate asks before it runs again (Re-run),
 // or the human marks it done with their words as its summary and it is not dispatched again.
-// One scripted model serves the whole file; one project holds one plan per point.
+// One scripted model serves the matrix; one project holds one plan per point. The last describe
+// kills plans of 2 and 4 parallel steps with every step in flight: each step waits at its own
+// resume gate after the restart, and each must be asked.
 //
 // The points run in batches, so that a kill and a restart serve several points: every plan of a
 // batch starts at once and is held at its own kill point, the server is killed and restarted once,
@@ -72,6 +74,16 @@ if (BATCHES.some((names) => names.filter((name) => races(POINTS.find((p) => p.na
   throw new Error('Expected at most one racing point (completed:s1..s3) per batch: one kill cannot follow two completions.');
 }
 
+/**
+ * Plans of `parallel<N>` scenarios: N tester steps with no dependency, each declaring its own file,
+ * so all N run at once in the shared tree (the default concurrency is 4) and a kill finds all of
+ * them in flight. Tester steps change files (the resume gate asks before they run again) and get
+ * no reviewer (by default only coder steps do).
+ */
+const parallelWidth = (scenario: string) => Number(/^parallel(\d)$/.exec(scenario)?.[1] ?? 0);
+const parallelSteps = (n: number) =>
+  Array.from({ length: n }, (_, i) => ({ id: `s${i + 1}`, agent: 'tester', description: `do s${i + 1}`, files: [`s${i + 1}.txt`] }));
+
 /** The scenario tag travels in every prompt of a plan (the user's message, then the goal). */
 const tagOf = (point: Point) => point.name.replace(':', '_').replace(/ /g, '_');
 const stepOf = (req: RecordedRequest) => /# Your step: (s\d)\b/.exec(req.lastUser)?.[1];
@@ -110,10 +122,11 @@ function script(req: RecordedRequest): ScriptedReply {
   const scenario = scenarioOf(req);
   if (agent === 'orca') return orcaResumeRelay(req);
   if (agent === 'planner') {
+    const width = parallelWidth(scenario);
     return jsonReply({
       type: 'plan',
       goal: `SCENARIO:${scenario} goal`,
-      steps: STEPS.map((s) => ({ description: `do ${s.id}`, ...s })),
+      steps: width ? parallelSteps(width) : STEPS.map((s) => ({ description: `do ${s.id}`, ...s })),
       assumptions: [],
       risks: [],
       verification: [],
@@ -524,4 +537,177 @@ describe('crash matrix: kill -9 at every point of a 4-step plan, restart, resume
       }
     });
   });
+});
+
+// Several steps in flight at one kill: two plans, one of 2 and one of 4 steps with no dependency,
+// all of them running when the server is killed (each step's first model request held). After the
+// restart every step of both plans waits at its own resume gate. The person at the TUI answers each
+// dialog as it comes, Re-run; each plan must ask every one of its steps (not take the second for
+// the first one still open) and complete. On a project without git: the matrix above runs in one.
+describe('crash matrix: kill -9 with 2 and 4 parallel steps in flight, each asked at its resume gate after the restart', () => {
+  const WIDTHS = [2, 4] as const;
+  let model: ScriptedModel;
+  let server: OpencodeServer;
+  let plugin: Awaited<ReturnType<typeof snapshotDist>>;
+  reportOnFailure(() => ({ server, model }));
+
+  type ParallelRun = { width: number; tag: string; planId?: string; sessionAtKill: Map<string, string>; resumed?: Turn; turn?: { error?: unknown }; asked: string[] };
+  const runs = new Map<number, ParallelRun>();
+  let failure: Error | undefined;
+
+  const plansDir = () => join(server.projectDir, '.opencode', 'plans');
+  const planFile = (planId: string) => JSON.parse(readFileSync(join(plansDir(), `${planId}.json`), 'utf8'));
+  const journal = (planId: string) =>
+    readFileSync(join(plansDir(), `${planId}.journal.jsonl`), 'utf8')
+      .split('\n')
+      .filter((l) => l.trim())
+      .map((l) => JSON.parse(l) as { kind: string; [k: string]: unknown });
+  const planOf = (tag: string) =>
+    readdirSync(plansDir())
+      .filter((f) => /^plan_\w+\.json$/.test(f))
+      .map((f) => f.slice(0, -'.json'.length))
+      .find((id) => {
+        try {
+          return planFile(id).goal === `SCENARIO:${tag} goal`;
+        } catch {
+          return false;
+        }
+      });
+  const chat = (tag: string) => model.chatRequests().filter((r) => scenarioOf(r) === tag);
+  const dispatchesOf = (tag: string, stepId: string) => chat(tag).filter((r) => startsTurn(r) && stepOf(r) === stepId && agentOf(r) === 'tester');
+
+  async function startTurn(text: string): Promise<Turn> {
+    const session = (await server.client.session.create({ title: text })).data!;
+    const done = server.client.session.prompt(
+      { sessionID: session.id, agent: 'orca', parts: [{ type: 'text', text }] },
+      { fetch: (input, init) => fetchWithTimeout(input, { ...init, timeoutMs: TURN_TIMEOUT_MS }) },
+    );
+    void done.catch(() => {}); // a killed server fails this request
+    return { session, done };
+  }
+
+  const look = questionWatch(() => server, 2_000);
+
+  /** One look at the open dialogs: pages read on, each plan approved, each resume gate answered Re-run (and which step it asked). */
+  async function answerDialogs(resume: boolean): Promise<void> {
+    if (!look.due()) return;
+    try {
+      const open = await openQuestions(server);
+      await readOn(server, open);
+      for (const q of open.filter((x) => !isPage(x))) {
+        const text = q.questions[0]?.question ?? '';
+        const resuming = resume ? [...runs.values()].find((r) => r.planId && text.includes(`Plan ${r.planId}: step`)) : undefined;
+        if (resuming) {
+          resuming.asked.push(/Plan plan_\w+: step (s\d)\b/.exec(text)![1]!);
+          await reply(server, q, [['Re-run'], ['No guidance']]);
+          continue;
+        }
+        if (!resume && [...runs.values()].some((r) => text.includes(`SCENARIO:${r.tag} goal`))) await reply(server, q, [['Approve'], ['No guidance']]);
+      }
+    } catch (error) {
+      look.again();
+      throw error;
+    }
+  }
+
+  beforeAll(async () => {
+    plugin = await snapshotDist('orca-crash-parallel-');
+    model = await startScriptedModel({ respond });
+    server = await startOpencode({ modelUrl: model.url, git: false, config: { plugin: [[plugin.url, SHARED_TREE]] }, requestTimeoutMs: 60_000 });
+    for (const width of WIDTHS) runs.set(width, { width, tag: `parallel${width}`, sessionAtKill: new Map(), asked: [] });
+    try {
+      // 1. Every step's first model request is held: each plan runs all its steps at once, and waits.
+      for (const run of runs.values()) for (let k = 1; k <= run.width; k++) armed.add(holdKey(run.tag, `s${k}`));
+      await Promise.all([...runs.values()].map((run) => startTurn(`SCENARIO:${run.tag}`)));
+      await waitFor(
+        async () => {
+          await answerDialogs(false);
+          return [...runs.values()].every((run) => Array.from({ length: run.width }, (_, i) => held.has(holdKey(run.tag, `s${i + 1}`))).every(Boolean));
+        },
+        { timeoutMs: BATCH_WAIT_MS, intervalMs: 50, description: 'every step of both plans in flight' },
+      );
+      for (const run of runs.values()) {
+        run.planId = planOf(run.tag);
+        if (!run.planId) throw new Error(`no plan file for ${run.tag}`);
+      }
+
+      // 2. kill -9 with every step in flight; restart on the same project and home.
+      await server.kill9();
+      armed.clear();
+      releaseAll();
+      server = await restartOpencode(server);
+      // Each step's session, from its file or (its id written behind) by its idempotency key.
+      const byKey = new Map(
+        ((await allSessions(server.client)) as Array<{ id: string; metadata?: { orca?: { idempotency_key?: string } } }>)
+          .filter((x) => x.metadata?.orca?.idempotency_key)
+          .map((x) => [x.metadata!.orca!.idempotency_key!, x.id]),
+      );
+      for (const run of runs.values()) {
+        for (const s of planFile(run.planId!).steps as Array<{ id: string; session_id?: string }>) {
+          const sessionId = s.session_id ?? byKey.get(`${run.planId}:${s.id}:1`);
+          if (sessionId) run.sessionAtKill.set(s.id, sessionId);
+        }
+      }
+
+      // 3. Resume both plans; answer every resume gate as its dialog comes, until both plan files say completed.
+      for (const run of runs.values()) run.resumed = await startTurn(`SCENARIO:${run.tag} RESUME ${run.planId}`);
+      await waitFor(
+        async () => {
+          await answerDialogs(true);
+          return [...runs.values()].every((run) => planFile(run.planId!).status === 'completed');
+        },
+        { timeoutMs: BATCH_WAIT_MS, intervalMs: 100, description: 'both plans to complete after resume' },
+      );
+      for (const run of runs.values()) {
+        run.turn = await Promise.race([
+          run.resumed!.done,
+          new Promise<{ error: string }>((resolve) => setTimeout(() => resolve({ error: 'the resumed Orca turn did not end within 60 s' }), 60_000)),
+        ]).catch((error: unknown) => ({ error }));
+      }
+    } catch (error) {
+      failure = error instanceof Error ? error : new Error(String(error));
+      for (const run of runs.values()) if (run.planId) failure.message += `\n${run.tag}: ${JSON.stringify(planFile(run.planId).steps.map((s: any) => [s.id, s.status]))}, asked ${run.asked.join(', ') || 'nothing'}`;
+    }
+  }, 2 * BATCH_WAIT_MS + 240_000);
+
+  afterAll(async () => {
+    releaseAll();
+    await server?.stop();
+    await model?.close();
+    plugin?.remove();
+  }, 30_000);
+
+  for (const width of WIDTHS) {
+    it(`${width} steps in flight: each asked at its own resume gate, Re-run, run once more in its session, plan completed`, async () => {
+      if (failure) throw failure;
+      const run = runs.get(width)!;
+      const { tag, planId } = run;
+      const ids = Array.from({ length: width }, (_, i) => `s${i + 1}`);
+      expect(run.turn?.error).toBeUndefined();
+      const lastOrca = chat(tag).filter((r) => agentOf(r) === 'orca' && /RESUME/.test(r.lastUser) && lastToolResult(r)).at(-1);
+      expect(lastOrca, 'the resumed Orca turn reported orca_ask_planner’s result').toBeDefined();
+      expect(JSON.parse(lastToolResult(lastOrca!)!.content)).toMatchObject({ status: 'completed', plan_id: planId });
+
+      // Every step was asked, each once, in its own dialog; the plan recorded a Re-run for each.
+      expect([...run.asked].sort()).toEqual(ids);
+      const file = planFile(planId!);
+      expect(file.status).toBe('completed');
+      expect(
+        file.decisions
+          .filter((d: { gate: string }) => d.gate === 'resume')
+          .map((d: { option: string; step_id: string }) => `${d.option}:${d.step_id}`)
+          .sort(),
+      ).toEqual(ids.map((id) => `Re-run:${id}`));
+      for (const id of ids) {
+        // In flight at the kill (held at the model), run once more after its Re-run: attempt 1, in the same session.
+        expect(dispatchesOf(tag, id), `${id}: the held dispatch and the re-run`).toHaveLength(2);
+        expect(dispatchesOf(tag, id)[0]!.aborted).toBe(true);
+        const step = file.steps.find((x: { id: string }) => x.id === id);
+        expect(step).toMatchObject({ status: 'completed', attempts: 1 });
+        expect(step.session_id).toBe(run.sessionAtKill.get(id));
+        expect(journal(planId!)).toContainEqual(expect.objectContaining({ kind: 'reconcile', decision: 'interrupted', idempotency_key: `${planId}:${id}:1` }));
+      }
+      expect(model.errors()).toEqual([]);
+    }, 60_000);
+  }
 });
