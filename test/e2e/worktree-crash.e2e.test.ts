@@ -2,7 +2,7 @@
 // scripted model: kill -9 while a step runs in its worktree, and while its merge into the user's
 // tree is in flight; the server is restarted on the same project and home, the plan is resumed with
 // `RESUME plan_…` (resume gate answered Re-run by hitl.auto.resume), and it must finish with each
-// step's change landed exactly once, nothing staged, no commit, and no worktree left.
+// step's change landed exactly once, nothing staged, no commit, and no slot held once the plan ended.
 //
 // One plan per point, each on its own project and server, all at once (Promise.allSettled):
 // - `running`: s1's first model request is held (the scripted model does not answer) until the kill;
@@ -12,8 +12,13 @@
 //   retried merge (the restored step re-enters `merging`) must see it applied and not apply it twice.
 // - `merge_before`: the shim touches the marker and sleeps BEFORE the real apply: killed with nothing
 //   applied, the retried merge applies it once.
+// - `reset`: the shim touches the marker and sleeps before the first `git reset --hard` (s1's worktree
+//   slot, made ahead while the planner drafted, being reset to s1's start): after the restart s1's
+//   slot is reset anew and s1 runs once.
 // The restart runs without the shim. Every plan is the same chain s1 → s2 of coder steps, each
 // reading log.txt (committed) in its worktree and writing it back with one line more.
+// The last describe runs s1 and s2 side by side instead, both clashing with a line the user added,
+// and kills the server while both wait at the merge gate: each must be asked after the restart.
 import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -25,15 +30,19 @@ import { restartOpencode, startOpencode, waitFor, type OpencodeServer } from '..
 import { lastToolResult, startScriptedModel, textOf, type RecordedRequest, type ScriptedModel, type ScriptedReply } from '../support/scripted-model.js';
 import { fetchWithTimeout } from '../support/wait-for.js';
 import { agentOf, jsonReply, orcaResumeRelay, passingReview, scenarioOf } from './team.js';
+import { isPage, openQuestions, questionWatch, readOn, reply } from './hitl-answers.js';
 import { readLines } from '../support/read-tool.js';
 
-type Point = 'running' | 'merge_after' | 'merge_before';
-const POINTS: Point[] = ['running', 'merge_after', 'merge_before'];
+type Point = 'running' | 'merge_after' | 'merge_before' | 'reset';
+const POINTS: Point[] = ['running', 'merge_after', 'merge_before', 'reset'];
 
 const STEPS = [
   { id: 's1', agent: 'coder', files: ['log.txt'], description: 'Append the line of s1 to log.txt' },
   { id: 's2', agent: 'coder', depends_on: ['s1'], files: ['log.txt'], description: 'Append the line of s2 to log.txt' },
 ] as const;
+/** The parallel scenario's plan: s1 and s2 side by side, each in its own worktree, each appending its line to log.txt. */
+const PARALLEL = 'parallel_merge';
+const PARALLEL_STEPS = STEPS.map(({ id, agent, files, description }) => ({ id, agent, files, description }));
 const HEADER = '# log of the e2e project';
 const lineOf = (step: string) => `${step} appended this line`;
 const asText = (ls: readonly string[]) => `${ls.join('\n')}\n`;
@@ -87,7 +96,8 @@ function script(req: RecordedRequest): ScriptedReply {
   const scenario = scenarioOf(req);
   if (agent === 'orca') return orcaResumeRelay(req);
   if (agent === 'planner') {
-    return jsonReply({ type: 'plan', goal: `SCENARIO:${scenario} goal`, steps: STEPS, assumptions: [], risks: [], verification: [] });
+    const steps = scenario === PARALLEL ? PARALLEL_STEPS : STEPS;
+    return jsonReply({ type: 'plan', goal: `SCENARIO:${scenario} goal`, steps, assumptions: [], risks: [], verification: [] });
   }
   if (agent === 'coder') return coder(req);
   const review = passingReview(req);
@@ -109,23 +119,24 @@ const gitIn = (dir: string, ...args: string[]) =>
 /**
  * A `git` first on PATH: the real git for everything but an `apply` that is not `--check` (the
  * merge landing a step's changes); that one touches the marker and sleeps, after the real apply
- * (`after`) or instead of it (`before`), until the kill ends it.
+ * (`after`) or instead of it (`before`), until the kill ends it. With `reset`, the first
+ * `reset --hard` (a worktree slot reset to a step's start) does that instead.
  */
-function gitShim(mode: 'after' | 'before'): { dir: string; marker: string } {
+function gitShim(mode: 'after' | 'before' | 'reset'): { dir: string; marker: string } {
   const realGit = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
   if (!realGit.startsWith('/')) throw new Error(`command -v git gave ${JSON.stringify(realGit)}`);
   const dir = mkdtempSync(join(tmpdir(), 'orca-wt-crash-shim-'));
   const marker = join(dir, 'apply-in-flight');
   const onApply = mode === 'after' ? `"${realGit}" "$@"\ntouch "${marker}"\nexec sleep 60` : `touch "${marker}"\nexec sleep 60`;
+  const trap =
+    mode === 'reset'
+      ? ['reset=0; hard=0', 'for a in "$@"; do case "$a" in reset) reset=1 ;; --hard) hard=1 ;; esac; done', 'if [ "$reset" = 1 ] && [ "$hard" = 1 ]; then', `touch "${marker}"\nexec sleep 60`, 'fi']
+      : ['apply=0; check=0', 'for a in "$@"; do case "$a" in apply) apply=1 ;; --check) check=1 ;; esac; done', 'if [ "$apply" = 1 ] && [ "$check" = 0 ]; then', onApply, 'fi'];
   writeFileSync(
     join(dir, 'git'),
     [
       '#!/bin/sh',
-      'apply=0; check=0',
-      'for a in "$@"; do case "$a" in apply) apply=1 ;; --check) check=1 ;; esac; done',
-      'if [ "$apply" = 1 ] && [ "$check" = 0 ]; then',
-      onApply,
-      'fi',
+      ...trap,
       `exec "${realGit}" "$@"`,
       '',
     ].join('\n'),
@@ -205,7 +216,7 @@ describe('kill -9 while a step runs in its worktree, and while its merge is in f
 
   async function runPoint(point: Point): Promise<Run> {
     const started = Date.now();
-    const shim = point === 'running' ? undefined : gitShim(point === 'merge_after' ? 'after' : 'before');
+    const shim = point === 'running' ? undefined : gitShim(point === 'merge_after' ? 'after' : point === 'reset' ? 'reset' : 'before');
     if (shim) shims.push(shim.dir);
     let server = await startOpencode({
       modelUrl: model.url,
@@ -333,11 +344,13 @@ describe('kill -9 while a step runs in its worktree, and while its merge is in f
     // s2 started from the user's tree with s1's line landed: its worktree read it.
     const s2 = dispatches(run.point, 's2');
     expect(s2).toHaveLength(1);
-    // No worktree outlives the plan: bounded polling, not a sleep.
-    await waitFor(() => worktreeLeftovers(server.homeDir).length === 0, { timeoutMs: 15_000, description: `nothing left under ${worktreesOf(server)}` }).catch(() => {});
-    expect(worktreeLeftovers(server.homeDir)).toEqual([]);
+    // No slot is held once the plan ended, and no record of it is left: bounded polling, not a sleep.
+    const held = () => worktreeLeftovers(server.homeDir).filter((path) => path.endsWith('.claim.json') || path.includes(planId));
+    await waitFor(() => held().length === 0, { timeoutMs: 15_000, description: `no claim or record under ${worktreesOf(server)}` }).catch(() => {});
+    expect(held()).toEqual([]);
+    // The chain s1 → s2 needed one slot at a time: one free slot stays, warm; git knows it.
     const listed = gitIn(dir, 'worktree', 'list', '--porcelain').split('\n').filter((l) => l.startsWith('worktree '));
-    expect(listed).toEqual([`worktree ${dir}`]);
+    expect(listed).toEqual([`worktree ${dir}`, expect.stringMatching(new RegExp(`^worktree ${escapeRe(worktreesOf(server))}[0-9a-f]{12}${escapeRe(sep)}slots${escapeRe(sep)}1$`))]);
     expect(model.errors()).toEqual([]);
     return file;
   }
@@ -349,13 +362,13 @@ describe('kill -9 while a step runs in its worktree, and while its merge is in f
 
     // Nothing had landed at the kill: s1 was waiting for its model.
     expect(run.logAtKill).toBe(asText([HEADER]));
-    // s1 was dispatched twice: the held turn (cut by the kill) and the re-run, both in its worktree `<plan>/s1.1`.
+    // s1 was dispatched twice: the held turn (cut by the kill) and the re-run, both in its slot (`slots/1`).
     const s1 = dispatches('running', 's1');
     expect(s1).toHaveLength(2);
     expect(s1[0]!.aborted).toBe(true);
     const worktree = workdirOf(s1[0]!);
     expect(worktree.startsWith(worktreesOf(server))).toBe(true);
-    expect(worktree.endsWith(`${sep}${planId}${sep}s1.1`)).toBe(true);
+    expect(worktree.endsWith(`${sep}slots${sep}1`)).toBe(true);
     expect(workdirOf(s1[1]!)).toBe(worktree);
     // Every request of the re-run turn (read, write, report) worked there too, and so did its reviewer.
     const rerun = chat('running').filter((r) => agentOf(r) === 'coder' && stepOf(r) === 's1' && r.at >= s1[1]!.at);
@@ -374,7 +387,8 @@ describe('kill -9 while a step runs in its worktree, and while its merge is in f
     expect(journal(server, planId)).toContainEqual(
       expect.objectContaining({ kind: 'reconcile', role: 'specialist', decision: 'interrupted', idempotency_key: `${planId}:s1:1`, session_id: step.session_id }),
     );
-    expect(dispatches('running', 's2').map(workdirOf)[0]).toMatch(new RegExp(`${escapeRe(sep)}${planId}${escapeRe(sep)}s2\\.1$`));
+    // s2 started once s1 had landed and given its slot back: it got the same slot, warm.
+    expect(dispatches('running', 's2').map(workdirOf)[0]).toBe(worktree);
   }, 120_000);
 
   /** The merge in flight at the kill: s1 entered `merging` before it, completed after it, and neither s1 nor its review ran again. */
@@ -410,8 +424,150 @@ describe('kill -9 while a step runs in its worktree, and while its merge is in f
     expect(run.logAtKill).toBe(asText([HEADER]));
     expectMergeRetried(run, file);
   }, 120_000);
+
+  it('killed while s1’s worktree slot is reset to its start: the slot is reset anew after the restart, s1 runs once, each line lands once', async () => {
+    const run = runOf('reset');
+    await expectCleanEnd(run);
+    const s1States = (entries: Journal) => entries.filter((e) => e.kind === 'state' && e.actor === 'step:s1').map((e) => e.state);
+    expect(s1States(run.journalAtKill).at(-1)).toBe('opening_workspace');
+    expect(run.logAtKill).toBe(asText([HEADER]));
+    // Nothing ran in the slot before the kill; after it, s1 ran once, in the slot it had claimed.
+    const s1 = dispatches('reset', 's1');
+    expect(s1).toHaveLength(1);
+    expect(workdirOf(s1[0]!)).toMatch(new RegExp(`${escapeRe(sep)}slots${escapeRe(sep)}1$`));
+    expect(dispatches('reset', 's2').map(workdirOf)).toEqual([workdirOf(s1[0]!)]);
+  }, 120_000);
 });
 
 function escapeRe(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
+
+// Two parallel steps whose changes both fail to apply: s1 and s2 run side by side, each in its own
+// worktree (their first model requests held until both run), and meanwhile the user adds a line
+// at the end of log.txt in their tree, where each step adds its own. Both merges clash, so both
+// steps wait at the merge gate. The server is killed there and restarted; the resumed plan must
+// ask each step at its own merge gate (the person answers Resolved by hand, which no auto policy
+// may choose), not take the second for the first one still open, and complete.
+describe('kill -9 with two parallel steps at the merge gate: each asked after the restart', () => {
+  let model: ScriptedModel;
+  let server: OpencodeServer;
+  let plugin: Awaited<ReturnType<typeof snapshotDist>>;
+  reportOnFailure(() => ({ server, model }));
+  const USER_LINE = 'a line the user added meanwhile';
+  const asked: string[] = [];
+  let planId: string;
+  let head: string;
+  let turn: { error?: unknown };
+  let statusesAtKill: string[];
+
+  const plansDir = () => join(server.projectDir, '.opencode', 'plans');
+  const planFile = () => JSON.parse(readFileSync(join(plansDir(), `${planId}.json`), 'utf8'));
+  const chat = () => model.chatRequests().filter((r) => scenarioOf(r) === PARALLEL);
+  async function startTurn(text: string) {
+    const session = (await server.client.session.create({ title: text })).data!;
+    const done = server.client.session.prompt(
+      { sessionID: session.id, agent: 'orca', parts: [{ type: 'text', text }] },
+      { fetch: (input, init) => fetchWithTimeout(input, { ...init, timeoutMs: TURN_TIMEOUT_MS }) },
+    ) as Promise<{ error?: unknown }>;
+    void done.catch(() => {}); // a killed server fails this request
+    return done;
+  }
+  const look = questionWatch(() => server, 2_000);
+
+  beforeAll(async () => {
+    plugin = await snapshotDist('orca-wt-parallel-');
+    model = await startScriptedModel({ respond });
+    // Approval by the policy; the merge gate by the person (hitl.auto.merge unset).
+    const config = { plugin: [[plugin.url, { hitl: { auto: { approval: 'approve' } } }]] };
+    server = await startOpencode({ modelUrl: model.url, config, requestTimeoutMs: 60_000 });
+    const dir = server.projectDir;
+    writeFileSync(join(dir, 'log.txt'), asText([HEADER]));
+    gitIn(dir, 'add', 'log.txt');
+    gitIn(dir, 'commit', '-q', '-m', 'seed log.txt');
+    head = gitIn(dir, 'rev-parse', 'HEAD').trim();
+
+    // 1. Both steps in their worktrees, their first requests held; the user's line lands meanwhile; then both go on.
+    const keys = ['s1', 's2'].map((step) => `${PARALLEL}:${step}`);
+    for (const key of keys) armed.add(key);
+    void startTurn(`SCENARIO:${PARALLEL}`);
+    await waitFor(() => keys.every((key) => held.has(key)), { timeoutMs: WAIT_MS, intervalMs: 50, description: 'both steps running in their worktrees' });
+    writeFileSync(join(dir, 'log.txt'), asText([HEADER, USER_LINE]));
+    for (const key of keys) release(key);
+    planId = (await waitFor(() => readdirSync(plansDir()).find((f) => /^plan_\w+\.json$/.test(f)), { description: 'the plan file' })).slice(0, -'.json'.length);
+    await waitFor(() => planFile().steps.every((s: { status: string }) => s.status === 'awaiting_merge'), {
+      timeoutMs: WAIT_MS,
+      intervalMs: 100,
+      description: 'both steps at the merge gate',
+    });
+    statusesAtKill = planFile().steps.map((s: { id: string; status: string }) => `${s.id}:${s.status}`);
+
+    // 2. kill -9 at the gates; restart on the same project and home.
+    await server.kill9();
+    server = await restartOpencode(server);
+
+    // 3. Resume; answer each merge gate as its dialog comes: Resolved by hand.
+    const resumed = startTurn(`SCENARIO:${PARALLEL} RESUME ${planId}`);
+    await waitFor(
+      async () => {
+        if (look.due()) {
+          try {
+            const open = await openQuestions(server);
+            await readOn(server, open);
+            for (const q of open.filter((x) => !isPage(x))) {
+              const step = /^Not applied: (s\d)$/.exec(q.questions[0]?.header ?? '')?.[1];
+              if (!step) continue;
+              asked.push(step);
+              await reply(server, q, [['Resolved by hand'], ['No guidance']]);
+            }
+          } catch (error) {
+            look.again();
+            throw error;
+          }
+        }
+        return planFile().status === 'completed';
+      },
+      { timeoutMs: WAIT_MS, intervalMs: 100, description: `plan ${planId} completed after the resume` },
+    ).catch((error: Error) => {
+      throw new Error(`${error.message}\nsteps: ${JSON.stringify(planFile().steps.map((s: any) => [s.id, s.status]))}, asked: ${asked.join(', ') || 'nothing'}`);
+    });
+    turn = await Promise.race([
+      resumed,
+      new Promise<{ error: string }>((resolve) => setTimeout(() => resolve({ error: 'the resumed Orca turn did not end within 60 s' }), 60_000)),
+    ]).catch((error: unknown) => ({ error }));
+  }, 2 * WAIT_MS + 180_000);
+
+  afterAll(async () => {
+    for (const key of [...held.keys()]) release(key);
+    await server?.stop();
+    await model?.close();
+    plugin?.remove();
+  }, 60_000);
+
+  it('both steps at the merge gate at the kill; after the restart each is asked at its own gate, Resolved by hand, and the plan completes', async () => {
+    expect(statusesAtKill).toEqual(['s1:awaiting_merge', 's2:awaiting_merge']);
+    expect(turn.error).toBeUndefined();
+    const lastOrca = chat().filter((r) => agentOf(r) === 'orca' && /RESUME/.test(r.lastUser) && lastToolResult(r)).at(-1);
+    expect(lastOrca, 'the resumed Orca turn reported orca_ask_planner’s result').toBeDefined();
+    expect(JSON.parse(lastToolResult(lastOrca!)!.content)).toMatchObject({ status: 'completed', plan_id: planId });
+
+    // Each step asked once, in its own dialog; a decision recorded for each.
+    expect([...asked].sort()).toEqual(['s1', 's2']);
+    const file = planFile();
+    expect(file.status).toBe('completed');
+    expect(file.steps.map((s: any) => [s.id, s.status, s.attempts])).toEqual([
+      ['s1', 'completed', 1],
+      ['s2', 'completed', 1],
+    ]);
+    expect(file.decisions.filter((d: any) => d.gate === 'merge').map((d: any) => `${d.option}:${d.step_id}`).sort()).toEqual(['Resolved by hand:s1', 'Resolved by hand:s2']);
+
+    // Neither clash touched the user's tree: their line is there, no step's, nothing staged or committed.
+    const dir = server.projectDir;
+    expect(readFileSync(join(dir, 'log.txt'), 'utf8')).toBe(asText([HEADER, USER_LINE]));
+    expect(gitIn(dir, 'diff', '--cached', '--name-only')).toBe('');
+    expect(gitIn(dir, 'rev-parse', 'HEAD').trim()).toBe(head);
+    // Each step ran once (its worktree's work was kept for the person to take by hand, not redone).
+    for (const step of ['s1', 's2']) expect(chat().filter((r) => agentOf(r) === 'coder' && startsTurn(r) && stepOf(r) === step)).toHaveLength(1);
+    expect(model.errors()).toEqual([]);
+  }, 60_000);
+});
