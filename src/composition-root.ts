@@ -40,6 +40,8 @@ import { isolationSettings } from './config/options.js';
 import { createWorkspaces, type Workspaces, type WorkspaceSupport } from './workspace/index.js';
 import { workspaceKindOf, workspaceKindText } from './workspace/kind.js';
 import { closeDirectoryWith } from './opencode/instances.js';
+import { warmSlotWith } from './passive/warmup.js';
+import { worktreesWanted } from './machines/threading.js';
 import { hasLiveSteps } from './persistence/retention.js';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
@@ -94,6 +96,8 @@ export interface OrcaParts {
   support?: WorkspaceSupport;
   /** Lets OpenCode drop its instance for a directory no longer used (a removed worktree); absent: nothing to drop. */
   closeDirectory?: (directory: string) => Promise<void>;
+  /** Gets OpenCode's instance for a worktree slot's folder ready ahead (one in-process turn there); absent: the first step there waits for it. */
+  warmDirectory?: (directory: string) => Promise<void>;
 }
 
 /** Orca over OpenCode's client: its sessions, question dialog, log and toasts. */
@@ -125,6 +129,7 @@ export function createOrca(
     ...(hooks.inspect ? { inspect: hooks.inspect } : {}),
     ...(hooks.support ? { support: hooks.support } : {}),
     closeDirectory: closeDirectoryWith(client),
+    warmDirectory: warmSlotWith(client),
   });
 }
 
@@ -221,6 +226,7 @@ export function assembleOrca(given: OrcaParts): Orca {
   const stopToasts = watchForToasts(host, showToast, (planId) => followers.has(planId));
   const stopNotes = watchForNotes(host, { notes: parts.notes, followers });
   const stopSweeping = workspace.worktrees ? sweepWorktrees(host, workspace.worktrees, log) : () => {};
+  const stopPreparing = workspace.worktrees ? prepareWorktrees(host, workspace.worktrees, parts.warmDirectory, log) : () => {};
   return {
     directory,
     options,
@@ -241,6 +247,7 @@ export function assembleOrca(given: OrcaParts): Orca {
     workspace,
     async dispose() {
       stopSweeping();
+      stopPreparing();
       await stopAgenda();
       stopPolling();
       stopToasts();
@@ -327,6 +334,28 @@ function sweepWorktrees(host: PlanHost, worktrees: Workspaces, log: Orca['log'])
   return host.observe('the worktree sweeper', ({ planId, snapshot }) => {
     if (snapshot.hasTag('plan.steps')) live.add(planId);
     else if (live.delete(planId)) release(planId);
+  });
+}
+
+/**
+ * Worktree slots made ready while nothing waits on them: while the planner drafts (one) and while the
+ * human reads the plan (as many as its first file-changing steps, within the pool), each with its
+ * OpenCode instance warmed. The steps then find them made. Never in a write's way.
+ */
+function prepareWorktrees(host: PlanHost, worktrees: Workspaces, warm: ((directory: string) => Promise<void>) | undefined, log: Orca['log']): () => void {
+  const asked = new Map<string, number>();
+  return host.observe('the worktree preparer', ({ planId, snapshot }) => {
+    if (!snapshot.hasTag('workspaces.prepare')) {
+      asked.delete(planId);
+      return;
+    }
+    const wanted = worktreesWanted(snapshot.context);
+    if (wanted <= (asked.get(planId) ?? 0)) return;
+    asked.set(planId, wanted);
+    void worktrees
+      .prepare(wanted)
+      .then((dirs) => Promise.all(dirs.map((dir) => warm?.(dir))))
+      .catch((error: unknown) => log('warn', `plan ${planId}: worktree slots were not made ready ahead (its steps make them when they start): ${errorMessage(error)}`));
   });
 }
 

@@ -340,7 +340,9 @@ export const planMachine = planSetup.createMachine({
     'usage.recorded': { actions: { type: 'recordUsage', params: ({ event }) => event } },
   },
   states: {
+    /** Tag `workspaces.prepare` (here, at the approval gate and while changes are requested): no step runs yet, its worktrees can be made ready. */
     drafting: {
+      tags: ['workspaces.prepare'],
       initial: 'routing',
       states: {
         routing: {
@@ -400,7 +402,7 @@ export const planMachine = planSetup.createMachine({
       },
     },
     pending_approval: {
-      tags: ['gate.approval'],
+      tags: ['gate.approval', 'workspaces.prepare'],
       on: {
         'approval.approve': {
           target: 'approved',
@@ -424,7 +426,7 @@ export const planMachine = planSetup.createMachine({
       },
     },
     changes_requested: {
-      tags: ['busy'],
+      tags: ['busy', 'workspaces.prepare'],
       invoke: {
         id: 'revisePlan',
         src: 'consultPlanner',

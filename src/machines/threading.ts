@@ -52,6 +52,17 @@ export const allStepsCompleted = (steps: StepRecord[]) => steps.length > 0 && st
 export const startableSteps = (c: BudgetContext & { steps: StepRecord[]; concurrency: number; policy: Pick<PlanPolicy, 'workspace'> }) =>
   readySteps(c.steps, c.concurrency, c.policy.workspace).slice(0, dispatchesLeft(c));
 
+/**
+ * How many worktrees a plan not yet running will want at once (its slots can be made ready while the
+ * planner thinks or the human reads): the file-changing steps that would start first, within the
+ * plan's concurrency; one while there is no plan yet to look at. None without worktrees.
+ */
+export function worktreesWanted(c: { steps: StepRecord[]; concurrency: number; policy: PlanPolicy }): number {
+  if (c.policy.workspace !== 'worktree') return 0;
+  if (c.steps.length === 0) return 1;
+  return readySteps(c.steps, c.concurrency, 'worktree').filter((s) => stepPolicy(c.policy, s).workspace === 'worktree').length;
+}
+
 /** The part of the plan's context a starting step reads. */
 export interface PlanForStep {
   plan_id: string;

@@ -6,6 +6,7 @@ import { agentPlanning } from '../config/policy.js';
 import { unavailableToolText } from '../opencode/tool-failures.js';
 import { planIdOfMetadata, promptCacheHooks, promptCacheSettings } from '../opencode/prompt-cache.js';
 import { gitCommonDir, relayToMain, type RelayLog } from './relay.js';
+import { registerWarmup } from './warmup.js';
 
 /** What the worktree instance uses of OpenCode's plugin input: its directory, and the log. */
 export type PassiveInput = Pick<PluginInput, 'directory' | 'client'>;
@@ -36,6 +37,8 @@ export async function passiveHooks(input: PassiveInput, options: OrcaOptions): P
       // Orca measures what a step changed itself, with git (docs/worktrees.md, "What a step's session loses"):
       // OpenCode's own snapshots of every model step in this folder would cost a store and a capture per slot.
       config.snapshot = false;
+      // The main instance gets a slot ready ahead with one turn of this in-process agent (warmup.ts).
+      registerWarmup(config);
     },
     // As in the main instance: the agent's prompt as a system message of its own, a cache key per plan and role.
     'experimental.chat.system.transform': async (_input, output) => cache.systemTransform(output),

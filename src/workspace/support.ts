@@ -62,6 +62,11 @@ export async function workspaceSupport(directory: string, { dataHome = defaultDa
   const [commonDir = '', toplevel = '', prefix = ''] = found.stdout.split('\n');
   const repository: GitRepository = { toplevel, prefix, commonDir, worktrees: worktreesFolder(dataHome, commonDir) };
 
+  // A project folder the enclosing repository ignores (a scratch folder, a home directory kept in git
+  // with `*` ignored): git carries none of its files, so neither a worktree nor a measured diff can hold them.
+  if (prefix && (await ignoredFolder(toplevel, prefix, signal)))
+    return refuse(`the project folder ${prefix.replace(/\/$/, '')} is ignored by the git repository at ${toplevel}, so git carries none of its files.`);
+
   const submodules = await submodulePaths(toplevel, signal);
   if (submodules.length > 0) {
     const named = submodules.slice(0, 3).join(', ') + (submodules.length > 3 ? ', …' : '');
@@ -80,6 +85,12 @@ function gitVersion(cwd: string, signal: AbortSignal | undefined): Promise<strin
   // A failure is not kept: git may be installed meanwhile.
   asked.catch(() => (knownVersion = undefined));
   return asked;
+}
+
+/** Whether .gitignore rules ignore the folder (and git tracks nothing in it). */
+async function ignoredFolder(toplevel: string, prefix: string, signal: AbortSignal | undefined): Promise<boolean> {
+  const found = await git(['check-ignore', '-q', '--', prefix.replace(/\/$/, '')], { cwd: toplevel, okCodes: [0, 1], ...(signal ? { signal } : {}) });
+  return found.code === 0;
 }
 
 /** The paths `.gitmodules` names; none without the file. */

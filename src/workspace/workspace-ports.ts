@@ -1,10 +1,11 @@
+import { join } from 'node:path';
 import type { WorkspacePorts } from '../machines/ports.js';
 import { OrcaError } from '../errors.js';
 import { measure } from './diff.js';
 import { mergeStep } from './merge.js';
 import { excludedPaths, snapshotCommit, userIndexPath } from './snapshot.js';
 import type { GitRepository, WorkspaceSupport } from './support.js';
-import { listWorktrees, openWorktree, plansWithRecords, releasePlanSlots, trimSlots, type OrcaWorktree } from './worktrees.js';
+import { listWorktrees, openWorktree, plansWithRecords, prepareSlots, releasePlanSlots, trimSlots, type OrcaWorktree } from './worktrees.js';
 
 export interface WorkspacesOptions {
   /** The project directory. */
@@ -27,6 +28,8 @@ export interface Workspaces extends WorkspacePorts {
   removePlan(planId: string): Promise<string[]>;
   /** Removes free slots beyond the pool's size; returns the project folders of those removed. */
   trim(): Promise<string[]>;
+  /** Makes free slots until `count` (at most the pool's size) are ready; returns the project folders of those made. */
+  prepare(count: number): Promise<string[]>;
   /** Orca's slots on disk, with who holds each and its size. */
   leftovers(): Promise<OrcaWorktree[]>;
   /** Plans that still hold a slot or have landing records (the folder outlives them when the server stopped first). */
@@ -46,9 +49,12 @@ export function createWorkspaces({ directory, support, patchPathOf, include, set
   };
   // One merge at a time: each reads the user's tree, then writes it.
   let merging: Promise<unknown> = Promise.resolve();
+  // Slots being made ahead: a step waits for them rather than making one more of its own.
+  let preparing: Promise<unknown> = Promise.resolve();
 
   return {
     async openWorkspace({ planId, stepId, attempt, kind }, signal) {
+      await preparing.catch(() => {});
       if (kind === 'worktree') return openWorktree(worktrees(), { planId, stepId, attempt, include, ...(setup ? { setup } : {}), setupTimeoutMs, signal });
       const repo = need("measure the step's changes");
       const base = await snapshotCommit(repo.toplevel, { exclude: excludedPaths(repo.prefix, include), index: userIndexPath(repo), signal });
@@ -72,6 +78,15 @@ export function createWorkspaces({ directory, support, patchPathOf, include, set
 
     async trim() {
       return support.ok ? trimSlots(support, keepSlots) : [];
+    },
+
+    prepare(count) {
+      if (!support.ok) return Promise.resolve([]);
+      const repo = support;
+      const run = () => prepareSlots(repo, Math.min(count, keepSlots), { include, ...(setup ? { setup } : {}), setupTimeoutMs });
+      const next = preparing.then(run, run);
+      preparing = next.catch(() => {});
+      return next.then((roots) => roots.map((root) => join(root, repo.prefix)));
     },
 
     async leftovers() {

@@ -228,6 +228,42 @@ async function placeIncluded(repo: GitRepository, root: string, include: readonl
   }
 }
 
+export interface PrepareOptions {
+  include: readonly string[];
+  setup?: string;
+  setupTimeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+/**
+ * Makes free slots until `count` are there, at the user's tree as it is now, so the steps that come
+ * find them made (each still resets its slot to its own start); returns the roots made. A slot being
+ * made is claimed by nobody's step (`step_id` "prepare") until it is ready.
+ */
+export async function prepareSlots(repo: GitRepository, count: number, { include, setup, setupTimeoutMs, signal }: PrepareOptions): Promise<string[]> {
+  const made: string[] = [];
+  for (;;) {
+    const root = await oneAtATime(repo.commonDir, async () => {
+      const slots = await readSlots(repo);
+      if (slots.filter((s) => !s.claim && s.made).length >= count) return null;
+      const used = new Set(slots.map((s) => s.slot));
+      for (let slot = firstUnused(used); ; slot = firstUnused(used.add(slot))) {
+        if (await createClaim(slotRoot(repo, slot), PREPARING)) return slotRoot(repo, slot);
+      }
+    });
+    if (!root) return made;
+    try {
+      const start = await snapshotCommit(repo.toplevel, { exclude: excludedPaths(repo.prefix, include), index: userIndexPath(repo), ...(signal ? { signal } : {}) });
+      await makeSlot(repo, root, start, { planId: '', stepId: PREPARING.step_id, attempt: 0, include, ...(setup ? { setup } : {}), ...(setupTimeoutMs ? { setupTimeoutMs } : {}), ...(signal ? { signal } : {}) });
+      made.push(root);
+    } finally {
+      await unlink(claimFile(root)).catch(() => {});
+    }
+  }
+}
+
+const PREPARING: SlotClaim = { plan_id: '', step_id: 'prepare', attempt: 0, base: null };
+
 /** The step's slot goes back to the pool (its files stay until the next step resets it). */
 export async function releaseSlot(repo: GitRepository, root: string, planId: string, stepId: string): Promise<void> {
   const claim = await readClaim(root);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { EDIT_TOOLS, ROLE_TOOLS } from '../../src/agents/roles.js';
-import { readySteps, stepInput, threadContext, WRITING_AGENTS } from '../../src/machines/threading.js';
+import { readySteps, stepInput, threadContext, worktreesWanted, WRITING_AGENTS } from '../../src/machines/threading.js';
 import { DEFAULT_PLAN_POLICY, SPECIALISTS, type StepRecord } from '../../src/machines/types.js';
 import { replay } from '../support/model-coverage.js';
 import { by, done, idlePlanMachine } from './fixtures.js';
@@ -153,5 +153,20 @@ describe('plan machine concurrency', () => {
       { type: 'approval.approve', ...by },
     ]);
     expect(snapshot.context.steps.map((s: { status: string }) => s.status)).toEqual(['running', 'running', 'pending']);
+  });
+});
+
+describe('worktreesWanted', () => {
+  const policy = { ...DEFAULT_PLAN_POLICY, workspace: 'worktree' as const };
+
+  it('should want one while there is no plan yet, and none without worktrees', () => {
+    expect(worktreesWanted({ steps: [], concurrency: 4, policy })).toBe(1);
+    expect(worktreesWanted({ steps: [step('a')], concurrency: 4, policy: { ...policy, workspace: 'shared' } })).toBe(0);
+  });
+
+  it("should count the file-changing steps that start first, within the plan's concurrency", () => {
+    const steps = [step('a'), step('b'), step('r', { agent: 'researcher' }), step('c', { depends_on: ['a'] }), step('d'), step('e')];
+    expect(worktreesWanted({ steps, concurrency: 4, policy })).toBe(3);
+    expect(worktreesWanted({ steps, concurrency: 2, policy })).toBe(2);
   });
 });

@@ -8,6 +8,7 @@ import { INSTALLED_AGENT_IDS, evaluatePermission, isToolHidden, type OrcaAgentCo
 import { parseOptions } from '../../src/config/options.js';
 import { QUESTION_AGENT_ID } from '../../src/hitl/native-question/ids.js';
 import { passiveHooks, type PassiveInput } from '../../src/passive/plugin.js';
+import { WARMUP_AGENT_ID, WARMUP_PROVIDER_ID, warmupFetch } from '../../src/passive/warmup.js';
 import { registerMainInstance, type MainSink } from '../../src/passive/relay.js';
 import { agentRuleset } from '../agents/opencode-rules.js';
 
@@ -86,13 +87,33 @@ describe('passiveHooks', () => {
       for (const tool of ['edit', 'write', 'apply_patch']) expect(isToolHidden(tool, reviewer), tool).toBe(true);
     });
 
-    it('should install nothing else of Orca: no question agent, no slash commands', async () => {
+    it('should install nothing else of Orca but the warm-up agent and its in-process provider: no question agent, no slash commands', async () => {
       const hooks = await passiveHooks(fakeInput(worktree).input, parseOptions({}));
-      const config: Config = {};
+      const config: Config = { enabled_providers: ['fake'] };
       await hooks.config!(config);
       expect(config.agent).not.toHaveProperty(QUESTION_AGENT_ID);
       expect(config.command).toBeUndefined();
-      expect(config.provider).toBeUndefined();
+      expect(Object.keys(config.provider ?? {})).toEqual([WARMUP_PROVIDER_ID]);
+      expect(config.enabled_providers).toEqual(['fake', WARMUP_PROVIDER_ID]);
+      expect(config.agent?.[WARMUP_AGENT_ID]).toMatchObject({ mode: 'subagent', hidden: true, model: `${WARMUP_PROVIDER_ID}/warm`, permission: { '*': 'deny' } });
+    });
+
+    it("should turn OpenCode's own file snapshots off in the worktree (Orca measures the step's changes with git)", async () => {
+      const hooks = await passiveHooks(fakeInput(worktree).input, parseOptions({}));
+      const config: Config = {};
+      await hooks.config!(config);
+      expect(config.snapshot).toBe(false);
+    });
+
+    it('should answer the warm-up agent in process with one short text turn, streamed as a chat completion', async () => {
+      const streamed = await warmupFetch('http://orca-warmup.invalid/v1/chat/completions', { method: 'POST', body: JSON.stringify({ stream: true, messages: [] }) });
+      const body = await streamed.text();
+      expect(streamed.headers.get('content-type')).toBe('text/event-stream');
+      expect(body).toContain('"content":"ready"');
+      expect(body.trimEnd().endsWith('data: [DONE]')).toBe(true);
+      const plain = await warmupFetch('http://orca-warmup.invalid/v1/chat/completions', { method: 'POST', body: JSON.stringify({ stream: false }) });
+      expect(((await plain.json()) as { choices: Array<{ message: { content: string } }> }).choices[0]!.message.content).toBe('ready');
+      expect((await warmupFetch('http://orca-warmup.invalid/v1/models')).status).toBe(404);
     });
 
     it("should apply the options' agent settings, as the main instance does", async () => {

@@ -27,6 +27,31 @@ describe('workspaceSupport', () => {
     expect(support).toMatchObject({ ok: true, toplevel: dir, prefix: 'app/web/' });
   });
 
+  it('should allow a project folder git carries nothing of yet (an empty new package), or only untracked files of', async () => {
+    const dir = initRepo(dirs.make(), { 'packages/old/index.ts': 'x\n' });
+    mkdirSync(join(dir, 'packages/new'), { recursive: true });
+    writeFiles(dir, { 'tools/script.sh': 'echo\n' });
+    expect(await workspaceSupport(join(dir, 'packages/new'))).toMatchObject({ ok: true, prefix: 'packages/new/' });
+    expect(await workspaceSupport(join(dir, 'tools'))).toMatchObject({ ok: true, prefix: 'tools/' });
+  });
+
+  it('should refuse a project folder the repository ignores, with no repository to measure in (git sees none of its files)', async () => {
+    const dir = initRepo(dirs.make(), { '.gitignore': '*\n!.gitignore\n' });
+    writeFiles(dir, { 'scratch/a.txt': 'a\n', 'kept/b.txt': 'b\n' });
+    gitIn(dir, 'add', '-f', 'kept/b.txt');
+    expect(await workspaceSupport(join(dir, 'scratch'))).toEqual({ ok: false, reason: `the project folder scratch is ignored by the git repository at ${dir}, so git carries none of its files.` });
+    // A folder holding a tracked file is not ignored, whatever the patterns say.
+    expect(await workspaceSupport(join(dir, 'kept'))).toMatchObject({ ok: true, prefix: 'kept/' });
+  });
+
+  it('should allow a project in a repository that is itself a linked worktree of another', async () => {
+    const main = initRepo(dirs.make(), { 'app/index.ts': 'x\n' });
+    const linked = join(dirs.make(), 'linked');
+    gitIn(main, 'worktree', 'add', '-q', '--detach', linked);
+    const support = await workspaceSupport(join(linked, 'app'));
+    expect(support).toMatchObject({ ok: true, toplevel: linked, prefix: 'app/', commonDir: join(main, '.git') });
+  });
+
   it('should allow a repository with no commit yet: the snapshot commit needs no parent', async () => {
     const dir = initRepo(dirs.make(), {});
     expect(await workspaceSupport(dir)).toMatchObject({ ok: true, toplevel: dir });

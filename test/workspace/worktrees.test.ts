@@ -2,7 +2,7 @@ import { existsSync, lstatSync, readFileSync, readlinkSync, rmSync, statSync, sy
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WorkspaceSetupError } from '../../src/workspace/setup.js';
-import { diskBytes, listWorktrees, mergedFile, openWorktree, releasePlanSlots, releaseSlot, slotRoot, trimSlots } from '../../src/workspace/worktrees.js';
+import { diskBytes, listWorktrees, mergedFile, openWorktree, prepareSlots, releasePlanSlots, releaseSlot, slotRoot, trimSlots } from '../../src/workspace/worktrees.js';
 import { gitIn, initRepo, read, supported, tempDirs, userState, writeFiles } from './repo.js';
 
 const dirs = tempDirs();
@@ -166,6 +166,28 @@ describe('openWorktree', () => {
     expect(workspace.dir).toBe(join(workspace.root!, 'packages/new/'));
     expect(statSync(workspace.dir).isDirectory()).toBe(true);
     expect(read(workspace.root!, 'packages/old/index.js')).toBe('1\n');
+  });
+});
+
+describe('prepareSlots', () => {
+  it('should make free slots until there are as many as asked, claimed by nobody once made, and the steps then take them', async () => {
+    const dir = initRepo(dirs.make());
+    const repo = await supported(dir, dirs.make());
+    const held = await openWorktree(repo, step);
+
+    expect(await prepareSlots(repo, 2, { include: [] })).toEqual([slotRoot(repo, 2), slotRoot(repo, 3)]);
+    expect(await prepareSlots(repo, 2, { include: [] })).toEqual([]);
+    expect((await listWorktrees(repo)).map((w) => [w.slot, w.claim?.step_id ?? null])).toEqual([
+      [1, 'code'],
+      [2, null],
+      [3, null],
+    ]);
+
+    writeFiles(dir, { 'README.md': 'changed after the slots were made\n' });
+    const next = await openWorktree(repo, { ...step, stepId: 'docs' });
+    expect(next.root).toBe(slotRoot(repo, 2));
+    expect(read(next.dir, 'README.md')).toBe('changed after the slots were made\n');
+    expect(held.root).toBe(slotRoot(repo, 1));
   });
 });
 
