@@ -2,7 +2,7 @@ import type { Hooks, Plugin } from '@opencode-ai/plugin';
 import { applyAgents } from './agents/apply.js';
 import { INVALID_TOOL } from './agents/permissions.js';
 import { loadOrcaConfig } from './config/load.js';
-import { agentOverrides, startupPruneRules } from './config/options.js';
+import { agentOverrides, askPlannerReturns, startupPruneRules } from './config/options.js';
 import { agentPlanning } from './config/policy.js';
 import { createOrca } from './composition-root.js';
 import { guarded } from './host/observers.js';
@@ -14,6 +14,7 @@ import { startConfiguredInspector, type OrcaInspector } from './inspect/inspecto
 import { NOTE_PREFIX, registerQuestionChannel } from './hitl/native-question/index.js';
 import { registerGateCommands, registerNoteCommand, runGateCommand } from './hitl/commands.js';
 import { isGateCommand } from './decisions/gate-commands.js';
+import { isPlanCommand, PLAN_COMMANDS, runPlanCommand } from './hitl/plan-commands.js';
 import { listSummaries, waitingSummaries } from './persistence/plan-index.js';
 import { pruneInBackground } from './persistence/prune.js';
 import { AGENDA_COMMANDS, isAgendaCommand, runAgendaCommand } from './agenda/bridges/slash-commands.js';
@@ -48,8 +49,8 @@ export const OrcaPlugin: Plugin = async (input, rawOptions) => {
   const options = loadOrcaConfig(input.directory, rawOptions);
   // The agenda's tools and instructions reach the agents only when asked for (issue 26: what every request carries).
   const agendaForModels = options.agenda?.tools === true;
-  // orca_ask_planner returns once the plan runs, and notes follow it (ask_planner_returns: running), or at its outcome.
-  const detachPlans = options.ask_planner_returns === 'running';
+  // orca_ask_planner returns as soon as the plan waits for a person or runs, the session following it (ask_planner_returns: early), or at its outcome.
+  const returns = askPlannerReturns(options);
   let inspector: OrcaInspector | null = null; // actors are only created after this function returns
   // The monitor aborts and logs through orca, which needs the monitor for its ports: bind lazily.
   const monitor = createSessionMonitor({
@@ -101,22 +102,24 @@ export const OrcaPlugin: Plugin = async (input, rawOptions) => {
   const observeIdle = guarded('the idle reminder', (event: Parameters<typeof remind>[0]) => void remind(event).catch((error: unknown) => orca.log('warn', `the idle reminder failed: ${errorMessage(error)}`)), (level, message) => orca.log(level, message));
   return {
     config: async (config) => {
-      cache.agentsInstalled(applyAgents(config, agentOverrides(options), { planning: agentPlanning(options), agenda: agendaForModels, detach: detachPlans }));
+      cache.agentsInstalled(applyAgents(config, agentOverrides(options), { planning: agentPlanning(options), agenda: agendaForModels, detach: returns === 'early' }));
       const channel = registerQuestionChannel(config);
       if (channel.registered) {
         registerGateCommands(config);
-        for (const [name, description] of Object.entries(AGENDA_COMMANDS)) registerNoteCommand(config, name, description);
+        for (const [name, description] of Object.entries({ ...PLAN_COMMANDS, ...AGENDA_COMMANDS })) registerNoteCommand(config, name, description);
       } else orca.log('warn', `question dialog and slash commands unavailable: ${channel.reason}`);
     },
     'command.execute.before': async (input, output) => {
-      if (!isGateCommand(input.command) && !isAgendaCommand(input.command)) return;
+      if (!isGateCommand(input.command) && !isPlanCommand(input.command) && !isAgendaCommand(input.command)) return;
       // The command's turn runs on the in-process model: give the session its own model back after it.
       orca.notes.restoreAfterTurn(input.sessionID);
       let note: string;
       try {
         note = isGateCommand(input.command)
           ? runGateCommand(orca, input.command, input.arguments, input.sessionID)
-          : await runAgendaCommand(orca, input.command as Parameters<typeof runAgendaCommand>[1], input.arguments);
+          : isPlanCommand(input.command)
+            ? await runPlanCommand(orca, input.command, input.arguments, input.sessionID)
+            : await runAgendaCommand(orca, input.command as Parameters<typeof runAgendaCommand>[1], input.arguments);
       } catch (error) {
         note = `Orca: /${input.command} did nothing. ${errorMessage(error)}`;
       }
@@ -151,7 +154,7 @@ export const OrcaPlugin: Plugin = async (input, rawOptions) => {
       if (text) output.output = text;
     },
     tool: {
-      orca_ask_planner: askPlannerTool(orca, { viewerUrl: () => ui?.url, detach: detachPlans }),
+      orca_ask_planner: askPlannerTool(orca, { viewerUrl: () => ui?.url, returns }),
       orca_list_plans: listPlansTool(orca),
       orca_describe_plan: describePlanTool(orca),
       orca_ask_specialist: askSpecialistTool(orca),

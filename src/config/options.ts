@@ -185,11 +185,13 @@ export const orcaOptions = z.strictObject({
    * days are set; off by default. `orca prune` takes its defaults from here.
    */
   /**
-   * When orca_ask_planner returns: at the plan's outcome (default; the session waits, its call
-   * showing the plan's progress), or as soon as the plan runs ("running"): the session is free, and
-   * notes tell it of each step done, each gate and the outcome (no model turn).
+   * When orca_ask_planner returns. "early" (default): as soon as the plan waits for a person or runs,
+   * so the session is free; each gate's document is posted there as a note with its dialog under it,
+   * and notes tell of each step done and the outcome (no model turn). "outcome": at the plan's
+   * outcome, its gates asked during the call (the session busy, so documents shown page by page in
+   * the dialog); for headless runs (`opencode run` ends with Orca's turn).
    */
-  ask_planner_returns: z.enum(['outcome', 'running']).optional(),
+  ask_planner_returns: z.enum(['early', 'outcome']).optional(),
   /**
    * What providers may cache of Orca's requests (opencode/prompt-cache.ts): `key` "plan-role"
    * (default) gives a plan's sessions of one role one prompt cache key where OpenCode sets one per
@@ -247,6 +249,9 @@ export function modelOf(options: OrcaOptions, agent: string): string | undefined
 }
 
 /** The agent settings OpenCode gets: everything but what only Orca reads (`output`). */
+/** When orca_ask_planner returns (`ask_planner_returns`, default "early": the session stays free). */
+export const askPlannerReturns = (options: Pick<OrcaOptions, 'ask_planner_returns'>): 'early' | 'outcome' => options.ask_planner_returns ?? 'early';
+
 export function agentOverrides(options: OrcaOptions): Record<string, Record<string, unknown>> {
   return Object.fromEntries(Object.entries(options.agents ?? {}).map(([id, settings]) => {
     const { output: _output, ...forOpenCode } = settings ?? {};

@@ -46,7 +46,8 @@ function planDocument(gate: ApprovalGate, forecast: string | undefined): string[
   return blocks;
 }
 
-function stepBlock(step: StepSpec, index: number, total: number): string {
+/** One step in full: id, agent, dependencies, description; its files, success criterion and whether it is safe to run twice. */
+export function stepBlock(step: StepSpec, index: number, total: number): string {
   return [
     `Step ${index + 1} of ${total}: ${step.id} (${step.agent})${step.depends_on?.length ? `, after ${step.depends_on.join(', ')}` : ''}: ${step.description}`,
     ...(step.files?.length ? [`Files: ${step.files.join(', ')}`] : []),
@@ -93,5 +94,6 @@ export function resolveBlock(gate: Pick<MergeGate, 'worktree' | 'diff'>): string
   ].join('\n');
 }
 
-const list = (title: string, items: readonly string[]) => `${title}:${items.length ? `\n${items.map((item) => `- ${item}`).join('\n')}` : ' none'}`;
-const count = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
+/** "Risks:" and one "- item" line each, or "Risks: none". */
+export const list = (title: string, items: readonly string[]) => `${title}:${items.length ? `\n${items.map((item) => `- ${item}`).join('\n')}` : ' none'}`;
+export const count = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;

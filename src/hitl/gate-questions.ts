@@ -106,7 +106,7 @@ function budgetHeader(gate: BudgetGate): string {
 }
 
 /** Which limits were reached, what was spent and on which steps, and what Continue and Stop do. */
-function budgetQuestion(gate: BudgetGate): string {
+export function budgetQuestion(gate: BudgetGate): string {
   const reached = gate.crossed.map((limit) => {
     if (limit === 'dispatches') return `${gate.dispatches} dispatches of the cap ${gate.cap} (specialist, reviewer and fixer turns)`;
     if (limit === 'cost') return `${formatCost(gate.usage.cost)} spent of the ${formatCost(gate.cost_cap ?? 0)} limit (budget.max_cost)`;

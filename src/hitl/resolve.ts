@@ -22,7 +22,8 @@ const withNote = (gate: Gate, note: string): HitlQuestion[] => {
   return gateQuestions(gate, { reserve: rows }).map((q, i) => (i === 0 ? { ...q, question: `Note: ${note}\n\n${q.question}` } : q));
 };
 
-function titleOf(gate: Gate): string {
+/** The dialog's session title, also the first line of its message. */
+export function titleOf(gate: Gate): string {
   switch (gate.kind) {
     case 'approval':
       return `Orca: approve plan ${gate.planId}?`;
@@ -47,7 +48,7 @@ function headingOf(gate: Gate): string {
 }
 
 /** The approval gate's forecast from this project's usage history (docs/design.md, "Usage and cost"). */
-function forecastOf(orca: Pick<GateResolverDeps, 'history'>, gate: Gate): Forecast | undefined {
+export function forecastOf(orca: Pick<GateResolverDeps, 'history'>, gate: Gate): Forecast | undefined {
   if (gate.kind !== 'approval') return undefined;
   return forecastPlan(gate.proposal.steps, gate.review_agents, (agent) => orca.history.stats(agent));
 }

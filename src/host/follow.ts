@@ -10,7 +10,7 @@ import type { PlanHost } from './plan-host.js';
  * `orca decide`, the dialog of someone who resumes the plan); then it follows the plan on.
  */
 export class PlanFollower {
-  private readonly following = new Map<string, AbortController>();
+  private readonly following = new Map<string, { controller: AbortController; run: Promise<void> }>();
   private readonly running = new Set<Promise<void>>();
 
   constructor(
@@ -24,12 +24,14 @@ export class PlanFollower {
     return this.following.has(planId);
   }
 
-  /** Follow the plan until it reaches an outcome or this follower stops; once per plan. */
-  follow(planId: string): void {
+  /**
+   * Follow the plan until it reaches an outcome or this follower stops; once per plan. `resolve`
+   * answers its gates: by default the auto policy, waiting when it has no answer; the session that
+   * started the plan passes one that asks there (hitl/session-gate.ts).
+   */
+  follow(planId: string, resolve: GateResolver = async (gate, signal) => this.auto(gate) ?? untilAborted(signal)): void {
     if (this.following.has(planId)) return;
     const controller = new AbortController();
-    this.following.set(planId, controller);
-    const resolve: GateResolver = async (gate, signal) => this.auto(gate) ?? untilAborted(signal);
     const run: Promise<void> = drivePlan(this.host, planId, resolve, controller.signal)
       .then(
         (result) => this.log('info', `plan ${planId}: followed to ${outcomeWords(result)}`),
@@ -38,15 +40,25 @@ export class PlanFollower {
         },
       )
       .finally(() => {
-        this.following.delete(planId);
+        if (this.following.get(planId)?.controller === controller) this.following.delete(planId);
         this.running.delete(run);
       });
+    this.following.set(planId, { controller, run });
     this.running.add(run);
+  }
+
+  /** Stop following one plan (it stays where it is, saved); resolves once its loop has ended. */
+  async unfollow(planId: string): Promise<void> {
+    const followed = this.following.get(planId);
+    if (!followed) return;
+    this.following.delete(planId);
+    followed.controller.abort(new Error(`plan ${planId} is no longer followed here`));
+    await followed.run;
   }
 
   /** Stop following every plan (they stay saved where they are); resolves when every loop has ended. */
   async stop(): Promise<void> {
-    for (const controller of this.following.values()) controller.abort(new Error('Orca is stopping'));
+    for (const { controller } of this.following.values()) controller.abort(new Error('Orca is stopping'));
     await Promise.all([...this.running]);
   }
 }

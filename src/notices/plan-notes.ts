@@ -85,7 +85,8 @@ export function planNote(snapshot: PlanSnapshot): string | null {
     case 'outcome.failure':
       return `Orca: the planner could not go on with plan ${id}: ${line(c.planner_error ?? 'no reason given', 200)}. Ask Orca again about plan ${id} to retry.`;
     case 'outcome.answer':
-      return `Orca: the planner answered (plan ${id}): ${line(c.answer ?? '', 400)}`;
+      // In full: with the session free, no Orca turn relays it (hitl/session-gate.ts).
+      return `Orca: the planner answered (plan ${id}):\n\n${c.answer ?? ''}`;
     case null: {
       const gate = openGates(snapshot)[0];
       return gate ? gateNote(gate) : null;
@@ -135,7 +136,7 @@ export function pausedNote(planId: string, snapshot: PlanSnapshot | null): strin
   const progress = c ? ` ${c.steps.filter((s) => s.output).length} of ${c.steps.length} steps done${runningWords(snapshot!)}` : '';
   return (
     `Orca: plan ${planId} is paused and saved${progress ? `:${progress}` : ''}. Nothing runs it until it is resumed: ` +
-    `ask Orca to continue plan ${planId} and it goes on from its saved state. orca show ${planId} shows where it stopped.`
+    `type /orca-resume ${planId} (or ask Orca to continue plan ${planId}) and it goes on from its saved state. orca show ${planId} shows where it stopped.`
   );
 }
 
@@ -181,7 +182,6 @@ export function watchForNotes(
   const startedAt = now().toISOString();
   const seen = new Map<string, number>(); // decisions of each plan already looked at
   const reporting = new Set<string>();
-  const lastNote = new Map<string, string>(); // the gate note a detached plan's session got last
   return host.observe('the plan notes', ({ planId, after, file, snapshot }: PlanChange) => {
     // Decisions made before this process started were told by the process that applied them.
     const from = seen.get(planId) ?? countBefore(file.decisions, startedAt);
@@ -191,7 +191,7 @@ export function watchForNotes(
     const told = followers.detached(planId);
     if (told && outcomeOf(snapshot) !== null && (!owner || followers.has(planId))) followers.settle(planId); // its call reports the outcome
     if (!owner || followers.has(planId)) return void reporting.delete(planId);
-    if (told) return tellDetached(owner, planId, file, snapshot, told);
+    if (told) return tellDetached(owner, planId, file, snapshot, told, fresh);
     const elsewhere = fresh.filter((d) => d.channel === 'command' || d.channel === 'cli');
     if (elsewhere.length > 0) {
       for (const d of elsewhere) if (d.channel === 'cli') notes.post(owner, decisionNote(d, snapshot));
@@ -207,22 +207,28 @@ export function watchForNotes(
     notes.post(owner, note);
   });
 
-  function tellDetached(owner: string, planId: string, file: PlanFields, snapshot: PlanSnapshot, told: Set<string>) {
+  /**
+   * A plan followed in its session (its gates are asked there, note and dialog, by hitl/session-gate.ts):
+   * each step done, each decision made in another terminal or the viewer (its dialog closes), and the outcome.
+   */
+  function tellDetached(owner: string, planId: string, file: PlanFields, snapshot: PlanSnapshot, told: Set<string>, fresh: DecisionRecord[]) {
     for (const step of file.steps) {
       if (step.status !== 'completed' || told.has(step.id)) continue;
       told.add(step.id);
       notes.post(owner, stepDoneNote(file, step));
     }
-    const note = planNote(snapshot);
-    if (note === null) return void lastNote.delete(planId);
-    if (lastNote.get(planId) === note) return; // the same gate, changed again
-    lastNote.set(planId, note);
-    notes.post(owner, note);
-    if (outcomeOf(snapshot) !== null) {
-      followers.settle(planId);
-      lastNote.delete(planId);
-    }
+    for (const d of fresh.filter((d) => d.channel === 'cli')) notes.post(owner, recordedNote(d, planId));
+    if (outcomeOf(snapshot) === null) return;
+    followers.settle(planId);
+    notes.post(owner, planNote(snapshot)!);
   }
+}
+
+/** "Orca: Approve recorded for plan_… with orca decide or the plan viewer ("text")." */
+function recordedNote(decision: DecisionRecord, planId: string): string {
+  const step = decision.step_id ? ` for step ${decision.step_id}` : '';
+  const text = decision.text ? ` ("${line(decision.text, 100)}")` : '';
+  return `Orca: ${decision.option}${step} recorded for plan ${planId} with orca decide or the plan viewer${text}.`;
 }
 
 function countBefore(decisions: DecisionRecord[], iso: string): number {

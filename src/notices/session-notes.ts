@@ -15,6 +15,8 @@ import { errorMessage } from '../errors.js';
 export interface SessionNotes {
   /** Post `text` in the session once it is idle; never throws (a failure is logged). */
   post(sessionId: string, text: string): void;
+  /** Like post, resolving once the note is in the session (true) or its turn failed (false, logged): what must be read before a question. */
+  say(sessionId: string, text: string): Promise<boolean>;
   /** After the session's current turn (a slash command's, on the in-process model), give it back its own agent and model. */
   restoreAfterTurn(sessionId: string): void;
   /** Feed OpenCode's events (the plugin's `event` hook): busy and idle sessions. */
@@ -23,22 +25,34 @@ export interface SessionNotes {
 
 /**
  * The note as the TUI should show it, and the one way Orca's lines reach it (notes and slash-command
- * replies): the TUI renders replies as markdown, where the underscores of two plan ids pair up into
- * italics (and eat themselves) and `<guidance>` reads as a tag. Ids and commands become code spans;
- * other underscores are escaped. Control and bidi characters of model-written text are shown visibly
- * (forTerminal): the TUI draws the note in a terminal.
+ * replies). The TUI renders replies as markdown and, in 1.18.33, shows a backslash escape as typed
+ * (`a\_b` reads "a\_b", checked in tmux): a code span is the only thing that keeps text as it is. So
+ * ids and commands become code spans (two plan ids would otherwise pair their underscores into
+ * italics, and `<guidance>` could read as a tag), fenced blocks (an error, a conflict: see
+ * src/hitl/gate-note.ts) stay as they are, and nothing else is escaped. Control and bidi characters
+ * of model-written text are shown visibly everywhere (forTerminal): the TUI draws the note in a terminal.
  */
 export function forMarkdown(note: string): string {
-  const text = forTerminal(note);
-  const code = /(?:\b(?:plan|ses)_[0-9A-Za-z]+\b|(?:^|(?<=\s))\/orca-[a-z]+(?: <[^>\n]+>)?|\borca (?:show|plans|decide|ui)\b(?: (?:plan|ses)_[0-9A-Za-z]+)?)/g;
-  let out = '';
-  let at = 0;
-  for (const match of text.matchAll(code)) {
-    out += text.slice(at, match.index).replace(/_/g, '\\_') + `\`${match[0]}\``;
-    at = match.index + match[0].length;
-  }
-  return out + text.slice(at).replace(/_/g, '\\_');
+  let fence: string | null = null; // the fence of the verbatim block the line is in
+  return forTerminal(note)
+    .split('\n')
+    .map((line) => {
+      const marker = /^(`{3,})/.exec(line)?.[1];
+      if (fence !== null) {
+        if (marker !== undefined && marker.length >= fence.length && line.trim() === marker) fence = null;
+        return line;
+      }
+      if (marker !== undefined) {
+        fence = marker;
+        return line;
+      }
+      return line.replace(CODE, (match) => `\`${match}\``);
+    })
+    .join('\n');
 }
+
+/** What a note shows as code: plan and session ids, Orca's commands (with their `<argument>`), the CLI's verbs. */
+const CODE = /(?:\b(?:plan|ses)_[0-9A-Za-z]+\b|(?:^|(?<=\s))\/orca-[a-z]+(?: <[^>\n]+>)?|\borca (?:show|plans|decide|ui)\b(?: (?:plan|ses)_[0-9A-Za-z]+)?)/g;
 
 /** What notes need from OpenCode. */
 export interface NotePorts {
@@ -54,7 +68,8 @@ export interface NotePorts {
 
 export function sessionNotes(ports: NotePorts, log: (level: 'warn', message: string) => void): SessionNotes {
   const busy = new Set<string>();
-  const held = new Map<string, string[]>();
+  /** Notes waiting for their session to be idle, each with who waits for it to be said. */
+  const held = new Map<string, Array<{ text: string; said?: (ok: boolean) => void }>>();
   const restoring = new Set<string>();
   const posting = new Set<string>();
   const failed = (what: string, sessionId: string) => (error: unknown) =>
@@ -70,12 +85,17 @@ export function sessionNotes(ports: NotePorts, log: (level: 'warn', message: str
     let said = false;
     try {
       while (!busy.has(sessionId) && held.get(sessionId)?.length) {
-        const texts = held.get(sessionId)!.splice(0);
-        const text = texts.join('\n\n');
-        await ports.post(sessionId, text).then(
-          () => void (said = true),
-          failed(`posting the note "${text.slice(0, 100)}"`, sessionId),
+        const notes = held.get(sessionId)!.splice(0);
+        const text = notes.map((note) => note.text).join('\n\n');
+        const ok = await ports.post(sessionId, text).then(
+          () => true,
+          (error: unknown) => {
+            failed(`posting the note "${text.slice(0, 100)}"`, sessionId)(error);
+            return false;
+          },
         );
+        said ||= ok;
+        for (const note of notes) note.said?.(ok);
       }
       if (said) await ports.restore(sessionId).catch(failed("putting back the session's model after a note", sessionId));
     } finally {
@@ -90,11 +110,13 @@ export function sessionNotes(ports: NotePorts, log: (level: 'warn', message: str
     if (restoring.delete(sessionId)) void ports.restore(sessionId).catch(failed("putting back the session's model after a command", sessionId));
     void drain(sessionId);
   };
+  const hold = (sessionId: string, note: { text: string; said?: (ok: boolean) => void }) => {
+    held.set(sessionId, [...(held.get(sessionId) ?? []), note]);
+    if (!busy.has(sessionId)) void drain(sessionId);
+  };
   return {
-    post(sessionId, text) {
-      held.set(sessionId, [...(held.get(sessionId) ?? []), text]);
-      if (!busy.has(sessionId)) void drain(sessionId);
-    },
+    post: (sessionId, text) => hold(sessionId, { text }),
+    say: (sessionId, text) => new Promise<boolean>((said) => hold(sessionId, { text, said })),
     restoreAfterTurn(sessionId) {
       restoring.add(sessionId);
     },

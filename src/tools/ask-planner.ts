@@ -1,7 +1,8 @@
 import { z } from 'zod';
-import { drivePlan } from '../host/drive.js';
+import { drivePlan, type GateResolver } from '../host/drive.js';
 import type { Orca } from '../composition-root.js';
-import { resolveGate, type GateResolverDeps } from '../hitl/resolve.js';
+import { autoAnswer, resolveGate, type GateResolverDeps } from '../hitl/resolve.js';
+import { followInSession } from '../hitl/session-gate.js';
 import { pausedNote } from '../notices/plan-notes.js';
 import { renderDrive } from './render.js';
 import { defineTool } from './define-tool.js';
@@ -9,13 +10,14 @@ import { planIdArg, PLAN_ID_EXPECTED } from './plan-id-arg.js';
 import { toolError } from './tool-error.js';
 import { followProgressTitle } from '../notices/progress-title.js';
 import type { PlanActor, PlanSnapshot } from '../host/plan-host.js';
+import { openGates, WAITING_WORDS } from '../machines/gates.js';
 
 export const ASK_PLANNER_DESCRIPTION =
   "Send the user's message to the planner. Creates a plan (omit plan_id) or continues one (pass its plan_id). " +
-  'Returns when the planner answers, or when the plan is completed, stopped, rejected or fails; approval and ' +
+  'Returns when the planner answers, when the plan waits for the human or runs, or when it is completed, stopped, rejected or fails; approval and ' +
   'deviation decisions are asked of the human by the plugin, not by you.';
 
-/** What orca_ask_planner uses of Orca: the plans, their progress title and notes, the follower of detached plans, and what resolving a gate needs. */
+/** What orca_ask_planner uses of Orca: the plans, their progress title and notes, the follower of plans in their session, and what resolving a gate needs. */
 export type AskPlannerOrca = Pick<Orca, 'host' | 'titles' | 'turnFollowers' | 'notes' | 'log' | 'follower'> & GateResolverDeps;
 
 /** What the plugin hands the tool beside Orca. */
@@ -23,21 +25,25 @@ export interface AskPlannerOptions {
   /** The plan viewer's URL while it is on. */
   viewerUrl?: () => string | undefined;
   /**
-   * Return once the plan starts running (approved, or a gate answered) during the call, with
-   * `status: "running"`, instead of at its outcome: the session is free meanwhile, and is told of
-   * each step done, each gate and the outcome by notes (no model turn); the auto policy answers the
-   * gates it covers (PlanFollower). A call about a plan that runs already follows it to its end.
+   * `ask_planner_returns`. "early" (default): return as soon as the plan waits for a person
+   * (`status: "asking"`) or runs (`status: "running"`), the auto policy answering the gates it covers
+   * meanwhile; from then on the plan is followed in the session (hitl/session-gate.ts): each gate's
+   * document is posted there with its dialog under it, each step done and the outcome are notes.
+   * "outcome": follow the plan to its outcome, asking each gate during the call (documents on pages).
    */
-  detach?: boolean;
+  returns?: 'early' | 'outcome';
 }
 
-/** The plan runs with nothing to ask: where a detached call returns (the chart's tag). */
+/** The plan runs with nothing to ask: where an early call returns (the chart's tag). */
 const runsOnItsOwn = (snapshot: PlanSnapshot) => snapshot.hasTag('plan.running');
 
-/** Why a detached call stopped following its plan. */
+/** Why an early call stopped following its plan. */
 const DETACHED = new Error('the plan runs: the call returns and notes follow it');
+/** Why an early call's drive stopped at a gate: a person answers it in the session, after the call. */
+const ASKED_IN_SESSION = 'asked in the session once the call returns';
 
-export function askPlannerTool(orca: AskPlannerOrca, { viewerUrl, detach = false }: AskPlannerOptions = {}) {
+export function askPlannerTool(orca: AskPlannerOrca, { viewerUrl, returns = 'early' }: AskPlannerOptions = {}) {
+  const early = returns === 'early';
   return defineTool({
     name: 'orca_ask_planner',
     description: ASK_PLANNER_DESCRIPTION,
@@ -75,25 +81,34 @@ export function askPlannerTool(orca: AskPlannerOrca, { viewerUrl, detach = false
         : null;
       // While this call follows the plan, its result reports the outcome: nobody else posts it.
       const unfollow = orca.turnFollowers.follow(planId);
-      // Detached: the drive stops once the chart runs the plan with nothing to ask. A plan that ran
-      // already when the call came is followed to its end: the user asked to follow it (Esc pauses it).
+      // Early: the drive stops once the chart runs the plan, or at a gate the auto policy does not answer.
       const actor = orca.host.open(planId);
-      const following = detach && !runsOnItsOwn(actor.getSnapshot()) ? detachWhenRunning(actor, ctx.abort) : null;
+      const following = early ? detachWhenRunning(actor, ctx.abort) : null;
+      const resolve: GateResolver = early
+        ? async (gate) => autoAnswer(orca, gate) ?? { waiting: ASKED_IN_SESSION }
+        : (gate, signal) => resolveGate(orca, gate, ctx, signal);
+      /** From here on the plan is followed in its session: notes, and each gate's note and dialog there. */
+      const handOver = async () => {
+        unfollow(); // before the follower's first change: from now on the notes tell the session
+        const snapshot = orca.host.open(planId).getSnapshot();
+        await followInSession(orca, planId, snapshot.context.caller_session_id ?? ctx.sessionID);
+        return snapshot;
+      };
       try {
-        const result = await drivePlan(orca.host, planId, (gate, signal) => resolveGate(orca, gate, ctx, signal), following?.signal ?? ctx.abort);
+        const result = await drivePlan(orca.host, planId, resolve, following?.signal ?? ctx.abort);
         // No title update may land after the result: OpenCode completes the part once this returns.
         await progress?.stop();
+        if (result.kind === 'waiting' && result.reason === ASKED_IN_SESSION) {
+          const rendered = renderAsking(await handOver(), ctx.sessionID);
+          return { title: `plan ${planId}: asking`, output: JSON.stringify(rendered, null, 2), metadata: rendered };
+        }
         const rendered = renderDrive(result);
         const spent = typeof rendered.spent === 'string' ? ` · ${rendered.spent}` : '';
         return { title: `plan ${planId}: ${String(rendered.status)}${spent}`, output: JSON.stringify(rendered, null, 2), metadata: rendered };
       } catch (error) {
         await progress?.stop();
         if (following?.signal.reason === DETACHED && !ctx.abort.aborted) {
-          const snapshot = orca.host.open(planId).getSnapshot();
-          orca.turnFollowers.detach(planId, snapshot.context.steps.filter((s) => s.output).map((s) => s.id));
-          unfollow(); // before the follower's first change: from now on the notes tell the session
-          orca.follower.follow(planId);
-          const rendered = renderRunning(snapshot);
+          const rendered = renderRunning(await handOver());
           return { title: `plan ${planId}: running`, output: JSON.stringify(rendered, null, 2), metadata: rendered };
         }
         if (ctx.abort.aborted) {
@@ -135,9 +150,9 @@ function detachWhenRunning(actor: PlanActor, abort: AbortSignal): { signal: Abor
 }
 
 /**
- * The result of a detached call: the plan runs and nothing is done yet. It says so to the model in
- * words it cannot mistake for an outcome, and where the rest will come from. Not the viewer's URL:
- * its token opens the decision buttons, and a tool result goes to the model's provider.
+ * The result of an early call whose plan runs: nothing is done yet. It says so to the model in words
+ * it cannot mistake for an outcome, and where the rest will come from. Not the viewer's URL: its
+ * token opens the decision buttons, and a tool result goes to the model's provider.
  */
 export function renderRunning(snapshot: PlanSnapshot): Record<string, unknown> {
   const c = snapshot.context;
@@ -147,9 +162,30 @@ export function renderRunning(snapshot: PlanSnapshot): Record<string, unknown> {
     goal: c.goal,
     steps: c.steps.map((s) => ({ id: s.id, agent: s.agent, description: s.description, status: s.status, ...(s.output ? { summary: s.output.summary } : {}) })),
     progress:
-      'Approved and running in the background. Orca posts a note in this session when each step is done, when the plan stops for a decision, and when it ends (no model turn).',
+      'Approved and running in the background. Orca posts a note in this session when each step is done, when the plan stops for a decision (with its dialog), and when it ends (no model turn).',
     instructions:
       'Tell the user the plan runs and that its progress and outcome will appear here. Report no result: the steps above without a summary have not run yet. ' +
-      'For where it stands now call orca_describe_plan; to follow it until it ends (the user can then pause it with Esc), call orca_ask_planner with this plan_id.',
+      'For where it stands now call orca_describe_plan. The user pauses it with /orca-pause and resumes it with /orca-resume.',
+  };
+}
+
+/**
+ * The result of an early call whose plan waits for a person: the plugin posts what to read in the
+ * session and asks there; the model says so and nothing else (it would only repeat the plan, or answer for the human).
+ */
+export function renderAsking(snapshot: PlanSnapshot, callerSessionId: string): Record<string, unknown> {
+  const c = snapshot.context;
+  const gate = openGates(snapshot)[0];
+  const where = c.caller_session_id && c.caller_session_id !== callerSessionId ? `the session that started it (${c.caller_session_id})` : 'this session';
+  return {
+    status: 'asking',
+    plan_id: c.plan_id,
+    ...(c.goal ? { goal: c.goal } : {}),
+    waiting_for: gate ? WAITING_WORDS[gate.kind] : 'a decision',
+    ...(gate?.kind === 'approval' ? { steps: gate.proposal.steps.length } : {}),
+    shown: `Orca posts everything the user needs for this decision in ${where}, as a note, and asks them in a dialog under it (no model turn).`,
+    instructions:
+      'Tell the user in one short sentence that the plan waits for their decision below. Do not repeat, summarise or judge the plan, and do not decide for them. ' +
+      'The outcome and each step will be posted in the session; forward a later message about this plan with its plan_id.',
   };
 }

@@ -16,11 +16,16 @@ describe('agent prompts', () => {
     expect(findAgentMarker(`You are opencode.\n\n${prompt}`)).toBe(id);
   });
 
-  it("tells orca what a 'running' result means only when orca_ask_planner may return one (ask_planner_returns: running)", () => {
+  it("tells orca what 'asking' and 'running' results mean only when orca_ask_planner returns early (ask_planner_returns: early)", () => {
     expect(installed.orca.prompt).not.toContain('running:');
+    expect(installed.orca.prompt).not.toContain('asking:');
+    expect(installed.orca.prompt).toContain('your tool call returns once it is settled');
     const detached = applyAgents({}, {}, { detach: true }).orca.prompt;
     expect(detached).toContain('- running: the user approved the plan and it runs on its own');
     expect(detached).toContain('It has no result yet');
+    expect(detached).toContain("- asking: the plan waits for the user's decision");
+    expect(detached).toContain('Do not repeat, summarise or judge the plan');
+    expect(detached).not.toContain('your tool call returns once it is settled');
   });
 
   it('finds no marker in a prompt that has none', () => {

@@ -60,8 +60,8 @@ export function tempProject(): Project {
 }
 
 /** A plan waiting for approval, its host still holding it (dispose the host to release it). */
-export function approvalPlan(host: PlanHost, message = 'say hello'): string {
-  const planId = host.create({ message }).getSnapshot().context.plan_id;
+export function approvalPlan(host: PlanHost, message = 'say hello', callerSessionId?: string): string {
+  const planId = host.create({ message, ...(callerSessionId ? { callerSessionId } : {}) }).getSnapshot().context.plan_id;
   host.send(planId, done('openPlannerSession', { sessionId: 'ses_planner' }));
   host.send(planId, done('consultPlanner', twoStepPlan));
   host.flush(planId);
@@ -92,8 +92,8 @@ export function failedStepPlan(host: PlanHost, failures: number): string {
 }
 
 /** An approved plan whose s1 is running (its specialist's turn in flight), its host still holding it. */
-export function runningPlan(host: PlanHost): string {
-  const planId = approvalPlan(host);
+export function runningPlan(host: PlanHost, callerSessionId?: string): string {
+  const planId = approvalPlan(host, 'say hello', callerSessionId);
   host.send(planId, { type: 'approval.approve', ...by });
   child(host, planId, 's1').send(done('openSpecialistSession', { sessionId: 'ses_s1' }));
   host.flush(planId);

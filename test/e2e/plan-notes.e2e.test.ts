@@ -148,7 +148,7 @@ describe('a plan nobody follows reports to its session', () => {
     expect(paused).toBe(
       forMarkdown(
         `Orca: plan ${planId} is paused and saved: 0 of 1 steps done, s1 (coder) was running. Nothing runs it until it is resumed: ` +
-          `ask Orca to continue plan ${planId} and it goes on from its saved state. orca show ${planId} shows where it stopped.`,
+          `type /orca-resume ${planId} (or ask Orca to continue plan ${planId}) and it goes on from its saved state. orca show ${planId} shows where it stopped.`,
       ),
     );
 

@@ -1,4 +1,5 @@
-import type { Gate } from '../../src/machines/gates.js';
+import { APPROVAL_OPTIONS, type Gate } from '../../src/machines/gates.js';
+import type { PlanProposal } from '../../src/machines/types.js';
 import { ZERO_USAGE } from '../../src/machines/usage.js';
 import { ONE_TURN } from '../support/turns.js';
 
@@ -79,3 +80,14 @@ export const mergeGate = (patch: Partial<MergeGate> = {}): MergeGate => {
     ...patch,
   };
 };
+
+/** A plan at its approval gate; `changes`: what a revision changed against the version the human saw. */
+export const approvalGate = (proposal: PlanProposal, changes: Extract<Gate, { kind: 'approval' }>['changes'] = null): Extract<Gate, { kind: 'approval' }> => ({
+  kind: 'approval',
+  planId: 'plan_X',
+  proposal,
+  changes,
+  review_agents: ['coder'],
+  options: [...APPROVAL_OPTIONS],
+  autoOptions: [...APPROVAL_OPTIONS],
+});

@@ -65,22 +65,23 @@ describe('notes for the session of a detached plan (its call returned once it ra
     expect(followers.detached(planId)).toBeUndefined();
   });
 
-  it('should post the gate a detached plan stops at once, and nothing while a call follows it again', async () => {
+  it('should leave a gate to the follower in the session (its document and dialog), tell a decision made with orca decide, and nothing while a call follows it again', async () => {
     const { host, planId, posted, followers } = detached();
     step(host, planId, 's1').send(done('openSpecialistSession', { sessionId: 'ses_s1' }));
     step(host, planId, 's1').send(done('runSpecialist', { type: 'failure', error: 'the build is red' }));
     await settle();
-    expect(posted).toEqual([['ses_owner', expect.stringMatching(new RegExp(`^Orca: plan ${planId} waits for a decision on a failed step: step s1 \\(coder\\) failed: the build is red\\.`))]]);
-    host.send(planId, { type: 'usage.recorded', usage: turn({}).usage }); // another change at the same gate
+    expect(posted).toEqual([]); // hitl/session-gate.ts posts the gate's document, then asks
+    host.send(planId, { type: 'deviation.retry', stepId: 's1', text: 'use the other API', ...by('cli') });
     await settle();
-    expect(posted).toHaveLength(1);
-    // The user asks Orca to continue the plan: its call follows it and answers in the dialog.
+    expect(posted).toEqual([['ses_owner', `Orca: Retry for step s1 recorded for plan ${planId} with orca decide or the plan viewer ("use the other API").`]]);
+    // The user asks Orca to continue the plan: its call follows it and reports its outcome.
     const unfollow = followers.follow(planId);
-    host.send(planId, { type: 'deviation.stop', stepId: 's1', ...by('question') });
+    succeed(host, planId, 's1');
+    succeed(host, planId, 's2');
     await settle();
     unfollow();
-    expect(host.open(planId).getSnapshot().value).toBe('failed');
-    expect(posted).toHaveLength(1); // the call's result reports the outcome
+    expect(host.open(planId).getSnapshot().value).toBe('completed');
+    expect(posted).toHaveLength(1); // the call's result reports the steps and the outcome
     expect(followers.detached(planId)).toBeUndefined();
   });
 });
@@ -140,7 +141,7 @@ describe('notes for the session that owns a plan nobody follows', () => {
     step(host, planId, 's1').send(done('openSpecialistSession', { sessionId: 'ses_s1' }));
     expect(pausedNote(planId, host.open(planId).getSnapshot())).toBe(
       `Orca: plan ${planId} is paused and saved: 0 of 2 steps done, s1 (coder) was running. Nothing runs it until it is resumed: ` +
-        `ask Orca to continue plan ${planId} and it goes on from its saved state. orca show ${planId} shows where it stopped.`,
+        `type /orca-resume ${planId} (or ask Orca to continue plan ${planId}) and it goes on from its saved state. orca show ${planId} shows where it stopped.`,
     );
     expect(pausedNote(planId, null)).toMatch(/^Orca: plan \S+ is paused and saved\. Nothing runs it/);
   });
@@ -209,14 +210,21 @@ describe('session notes', () => {
 });
 
 describe('notes as the TUI renders them (markdown)', () => {
-  it('should make ids and commands code spans and escape other underscores', async () => {
+  it('should make ids and commands code spans and leave other underscores as they are (the 1.18.33 TUI shows a backslash escape as typed)', async () => {
     const { forMarkdown } = await import('../../src/notices/session-notes.js');
     const id = 'plan_01M85M2PM126HH1TCDJ42WDM8B';
     expect(forMarkdown(`Orca: plan ${id} is paused. Ask Orca to continue plan ${id}; orca show ${id} shows it.`)).toBe(
       `Orca: plan \`${id}\` is paused. Ask Orca to continue plan \`${id}\`; \`orca show ${id}\` shows it.`,
     );
     expect(forMarkdown('Answer with /orca-retry, /orca-changes <guidance>, or fix my_file_name.')).toBe(
-      'Answer with `/orca-retry`, `/orca-changes <guidance>`, or fix my\\_file\\_name.',
+      'Answer with `/orca-retry`, `/orca-changes <guidance>`, or fix my_file_name.',
     );
+  });
+
+  it('should leave a fenced block as it is, ids and all, until its closing fence', async () => {
+    const { forMarkdown } = await import('../../src/notices/session-notes.js');
+    const id = 'plan_01M85M2PM126HH1TCDJ42WDM8B';
+    const note = `Error of ${id}:\n\`\`\`\`\nsee ${id}\n\`\`\`\nstill inside\n\`\`\`\`\nafter ${id}\x1b`;
+    expect(forMarkdown(note)).toBe(`Error of \`${id}\`:\n\`\`\`\`\nsee ${id}\n\`\`\`\nstill inside\n\`\`\`\`\nafter \`${id}\`␛`);
   });
 });

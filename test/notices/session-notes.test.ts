@@ -111,3 +111,33 @@ describe('notes posted close together', () => {
     expect(calls[2]).toBe('restore ses_1');
   });
 });
+
+describe('a note that must be read before a question (say)', () => {
+  const status = (type: string) => ({ type: 'session.status', properties: { sessionID: 'ses_1', status: { type } } });
+
+  it('should resolve only once the note is in the session, after the busy turn and its own', async () => {
+    let endTurn = () => {};
+    const said: string[] = [];
+    const notes = sessionNotes(
+      { post: (_id, text) => new Promise<void>((resolve) => ((endTurn = resolve), said.push(text))), restore: async () => {} },
+      () => {},
+    );
+    notes.observe(status('busy')); // Orca's own turn, right after its call returned
+    let done: boolean | undefined;
+    void notes.say('ses_1', 'Orca: plan plan_1 waits for your approval').then((ok) => (done = ok));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(said).toEqual([]);
+    notes.observe(status('idle'));
+    await vi.waitFor(() => expect(said).toHaveLength(1));
+    expect(done).toBeUndefined();
+    endTurn();
+    await vi.waitFor(() => expect(done).toBe(true));
+  });
+
+  it('should resolve false when the note could not be posted (logged), so the caller shows it another way', async () => {
+    const logs: string[] = [];
+    const notes = sessionNotes({ post: async () => Promise.reject(new Error('session gone')), restore: async () => {} }, (_l, m) => void logs.push(m));
+    expect(await notes.say('ses_1', 'the plan')).toBe(false);
+    expect(logs).toEqual(['posting the note "the plan" for session ses_1 failed (session gone)']);
+  });
+});

@@ -38,7 +38,38 @@ export type StartOpencodeOptions = {
    * broken plugin fails the start with its error instead of silently missing tools later.
    */
   boot?: boolean;
+  /**
+   * Start Orca's built plugin (dist/index.js) with its own defaults. Without this, e2e files get
+   * `ask_planner_returns: "outcome"` unless they set it (see withBlockingCalls).
+   */
+  orcaDefaults?: boolean;
 };
+
+/** Orca's built plugin, as the e2e files and the demo load it (scripts/relay.ts loads a copy elsewhere). */
+const isBuiltOrca = (spec: unknown) => typeof spec === 'string' && spec.startsWith('file://') && spec.endsWith('/dist/index.js');
+
+/**
+ * The e2e files follow one orca_ask_planner call to its outcome and read its result, their gates
+ * answered during the call: `ask_planner_returns: "outcome"`. Orca's default ("early": the call
+ * returns at the first gate or once the plan runs, and the session is followed with notes and
+ * dialogs) is what the files that pass `orcaDefaults` or set the option prove
+ * (test/e2e/session-gates.e2e.test.ts). Options the file gives win; files in the project win over both.
+ */
+export function withBlockingCalls(options: StartOpencodeOptions): StartOpencodeOptions {
+  if (options.orcaDefaults) return options;
+  const blocking = (entry: unknown): unknown => {
+    if (isBuiltOrca(entry)) return [entry, { ask_planner_returns: 'outcome' }];
+    if (Array.isArray(entry) && isBuiltOrca(entry[0])) return [entry[0], { ask_planner_returns: 'outcome', ...(entry[1] as object | undefined) }];
+    return entry;
+  };
+  const configPlugins = Array.isArray(options.config?.plugin) ? (options.config.plugin as unknown[]).map(blocking) : undefined;
+  const plugins = options.plugins ?? [];
+  return {
+    ...options,
+    plugins: plugins.filter((spec) => !isBuiltOrca(spec)),
+    config: { ...options.config, plugin: [...plugins.filter(isBuiltOrca).map(blocking), ...(configPlugins ?? [])] },
+  };
+}
 
 export type OpencodeServer = {
   url: string;
@@ -70,7 +101,7 @@ export async function startOpencode(options: StartOpencodeOptions): Promise<Open
     if (!process.env.ORCA_E2E_KEEP && sandbox.rootDir) rmSync(sandbox.rootDir, { recursive: true, force: true });
   };
   const env = hermeticEnv(sandbox.homeDir, {
-    OPENCODE_CONFIG_CONTENT: JSON.stringify(buildOpencodeConfig(options)),
+    OPENCODE_CONFIG_CONTENT: JSON.stringify(buildOpencodeConfig(withBlockingCalls(options))),
     ...(options.password ? { OPENCODE_SERVER_PASSWORD: options.password } : {}),
     ...options.env,
   });

@@ -92,7 +92,7 @@ beforeAll(() => {
     monitor: createSessionMonitor({ abort: async () => {}, log: () => {} }),
     log: () => {},
     showToast: () => {},
-    notes: { post: () => {}, restoreAfterTurn: () => {}, observe: () => {} },
+    notes: { post: () => {}, say: async () => true, restoreAfterTurn: () => {}, observe: () => {} },
   });
 });
 afterAll(async () => {
@@ -159,7 +159,7 @@ describe('every tool against random arguments', () => {
   );
 
   it('should still run a plan to completion afterwards, and every plan file on disk loads', async () => {
-    const reply = await call(askPlannerTool(orca), { message: 'RUN THE PLAN: write hello.txt' });
+    const reply = await call(askPlannerTool(orca, { returns: 'outcome' }), { message: 'RUN THE PLAN: write hello.txt' });
     expect(reply).toMatchObject({ status: 'completed' });
     const store = new PlanStore(join(dir, '.opencode', 'plans'));
     expect(store.load(reply.plan_id as string).status).toBe('completed');

@@ -21,8 +21,7 @@ const CONTRACT = `How to handle every user message:
 
 Decisions are not yours. Never approve, reject, retry, replan or stop a plan, never let it go on
 past its dispatch cap, and never answer the planner's clarification questions on the user's
-behalf: the plugin puts every such decision to the human in its own dialog while orca_ask_planner
-runs, and your tool call returns once it is settled.
+behalf: %DECISIONS%
 If the user tells you a decision ("approve it", "stop"), forward that message to the planner with the
 plan_id like any other.
 
@@ -36,13 +35,25 @@ Report each result (its \`status\`) faithfully and briefly:
 - failure: state the error as given and what the user can do next (e.g. try again with the plan_id).
 %RUNNING%Do not invent progress, files or results the tool did not report. Never claim you did the work.`;
 
-/** Only where orca_ask_planner returns once the plan runs (`ask_planner_returns: "running"`). */
-const RUNNING = `- running: the user approved the plan and it runs on its own; say so in one sentence with its steps
+/** Where orca_ask_planner follows the plan to its outcome (`ask_planner_returns: "outcome"`). */
+const DECISIONS_IN_CALL = `the plugin puts every such decision to the human in its own dialog while orca_ask_planner
+runs, and your tool call returns once it is settled.`;
+
+/** Where orca_ask_planner returns early (`ask_planner_returns: "early"`, the default). */
+const DECISIONS_IN_SESSION = `the plugin posts everything the human needs for a decision in this
+session and asks them in its own dialog under it, with no turn of yours. orca_ask_planner returns as
+soon as the plan waits for the human (status asking) or runs (status running).`;
+
+/** The results only an early orca_ask_planner returns. */
+const EARLY = `- asking: the plan waits for the user's decision, which the plugin has posted below with its dialog;
+  say so in one short sentence. Do not repeat, summarise or judge the plan, and do not decide.
+- running: the user approved the plan and it runs on its own; say so in one sentence with its steps
   and plan_id. It has no result yet: notes in this session will say when each step is done, when
-  it waits for the user and how it ends. Forward a later message about it with its plan_id.
+  it waits for the user and how it ends. The user pauses it with /orca-pause and resumes it with
+  /orca-resume. Forward a later message about it with its plan_id.
 `;
 
-/** What orca's prompt always keeps; `detach`: orca_ask_planner may return `running`. */
+/** What orca's prompt always keeps; `detach`: orca_ask_planner returns early (`asking`, `running`). */
 export function orcaContract({ detach = false } = {}): string {
-  return CONTRACT.replace('%RUNNING%', detach ? RUNNING : '');
+  return CONTRACT.replace('%DECISIONS%', detach ? DECISIONS_IN_SESSION : DECISIONS_IN_CALL).replace('%RUNNING%', detach ? EARLY : '');
 }

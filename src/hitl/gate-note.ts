@@ -1,0 +1,98 @@
+import type { Gate } from '../machines/gates.js';
+import type { PlanDiff } from '../machines/plan-diff.js';
+import { commandsFor } from '../decisions/gate-commands.js';
+import { conflictHunks } from '../text/step-diff.js';
+import { changedBlock, count, list, resolveBlock, stepBlock } from './gate-document.js';
+import { budgetQuestion } from './gate-questions.js';
+
+/**
+ * A gate's document as a note in the session that started the plan (docs/design.md,
+ * "Where the human reads"): everything to read before deciding, in full, as the TUI renders it
+ * (markdown), kept in the session as the record of the decision. The dialog under it (decision-dialog.ts) asks only the
+ * decision. What a program printed (an error, conflicting regions, what git said) goes in fenced
+ * blocks, shown as it is; the rest is prose and lists; the last paragraph says how to answer.
+ */
+export function gateNote(gate: Gate, { forecast }: { forecast?: string } = {}): string {
+  return [...noteBlocks(gate, forecast), howToAnswer(gate)].join('\n\n');
+}
+
+function noteBlocks(gate: Gate, forecast: string | undefined): string[] {
+  const id = gate.planId;
+  switch (gate.kind) {
+    case 'approval': {
+      const p = gate.proposal;
+      const revised = gate.changes ? ' (a revised version)' : '';
+      const blocks = [`Orca: plan ${id} waits for your approval${revised}: ${count(p.steps.length, 'step')}.\nGoal: ${p.goal}`];
+      // A revision's changes first, in full, so what is new is read before the rest (docs/gates.md).
+      if (gate.changes) blocks.push(`What changed since the version you saw:\n${changeLines(gate.changes).join('\n')}`);
+      p.steps.forEach((step, i) => blocks.push(stepBlock(step, i, p.steps.length)));
+      blocks.push(list('Assumptions', p.assumptions), list('Risks', p.risks), list('Verification', p.verification));
+      if (p.relevant_files?.length) blocks.push(`Relevant files: ${p.relevant_files.join(', ')}`);
+      if (forecast) blocks.push(forecast);
+      return blocks;
+    }
+    case 'deviation':
+      return [
+        `Orca: step ${gate.stepId} (${gate.agent}) of plan ${id} failed (${count(gate.failures, 'failed attempt')}).${gate.breaker ? `\n${gate.breaker}.` : ''}`,
+        `The error of its last attempt, in full:\n${fenced(gate.error)}`,
+        ...(gate.diff ? [changedBlock(gate.diff, 'What the failed attempt changed')] : []),
+      ];
+    case 'merge':
+      return [
+        `Orca: the changes of step ${gate.stepId} (${gate.agent}) of plan ${id}, attempt ${gate.attempt}, did not apply to your working tree ` +
+          `(${gate.conflicts.length ? `conflicts in ${count(gate.conflicts.length, 'file')}` : 'git named no conflicting file'}). Your tree is as it was.`,
+        ...gate.conflicts.map((c) => `Conflict in ${c.path}:\n${fenced(conflictHunks(c).join('\n\n'))}`),
+        ...(gate.error ? [`What git said:\n${fenced(gate.error)}`] : []),
+        ...(gate.diff ? [changedBlock(gate.diff, 'What the step changed')] : []),
+        resolveBlock(gate),
+      ];
+    case 'budget':
+      return [`Orca: ${budgetQuestion(gate).replace(/^Plan /, 'plan ')}`];
+    case 'resume': {
+      const turn = gate.turn === 'fix' ? 'its fix after a review' : 'its turn';
+      return [
+        `Orca: step ${gate.stepId} (${gate.agent}) of plan ${id}, attempt ${gate.attempt}, was interrupted (Esc, or its server stopped), and ${turn} left no result to reuse.`,
+        `What is known: ${gate.detail}`,
+        `It may already have changed files: ${gate.files.length ? gate.files.join(', ') : 'none declared (it may have changed any file)'}.\n` +
+          `Its session: ${gate.sessionId}${gate.lastActivityAt ? `, last active ${gate.lastActivityAt}` : ''}.`,
+        'Re-run runs the same attempt again in its session (it may repeat changes it made); Mark done keeps what it did, your words becoming its summary; Stop ends the plan as failed.',
+      ];
+    }
+    case 'question':
+      return [
+        `Orca: the planner asks about plan ${id}:`,
+        ...gate.questions.map((q) => [`${q.header}: ${q.question}`, ...q.options.map((o) => `- ${o.label}${o.description ? `: ${o.description}` : ''}`)].join('\n')),
+      ];
+  }
+}
+
+/** How to answer: the dialog under the note, or later a command; what Esc does. */
+function howToAnswer(gate: Gate): string {
+  const later = gate.kind === 'question' ? '' : ` answer later with ${commandsFor(gate).join(', ')}, or`;
+  const guidance =
+    gate.kind === 'deviation' && gate.options.includes('Retry')
+      ? ' To retry or replan with guidance, type /orca-retry <guidance> or /orca-replan <guidance> instead.'
+      : gate.kind === 'merge' && gate.options.includes('Run again on top')
+        ? ' To run it again with guidance, type /orca-ontop <guidance> instead.'
+        : '';
+  return `Decide in the dialog below.${guidance} Esc closes the dialog and the plan waits:${later} type /orca-resume to be asked again.`;
+}
+
+/** A revision's changes, one list item each, in words: a leading "+" or "-" would read as a list marker. */
+function changeLines(diff: PlanDiff): string[] {
+  const lines = [
+    ...(diff.goal ? [`- goal: ${diff.goal.from} → ${diff.goal.to}`] : []),
+    ...diff.added.map((s) => `- added ${s.id} (${s.agent}): ${s.description}`),
+    ...diff.removed.map((s) => `- removed ${s.id} (${s.agent}): ${s.description}`),
+    ...diff.changed.flatMap((c) => c.fields.map((f) => `- changed ${c.id} ${f.field}: ${f.from} → ${f.to}`)),
+    ...(diff.kept.length ? [`- kept (completed, not run again): ${diff.kept.join(', ')}`] : []),
+  ];
+  return lines.length ? lines : ['- no change to the steps or the goal'];
+}
+
+/** `text` in a fenced block the TUI shows as it is: a fence longer than any run of backticks inside it. */
+export function fenced(text: string): string {
+  const longest = Math.max(0, ...(text.match(/`+/g) ?? []).map((run) => run.length));
+  const fence = '`'.repeat(Math.max(3, longest + 1));
+  return `${fence}\n${text}\n${fence}`;
+}

@@ -1,0 +1,79 @@
+import { describe, expect, it } from 'vitest';
+import { fenced, gateNote } from '../../src/hitl/gate-note.js';
+import type { Gate } from '../../src/machines/gates.js';
+import { diffProposals } from '../../src/machines/plan-diff.js';
+import type { PlanProposal } from '../../src/machines/types.js';
+import { forMarkdown } from '../../src/notices/session-notes.js';
+import { longPlanProposal } from '../support/long-plan.js';
+import { approvalGate, budgetGate, deviationGate, mergeGate } from './gate-fixtures.js';
+
+const flat = (text: string) => text.replace(/\s+/g, ' ').trim();
+
+describe("a gate's document as a note in the session", () => {
+  const plan = longPlanProposal(10) as PlanProposal;
+
+  it('should hold the whole plan: the goal, every step in full with agent, dependencies, files and criterion, the lists, the forecast, then how to answer', () => {
+    const note = gateNote(approvalGate(plan), { forecast: 'Forecast: at least 20 dispatches' });
+    expect(note.split('\n')[0]).toBe('Orca: plan plan_X waits for your approval: 10 steps.');
+    expect(note).toContain(`Goal: ${plan.goal}`);
+    for (const [i, step] of plan.steps.entries()) {
+      const after = step.depends_on?.length ? `, after ${step.depends_on.join(', ')}` : '';
+      expect(note).toContain(`Step ${i + 1} of 10: ${step.id} (${step.agent})${after}: ${step.description}\nFiles: ${step.files!.join(', ')}\nDone when: ${step.success}`);
+    }
+    for (const item of [...plan.assumptions, ...plan.risks, ...plan.verification]) expect(note).toContain(`- ${item}`);
+    expect(note).toContain('Forecast: at least 20 dispatches');
+    expect(note.split('\n\n').at(-1)).toBe(
+      'Decide in the dialog below. Esc closes the dialog and the plan waits: answer later with /orca-approve, /orca-changes <guidance>, /orca-reject, or type /orca-resume to be asked again.',
+    );
+  });
+
+  it("should put a revision's changes first, in words, every one in full (a '+' or '-' would read as a list marker)", () => {
+    const steps = plan.steps.slice(0, 9).map((s) => ({ ...s }));
+    steps[2] = { ...steps[2]!, description: `${steps[2]!.description} Keep the old message as a hint.` };
+    const revised = { ...plan, steps };
+    const note = gateNote(approvalGate(revised, diffProposals(plan, revised, new Set())));
+    const blocks = note.split('\n\n');
+    expect(blocks[0]).toMatch(/^Orca: plan plan_X waits for your approval \(a revised version\): 9 steps\./);
+    expect(blocks[1]).toBe(
+      [
+        'What changed since the version you saw:',
+        `- removed release-10 (document-writer): ${plan.steps[9]!.description}`,
+        `- changed cli-3 description: ${plan.steps[2]!.description} → ${steps[2]!.description}`,
+      ].join('\n'),
+    );
+  });
+
+  it("should show a failed step's whole error in a fenced block, as it is, with what the attempt changed", () => {
+    const error = 'npm test failed:\n- expected 2\n+ received 3\n=======\n>>>>>>> step\n```js\nconst a = `x`;\n```';
+    const note = gateNote(deviationGate({ error, diff: mergeGate().diff }));
+    expect(note).toContain(`The error of its last attempt, in full:\n${fenced(error)}`);
+    expect(fenced(error).startsWith('````\n')).toBe(true); // longer than any backtick run inside
+    expect(note).toContain('What the failed attempt changed: 2 files +15 −4, 1 not declared\n- src/hello.ts +12 −4\n- notes.md +3 −0 (added, not declared)');
+    expect(note).toContain('To retry or replan with guidance, type /orca-retry <guidance> or /orca-replan <guidance> instead.');
+    // As the TUI gets it: the fence kept whole (ids inside it are not made code), control characters shown.
+    const shown = forMarkdown(gateNote(deviationGate({ error: 'plan_01ABC failed \x1b[2J' })));
+    expect(shown).toContain('```\nplan_01ABC failed ␛[2J\n```');
+    expect(shown).toContain('plan `plan_X` failed');
+  });
+
+  it("should show a merge gate's conflicts fenced, what git said, what the step changed, and where to take it by hand", () => {
+    const note = gateNote(mergeGate({ error: 'error: patch failed: src/hello.ts:1' }));
+    expect(note).toContain(`Conflict in src/hello.ts:\n${fenced('<<<<<<< your tree\nexport const hi = 1;\n=======\nexport const hi = 2;\n>>>>>>> step s1')}`);
+    expect(note).toContain(`What git said:\n${fenced('error: patch failed: src/hello.ts:1')}`);
+    expect(note).toContain('- its worktree: /tmp/orca-wt/plan_X-s1');
+  });
+
+  it('should say what a budget, an interrupted step and the planner ask, in full', () => {
+    expect(flat(gateNote(budgetGate()))).toContain('Orca: plan plan_X has reached its budget: 100 dispatches of the cap 100');
+    const questions: Gate = {
+      kind: 'question',
+      planId: 'plan_X',
+      questions: [{ header: 'Database', question: 'Which database should the cache use?', options: [{ label: 'sqlite', description: 'a file' }, { label: 'redis' }] }],
+      options: [],
+      autoOptions: [],
+    };
+    expect(gateNote(questions)).toBe(
+      'Orca: the planner asks about plan plan_X:\n\nDatabase: Which database should the cache use?\n- sqlite: a file\n- redis\n\nDecide in the dialog below. Esc closes the dialog and the plan waits: type /orca-resume to be asked again.',
+    );
+  });
+});
