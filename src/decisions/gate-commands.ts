@@ -2,7 +2,9 @@ import type { Gate, GateKind } from '../machines/gates.js';
 
 /**
  * Channel 3: slash commands, handled in `command.execute.before` with no model turn. Each takes
- * an optional plan_id (default: the plan waiting for that decision, this session's first) and
+ * an optional plan_id (default: the plan waiting for that decision, this session's first), at a
+ * step's gate an optional `--step <id>` (default: the first step waiting there; several steps wait
+ * at once after a crash that interrupted them, or when parallel steps' changes do not apply) and
  * optional text: guidance for /orca-changes, /orca-retry, /orca-replan and /orca-ontop, a note
  * otherwise. `gates` lists where a command applies: /orca-stop answers the first open gate in the
  * order they are asked (openGates): the budget gate when the plan waits there, else the step's.
@@ -11,8 +13,8 @@ export const GATE_COMMANDS = {
   'orca-approve': { gates: ['approval'], option: 'Approve', description: 'Approve the plan waiting for approval' },
   'orca-changes': { gates: ['approval'], option: 'Request Changes', description: 'Request changes to the waiting plan: /orca-changes [plan_id] <guidance>' },
   'orca-reject': { gates: ['approval'], option: 'Reject', description: 'Reject the plan waiting for approval' },
-  'orca-retry': { gates: ['deviation'], option: 'Retry', description: 'Retry the failed step: /orca-retry [plan_id] [guidance]' },
-  'orca-replan': { gates: ['deviation'], option: 'Replan', description: 'Replan after the failed step: /orca-replan [plan_id] [guidance]' },
+  'orca-retry': { gates: ['deviation'], option: 'Retry', description: 'Retry the failed step: /orca-retry [plan_id] [--step id] [guidance]' },
+  'orca-replan': { gates: ['deviation'], option: 'Replan', description: 'Replan after the failed step: /orca-replan [plan_id] [--step id] [guidance]' },
   'orca-continue': {
     gates: ['budget'],
     option: 'Continue',
@@ -22,28 +24,28 @@ export const GATE_COMMANDS = {
   'orca-rerun': {
     gates: ['resume'],
     option: 'Re-run',
-    description: 'Run again the step a restart found interrupted (it may repeat changes it made): /orca-rerun [plan_id] [note]',
+    description: 'Run again the step a restart found interrupted (it may repeat changes it made): /orca-rerun [plan_id] [--step id] [note]',
   },
   'orca-done': {
     gates: ['resume'],
     option: 'Mark done',
-    description: 'Mark the interrupted step done, your words as its summary: /orca-done [plan_id] <what it did>',
+    description: 'Mark the interrupted step done, your words as its summary: /orca-done [plan_id] [--step id] <what it did>',
   },
   'orca-ontop': {
     gates: ['merge'],
     option: 'Run again on top',
     description:
-      "Run again, on top of your working tree as it is now, the step whose changes did not apply to it: /orca-ontop [plan_id] [guidance]",
+      "Run again, on top of your working tree as it is now, the step whose changes did not apply to it: /orca-ontop [plan_id] [--step id] [guidance]",
   },
   'orca-resolved': {
     gates: ['merge'],
     option: 'Resolved by hand',
-    description: "Mark done the step whose changes did not apply, once you have taken them into your tree by hand: /orca-resolved [plan_id] [note]",
+    description: "Mark done the step whose changes did not apply, once you have taken them into your tree by hand: /orca-resolved [plan_id] [--step id] [note]",
   },
   'orca-stop': {
     gates: ['budget', 'resume', 'merge', 'deviation'],
     option: 'Stop',
-    description: 'Stop the plan waiting at a failed or interrupted step, at a step whose changes did not apply, or at its budget gate: /orca-stop [plan_id] [note]',
+    description: 'Stop the plan waiting at a failed or interrupted step, at a step whose changes did not apply, or at its budget gate: /orca-stop [plan_id] [--step id] [note]',
   },
 } as const satisfies Record<string, { gates: readonly CommandGate[]; option: string; description: string }>;
 

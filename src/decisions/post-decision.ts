@@ -8,7 +8,7 @@ import { PlanStore } from '../persistence/plan-store.js';
 import { quote } from '../text/quote.js';
 import { RefusedError, UsageError } from '../request-errors.js';
 import { loadPlan, planIdArgument } from './requested-plan.js';
-import { queuedDecisions, waitForRunningServer, type ServerOutcome } from './running-server.js';
+import { answersGate, queuedEvents, waitForRunningServer, type ServerOutcome } from './running-server.js';
 
 /** The decisions `orca decide` (and the plan viewer's buttons) take: approve, changes, reject, retry, replan, continue, rerun, done, ontop, resolved, stop. */
 export const DECISION_CHOICES = Object.keys(GATE_COMMANDS).map((name) => name.replace(/^orca-/, ''));
@@ -72,13 +72,14 @@ export function postGateDecision(project: string, { planId: rawId, choice, text:
     if (!(error instanceof DecisionError)) throw error;
     throw new RefusedError(`${error.message}${CLI_HINTS[error.refusal]?.(planId, choice) ?? ''}`);
   }
-  const queued = queuedDecisions(store.dir, planId);
+  const { gate } = decided;
+  // One decision per gate: another step's gate (two steps interrupted by one crash) is another gate.
+  const queued = queuedEvents(store.dir, planId).filter((q) => answersGate(q, gate));
   if (queued.length > 0) {
     throw new RefusedError(
-      `Plan ${planId} already has a decision waiting to be applied (${queued.join(', ')}); to decide differently, delete it from ${inboxDir(store.dir, planId)}.`,
+      `Plan ${planId} already has a decision waiting to be applied${whereOf(gate)} (${queued.map((q) => q.words).join(', ')}); to decide differently, delete it from ${inboxDir(store.dir, planId)}.`,
     );
   }
-  const { gate } = decided;
   const event = decided.event as InboxDecision['event'];
   const posted = postDecision(store.dir, planId, event, now);
   return {

@@ -1,12 +1,19 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { inboxDir } from '../persistence/inbox.js';
+import type { Gate } from '../machines/gates.js';
 import { leaseHeld } from '../persistence/plan-lease.js';
 import type { PlanFile } from '../persistence/plan-file.js';
 import { parsePlanFileText, type PlanStore } from '../persistence/plan-store.js';
 
-/** The decisions in a plan's inbox that no process has taken yet, as "type (posted_at)". */
-export function queuedDecisions(plansDir: string, planId: string): string[] {
+/** A decision in a plan's inbox that no process has taken yet: its words ("type posted at"), and its event when it reads. */
+export interface QueuedDecision {
+  words: string;
+  event?: { type: string; stepId?: unknown };
+}
+
+/** The decisions in a plan's inbox that no process has taken yet, oldest first. */
+export function queuedEvents(plansDir: string, planId: string): QueuedDecision[] {
   const dir = inboxDir(plansDir, planId);
   if (!existsSync(dir)) return [];
   return readdirSync(dir)
@@ -14,12 +21,25 @@ export function queuedDecisions(plansDir: string, planId: string): string[] {
     .sort()
     .map((name) => {
       try {
-        const { event, posted_at } = JSON.parse(readFileSync(join(dir, name), 'utf8')) as { event: { type: string }; posted_at: string };
-        return `${event.type} posted ${posted_at}`;
+        const { event, posted_at } = JSON.parse(readFileSync(join(dir, name), 'utf8')) as { event: { type: string; stepId?: unknown }; posted_at: string };
+        return { words: `${event.type} posted ${posted_at}`, event };
       } catch {
-        return name;
+        return { words: name };
       }
     });
+}
+
+/** The decisions in a plan's inbox that no process has taken yet, as "type posted at". */
+export const queuedDecisions = (plansDir: string, planId: string): string[] => queuedEvents(plansDir, planId).map((q) => q.words);
+
+/**
+ * Whether a queued decision answers this gate: the same kind of gate (its event's prefix, e.g.
+ * `resume` of `resume.rerun`) and, at a step's gate, the same step. A decision for another step's
+ * gate answers another gate. One that does not read answers none it can name.
+ */
+export function answersGate(queued: QueuedDecision, gate: Pick<Gate, 'kind'> & { stepId?: string }): boolean {
+  if (!queued.event || typeof queued.event.type !== 'string') return false;
+  return queued.event.type.split('.')[0] === gate.kind && queued.event.stepId === gate.stepId;
 }
 
 export type ServerOutcome = 'applied' | 'dropped' | 'pending' | 'not-running';

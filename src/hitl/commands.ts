@@ -13,17 +13,34 @@ export class CommandError extends OrcaError {
   override name = 'CommandError';
 }
 
-/** Parse "[plan_id] [text…]". */
-export function parseCommandArguments(raw: string): { planId?: string; text?: string } {
-  const trimmed = raw.trim();
-  const [first = ''] = trimmed.split(/\s+/);
-  if (first.startsWith('plan_')) {
-    if (!isPlanId(first)) throw new CommandError(`${quote(first)} is not a plan_id: expected plan_ followed by 26 ULID characters (see orca_list_plans).`);
-    const text = trimmed.slice(first.length).trim();
-    return { planId: first, ...(text ? { text } : {}) };
+/** Parse "[plan_id] [--step step_id] [text…]": the step names which step's gate, when several steps wait. */
+export function parseCommandArguments(raw: string): { planId?: string; stepId?: string; text?: string } {
+  let rest = raw.trim();
+  const word = () => rest.split(/\s+/)[0] ?? '';
+  const take = () => {
+    const taken = word();
+    rest = rest.slice(taken.length).trim();
+    return taken;
+  };
+  let planId: string | undefined;
+  if (word().startsWith('plan_')) {
+    planId = take();
+    if (!isPlanId(planId)) throw new CommandError(`${quote(planId)} is not a plan_id: expected plan_ followed by 26 ULID characters (see orca_list_plans).`);
   }
-  return trimmed ? { text: trimmed } : {};
+  let stepId: string | undefined;
+  if (word() === '--step') {
+    take();
+    stepId = take();
+    if (!stepId) throw new CommandError('--step needs the id of the step whose gate to answer, e.g. --step s2.');
+  }
+  return { ...(planId ? { planId } : {}), ...(stepId ? { stepId } : {}), ...(rest ? { text: rest } : {}) };
 }
+
+/** The gates about one step: a command for them may name the step (--step). */
+const isStepGate = (kind: CommandGate) => kind === 'deviation' || kind === 'resume' || kind === 'merge';
+const STEP_COMMANDS = Object.entries(GATE_COMMANDS)
+  .filter(([, spec]) => (spec.gates as readonly CommandGate[]).some(isStepGate))
+  .map(([name]) => `/${name}`);
 
 /** How to ask again, per refusal, in the words of the slash commands. */
 const COMMAND_HINTS: Partial<Record<DecisionRefusal, (name: GateCommand) => string>> = {
@@ -42,11 +59,13 @@ export interface GateCommandDeps {
 /** Apply a gate command; returns the line to show the human. Throws CommandError with what to do. */
 export function runGateCommand(orca: GateCommandDeps, name: GateCommand, rawArguments: string, sessionID: string): string {
   const spec = GATE_COMMANDS[name];
-  const { planId: given, text } = parseCommandArguments(rawArguments);
+  const { planId: given, stepId, text } = parseCommandArguments(rawArguments);
+  if (stepId !== undefined && !spec.gates.some(isStepGate)) throw new CommandError(`--step applies to ${STEP_COMMANDS.join(', ')} only.`);
   const planId = given ?? defaultPlan(orca, spec.gates, sessionID, name);
   let decided;
   try {
-    decided = decide(orca.host.open(planId).getSnapshot(), { kinds: spec.gates, option: spec.option, ...(text ? { text } : {}) }, { channel: 'command', at: new Date().toISOString() });
+    const request = { kinds: spec.gates, option: spec.option, ...(text ? { text } : {}), ...(stepId !== undefined ? { stepId } : {}) };
+    decided = decide(orca.host.open(planId).getSnapshot(), request, { channel: 'command', at: new Date().toISOString() });
   } catch (error) {
     if (!(error instanceof DecisionError)) throw error;
     throw new CommandError(`${error.message}${COMMAND_HINTS[error.refusal]?.(name) ?? ''}`);

@@ -1,4 +1,4 @@
-import { queuedDecisions } from '../decisions/running-server.js';
+import { queuedEvents } from '../decisions/running-server.js';
 import { leaseHeld } from '../persistence/plan-lease.js';
 import { listPlanIds, planFilePath, readPlan, readPlanJournal, type PlanRead } from './plan-source.js';
 import { planListView, type PlanListView, type UnreadablePlan } from './plan-list-view.js';
@@ -25,5 +25,5 @@ export function planData(plansDir: string, planId: string): PlanData {
     if ('missing' in result) return { status: 404, error: `Plan ${planId} does not exist in ${plansDir}.` };
     return { status: 422, error: `Plan ${planId} cannot be shown: ${result.reason}` };
   }
-  return { status: 200, body: planView(result.plan, readPlanJournal(plansDir, planId), queuedDecisions(plansDir, planId)) };
+  return { status: 200, body: planView(result.plan, readPlanJournal(plansDir, planId), queuedEvents(plansDir, planId)) };
 }

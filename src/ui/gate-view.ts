@@ -4,6 +4,7 @@ import { openGates, TEXT_NEEDED, type Gate } from '../machines/gates.js';
 import { diffSummary } from '../machines/plan-diff.js';
 import type { PlanFile } from '../persistence/plan-file.js';
 import { changeSummary, conflictHunks } from '../text/step-diff.js';
+import { answersGate, type QueuedDecision } from '../decisions/running-server.js';
 
 /**
  * What the plan waits for, with the options a human has there. Each option carries the `orca
@@ -27,9 +28,11 @@ export interface GateView {
   /** At the merge gate: each file whose change did not apply, with its clashing regions (cut: text/step-diff.ts). */
   conflicts?: Array<{ path: string; hunks: string[] }>;
   options: GateOptionView[];
+  /** A decision for this very gate posted and not applied yet ("resume.rerun posted …"): its buttons wait. Another step's gate is another gate. */
+  queued?: string;
 }
 
-export function gatesOf(file: PlanFile): GateView[] {
+export function gatesOf(file: PlanFile, queued: readonly QueuedDecision[] = []): GateView[] {
   if (file.waiting_for === null) return [];
   let gates: Gate[];
   try {
@@ -37,7 +40,10 @@ export function gatesOf(file: PlanFile): GateView[] {
   } catch {
     return []; // a snapshot that does not restore has no gate a button could answer (orca doctor says why)
   }
-  return gates.map(viewOf);
+  return gates.map((gate) => {
+    const waiting = queued.find((q) => answersGate(q, gate));
+    return { ...viewOf(gate), ...(waiting ? { queued: waiting.words } : {}) };
+  });
 }
 
 function viewOf(gate: Gate): GateView {

@@ -1,6 +1,7 @@
 import type { JournalEntry } from '../persistence/journal.js';
 import type { PlanFile } from '../persistence/plan-file.js';
 import { gatesOf, type GateView } from './gate-view.js';
+import type { QueuedDecision } from '../decisions/running-server.js';
 import { graphView, type GraphView } from './graph-view.js';
 import { progressOf, type Progress } from './progress.js';
 import type { PlanRead } from './plan-source.js';
@@ -35,7 +36,7 @@ export interface PlanView {
   revisions: RevisionView[];
 }
 
-export function planView({ file, raw }: PlanRead, journal: readonly JournalEntry[], queued: readonly string[] = []): PlanView {
+export function planView({ file, raw }: PlanRead, journal: readonly JournalEntry[], queued: readonly QueuedDecision[] = []): PlanView {
   const steps = file.steps.map((step) => stepView(file, raw, step));
   const usage = usageOf(raw.usage);
   const context = file.snapshot.context as { dispatches?: unknown; dispatch_cap?: unknown };
@@ -52,8 +53,8 @@ export function planView({ file, raw }: PlanRead, journal: readonly JournalEntry
     progress: progressOf(file),
     ...(usage ? { usage } : {}),
     ...(dispatches ? { dispatches } : {}),
-    gates: gatesOf(file),
-    queued: [...queued],
+    gates: gatesOf(file, queued),
+    queued: queued.map((q) => q.words),
     graph: graphView(steps.map(({ id, agent, status, depends_on, attempts, review, phase }) => ({ id, agent, status, depends_on, attempts, ...(review ? { review } : {}), ...(phase ? { phase } : {}) }))),
     steps,
     assumptions: file.assumptions,

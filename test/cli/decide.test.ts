@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { decideCommand } from '../../src/cli/decide.js';
 import { inboxDir } from '../../src/persistence/inbox.js';
 import { approvalPlan, budgetPlan, failedStepPlan, mergePlan, runCli, tempProject, type Project } from './fixtures.js';
+import { twoInterruptedPlan } from '../support/parallel-plans.js';
 
 let project: Project;
 beforeEach(() => {
@@ -233,3 +234,24 @@ describe('orca decide: the merge gate', () => {
   });
 });
 
+
+describe('orca decide: several steps at one kind of gate', () => {
+  it("should take one decision per step's gate while they wait to be applied, refuse a second for the same step, and apply both", async () => {
+    const planId = await released(twoInterruptedPlan);
+    expect(project.store.load(planId).steps.map((s) => s.status)).toEqual(['awaiting_resume', 'awaiting_resume']);
+    expect((await decide(planId, 'rerun', '--step', 'a')).code).toBe(0);
+    // Another step's gate is another gate: its decision is taken too.
+    const b = await decide(planId, 'rerun', '--step', 'b');
+    expect([b.code, b.stderr]).toEqual([0, '']);
+    expect(b.stdout).toMatch(new RegExp(`^Re-run for step b of plan ${planId}: posted to `));
+    // The same step's gate already has one.
+    const again = await decide(planId, 'stop', '--step', 'a');
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(new RegExp(`^orca: Plan ${planId} already has a decision waiting to be applied for step a \\(resume\\.rerun posted [^,]*\\); to decide differently`));
+    expect(inbox(planId).map((d) => `${d.event.type}:${d.event.stepId}`)).toEqual(['resume.rerun:a', 'resume.rerun:b']);
+
+    const s = project.host().open(planId).getSnapshot();
+    expect(s.context.steps.map((st) => `${st.id}:${st.status}`)).toEqual(['a:running', 'b:running']);
+    expect(s.context.decisions.filter((d) => d.gate === 'resume').map((d) => `${d.option}:${d.step_id}:${d.channel}`)).toEqual(['Re-run:a:cli', 'Re-run:b:cli']);
+  });
+});

@@ -1,8 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CommandError, registerGateCommands, runGateCommand, type GateCommandDeps } from '../../src/hitl/commands.js';
+import { CommandError, parseCommandArguments, registerGateCommands, runGateCommand, type GateCommandDeps } from '../../src/hitl/commands.js';
 import { GATE_COMMANDS } from '../../src/decisions/gate-commands.js';
 import { planFollowers } from '../../src/notices/plan-notes.js';
 import { approvalPlan, budgetPlan, failedStepPlan, mergePlan, tempProject, type Project } from '../cli/fixtures.js';
+import { twoInterruptedPlan } from '../support/parallel-plans.js';
 
 let project: Project;
 beforeEach(() => {
@@ -159,3 +160,38 @@ describe('slash commands at the merge gate', () => {
   });
 });
 
+
+describe('slash commands with several steps at one kind of gate', () => {
+  it('should answer the step named with --step, the first step waiting without it, and say which', () => {
+    const { orca, host } = orcaWith();
+    const planId = twoInterruptedPlan(host);
+    const reply = runGateCommand(orca, 'orca-rerun', `${planId} --step b the tests were half written`, 'ses_any');
+    expect(reply).toMatch(new RegExp(`^Orca: Re-run for step b recorded for plan ${planId} with "the tests were half written"\\. Now: plan ${planId} waits for a decision on an interrupted step: step a \\(coder\\) was interrupted`));
+    const steps = () => host.open(planId).getSnapshot().context.steps.map((s) => `${s.id}:${s.status}`);
+    expect(steps()).toEqual(['a:awaiting_resume', 'b:running']);
+    // Without --step: the first step still waiting, named in the reply.
+    expect(runGateCommand(orca, 'orca-done', 'a was finished', 'ses_any')).toMatch(new RegExp(`^Orca: Mark done for step a recorded for plan ${planId} with "a was finished"\\.`));
+    expect(host.open(planId).getSnapshot().context.decisions.filter((d) => d.gate === 'resume').map((d) => `${d.option}:${d.step_id}`)).toEqual(['Re-run:b', 'Mark done:a']);
+  });
+
+  it('should refuse a step that does not wait, --step without an id, and --step where no step is asked about', () => {
+    const { orca, host } = orcaWith();
+    const planId = twoInterruptedPlan(host);
+    expect(() => runGateCommand(orca, 'orca-rerun', `${planId} --step c`, 'ses_any')).toThrow(
+      new CommandError(`Step "c" of plan ${planId} is not waiting for a decision (steps waiting: a, b).`),
+    );
+    expect(() => runGateCommand(orca, 'orca-rerun', `${planId} --step`, 'ses_any')).toThrow(new CommandError('--step needs the id of the step whose gate to answer, e.g. --step s2.'));
+    expect(() => runGateCommand(orca, 'orca-approve', `${planId} --step a`, 'ses_any')).toThrow(
+      new CommandError('--step applies to /orca-retry, /orca-replan, /orca-rerun, /orca-done, /orca-ontop, /orca-resolved, /orca-stop only.'),
+    );
+    expect(host.open(planId).getSnapshot().context.decisions.filter((d) => d.gate === 'resume')).toEqual([]);
+  });
+
+  it('should read [plan_id] [--step id] [text] in that order, and leave a text that only mentions --step alone', () => {
+    const planId = 'plan_01JDX4Z6Q5H2M3N4P5R6S7T8V9';
+    expect(parseCommandArguments(`${planId} --step s2 keep   it`)).toEqual({ planId, stepId: 's2', text: 'keep   it' });
+    expect(parseCommandArguments('--step s2')).toEqual({ stepId: 's2' });
+    expect(parseCommandArguments(`  ${planId}  `)).toEqual({ planId });
+    expect(parseCommandArguments('retry with --step s2 later')).toEqual({ text: 'retry with --step s2 later' });
+  });
+});

@@ -1,6 +1,6 @@
 // The page in Chromium over plan files written here: what the real server does not write yet
 // (usage, revisions) and what a click on a step shows. Fast: no OpenCode server.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,6 +8,8 @@ import { startUiServer, type UiServer } from '../../src/ui/server.js';
 import { launchBrowser, outputDir, screenshot } from '../support/browser.js';
 import { approvalPlan, failedStepPlan, tempProject, type Project } from '../cli/fixtures.js';
 import { turn } from '../support/turns.js';
+import { twoInterruptedPlan } from '../support/parallel-plans.js';
+import { inboxDir } from '../../src/persistence/inbox.js';
 
 describe('the plan page', () => {
   let project: Project;
@@ -104,6 +106,26 @@ describe('the plan page', () => {
     await host.dispose();
     await page.waitForSelector('[data-gate="deviation"] >> text=2 failed attempt(s); last error: test 2 is red');
     expect(await page.locator('.gates .message').count()).toBe(0);
+    expect(pageErrors).toEqual([]);
+  });
+
+  it("takes a decision for each of two steps at the resume gate, one waiting to be applied not holding up the other's", async () => {
+    const host = project.host();
+    const two = twoInterruptedPlan(host);
+    await host.dispose();
+    await page.goto(`${ui.url}#/plan/${two}`);
+    await page.waitForSelector('[data-gate="resume"][data-step="b"]');
+    await page.click('button[data-choice="rerun"][data-step="a"]');
+    await page.waitForSelector('.gates .message.ok >> text=queued');
+    // a's decision waits in the inbox (no server holds the plan): a's buttons wait with it, b's do not.
+    await page.waitForSelector('button[data-choice="rerun"][data-step="a"]:disabled');
+    expect(await page.isEnabled('button[data-choice="rerun"][data-step="b"]')).toBe(true);
+    await page.click('button[data-choice="rerun"][data-step="b"]');
+    await page.waitForSelector('button[data-choice="rerun"][data-step="b"]:disabled');
+    await page.waitForSelector('.gates .message.busy >> text=resume.rerun posted');
+    const dir = inboxDir(project.store.dir, two);
+    const posted = readdirSync(dir).map((n) => JSON.parse(readFileSync(join(dir, n), 'utf8')).event);
+    expect(posted.map((e: { type: string; stepId: string }) => `${e.type}:${e.stepId}`).sort()).toEqual(['resume.rerun:a', 'resume.rerun:b']);
     expect(pageErrors).toEqual([]);
   });
 

@@ -7,6 +7,8 @@ import { planListView } from '../../src/ui/plan-list-view.js';
 import { planView } from '../../src/ui/plan-view.js';
 import { approvalPlan, budgetPlan, failedStepPlan, mergePlan, runningPlan, tempProject, type Project } from '../cli/fixtures.js';
 import { turn } from '../support/turns.js';
+import type { QueuedDecision } from '../../src/decisions/running-server.js';
+import { twoInterruptedPlan } from '../support/parallel-plans.js';
 
 let project: Project;
 beforeEach(() => {
@@ -33,7 +35,7 @@ function patchFile(planId: string, patch: (raw: any) => void) {
   patch(raw);
   writeFileSync(path, JSON.stringify(raw));
 }
-const view = (planId: string, queued: string[] = []) => planView(read(planId), readPlanJournal(project.store.dir, planId), queued);
+const view = (planId: string, queued: QueuedDecision[] = []) => planView(read(planId), readPlanJournal(project.store.dir, planId), queued);
 
 describe('the plan page data', () => {
   it('should draw every step as a node coloured by its state, dependencies as edges, left to right', () => {
@@ -139,6 +141,25 @@ describe('the plan page data', () => {
     expect(view(both).dispatches).toEqual({ used: 2, cap: 2 });
   });
 
+  it("should wait with the buttons of a gate whose decision is queued, and only of that gate: another step's is another gate", () => {
+    const planId = released(twoInterruptedPlan);
+    const queued = (type: string, stepId?: string) => ({ words: `${type} posted 2026-01-01T00:00:00.000Z`, event: { type, ...(stepId ? { stepId } : {}) } });
+    expect(view(planId).gates.map((g) => [g.kind, g.step_id, g.queued])).toEqual([
+      ['resume', 'a', undefined],
+      ['resume', 'b', undefined],
+    ]);
+    // Re-run posted for a: a's gate waits for it; b's still takes a decision.
+    const { gates, queued: words } = view(planId, [queued('resume.rerun', 'a')]);
+    expect(gates.map((g) => [g.step_id, g.queued])).toEqual([
+      ['a', 'resume.rerun posted 2026-01-01T00:00:00.000Z'],
+      ['b', undefined],
+    ]);
+    expect(words).toEqual(['resume.rerun posted 2026-01-01T00:00:00.000Z']);
+    // A decision of another kind names no open gate; one for each step waits at both.
+    expect(view(planId, [queued('merge.resolved', 'a')]).gates.map((g) => g.queued)).toEqual([undefined, undefined]);
+    expect(view(planId, [queued('resume.rerun', 'b'), queued('resume.stop', 'a')]).gates.map((g) => g.queued?.split(' ')[0])).toEqual(['resume.stop', 'resume.rerun']);
+  });
+
   it("should show a planner's question without buttons (it is answered in OpenCode), and a plan with no steps yet", () => {
     const planId = released((host) => {
       const id = host.create({ message: 'greet' }).getSnapshot().context.plan_id;
@@ -220,7 +241,7 @@ describe('the plan page data', () => {
   it('should turn the journal into a timeline and pass on the decisions waiting in the inbox', () => {
     const planId = released((h) => failedStepPlan(h, 2));
     const journal = readPlanJournal(project.store.dir, planId);
-    const { timeline, decisions, queued } = view(planId, ['approval.approve posted 2026-01-01T00:00:00.000Z']);
+    const { timeline, decisions, queued } = view(planId, [{ words: 'approval.approve posted 2026-01-01T00:00:00.000Z', event: { type: 'approval.approve' } }]);
     // In words; a usage event and a step chart's end repeat other entries and are left out.
     expect(timeline.total).toBe(journal.filter((e) => !(e.kind === 'event' && /^usage\.recorded$|^xstate\.done\.actor\.step:/.test(e.event.type))).length);
     expect(timeline.items[0]).toEqual({ at: journal[0]!.at, kind: 'event', text: 'plan created from "say hello"' });

@@ -6,7 +6,8 @@ import { conflicts } from './step.js';
 export function renderGates(root, view, ui, onDecide) {
   const actionable = view.gates.some((g) => g.options.length > 0);
   if (view.gates.length === 0 && !ui.message) return replace(root);
-  const blocked = ui.busy || view.queued.length > 0;
+  // A gate whose decision waits to be applied takes no other; another step's gate still does.
+  const blocked = (gate) => ui.busy || Boolean(gate.queued);
   const guidance = actionable
     ? h(
         'label',
@@ -36,7 +37,7 @@ export function renderGates(root, view, ui, onDecide) {
                 gate.options.map((option) =>
                   h(
                     'button',
-                    { type: 'button', class: ['decide', `choice-${option.choice}`], 'data-choice': option.choice, 'data-step': gate.step_id, disabled: blocked, onclick: () => onDecide(gate, option) },
+                    { type: 'button', class: ['decide', `choice-${option.choice}`], 'data-choice': option.choice, 'data-step': gate.step_id, disabled: blocked(gate), onclick: () => onDecide(gate, option) },
                     option.label,
                   ),
                 ),

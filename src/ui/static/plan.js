@@ -46,8 +46,10 @@ export function createPlanPage(root, planId, refresh) {
    * answered: it stays while they are open or while no gate is, and goes once another gate opens
    * (other gates, or the same kind again after the plan recorded a decision).
    */
-  const say = (kind, text) => ({ kind, text, gates: JSON.stringify(view.gates), decisions: view.decisions.length });
-  const outlived = (message) => view.gates.length > 0 && (JSON.stringify(view.gates) !== message.gates || view.decisions.length > message.decisions);
+  // The gates as they stand, not whether a decision waits at one: the decision just sent must not outlive its own message.
+  const gatesNow = () => JSON.stringify(view.gates.map(({ queued, ...gate }) => gate));
+  const say = (kind, text) => ({ kind, text, gates: gatesNow(), decisions: view.decisions.length });
+  const outlived = (message) => view.gates.length > 0 && (gatesNow() !== message.gates || view.decisions.length > message.decisions);
 
   async function onDecide(gate, option) {
     const text = ui.guidance.trim();
