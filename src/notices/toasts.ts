@@ -6,6 +6,7 @@ import { formatCost, formatTokens } from '../usage/format.js';
 import { progressTitle } from './progress-title.js';
 import { forTerminal, forTerminalLine } from '../text/terminal.js';
 import type { Toast } from '../agenda/ports.js';
+import { gateKey, openGates, type Gate, type PlanSnapshot } from '../machines/gates.js';
 
 // Declared with the agenda's ports, which show toasts too; the agenda must not import notices.
 export type { Toast };
@@ -36,9 +37,7 @@ export function toastFor(before: PlanSummary | undefined, after: PlanSummary, { 
     if (after.waiting_for === 'approval') return { title: 'Orca: plan waits for approval', message: `${after.plan_id}: ${goal}`, variant: 'info' };
     if (after.waiting_for === 'deviation') return { title: 'Orca: a step failed', message: `${after.plan_id} waits for Retry / Replan / Stop`, variant: 'warning' };
     if (after.waiting_for === 'question') return { title: 'Orca: the planner asks', message: `${after.plan_id}: ${goal}`, variant: 'info' };
-    if (after.waiting_for === 'merge') {
-      return { title: "Orca: a step's changes did not apply", message: `${after.plan_id} waits for Run again on top / Resolved by hand / Stop`, variant: 'warning' };
-    }
+    // The merge and resume gates are a step's: stepGateToasts names each step.
     if (after.waiting_for === 'budget') {
       const progress = `${after.step_progress.completed}/${after.step_progress.total} steps done`;
       return { title: 'Orca: budget reached', message: `${after.plan_id} (${progress}) waits for Continue / Stop`, variant: 'warning' };
@@ -49,6 +48,25 @@ export function toastFor(before: PlanSummary | undefined, after: PlanSummary, { 
     if (after.status === 'failed') return { title: 'Orca: plan stopped', message: `${after.plan_id}: ${goal}`, variant: 'error' };
   }
   return null;
+}
+
+type StepGate = Extract<Gate, { kind: 'merge' | 'resume' }>;
+const isStepGate = (gate: Gate): gate is StepGate => gate.kind === 'merge' || gate.kind === 'resume';
+
+/** The merge and resume gates open in the plan: each is one step's (failed steps have failureToasts). */
+export function openStepGates(snapshot: PlanSnapshot, file: Partial<Pick<PlanFile, 'steps'>>): StepGate[] {
+  const waiting = (file.steps ?? []).some((s) => s.status === 'awaiting_merge' || s.status === 'awaiting_resume');
+  return waiting ? openGates(snapshot).filter(isStepGate) : [];
+}
+
+/** A toast for a step at the merge or the resume gate: which step, and what answers it. */
+export function stepGateToast(gate: StepGate): Toast {
+  const step = `step ${gate.stepId} (${gate.agent})`;
+  return {
+    title: gate.kind === 'merge' ? `Orca: ${step}: its changes did not apply` : `Orca: ${step} was interrupted`,
+    message: `${gate.planId} waits for ${gate.options.join(' / ')}`,
+    variant: 'warning',
+  };
 }
 
 type FileFacts = Pick<PlanFile, 'plan_id' | 'steps' | 'usage' | 'budget' | 'waiting_for'>;
@@ -125,7 +143,7 @@ export const STEP_TOAST_EVERY_MS = 1000;
 
 /**
  * Show a toast whenever a plan changes in a way a human should notice: toastFor's changes, each
- * step failure, steps done (with where the plan stands; those of one plan at most once per
+ * step failure, each step at the merge or the resume gate (stepGateToast, once per gate), steps done (with where the plan stands; those of one plan at most once per
  * STEP_TOAST_EVERY_MS, the ones in between gathered into the next), and 50 % and 90 % of a money
  * or token budget. An observer: it cannot block the plan's writes. What it saw of each plan is
  * counted from the first change it hears of, so a plan restored with failures or spending behind
@@ -138,20 +156,26 @@ export function watchForToasts(
   show: (toast: Toast) => void,
   followed: (planId: string) => boolean = () => false,
 ): () => void {
-  const seen = new Map<string, { failures: Map<string, number>; shares: { cost?: number; tokens?: number }; completed: Set<string> }>();
+  const seen = new Map<string, { failures: Map<string, number>; shares: { cost?: number; tokens?: number }; completed: Set<string>; gates: Set<string> }>();
   const stepToasts = new Map<string, StepToasts>();
   const stepToastsOf = (planId: string) => {
     let entry = stepToasts.get(planId);
     if (!entry) stepToasts.set(planId, (entry = new StepToasts(show, STEP_TOAST_EVERY_MS)));
     return entry;
   };
-  const unsubscribe = host.observe('the toast watcher', ({ planId, before, after, file }) => {
+  const unsubscribe = host.observe('the toast watcher', ({ planId, before, after, file, snapshot }) => {
     const last = seen.get(planId);
     const failures = new Map((file.steps ?? []).map((s) => [s.id, s.failures.length]));
     const completed = new Set((file.steps ?? []).filter((s) => s.status === 'completed').map((s) => s.id));
-    seen.set(planId, { failures, shares: budgetShares(file), completed });
+    // Each step's gate once, by its identity (plan, kind, step, attempt): two steps at the merge gate are two toasts.
+    const stepGates = openStepGates(snapshot, file);
+    const gates = new Set(stepGates.map(gateKey));
+    seen.set(planId, { failures, shares: budgetShares(file), completed, gates });
     const asked = followed(planId);
     const failed = last && !asked ? failureToasts(last.failures, file) : [];
+    // First heard of: gates open already when the plan waited before this change were announced then.
+    const announced = last?.gates ?? (before?.waiting_for ? gates : new Set<string>());
+    const newGates = asked ? [] : stepGates.filter((g) => !announced.has(gateKey(g)));
     const toast = toastFor(before, after, { followed: asked });
     // The plan's own end has its toast: steps done not shown yet add nothing to it.
     if (after.status === 'completed' || after.status === 'failed') {
@@ -161,6 +185,7 @@ export function watchForToasts(
     // A failure toast names the step and its error: the generic "a step failed" adds nothing then.
     if (toast && !(failed.length > 0 && after.waiting_for === 'deviation' && before?.waiting_for !== 'deviation')) show(toast);
     for (const t of failed) show(t);
+    for (const gate of newGates) show(stepGateToast(gate));
     const done = last && after.status !== 'completed' && after.status !== 'failed' ? newlyCompleted(last.completed, file) : [];
     if (done.length > 0) stepToastsOf(planId).add(done, file);
     for (const t of last ? budgetToasts(last.shares, file) : []) show(t);

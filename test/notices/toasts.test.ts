@@ -3,6 +3,9 @@ import type { PlanObserver } from '../../src/host/observers.js';
 import { safeToast, safeToasts, toastFor, watchForToasts, type Toast } from '../../src/notices/toasts.js';
 import type { PlanSummary } from '../../src/persistence/plan-index.js';
 import { agendaOrca, removeDir, type AgendaOrca } from '../support/agenda-orca.js';
+import { mergePlan, tempProject, writesLanded, type Project } from '../cli/fixtures.js';
+import { twoInterruptedPlan } from '../support/parallel-plans.js';
+import { ONE_TURN } from '../support/turns.js';
 
 /** What a model could write to take over a terminal: a colour, NUL, BEL, a one-byte CSI, a right-to-left override. */
 const EVIL = '\x1b[31mred\x00\x07\u009b2J\u202Eevil';
@@ -23,15 +26,42 @@ const summary = (patch: Partial<PlanSummary>): PlanSummary => ({
 });
 
 describe('toasts for a plan that starts waiting', () => {
-  it("should say when a step's changes did not apply, and what answers it, unless a call follows the plan", () => {
-    const running = summary({});
-    expect(toastFor(running, summary({ waiting_for: 'merge' }))).toEqual({
-      title: "Orca: a step's changes did not apply",
-      message: 'plan_X waits for Run again on top / Resolved by hand / Stop',
-      variant: 'warning',
-    });
-    expect(toastFor(running, summary({ waiting_for: 'merge' }), { followed: true })).toBeNull();
-    expect(toastFor(summary({ waiting_for: 'merge' }), summary({ waiting_for: 'merge' }))).toBeNull();
+  let project: Project;
+  afterEach(async () => project?.remove());
+  /** A host of plans whose toasts are recorded as "title: message"; `followed` plans have a call asking their gates. */
+  function watched(options: Parameters<Project['host']>[0] = {}, followed: (planId: string) => boolean = () => false) {
+    project = tempProject();
+    const host = project.host(options);
+    const shown: string[] = [];
+    watchForToasts(host, (t) => shown.push(`${t.title}: ${t.message}`), followed);
+    return { host, shown };
+  }
+
+  it("should name each step whose changes did not apply, and what answers it, once", async () => {
+    const { host, shown } = watched({ policy: { workspace: 'worktree' } });
+    const planId = mergePlan(host);
+    await writesLanded(host, planId);
+    expect(shown).toEqual([`Orca: plan waits for approval: ${planId}: Add a greeting to the home page`, `Orca: step s1 (coder): its changes did not apply: ${planId} waits for Run again on top / Resolved by hand / Stop`]);
+    // The plan changes again while it waits there: the same gate, no second toast.
+    host.send(planId, { type: 'usage.recorded', usage: ONE_TURN } as never);
+    await writesLanded(host, planId);
+    expect(shown).toHaveLength(2);
+    expect(toastFor(summary({}), summary({ waiting_for: 'merge' }))).toBeNull(); // the step's toast says it, not one per kind
+  });
+
+  it('should announce each of two steps a crash interrupted, not only the first, and none of a plan a call follows', async () => {
+    const { host, shown } = watched();
+    const planId = twoInterruptedPlan(host);
+    await writesLanded(host, planId);
+    expect(shown).toEqual([`Orca: step a (coder) was interrupted: ${planId} waits for Re-run / Mark done / Stop`, `Orca: step b (coder) was interrupted: ${planId} waits for Re-run / Mark done / Stop`]);
+    // a answered: b still waits, told already.
+    host.send(planId, { type: 'resume.rerun', stepId: 'a', channel: 'command', at: 't' });
+    await writesLanded(host, planId);
+    expect(shown).toHaveLength(2);
+
+    const asked = watched({}, () => true);
+    await writesLanded(asked.host, twoInterruptedPlan(asked.host));
+    expect(asked.shown).toEqual([]);
   });
 });
 
