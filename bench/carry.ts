@@ -259,7 +259,7 @@ export async function measureCarry(say: (s?: string) => void): Promise<CarryFigu
 }
 
 /** The first request of a new `build` session prompted with a short text, answered with text. */
-async function buildRequest(bench: BenchServer): Promise<RecordedRequest> {
+export async function buildRequest(bench: BenchServer): Promise<RecordedRequest> {
   bench.setScript(() => text('ok'));
   const { client } = bench.server;
   const session = (await client.session.create({ title: 'bench build' }, { throwOnError: true })).data;

@@ -21,12 +21,7 @@ import { AGENDA_COMMANDS, isAgendaCommand, runAgendaCommand } from './agenda/bri
 import { inspectAgendaItems } from './inspect/agenda-actors.js';
 import { compactionContext } from './opencode/compaction.js';
 import { createIdleReminder } from './notices/idle-reminder.js';
-import { agendaCancelTool } from './tools/agenda-cancel.js';
-import { agendaCreateTool } from './tools/agenda-create.js';
-import { agendaEmitTool } from './tools/agenda-emit.js';
-import { agendaEventsTool } from './tools/agenda-events.js';
-import { agendaListTool } from './tools/agenda-list.js';
-import { agendaPauseTool } from './tools/agenda-pause.js';
+import { agendaTool } from './tools/agenda.js';
 import { askPlannerTool } from './tools/ask-planner.js';
 import { askSpecialistTool } from './tools/ask-specialist.js';
 import { describePlanTool } from './tools/describe-plan.js';
@@ -47,8 +42,8 @@ export const OrcaPlugin: Plugin = async (input, rawOptions) => {
   // OpenCode loads the plugin again for a step's worktree: there Orca only installs its agents and relays to this instance.
   if (isOrcaWorktree(input.directory)) return passiveHooks(input, loadOrcaConfig(input.directory, rawOptions));
   const options = loadOrcaConfig(input.directory, rawOptions);
-  // The agenda's tools and instructions reach the agents only when asked for (issue 26: what every request carries).
-  const agendaForModels = options.agenda?.tools === true;
+  // The planner schedules through the agenda's one tool unless the project turns it off (issues 26 and 35: what every request carries).
+  const agendaForModels = options.agenda?.tools !== false;
   // orca_ask_planner returns as soon as the plan waits for a person or runs, the session following it (ask_planner_returns: early), or at its outcome.
   const returns = askPlannerReturns(options);
   let inspector: OrcaInspector | null = null; // actors are only created after this function returns
@@ -158,17 +153,8 @@ export const OrcaPlugin: Plugin = async (input, rawOptions) => {
       orca_list_plans: listPlansTool(orca),
       orca_describe_plan: describePlanTool(orca),
       orca_ask_specialist: askSpecialistTool(orca),
-      // The agenda's tools exist only when the agents are to use them (agenda.tools; docs/agents.md).
-      ...(agendaForModels
-        ? {
-            agenda_create: agendaCreateTool(orca),
-            agenda_list: agendaListTool(orca),
-            agenda_cancel: agendaCancelTool(orca),
-            agenda_emit: agendaEmitTool(orca),
-            agenda_events: agendaEventsTool(orca),
-            agenda_pause: agendaPauseTool(orca),
-          }
-        : {}),
+      // The agenda's tool exists unless the agents are not to use it (agenda.tools false; docs/agents.md).
+      ...(agendaForModels ? { agenda: agendaTool(orca) } : {}),
     },
     // The compacted session keeps its unfinished plans and pending items, read from disk, not from the transcript.
     'experimental.session.compacting': async (input, output) => {

@@ -115,7 +115,7 @@ export class Agenda {
     this.isPaused = false;
   }
 
-  /** agenda_emit and `orca emit`: `kind` or `kind:subject`; a session is held to max_emits_per_session_per_hour. */
+  /** The agenda tool's emit and `orca emit`: `kind` or `kind:subject`; a session is held to max_emits_per_session_per_hour. */
   emit(kind: string, message: string, from: { sessionId?: string; source?: 'tool' | 'cli' } = {}): BusEventView {
     parseWith(emitAction, 'event', { type: 'emit', kind, message });
     const now = this.ports.clock();
@@ -215,7 +215,7 @@ export class Agenda {
 
   private record(agendaId: string): ItemRecord {
     const record = this.store.item(parseAgendaId(agendaId));
-    if (!record) throw new AgendaInputError(`${agendaId} does not exist: agenda_list shows the items of this project.`);
+    if (!record) throw new AgendaInputError(`${agendaId} does not exist: /agenda, orca agenda and the agenda tool's list show the items of this project.`);
     return record;
   }
 

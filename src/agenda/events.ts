@@ -90,7 +90,7 @@ export const busEmittedLineSchema = z.object({
   /** What the event is about: a plan_id for Orca's lifecycle events. */
   subject: z.string().min(1).optional(),
   message: z.string(),
-  /** The session that emitted it (agenda_emit, or the session of an emitting item). */
+  /** The session that emitted it (the agenda tool's emit, or the session of an emitting item). */
   sessionId: z.string().min(1).optional(),
   source: z.enum(['tool', 'action', 'cli', 'orca']),
   /** The item whose `emit` action sent it, and that firing. */

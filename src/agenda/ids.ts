@@ -16,7 +16,7 @@ export const isEventId = (input: unknown): input is string => typeof input === '
 export function parseAgendaId(input: unknown): string {
   if (!isAgendaId(input)) {
     throw new AgendaInputError(
-      `Invalid agendaId ${quote(input)}: expected "agn_" followed by 26 ULID characters, as listed by agenda_list.`,
+      `Invalid agendaId ${quote(input)}: expected "agn_" followed by 26 ULID characters, as /agenda, orca agenda or the agenda tool's list show it.`,
     );
   }
   return input;

@@ -56,7 +56,7 @@ export function inProcessEffect(action: InProcessAction, ctx: InProcessContext):
     }
     case 'cancel': {
       const target = reader.item(action.scheduleId);
-      if (!target) throw new AgendaInputError(`cancel: ${action.scheduleId} does not exist (agenda_list shows the items)`);
+      if (!target) throw new AgendaInputError(`cancel: ${action.scheduleId} does not exist (/agenda or orca agenda lists the items)`);
       if (target.snapshot.value !== 'pending') {
         throw new AgendaStateError(`cancel: ${action.scheduleId} is ${String(target.snapshot.value)}; only a pending item can be cancelled`);
       }

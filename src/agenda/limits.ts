@@ -11,7 +11,7 @@ export interface AgendaLimits {
   min_interval_seconds: number;
   /** Pending event items listening to one kind. */
   max_pending_per_event_kind: number;
-  /** Bus events one session may emit in any hour (agenda_emit, and emit actions of its items). */
+  /** Bus events one session may emit in any hour (the agenda tool's emit, and emit actions of its items). */
   max_emits_per_session_per_hour: number;
   /** Cascade hops: an item made by, or fired by an event of, an item at depth d is at depth d + 1; depth ≥ this is refused. */
   max_cascade_depth: number;

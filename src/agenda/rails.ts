@@ -96,7 +96,7 @@ export function checkGateCommands(action: Action): void {
   if (name === 'agenda-resume') block('gate_command', '/agenda-resume is for a human: no item resumes a paused agenda');
 }
 
-/** Session emits in the last hour: agenda_emit and the emit actions of the session's items. */
+/** Session emits in the last hour: the agenda tool's emit and the emit actions of the session's items. */
 export function checkEmit(reader: AgendaReader, sessionId: string | undefined, limits: AgendaLimits, nowMs: number): void {
   if (sessionId === undefined) return;
   const since = nowMs - HOUR_MS;

@@ -52,9 +52,8 @@ export interface ApplyAgentsOptions {
    */
   worktree?: boolean;
   /**
-   * The `agenda.tools` option: the planner gets the agenda's six tools and their instructions, a
-   * specialist agenda_emit and agenda_list (AGENDA_ROLE_TOOLS). Default false: no agent is offered
-   * them, and the planner is told how a user turns them on.
+   * The `agenda.tools` option: the planner gets the agenda's tool (AGENDA_ROLE_TOOLS). Default true;
+   * false: no agent is offered it, and the planner is told how a user turns it on.
    */
   agenda?: boolean;
   /** The `ask_planner_returns: "running"` option: orca is told what a `running` result means. */
@@ -110,7 +109,7 @@ const TWIN_INHERITS = ['model', 'variant', 'temperature', 'top_p', 'options', 'd
 export function applyAgents(
   cfg: AgentConfigTarget,
   overrides: AgentOverrides = {},
-  { gatePermissions = GATE_PERMISSION_PATTERNS, planning, worktree = false, agenda = false, detach = false }: ApplyAgentsOptions = {},
+  { gatePermissions = GATE_PERMISSION_PATTERNS, planning, worktree = false, agenda = true, detach = false }: ApplyAgentsOptions = {},
 ): Record<InstalledAgentId, OrcaAgentConfig> {
   const global = readPermissionMap(cfg.permission);
   const existing: Record<string, unknown> = isRecord(cfg.agent) ? cfg.agent : {};

@@ -10,7 +10,7 @@ import {
   WORKTREE_STEP_CONTRACT,
   specialistConsultPrompt,
   specialistStepPrompt,
-  stepContract,
+  STEP_CONTRACT,
 } from './prompts/specialists.js';
 import { SPECIALIST_AGENTS, readOnlyAgentId, type AgentId, type InstalledAgentId, type SpecialistAgent } from './roles.js';
 
@@ -37,14 +37,15 @@ export function composePrompt(id: string, rolePrompt: string, contract: string):
   return `${agentMarker(id)}\n${rolePrompt.trim()}\n\n${contract}`;
 }
 
-/** What a role's text depends on besides the role: whether the agenda's tools are granted (`agenda.tools`). */
+/** What a role's text depends on besides the role. */
 export interface BlueprintOptions {
+  /** The planner has the agenda's tool (`agenda.tools`, default true); without it, it is told scheduling is off. */
   agenda?: boolean;
   /** orca_ask_planner returns once the plan runs (`ask_planner_returns: "running"`): orca is told what that result means. */
   detach?: boolean;
 }
 
-function specialist(agent: SpecialistAgent, { agenda = false }: BlueprintOptions): AgentBlueprint {
+function specialist(agent: SpecialistAgent): AgentBlueprint {
   return {
     id: agent,
     role: agent,
@@ -52,7 +53,7 @@ function specialist(agent: SpecialistAgent, { agenda = false }: BlueprintOptions
     description: SPECIALIST_ROLES[agent].description,
     hidden: false,
     role_prompt: specialistStepPrompt(agent),
-    contract: stepContract({ agenda }),
+    contract: STEP_CONTRACT,
     worktree_contract: agent === 'reviewer' ? WORKTREE_REVIEW_CONTRACT : WORKTREE_STEP_CONTRACT,
   };
 }
@@ -95,7 +96,7 @@ export function agentBlueprints(planning: Partial<PlannerPolicy> = {}, options: 
       role_prompt: PLANNER_ROLE,
       contract: plannerContract(policy, options),
     },
-    ...SPECIALIST_AGENTS.map((agent) => specialist(agent, options)),
+    ...SPECIALIST_AGENTS.map(specialist),
     ...SPECIALIST_AGENTS.map(readOnlyTwin),
   ];
   return Object.fromEntries(list.map((b) => [b.id, b])) as Record<InstalledAgentId, AgentBlueprint>;

@@ -29,7 +29,7 @@ export {
 export { agentMarker, findAgentMarker } from './prompts/marker.js';
 export {
   AGENDA_ROLE_TOOLS,
-  AGENDA_TOOLS,
+  AGENDA_TOOL,
   AGENT_IDS,
   EDIT_TOOLS,
   FORBIDDEN_TOOLS,

@@ -13,7 +13,7 @@ import {
 } from './permission-format.js';
 import {
   AGENDA_ROLE_TOOLS,
-  AGENDA_TOOLS,
+  AGENDA_TOOL,
   EDIT_TOOLS,
   FORBIDDEN_TOOLS,
   KNOWN_TOOLS,
@@ -46,7 +46,7 @@ export const INVALID_TOOL = 'invalid';
 export interface RoleContext {
   /** In a step's own git worktree (docs/design.md, "Isolation and merge"), not the project directory; default false. */
   worktree?: boolean;
-  /** The `agenda.tools` option: the agenda's tools are granted (AGENDA_ROLE_TOOLS); default false. */
+  /** The `agenda.tools` option: the agenda's tool is granted (AGENDA_ROLE_TOOLS); default true. */
   agenda?: boolean;
 }
 
@@ -57,10 +57,10 @@ export interface RoleContext {
 export const WORKTREE_LOCKED: Readonly<PermissionMap> = { external_directory: 'deny' };
 
 /**
- * The tools a role is granted: ROLE_TOOLS, the agenda's when it is on (AGENDA_ROLE_TOOLS), and in a
+ * The tools a role is granted: ROLE_TOOLS, the agenda's unless it is off (AGENDA_ROLE_TOOLS), and in a
  * worktree WORKTREE_ROLE_TOOLS but not the plugin's own tools.
  */
-export function roleTools(agent: AgentId, { worktree = false, agenda = false }: RoleContext = {}): readonly string[] {
+export function roleTools(agent: AgentId, { worktree = false, agenda = true }: RoleContext = {}): readonly string[] {
   const tools = [...ROLE_TOOLS[agent], ...(agenda ? (AGENDA_ROLE_TOOLS[agent] ?? []) : [])];
   if (!worktree) return tools;
   // Only a step's specialists run in a worktree (orca and the planner never do; their table stays whole).
@@ -185,7 +185,7 @@ const READ_ONLY_DENIED = [
   'skill',
   ORCA_TOOLS.askPlanner,
   ORCA_TOOLS.askSpecialist,
-  ...Object.values(AGENDA_TOOLS),
+  AGENDA_TOOL,
 ];
 
 /**

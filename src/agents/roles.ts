@@ -11,25 +11,13 @@ export const ORCA_TOOLS = {
 export type OrcaTool = (typeof ORCA_TOOLS)[keyof typeof ORCA_TOOLS];
 
 /**
- * The agenda's tools (docs/design.md, "Tools and commands"): the planner has all six, specialists
- * emit and list. No tool resumes a paused agenda.
+ * The agenda's one tool (docs/agenda.md): seed 002's six tools as its operations (`op`: create,
+ * list, cancel, emit, events, pause). No operation resumes a paused agenda.
  */
-export const AGENDA_TOOLS = {
-  create: 'agenda_create',
-  list: 'agenda_list',
-  cancel: 'agenda_cancel',
-  emit: 'agenda_emit',
-  events: 'agenda_events',
-  pause: 'agenda_pause',
-} as const;
-
-const ALL_AGENDA_TOOLS = Object.values(AGENDA_TOOLS);
-const SPECIALIST_AGENDA = [AGENDA_TOOLS.emit, AGENDA_TOOLS.list] as const;
-/** What a specialist may never get, whatever the user configures: scheduling and pausing are the planner's. */
-const SPECIALIST_AGENDA_FORBIDDEN = ALL_AGENDA_TOOLS.filter((t) => !(SPECIALIST_AGENDA as readonly string[]).includes(t));
+export const AGENDA_TOOL = 'agenda';
 
 /** Every tool this plugin registers. */
-export const OWN_TOOLS: readonly string[] = [...Object.values(ORCA_TOOLS), ...ALL_AGENDA_TOOLS];
+export const OWN_TOOLS: readonly string[] = [...Object.values(ORCA_TOOLS), AGENDA_TOOL];
 
 export { SPECIALIST_AGENTS, type SpecialistAgent };
 
@@ -76,7 +64,7 @@ const EDITING = ['edit', 'write', 'apply_patch'] as const;
  * every request (issue 26). Not granted by default, a user may grant per agent: webfetch
  * (researcher only), todowrite (a step is already one planned task), orca_list_plans for
  * specialists (a step knows its plan id). Everything else is denied by OpenCode permissions, so a
- * denied tool is not even offered to the model. The agenda's tools come on top (AGENDA_ROLE_TOOLS).
+ * denied tool is not even offered to the model. The agenda's tool comes on top (AGENDA_ROLE_TOOLS).
  */
 export const ROLE_TOOLS: Readonly<Record<AgentId, readonly string[]>> = {
   orca: [ORCA_TOOLS.askPlanner, ...PLAN_LOOKUP],
@@ -90,14 +78,13 @@ export const ROLE_TOOLS: Readonly<Record<AgentId, readonly string[]>> = {
 };
 
 /**
- * The agenda's tools, granted only when the `agenda.tools` option is on (off by default: six tool
- * definitions and a paragraph of instructions on every planner request, ~40% of it, for what few
- * requests ask): the planner schedules, cancels, lists, emits and pauses; a specialist emits an
- * event and lists what is scheduled. Orca never gets them.
+ * The agenda's tool, granted to the planner unless the `agenda.tools` option is false: one short
+ * definition on each planner request (issue 35; six tools and a paragraph of instructions were
+ * a third of it). Specialists do not get it (a user may grant it to one; it may then only emit and
+ * list: src/tools/agenda.ts), Orca never does.
  */
 export const AGENDA_ROLE_TOOLS: Readonly<Partial<Record<AgentId, readonly string[]>>> = {
-  planner: ALL_AGENDA_TOOLS,
-  ...Object.fromEntries(SPECIALIST_AGENTS.map((agent) => [agent, SPECIALIST_AGENDA])),
+  planner: [AGENDA_TOOL],
 };
 
 /**
@@ -115,7 +102,7 @@ export const WORKTREE_ROLE_TOOLS: Readonly<Partial<Record<AgentId, readonly stri
  * Orca's instance there is passive and registers no tool (src/passive/), so they are neither
  * granted nor named in the role's text there (a relay run found a prompt naming tools it lacked).
  */
-export const TOOLS_ABSENT_IN_WORKTREE: readonly string[] = [ORCA_TOOLS.askSpecialist, ...PLAN_LOOKUP, ...SPECIALIST_AGENDA];
+export const TOOLS_ABSENT_IN_WORKTREE: readonly string[] = [ORCA_TOOLS.askSpecialist, ...PLAN_LOOKUP];
 
 /**
  * Tools a role must never get, whatever the user configures: re-denied after the user's own
@@ -123,12 +110,12 @@ export const TOOLS_ABSENT_IN_WORKTREE: readonly string[] = [ORCA_TOOLS.askSpecia
  */
 export const FORBIDDEN_TOOLS: Readonly<Record<Exclude<AgentId, 'orca'>, readonly string[]>> = {
   planner: [...EDIT_TOOLS, 'bash', 'task', 'question', ORCA_TOOLS.askPlanner],
-  coder: ['task', 'question', ORCA_TOOLS.askPlanner, ...SPECIALIST_AGENDA_FORBIDDEN],
-  tester: ['task', 'question', ORCA_TOOLS.askPlanner, ...SPECIALIST_AGENDA_FORBIDDEN],
-  'document-writer': ['task', 'question', ORCA_TOOLS.askPlanner, ...SPECIALIST_AGENDA_FORBIDDEN],
-  reviewer: [...EDIT_TOOLS, 'task', 'question', ORCA_TOOLS.askPlanner, ...SPECIALIST_AGENDA_FORBIDDEN],
-  researcher: [...EDIT_TOOLS, 'task', 'question', ORCA_TOOLS.askPlanner, ...SPECIALIST_AGENDA_FORBIDDEN],
-  architect: [...EDIT_TOOLS, 'task', 'question', ORCA_TOOLS.askPlanner, ...SPECIALIST_AGENDA_FORBIDDEN],
+  coder: ['task', 'question', ORCA_TOOLS.askPlanner],
+  tester: ['task', 'question', ORCA_TOOLS.askPlanner],
+  'document-writer': ['task', 'question', ORCA_TOOLS.askPlanner],
+  reviewer: [...EDIT_TOOLS, 'task', 'question', ORCA_TOOLS.askPlanner],
+  researcher: [...EDIT_TOOLS, 'task', 'question', ORCA_TOOLS.askPlanner],
+  architect: [...EDIT_TOOLS, 'task', 'question', ORCA_TOOLS.askPlanner],
 };
 
 /**

@@ -48,13 +48,13 @@ const DESCRIPTIONS: Record<string, string> = {
   'isolation.setup_seconds': 'The setup command is killed after this long, in seconds (default 300).',
   agenda:
     'The agenda: plans, resumes, slash commands and bus events that run at a time, on a cron schedule or when events happen, with safety rails. Triggers fire only while an OpenCode server runs for this project; items that came due meanwhile fire at its next start, marked late.',
-  'agenda.tools': 'Give the agents the agenda\'s tools: the planner schedules plans and actions (agenda_create and five more, with their instructions in its prompt), specialists emit events (agenda_emit, agenda_list). Off by default, so no request carries them; items that exist still fire, and the /agenda commands and the orca CLI work either way.',
+  'agenda.tools': 'The planner has the agenda\'s tool (agenda: create, list, cancel, emit, events, pause), so it schedules what you ask for later, on a schedule or on events (default true). false: no agent has it and the planner says scheduling is off; items that exist still fire, and the /agenda commands and the orca CLI work either way.',
   'agenda.poll_seconds': 'How often the scheduler looks for due items, in seconds (default 5).',
   'agenda.max_pending_project': 'Pending items in the project; one more is refused with BLOCKED [max_pending_project] (default 30).',
   'agenda.max_pending_per_session': 'Pending items of one session (default 10).',
   'agenda.min_interval_seconds': 'Two pending time items must be at least this far apart, and a cron item may not fire more often (default 60).',
   'agenda.max_pending_per_event_kind': 'Pending event items listening to one event kind (default 5).',
-  'agenda.max_emits_per_session_per_hour': 'Bus events one session may emit in any hour, agenda_emit and its items\' emit actions together (default 30).',
+  'agenda.max_emits_per_session_per_hour': 'Bus events one session may emit in any hour, the agenda tool\'s emit and its items\' emit actions together (default 30).',
   'agenda.max_cascade_depth': 'Cascade hops: an item created or fired by another item\'s action is one hop deeper; at this depth it is refused (default 8).',
   'agenda.max_plans_per_day': 'Plans the agenda may start in any 24 hours, counting pending plan items and cron firings due within the day (default 20).',
   ask_planner_returns:

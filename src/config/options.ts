@@ -156,9 +156,9 @@ export const orcaOptions = z.strictObject({
   agenda: z
     .strictObject({
       /**
-       * The agents get the agenda's tools: the planner schedules (agenda_create and five more, with
-       * their instructions in its prompt), a specialist emits events. Default false: no request
-       * carries them; items that exist still fire, and /agenda commands and the CLI still work.
+       * The planner has the agenda's tool (`agenda`: create, list, cancel, emit, events, pause).
+       * Default true; false: no agent has it, the planner says scheduling is off; items that exist
+       * still fire, and /agenda commands and the CLI still work.
        */
       tools: z.boolean().optional(),
       /** How often the scheduler looks for due items, in seconds (default 5). */

@@ -27,7 +27,7 @@ export function compactionContext(sessionID: string, plans: PlanSummary[], items
     if (unfinished.length > MAX_PLANS) lines.push(`- and ${unfinished.length - MAX_PLANS} more (orca_list_plans)`);
   }
   if (pending.length > 0) {
-    lines.push('Pending agenda items of this session (they fire by themselves; agenda_list shows them all):');
+    lines.push('Pending agenda items of this session (they fire by themselves; /agenda lists them all):');
     for (const i of pending.slice(0, MAX_ITEMS)) {
       lines.push(`- ${i.agendaId} (${i.status}): ${describeTrigger(i.trigger, i.nextDueAt)} → ${describeAction(i.action)}; reason: ${one(i.reason, 120)}`);
     }

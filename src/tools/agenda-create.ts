@@ -1,24 +1,19 @@
 import { z } from 'zod';
 import { describeAction, describeTrigger } from '../agenda/describe.js';
-import { defineTool } from './define-tool.js';
-import { agendaToolError, itemJson, ownerSession, queuedNote, type AgendaOrca } from './agenda-shared.js';
-
-export const AGENDA_CREATE_DESCRIPTION = `Schedule work on the project's agenda: an action that runs at a time, on a cron schedule, or when events happen. Use it when the user asks for recurring or follow-up work, then tell the user what you scheduled (its agendaId, when it fires, what it does).
-trigger (one of):
-- {"type":"time","executeAt":"2030-06-01T09:00:00Z"} — once, at an ISO 8601 time with Z or an offset;
-- {"type":"cron","expression":"0 2 * * *","timezone":"Europe/Paris"} — recurring (5 cron fields; timezone optional, default UTC);
-- {"type":"event","eventKind":"plan.completed:plan_…" | ["tests.failed","deploy.done"],"matchMode":"any"|"all","expiresAt":"…"} — when events are emitted after now ("kind" matches any subject, "kind:subject" only that one). Orca emits plan.created, plan.approved, plan.completed, plan.failed, plan.rejected, step.completed, step.failed and gate.waiting with the plan_id as subject.
-action (one of):
-- {"type":"plan","message":"…"} — start a new plan from this request; it waits for the user's approval before any step runs;
-- {"type":"resume","plan_id":"plan_…","message":"…"} — continue a plan (message optional);
-- {"type":"command","command":"/name","arguments":"…"} — run a slash command in the user's session (Orca's approval and decision commands are refused);
-- {"type":"emit","kind":"…","message":"…"} — emit an event (no model call);
-- {"type":"cancel","scheduleId":"agn_…","reason":"…"} — cancel another item;
-- {"type":"schedule","trigger":{…},"action":{…},"reason":"…"} — create another item when this one fires.
-A refusal by a safety rail reads "BLOCKED [rule]: why": tell the user, do not work around it.`;
+import { agendaOp, itemJson, ownerSession, queuedNote, type AgendaOrca } from './agenda-shared.js';
 
 const TRIGGER_TYPES = ['time', 'event', 'cron'] as const;
 const ACTION_TYPES = ['plan', 'resume', 'command', 'emit', 'cancel', 'schedule'] as const;
+
+/** Every trigger and action in full: what a model that guessed a shape wrong reads back (the tool's description names the usual ones). */
+export const TRIGGER_EXPECTED =
+  'an object: {"type":"time","executeAt":ISO 8601} | {"type":"cron","expression":"0 2 * * *","timezone"?:"Europe/Paris"} | ' +
+  '{"type":"event","eventKind":"kind" or "kind:subject" or a list,"matchMode"?:"any"|"all","expiresAt"?}; Orca emits ' +
+  'plan.created|approved|completed|failed|rejected, step.completed|failed, gate.waiting with the plan_id as subject';
+export const ACTION_EXPECTED =
+  'an object: {"type":"plan","message"} (a new plan, for the user\'s approval) | {"type":"resume","plan_id","message"?} | ' +
+  '{"type":"command","command":"/name","arguments"?} | {"type":"emit","kind","message"} | {"type":"cancel","scheduleId","reason"} | ' +
+  '{"type":"schedule","trigger","action","reason"}';
 
 /** A command action's session defaults to the user's: the model does not know session ids. */
 function withSession(action: unknown, sessionId: string): unknown {
@@ -29,43 +24,38 @@ function withSession(action: unknown, sessionId: string): unknown {
   return action;
 }
 
-export function agendaCreateTool(orca: AgendaOrca) {
-  return defineTool({
-    name: 'agenda_create',
-    description: AGENDA_CREATE_DESCRIPTION,
+/** `agenda` op create: schedule an action on a trigger, for the user's session (seed 002's agenda_create). */
+export function agendaCreateOp(orca: AgendaOrca) {
+  return agendaOp({
     args: {
-      trigger: z.looseObject({ type: z.enum(TRIGGER_TYPES) }).describe('When it fires: a time, cron or event trigger (see the tool description).'),
-      action: z.looseObject({ type: z.enum(ACTION_TYPES) }).describe('What it does: a plan, resume, command, emit, cancel or schedule action (see the tool description).'),
-      reason: z.string().regex(/\S/).max(1000).describe('Why, in the user\'s words: shown in lists and reminders.'),
+      trigger: z.looseObject({ type: z.enum(TRIGGER_TYPES) }),
+      action: z.looseObject({ type: z.enum(ACTION_TYPES) }),
+      reason: z.string().regex(/\S/).max(1000),
     },
     expected: {
-      trigger: `an object whose "type" is one of ${TRIGGER_TYPES.join(', ')}`,
-      action: `an object whose "type" is one of ${ACTION_TYPES.join(', ')}`,
-      reason: 'a non-empty string of at most 1000 characters: why this is scheduled',
+      trigger: TRIGGER_EXPECTED,
+      action: ACTION_EXPECTED,
+      reason: 'a non-empty string of at most 1000 characters: why this is scheduled, in the user\'s words',
     },
-    async execute(args, ctx) {
-      try {
-        const owner = await ownerSession(orca, ctx);
-        const outcome = await orca.agenda.request({
-          op: 'create',
-          trigger: args.trigger,
-          action: withSession(args.action, owner),
-          reason: args.reason,
-          createdBy: ctx.sessionID,
-          sessionId: owner,
-        });
-        if (outcome.status === 'queued') return queuedNote(outcome);
-        if (outcome.reply.op !== 'create') throw new Error(`unexpected reply ${outcome.reply.op}`);
-        const item = outcome.reply.item;
-        return JSON.stringify({
-          scheduled: true,
-          ...itemJson(item),
-          summary: `${item.agendaId}: ${describeTrigger(item.trigger, item.nextDueAt)} → ${describeAction(item.action)}`,
-          tell_user: 'Say what was scheduled, when it fires, and that /agenda lists it and /agenda-clear or agenda_cancel removes it.',
-        }, null, 2);
-      } catch (error) {
-        return agendaToolError(error);
-      }
+    async run(args, ctx) {
+      const owner = await ownerSession(orca, ctx);
+      const outcome = await orca.agenda.request({
+        op: 'create',
+        trigger: args.trigger,
+        action: withSession(args.action, owner),
+        reason: args.reason,
+        createdBy: ctx.sessionID,
+        sessionId: owner,
+      });
+      if (outcome.status === 'queued') return queuedNote(outcome);
+      if (outcome.reply.op !== 'create') throw new Error(`unexpected reply ${outcome.reply.op}`);
+      const item = outcome.reply.item;
+      return JSON.stringify({
+        scheduled: true,
+        ...itemJson(item),
+        summary: `${item.agendaId}: ${describeTrigger(item.trigger, item.nextDueAt)} → ${describeAction(item.action)}`,
+        tell_user: 'Answer the user with what was scheduled: its agendaId, when it fires and what it does; /agenda lists it, /agenda-clear or agenda op cancel removes it.',
+      }, null, 2);
     },
   });
 }

@@ -1,27 +1,21 @@
 import { z } from 'zod';
 import { KIND_OR_SUBJECT } from '../agenda/schema.js';
-import { defineTool } from './define-tool.js';
-import { agendaToolError, type AgendaOrca } from './agenda-shared.js';
+import { agendaOp, type AgendaOrca } from './agenda-shared.js';
 
-export function agendaEventsTool(orca: Pick<AgendaOrca, 'agenda'>) {
-  return defineTool({
-    name: 'agenda_events',
-    description: "The latest events on the agenda's bus, oldest first: kind (and subject), message, source and time.",
+/** `agenda` op events: the latest events on the agenda's bus, oldest first (seed 002's agenda_events). */
+export function agendaEventsOp(orca: Pick<AgendaOrca, 'agenda'>) {
+  return agendaOp({
     args: {
-      limit: z.number().int().min(1).max(200).optional().describe('How many of the latest events (default 20).'),
-      kindFilter: z.string().regex(KIND_OR_SUBJECT).optional().describe('Only events matching this kind, or kind:subject.'),
+      kind: z.string().regex(KIND_OR_SUBJECT).optional(),
+      limit: z.number().int().min(1).max(200).optional(),
     },
     expected: {
-      limit: 'an integer from 1 to 200',
-      kindFilter: 'an event kind like "tests.failed", or "kind:subject"',
+      kind: 'only events of this kind, or kind:subject, like "tests.failed"',
+      limit: 'an integer from 1 to 200: how many of the latest (default 20)',
     },
-    async execute({ limit = 20, kindFilter }) {
-      try {
-        const events = orca.agenda.events({ limit, ...(kindFilter ? { kindFilter } : {}) });
-        return JSON.stringify({ count: events.length, events }, null, 2);
-      } catch (error) {
-        return agendaToolError(error);
-      }
+    async run({ kind, limit = 20 }) {
+      const events = orca.agenda.events({ limit, ...(kind ? { kindFilter: kind } : {}) });
+      return JSON.stringify({ count: events.length, events }, null, 2);
     },
   });
 }

@@ -1,10 +1,11 @@
-import { z } from 'zod';
 import { nextDue } from '../agenda/describe.js';
 import { continueCommand, firingPlan } from '../agenda/firing-plan.js';
 import type { AgendaItemView } from '../agenda/view.js';
 import type { Orca } from '../composition-root.js';
-import { defineTool } from './define-tool.js';
-import { agendaToolError, itemJson, type AgendaOrca } from './agenda-shared.js';
+import { agendaOp, itemJson, type AgendaOrca } from './agenda-shared.js';
+
+/** Finished items (executed, failed, cancelled, expired) shown after the active ones: the latest, enough to say what just ran. */
+export const FINISHED_SHOWN = 10;
 
 /** An item with what became of the plan its last firing started, read from the plan file now. */
 function listedItem(directory: string, item: AgendaItemView) {
@@ -25,39 +26,32 @@ function listedItem(directory: string, item: AgendaItemView) {
   };
 }
 
-const STATUSES = ['active', 'all', 'pending', 'running', 'executed', 'failed', 'cancelled', 'expired'] as const;
-
-export function agendaListTool(orca: Pick<AgendaOrca, 'agenda'> & Pick<Orca, 'directory'>) {
-  return defineTool({
-    name: 'agenda_list',
-    description:
-      "List the project's agenda items, oldest first: by default the active ones (pending or running), with their trigger, action, reason, next due time, last result and when it last fired, and for a firing that started a plan what became of that plan now (plan); whether the agenda is paused.",
-    args: {
-      status: z.enum(STATUSES).optional().describe('Which items: active (default), all, or one status.'),
-      limit: z.number().int().min(1).max(200).optional().describe('At most this many, the most recent (default 50).'),
-    },
-    expected: {
-      status: `one of ${STATUSES.join(', ')}`,
-      limit: 'an integer from 1 to 200',
-    },
-    async execute({ status = 'active', limit = 50 }) {
-      try {
-        const items = orca.agenda.list({ status });
-        const shown = items.slice(Math.max(0, items.length - limit));
-        return JSON.stringify(
-          {
-            paused: orca.agenda.paused,
-            total: items.length,
-            next_due: nextDue(items),
-            ...(shown.length < items.length ? { note: `the ${shown.length} most recent of ${items.length}` } : {}),
-            items: shown.map((item) => listedItem(orca.directory, item)),
-          },
-          null,
-          2,
-        );
-      } catch (error) {
-        return agendaToolError(error);
-      }
+/**
+ * `agenda` op list (seed 002's agenda_list): every active item (pending or running; the rails keep
+ * them few) and the latest finished ones, oldest first, with trigger, action, reason, next due time,
+ * last result, and for a firing that started a plan what became of that plan now; whether the
+ * agenda is paused.
+ */
+export function agendaListOp(orca: Pick<AgendaOrca, 'agenda'> & Pick<Orca, 'directory'>) {
+  return agendaOp({
+    args: {},
+    expected: {},
+    async run() {
+      const all = orca.agenda.list({ status: 'all' });
+      const active = all.filter((item) => item.status === 'pending' || item.status === 'running');
+      const finished = all.filter((item) => !active.includes(item));
+      const shown = finished.slice(Math.max(0, finished.length - FINISHED_SHOWN));
+      return JSON.stringify(
+        {
+          paused: orca.agenda.paused,
+          active: active.length,
+          next_due: nextDue(active),
+          items: active.map((item) => listedItem(orca.directory, item)),
+          finished: { total: finished.length, latest: shown.map((item) => listedItem(orca.directory, item)) },
+        },
+        null,
+        2,
+      );
     },
   });
 }

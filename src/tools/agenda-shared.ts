@@ -1,4 +1,5 @@
 import type { ToolContext } from '@opencode-ai/plugin';
+import type { z } from 'zod';
 import { AgendaBlockedError } from '../agenda/errors.js';
 import type { RequestOutcome } from '../agenda/runtime.js';
 import type { AgendaItemView } from '../agenda/view.js';
@@ -6,9 +7,19 @@ import type { Orca } from '../composition-root.js';
 import { findRootSession } from '../hitl/native-question/root-session.js';
 import { toolError } from './tool-error.js';
 
-/** What the agenda tools share: the session an item belongs to, and how outcomes read for the model. */
+/** What the `agenda` tool's operations share: the session an item belongs to, and how outcomes read for the model. */
 
 export type AgendaOrca = Pick<Orca, 'agenda' | 'sessions'>;
+
+/** One operation of the `agenda` tool (`op`): its arguments besides `op`, each in words for a bad call, and what it does. */
+export interface AgendaOp<Args extends z.ZodRawShape = z.ZodRawShape> {
+  args: Args;
+  expected: { [K in keyof Args]: string };
+  run(args: z.infer<z.ZodObject<Args>>, ctx: ToolContext): Promise<string>;
+}
+
+/** Types an operation against its own arguments. */
+export const agendaOp = <Args extends z.ZodRawShape>(op: AgendaOp<Args>): AgendaOp<Args> => op;
 
 /**
  * The person's session the caller works for (the root of its tree): items belong to it, so rails

@@ -21,13 +21,12 @@ export interface OrcaToolSpec<Args extends z.ZodRawShape> {
  * silently start a new plan).
  */
 export function defineTool<Args extends z.ZodRawShape>(spec: OrcaToolSpec<Args>) {
-  const schema = z.strictObject(spec.args);
   return tool({
     description: spec.description,
     args: spec.args,
     async execute(raw: unknown, ctx: ToolContext): Promise<ToolResult> {
-      const parsed = schema.safeParse(raw === undefined ? {} : raw);
-      if (!parsed.success) return toolError(invalidArguments(spec, raw, parsed.error.issues));
+      const parsed = parseToolArguments(spec, raw);
+      if (!parsed.success) return toolError(parsed.error);
       try {
         return await spec.execute(parsed.data, ctx);
       } catch (error) {
@@ -37,7 +36,16 @@ export function defineTool<Args extends z.ZodRawShape>(spec: OrcaToolSpec<Args>)
   });
 }
 
-function invalidArguments<Args extends z.ZodRawShape>(spec: OrcaToolSpec<Args>, raw: unknown, issues: z.core.$ZodIssue[]) {
+/** A tool's arguments checked strictly against `spec.args` (a tool whose shape varies, like `agenda`'s, parses with it too). */
+export function parseToolArguments<Args extends z.ZodRawShape>(
+  spec: Pick<OrcaToolSpec<Args>, 'name' | 'args' | 'expected'>,
+  raw: unknown,
+): { success: true; data: z.infer<z.ZodObject<Args>> } | { success: false; error: InvalidToolArgumentsError } {
+  const parsed = z.strictObject(spec.args).safeParse(raw === undefined ? {} : raw);
+  return parsed.success ? { success: true, data: parsed.data as z.infer<z.ZodObject<Args>> } : { success: false, error: invalidArguments(spec, raw, parsed.error.issues) };
+}
+
+function invalidArguments<Args extends z.ZodRawShape>(spec: Pick<OrcaToolSpec<Args>, 'name' | 'args' | 'expected'>, raw: unknown, issues: z.core.$ZodIssue[]) {
   const names = Object.keys(spec.args);
   const optional = new Set(names.filter((n) => (spec.args[n] as unknown as z.ZodType).safeParse(undefined).success));
   const signature = names.map((n) => `\`${n}\`${optional.has(n) ? ' (optional)' : ''}`).join(', ');

@@ -21,13 +21,13 @@ export function listPlansTool(orca: Pick<Orca, 'host'>) {
         .min(1)
         .max(LIST_LIMIT_MAX)
         .optional()
-        .describe(`How many plans to return, newest first: an integer from 1 to ${LIST_LIMIT_MAX} (default ${LIST_LIMIT_DEFAULT}).`),
+        .describe(`At most this many (1-${LIST_LIMIT_MAX}, default ${LIST_LIMIT_DEFAULT}).`),
       offset: z
         .number()
         .int()
         .min(0)
         .optional()
-        .describe('How many of the newest plans to skip (default 0); a reply with more plans says which offset comes next.'),
+        .describe('How many of the newest to skip (default 0).'),
     },
     expected: {
       limit: `an integer from 1 to ${LIST_LIMIT_MAX}`,

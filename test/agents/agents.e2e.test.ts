@@ -14,7 +14,7 @@ import { callTool, lastToolResult, startScriptedModel, text, type RecordedReques
 
 const applyUrl = pathToFileURL(join(projectRoot, 'src', 'agents', 'apply.ts')).href;
 
-// Dummy versions of Orca's four tools and the agenda's six, so this test depends on nothing outside src/agents.
+// Dummy versions of Orca's four tools and the agenda's, so this test depends on nothing outside src/agents.
 const PLUGIN = `
 import { tool } from '@opencode-ai/plugin';
 import { applyAgents } from ${JSON.stringify(applyUrl)};
@@ -22,8 +22,8 @@ import { applyAgents } from ${JSON.stringify(applyUrl)};
 const dummy = (name) => tool({ description: 'dummy ' + name, args: {}, async execute() { return name; } });
 
 export const AgentsUnderTest = async () => ({
-  // With the agenda.tools option (the plugin registers the agenda's tools only then; without it, test/agents/role-table.test.ts).
-  config: async (cfg) => { applyAgents(cfg, {}, { agenda: true }); },
+  // The default options: the planner has the agenda's tool (agenda.tools false: test/agents/role-table.test.ts).
+  config: async (cfg) => { applyAgents(cfg); },
   tool: {
     // Asks a HITL gate permission the way the plugin's permission channel does.
     orca_ask_planner: tool({
@@ -37,12 +37,7 @@ export const AgentsUnderTest = async () => ({
     orca_list_plans: dummy('orca_list_plans'),
     orca_describe_plan: dummy('orca_describe_plan'),
     orca_ask_specialist: dummy('orca_ask_specialist'),
-    agenda_create: dummy('agenda_create'),
-    agenda_list: dummy('agenda_list'),
-    agenda_cancel: dummy('agenda_cancel'),
-    agenda_emit: dummy('agenda_emit'),
-    agenda_events: dummy('agenda_events'),
-    agenda_pause: dummy('agenda_pause'),
+    agenda: dummy('agenda'),
   },
 });
 `;
@@ -126,17 +121,17 @@ describe('agents on the real opencode binary', () => {
     for (const id of INSTALLED_AGENT_IDS) expect(task?.function.description).not.toContain(`- ${id}:`);
   });
 
-  const roles = (Object.keys(ROLE_TOOLS) as AgentId[]).map((agent) => [agent, roleTools(agent, { agenda: true })] as const);
+  const roles = (Object.keys(ROLE_TOOLS) as AgentId[]).map((agent) => [agent, roleTools(agent)] as const);
   it.each(roles)('offers %s exactly its role tools, despite the user config', async (agent, allowed) => {
     const req = await offeredTools(agent);
     expect(findAgentMarker(req.system)).toBe(agent);
     expect([...req.tools].sort()).toEqual(expected(allowed));
   }, 60_000);
 
-  it("offers the agenda's tools (agenda.tools on) to the planner, only emit and list to specialists, none to orca", async () => {
-    const agendaOf = async (agent: string) => (await offeredTools(agent)).tools.filter((t) => t.startsWith('agenda_')).sort();
-    expect(await agendaOf('planner')).toEqual(['agenda_cancel', 'agenda_create', 'agenda_emit', 'agenda_events', 'agenda_list', 'agenda_pause']);
-    expect(await agendaOf('researcher')).toEqual(['agenda_emit', 'agenda_list']);
+  it("offers the agenda's one tool to the planner by default, and not to a specialist or orca", async () => {
+    const agendaOf = async (agent: string) => (await offeredTools(agent)).tools.filter((t) => t.startsWith('agenda'));
+    expect(await agendaOf('planner')).toEqual(['agenda']);
+    expect(await agendaOf('researcher')).toEqual([]);
     expect(await agendaOf('orca')).toEqual([]);
   }, 60_000);
 

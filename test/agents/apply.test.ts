@@ -11,7 +11,7 @@ import {
   type PermissionMap,
 } from '../../src/agents/index.js';
 import { BUILTIN_AGENTS } from '../../src/agents/permissions.js';
-import { stepContract } from '../../src/agents/prompts/specialists.js';
+import { STEP_CONTRACT } from '../../src/agents/prompts/specialists.js';
 import { agentRuleset } from './opencode-rules.js';
 
 const hidden = (permission: PermissionMap, tool: string) => isToolHidden(tool, agentRuleset(permission));
@@ -47,7 +47,7 @@ describe('applyAgents', () => {
       const cfg = { agent: { coder: { prompt: 'You write Rust only.' } } };
       const { coder } = applyAgents(cfg);
       expect(coder.prompt.startsWith(`${agentMarker('coder')}\nYou write Rust only.`)).toBe(true);
-      expect(coder.prompt).toContain(stepContract());
+      expect(coder.prompt).toContain(STEP_CONTRACT);
       expect(coder.prompt).not.toContain('You are the Coder');
     });
 

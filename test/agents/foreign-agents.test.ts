@@ -37,7 +37,7 @@ const withOrca = (cfg: Cfg): Cfg => {
 const USER_CONFIGS: Record<string, Cfg> = {
   'no user config': {},
   'a global allow-all': { permission: { '*': 'allow' } },
-  'a global rule naming an Orca tool': { permission: { orca_ask_planner: 'allow', agenda_create: 'ask', task: 'ask' } },
+  'a global rule naming an Orca tool': { permission: { orca_ask_planner: 'allow', agenda: 'ask', task: 'ask' } },
   'rules on the built-ins': { agent: { build: { permission: { '*': 'allow', task: 'allow' } }, plan: { permission: { task: { '*': 'ask' } } }, explore: { permission: { bash: 'deny' } } } },
   'agents of the user': {
     agent: {
@@ -92,14 +92,14 @@ describe("agents that are not Orca's", () => {
       permission: { orca_describe_plan: 'allow' },
       agent: {
         build: { permission: { '*': 'allow', orca_list_plans: 'allow', task: { coder: 'allow' } } },
-        helper: { permission: { 'agenda_*': 'ask' } },
+        helper: { permission: { 'agenda*': 'ask' } },
       },
     });
     const build = offered(cfg, 'build');
     expect(build.tools.filter((t) => OWN_TOOLS.includes(t))).toEqual(['orca_list_plans']);
     expect(build.listed).toEqual(['general', 'explore', 'helper', 'coder']);
     expect(offered(cfg, 'general').listed).toEqual(['general', 'explore', 'helper']);
-    expect(offered(cfg, 'helper').tools.filter((t) => OWN_TOOLS.includes(t))).toEqual(OWN_TOOLS.filter((t) => t.startsWith('agenda_')));
+    expect(offered(cfg, 'helper').tools.filter((t) => OWN_TOOLS.includes(t))).toEqual(['agenda']);
     // A global rule is not an agent's own: general stays without orca_describe_plan.
     expect(offered(cfg, 'general').tools.filter((t) => OWN_TOOLS.includes(t))).toEqual([]);
   });

@@ -25,7 +25,7 @@ describe('docs/agents.md, what each role carries', () => {
     expect([...table.keys()].sort()).toEqual([...AGENT_IDS].sort());
   });
 
-  it.each(AGENT_IDS)('lists exactly the tools %s is granted in the project directory, without agenda.tools', (agent) => {
+  it.each(AGENT_IDS)('lists exactly the tools %s is granted in the project directory, by default', (agent) => {
     expect([...(table.get(agent) ?? [])].sort()).toEqual([...roleTools(agent)].sort());
   });
 });

@@ -11,7 +11,7 @@ import { runAgendaCommand } from '../../src/agenda/bridges/slash-commands.js';
 import { assembleOrca, type Orca } from '../../src/composition-root.js';
 import type { SessionsPort } from '../../src/opencode/sessions.js';
 import { createSessionMonitor } from '../../src/opencode/session-monitor.js';
-import { agendaListTool } from '../../src/tools/agenda-list.js';
+import { agendaTool } from '../../src/tools/agenda.js';
 import { runCli } from './fixtures.js';
 import { toolContext } from '../support/agenda-orca.js';
 import { fakeSessions } from '../support/fake-sessions.js';
@@ -105,11 +105,11 @@ describe('orca agenda and a plan its firing started, interrupted midway', () => 
     expect(shown).toMatch(/ {2}result {3}plan_\w+ approved .*; running\n/); // what the firing saw when it ended
     expect(shown).toContain(`  plan now ${planId} interrupted at step s2 (nothing runs it)\n`);
     expect(shown).toContain(`  resume   orca agenda continue ${agendaId} (a resume firing, now: the plan goes on from its saved state; or ask Orca in OpenCode to continue plan ${planId})\n`);
-    // agenda_list says the same to the model.
-    const tool = agendaListTool(second.orca);
-    const result = await tool.execute({ status: 'all' } as never, toolContext(dir) as never);
+    // The agenda tool's list says the same to the model (the item fired: among the latest finished).
+    const tool = agendaTool(second.orca);
+    const result = await tool.execute({ op: 'list' } as never, toolContext(dir) as never);
     const listedByTool = JSON.parse(typeof result === 'string' ? result : (result as { output: string }).output);
-    expect(listedByTool.items.find((i: { agendaId: string }) => i.agendaId === agendaId)).toMatchObject({
+    expect(listedByTool.finished.latest.find((i: { agendaId: string }) => i.agendaId === agendaId)).toMatchObject({
       status: 'executed',
       lastFiredAt: fired.lastFiredAt,
       plan: {

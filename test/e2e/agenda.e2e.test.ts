@@ -1,4 +1,4 @@
-// The agenda (seed 002) on the real opencode binary: items created through the planner's tools,
+// The agenda (seed 002) on the real opencode binary: items created through the planner's agenda tool,
 // fired by the scheduler of the server that holds the agenda, plans started that wait for a human,
 // Orca's lifecycle on the bus, the rails, the CLI from a shell, compaction, and restarts (a pause
 // that persists, kill -9 between agenda.started and the firing's outcome, a corrupt log line).
@@ -80,7 +80,8 @@ describe('the agenda on the real server', () => {
     rootDir = sandbox.rootDir;
     mkdirSync(join(sandbox.projectDir, '.opencode'), { recursive: true });
     // A short poll so the file runs in seconds; a per-session cap above the project's, so the 31st item meets max_pending_project.
-    writeFileSync(join(sandbox.projectDir, '.opencode', 'orca.jsonc'), JSON.stringify({ review: { enabled: false }, agenda: { tools: true, poll_seconds: 1, max_pending_per_session: 100 } }));
+    // The planner's agenda tool is there by default (with no options at all: test/e2e/agenda-defaults.e2e.test.ts).
+    writeFileSync(join(sandbox.projectDir, '.opencode', 'orca.jsonc'), JSON.stringify({ review: { enabled: false }, agenda: { poll_seconds: 1, max_pending_per_session: 100 } }));
     server = await startOpencode({ modelUrl: model.url, config: { plugin: [[dist.url, SHARED_TREE]] }, projectDir: sandbox.projectDir, homeDir: sandbox.homeDir, requestTimeoutMs: 60_000 });
   }, 60_000);
 
@@ -123,8 +124,8 @@ describe('the agenda on the real server', () => {
     const last = requestsOf('planner', scenario).at(-1)!;
     return { session, results: toolResults(last).map((r) => ({ name: r.name, content: r.content, json: parseOrNull(r.content) })) };
   }
-  const create = (trigger: unknown, action: unknown, reason = 'e2e'): Call => ({ name: 'agenda_create', arguments: { trigger, action, reason } });
-  const emit = (kind: string, message = ''): Call => ({ name: 'agenda_emit', arguments: { kind, message } });
+  const create = (trigger: unknown, action: unknown, reason = 'e2e'): Call => ({ name: 'agenda', arguments: { op: 'create', trigger, action, reason } });
+  const emit = (kind: string, message = ''): Call => ({ name: 'agenda', arguments: { op: 'emit', kind, message } });
   const in_ = (ms: number) => new Date(Date.now() + ms).toISOString();
 
   async function command(sessionID: string, name: string, args = '') {
@@ -208,7 +209,7 @@ describe('the agenda on the real server', () => {
       expect(links.slice(0, 8).map((l) => item(l).status)).toEqual(Array(8).fill('executed'));
       await waitFor(() => toasts().find((t) => t.includes('max_cascade_depth (8) reached')), { description: 'the depth cap reported in a toast' });
 
-      await planner('bus2', [[emit('b.done'), { name: 'agenda_cancel', arguments: { agendaId: cancelMe, reason: 'no longer needed' } }]]);
+      await planner('bus2', [[emit('b.done'), { name: 'agenda', arguments: { op: 'cancel', agendaId: cancelMe, reason: 'no longer needed' } }]]);
       expect(await settled(all!)).toMatchObject({ status: 'executed', lastResult: 'emitted all.fired' });
       expect(item(cancelMe!)).toMatchObject({ status: 'cancelled', cancelReason: 'no longer needed' });
       expect(await settled(expiring!)).toMatchObject({ status: 'expired' });
@@ -220,7 +221,7 @@ describe('the agenda on the real server', () => {
     });
   }, 90_000);
 
-  it('answers the rails through the tools as BLOCKED [rule]: the 31st pending item, the 60 s spacing, the per-kind cap, the emit rate', async () => {
+  it('answers the rails through the tool as BLOCKED [rule]: the 31st pending item, the 60 s spacing, the per-kind cap, the emit rate', async () => {
     await timed('rails', async () => {
       const session = (await server.client.session.create({ title: 'rails' })).data!.id;
       expect(await command(session, 'agenda-clear')).toMatch(/^Orca agenda: (cancelled \d+ item\(s\)|nothing pending)/);

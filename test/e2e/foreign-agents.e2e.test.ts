@@ -94,7 +94,7 @@ describe("Orca's tools and text stay out of agents that are not Orca's", () => {
     expect(orca.tools).toEqual(['orca_ask_planner', 'orca_describe_plan', 'orca_list_plans']);
     const planner = await offered(withOrca, 'planner');
     expect(planner.tools).toEqual(expect.arrayContaining(['orca_ask_specialist', 'orca_list_plans', 'orca_describe_plan']));
-    // The agenda's tools only with agenda.tools (off here): not even registered.
-    expect(planner.tools.filter((tool) => tool.startsWith('agenda_'))).toEqual([]);
+    // The agenda's one tool, the planner's by default.
+    expect(planner.tools.filter((tool) => tool.startsWith('agenda'))).toEqual(['agenda']);
   }, 60_000);
 });

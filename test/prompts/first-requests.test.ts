@@ -80,7 +80,7 @@ describe("each role's first request", () => {
     for (const line of describeShape(z.toJSONSchema(schema, { unrepresentable: 'any' })).split('\n')) expect(count(request, line)).toBe(1);
     for (const example of examplesOf(schema as Union)) expect(count(request, example)).toBe(1);
     // Each answer type is named twice in the request: in its shape line and in its example (the system
-    // prompt names none: test/agents/prompts.test.ts; the planner's shows agenda actions such as {"type":"plan",…}).
+    // prompt names none: test/agents/prompts.test.ts).
     for (const type of variantTypes(schema as Union)) expect(count(user, `"type":"${type}"`)).toBe(2);
   });
 });

@@ -1,12 +1,8 @@
-// The agenda tools against random arguments, as a confused model might send them (OpenCode passes
-// them unchecked): each call gives a clear, bounded error, a BLOCKED refusal, or a valid result.
+// The agenda tool's operations against random arguments, as a confused model might send them
+// (OpenCode passes them unchecked): each call gives a clear, bounded error, a BLOCKED refusal, or a
+// valid result.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { agendaCancelTool } from '../../src/tools/agenda-cancel.js';
-import { agendaCreateTool } from '../../src/tools/agenda-create.js';
-import { agendaEmitTool } from '../../src/tools/agenda-emit.js';
-import { agendaEventsTool } from '../../src/tools/agenda-events.js';
-import { agendaListTool } from '../../src/tools/agenda-list.js';
-import { agendaPauseTool } from '../../src/tools/agenda-pause.js';
+import { agendaTool } from '../../src/tools/agenda.js';
 import { agendaOrca, removeDir, toolContext, untilAgenda, type AgendaOrca } from '../support/agenda-orca.js';
 
 const CALLS = 100;
@@ -34,17 +30,17 @@ afterAll(async () => {
 const later = () => new Date(Date.now() + 3_600_000 + Math.floor(Math.random() * 1e9)).toISOString();
 const known = () => a.orca.agenda.list({ status: 'all' }).map((i) => i.agendaId);
 
-describe('every agenda tool against random arguments', () => {
-  const tools = {
-    agenda_create: { tool: () => agendaCreateTool(a.orca), names: ['trigger', 'action', 'reason'] },
-    agenda_list: { tool: () => agendaListTool(a.orca), names: ['status', 'limit'] },
-    agenda_cancel: { tool: () => agendaCancelTool(a.orca), names: ['agendaId', 'reason'] },
-    agenda_emit: { tool: () => agendaEmitTool(a.orca), names: ['kind', 'message'] },
-    agenda_events: { tool: () => agendaEventsTool(a.orca), names: ['limit', 'kindFilter'] },
-    agenda_pause: { tool: () => agendaPauseTool(a.orca), names: [] as string[] },
+describe('every op of the agenda tool against random arguments', () => {
+  const ops: Record<string, string[]> = {
+    create: ['trigger', 'action', 'reason'],
+    list: [],
+    cancel: ['agendaId', 'reason'],
+    emit: ['kind', 'message'],
+    events: ['kind', 'limit'],
+    pause: [],
   };
 
-  it.each(Object.keys(tools) as Array<keyof typeof tools>)(`should answer ${CALLS} random calls of %s clearly`, async (name) => {
+  it.each(Object.keys(ops))(`should answer ${CALLS} random calls of op %s clearly`, async (name) => {
     const next = random(name.length * 104729);
     const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)]!;
     const junk = (): unknown => pick([null, true, 0, -1, 2.5, 1e21, '', ' ', HUGE, '../etc', 'agn_../x', [], {}, { type: HUGE }, ['a', 1]]);
@@ -69,20 +65,19 @@ describe('every agenda tool against random arguments', () => {
       agendaId: () => (known().length > 0 ? pick(known()) : 'agn_01JDX4Z6Q5H2M3N4P5R6S7T8V9'),
       kind: () => pick(['tests.failed', 'deploy.done:prod', 'has space', HUGE]),
       message: () => pick(['hi', '']),
-      status: () => pick(['active', 'all', 'executed', 'nope']),
       limit: () => pick([1, 10, 0, 500]),
-      kindFilter: () => pick(['tests.failed', 'x:y', 'bad filter']),
     };
-    const { tool, names } = tools[name];
+    const names = ops[name]!;
     const kinds = new Map<string, number>();
     for (let i = 0; i < CALLS; i++) {
-      const args: Record<string, unknown> = {};
-      for (const key of [...names, 'agendaID', 'foo']) {
+      // Mostly this op; now and then a misspelt or missing one, or another op's argument.
+      const args: Record<string, unknown> = next() < 0.9 ? { op: name } : next() < 0.5 ? {} : { op: pick(['Create', 'resume', '', 3, null]) };
+      for (const key of [...names, 'agendaID', 'foo', 'status']) {
         if (next() >= (names.includes(key) ? 0.8 : 0.05)) continue;
         args[key] = plausible[key] && next() < 0.7 ? plausible[key]!() : junk();
       }
       const input = i % 25 === 24 ? pick([null, [], 'trigger', 7]) : args;
-      const out = await tool().execute(input as never, toolContext(a.dir, `ses_fuzz${i % 3}`) as never);
+      const out = await agendaTool(a.orca).execute(input as never, toolContext(a.dir, `ses_fuzz${i % 3}`) as never);
       const text = typeof out === 'string' ? out : (out as { output: string }).output;
       expect(text.length, text.slice(0, 300)).toBeLessThan(20_000);
       expect(text).not.toContain('x'.repeat(200));
@@ -96,10 +91,11 @@ describe('every agenda tool against random arguments', () => {
       kinds.set(kind, (kinds.get(kind) ?? 0) + 1);
       if (kind === 'ok') continue;
       const error = String(reply.error);
-      expect(error.length, error.slice(0, 300)).toBeLessThan(1_000);
+      // Bounded, and long enough to name every shape a trigger and an action may take (a model that guessed wrong learns them).
+      expect(error.length, error.slice(0, 300)).toBeLessThan(1_500);
       expect(['InvalidToolArgumentsError', 'AgendaInputError', 'AgendaStateError'], `${kind}: ${error}`).toContain(kind);
     }
     expect(kinds.get('ok') ?? 0, JSON.stringify([...kinds])).toBeGreaterThan(0);
-    if (names.length > 0) expect(kinds.get('InvalidToolArgumentsError') ?? 0).toBeGreaterThan(3);
+    expect(kinds.get('InvalidToolArgumentsError') ?? 0).toBeGreaterThan(3);
   });
 });

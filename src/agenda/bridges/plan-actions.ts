@@ -147,7 +147,7 @@ function waitWords(s: PlanSnapshot): string {
   return gate ? `waits for ${gate.kind === 'approval' ? 'approval' : gate.kind}` : `is ${String(typeof s.value === 'string' ? s.value : Object.keys(s.value)[0])}`;
 }
 
-/** One line for the log, the toast and agenda_list: where the plan is now. A planner failure fails the firing. */
+/** One line for the log, the toast and the agenda tool's list: where the plan is now. A planner failure fails the firing. */
 function words(s: PlanSnapshot): string {
   const c = s.context;
   const id = c.plan_id;

@@ -87,22 +87,11 @@ export function plannerPolicyText({ policy, maxAttempts }: PlannerPolicy): strin
 }
 
 /**
- * The agenda's instructions, in the planner's prompt only when its tools are granted (the
- * `agenda.tools` option; src/agents/roles.ts AGENDA_ROLE_TOOLS).
+ * With the agenda's tool (the default) the planner's prompt says nothing of it: the tool's short
+ * description is what it needs, and each word here would be paid on every planner request (issue
+ * 35). Without it (`"agenda": {"tools": false}`), one paragraph, so the planner can tell a user who
+ * asks for scheduling how to get it.
  */
-export const PLANNER_AGENDA = `The agenda (work in time and on events). When the user asks for recurring or follow-up work
-("every night run the checks", "when plan X completes, run the integration tests", "remind me if this
-waits for hours", "retry once the provider is back"), schedule it with agenda_create(trigger, action,
-reason) instead of doing it now: a time, cron or event trigger, and an action such as
-{"type":"plan","message":…} (a new plan that waits for the user's approval like any other),
-{"type":"resume","plan_id":…}, {"type":"command",…} or {"type":"emit",…}. Then answer the user with what
-you scheduled: its agendaId, when it fires and what it will do (an "answer" output). agenda_list shows
-what is scheduled, agenda_cancel(agendaId) removes an item, agenda_emit(kind, message) sends an event,
-agenda_events shows recent events, agenda_pause stops everything (only the user can resume it). A reply
-starting with "BLOCKED [rule]" is a safety rail: tell the user, never work around it. Never schedule
-what the user did not ask for.`;
-
-/** Without the agenda's tools, one line so the planner can tell a user who asks for scheduling how to get it. */
 export const PLANNER_NO_AGENDA = `Scheduling work for later or on events (the agenda) is off in this project. If the user asks for
 recurring or follow-up work, tell them that it can be turned on with "agenda": {"tools": true} in
 .opencode/orca.jsonc (the file may not exist yet), and do not plan steps that imitate it.`;
@@ -111,9 +100,9 @@ recurring or follow-up work, tell them that it can be turned on with "agenda": {
 export const PLANNER_ANSWER = `Every request the plugin sends you ends with an "# Output protocol" section: answer as it says, once,
 at the end of your turn.`;
 
-/** What the planner's prompt always keeps, even when the user replaces its role text; `agenda`: the agenda's tools are granted. */
-export function plannerContract(policy: PlannerPolicy, { agenda = false } = {}): string {
-  return `${plannerPolicyText(policy)}\n\n${agenda ? PLANNER_AGENDA : PLANNER_NO_AGENDA}\n\n${PLANNER_ANSWER}`;
+/** What the planner's prompt always keeps, even when the user replaces its role text; `agenda`: the agenda's tool is granted. */
+export function plannerContract(policy: PlannerPolicy, { agenda = true } = {}): string {
+  return `${plannerPolicyText(policy)}\n\n${agenda ? '' : `${PLANNER_NO_AGENDA}\n\n`}${PLANNER_ANSWER}`;
 }
 
 function orList(items: readonly string[]): string {

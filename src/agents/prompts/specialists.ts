@@ -8,10 +8,6 @@ const ASKING = `If you need facts you cannot find yourself, ask another speciali
 orca_ask_specialist(agent_id, question) (read-only for them); orca_describe_plan(plan_id) shows the
 whole plan, including assumptions and risks. You cannot start other agents or ask the user.`;
 
-/** Only where the agenda's tools are granted (the `agenda.tools` option). */
-const AGENDA_EMIT = `agenda_emit(kind, message) announces an event on the project's agenda (e.g. "tests.failed" when the
-tests you ran fail) and agenda_list shows what is scheduled; scheduling is the planner's job.`;
-
 /** What each specialist is for and how it works (docs/design.md, "Roles and tools", "The quality gate"). */
 export const SPECIALIST_ROLES: Readonly<Record<SpecialistAgent, { title: string; description: string; body: string }>> = {
   coder: {
@@ -84,10 +80,8 @@ where the step asks for them).
 const ANSWERING = `Every request the plugin sends you ends with an "# Output protocol" section: answer as it says, once,
 at the end of your turn. Never claim work you did not do.`;
 
-/** A step's contract in the project directory; `agenda`: the agenda's tools are granted. */
-export function stepContract({ agenda = false } = {}): string {
-  return `${ASKING}${agenda ? `\n${AGENDA_EMIT}` : ''}\n\n${ANSWERING}`;
-}
+/** A step's contract in the project directory. */
+export const STEP_CONTRACT = `${ASKING}\n\n${ANSWERING}`;
 
 /** The contract of a step that runs in its own git worktree (docs/design.md, "Isolation and merge"). */
 export const WORKTREE_STEP_CONTRACT = `You work in your own copy of the project (a git worktree): the user's files as they were when
