@@ -156,7 +156,8 @@ export function followProgressTitle({ host, titles, planId, call, log, viewerUrl
 
   const unsubscribe = host.observe(`the progress title of ${planId}`, ({ planId: changed, file }) => {
     if (changed !== planId || stopped) return;
-    const next = { title: progressTitle(file), progress: progressLines(file, viewerUrl?.()) };
+    // One value: the first line (progressTitle) is the part's title, the lines its progress entry.
+    const next = progressLines(file, viewerUrl?.());
     if (key(next) === key(wanted)) return;
     wanted = next;
     push();

@@ -13,11 +13,12 @@ export interface ToolPart {
   [key: string]: unknown;
 }
 
-/** What a running tool call shows of its plan: a one-line title, and lines of progress. */
-export interface ToolProgress {
-  title: string;
-  progress: string[];
-}
+/**
+ * What a running tool call shows of its plan: lines of progress, the first saying where the plan
+ * stands. That first line is also the part's title, so the two never disagree: one value, written
+ * in one PATCH, and taken back together.
+ */
+export type ToolProgress = readonly string[];
 
 /** The input entry under which the progress shows: the TUI draws `⚙ orca_ask_planner [message=…, progress=…]`. */
 export const PROGRESS_KEY = 'progress';
@@ -39,14 +40,14 @@ export interface ToolTitlePort {
   /** The running part of the call to `tool` with this input in the message, or null. */
   find(at: { sessionID: string; messageID: string }, call: { tool: string; input: Record<string, unknown> }): Promise<ToolPart | null>;
   /**
-   * Show this title and progress on the running part (each line with its control and bidi
-   * characters shown visibly: the TUI draws them in a terminal); resolves once the server took it.
+   * Show these lines on the running part, the first as its title too (each line with its control
+   * and bidi characters shown visibly: the TUI draws them in a terminal); resolves once the server took it.
    */
-  show(part: ToolPart, shown: ToolProgress): Promise<void>;
+  show(part: ToolPart, lines: ToolProgress): Promise<void>;
   /**
-   * Give the part back the input `find` saw (what the model sent), in whatever state it is now:
-   * on Esc OpenCode marks a call still running 250 ms later as aborted, with its stored input, and
-   * a part put back whole would be running again.
+   * Give the part back the input and the title `find` saw (what the model sent, no progress left in
+   * either), in whatever state it is now: on Esc OpenCode marks a call still running 250 ms later as
+   * aborted, with its stored input, and a part put back whole would be running again.
    */
   restore(part: ToolPart): Promise<void>;
 }
@@ -80,14 +81,17 @@ export function toolTitlesFromClient(client: PluginInput['client'], directory: s
       const parts = await partsOf(sessionID, messageID);
       return parts.find((p) => p.type === 'tool' && p.tool === call.tool && p.state?.status === 'running' && sameInput(p.state.input, call.input)) ?? null;
     },
-    async show(part, { title, progress }) {
-      const input = { ...part.state.input, [PROGRESS_KEY]: progress.map(forTerminalLine).join('\n') };
-      await patch({ ...part, state: { ...part.state, input, title: forTerminalLine(title) } });
+    async show(part, lines) {
+      const shown = lines.map(forTerminalLine);
+      const input = { ...part.state.input, [PROGRESS_KEY]: shown.join('\n') };
+      await patch({ ...part, state: { ...part.state, input, title: shown[0] ?? '' } });
     },
     async restore(part) {
       const now = (await partsOf(part.sessionID, part.messageID)).find((p) => p.id === part.id);
-      if (!now || JSON.stringify(now.state.input) === JSON.stringify(part.state.input)) return;
-      await patch({ ...now, state: { ...now.state, input: part.state.input } });
+      if (!now || (JSON.stringify(now.state.input) === JSON.stringify(part.state.input) && now.state.title === part.state.title)) return;
+      // The title goes back with the input: a progress title left on a part whose progress entry is gone would stay behind.
+      const { title: _shown, ...state } = now.state;
+      await patch({ ...now, state: { ...state, input: part.state.input, ...(part.state.title !== undefined ? { title: part.state.title } : {}) } });
     },
   };
 

@@ -64,8 +64,8 @@ describe('progress title', () => {
     const restored: ToolPart[] = [];
     const port: ToolTitlePort = {
       find: async (at, call) => (finds.push({ ...at, ...call }), part),
-      show: async (_p, { title }) => {
-        titles.push(title);
+      show: async (_p, lines) => {
+        titles.push(lines[0]!);
         await gate;
       },
       restore: async (p) => void restored.push(p),
@@ -101,7 +101,7 @@ describe('progress title', () => {
     const host = { observe: (_name: string, o: PlanObserver) => ((observer = o), () => (observer = undefined)) };
     const part = { id: 'prt_1', sessionID: 'ses_o', messageID: 'msg_1', type: 'tool', tool: 'orca_ask_planner', state: { status: 'running', input: {} } } as ToolPart;
     const titles: string[] = [];
-    const port: ToolTitlePort = { find: async () => part, show: async (_p, { title }) => void titles.push(title), restore: async () => {} };
+    const port: ToolTitlePort = { find: async () => part, show: async (_p, lines) => void titles.push(lines[0]!), restore: async () => {} };
     const progress = followProgressTitle({ host, titles: port, planId: 'plan_X', call: { sessionID: 'ses_o', messageID: 'msg_1', tool: 'orca_ask_planner', input: {} }, log: () => {}, everyMs: 60_000 });
     const change = (patch: Record<string, unknown>) => observer!({ snapshot: {} as never, planId: 'plan_X', before: undefined, after: {} as never, file: file(patch) });
     change({});

@@ -17,20 +17,17 @@ function fakeClient(parts: unknown[] = []) {
 const part: ToolPart = { id: 'prt_1', sessionID: 'ses_1', messageID: 'msg_1', type: 'tool', tool: 'orca_ask_planner', state: { status: 'running', input: {} } };
 
 describe('the tool title over the client', () => {
-  it('should set a title on one line and the progress lines in the input, with no control or bidi character', async () => {
+  it('should set the progress lines in the input and the first as the title, on one line, with no control or bidi character', async () => {
     const { client, patched } = fakeClient();
     const withInput = { ...part, state: { ...part.state, input: { message: 'm' } } };
-    await toolTitlesFromClient(client, '/p').show(withInput, {
-      title: 'plan_X · \x1b[31ms1\u009b\u202E (coder)\nrunning',
-      progress: ['plan_X · 0/1 done', '▶ s1\x1b[2J (coder)\nrunning'],
-    });
+    await toolTitlesFromClient(client, '/p').show(withInput, ['plan_X · \x1b[31ms1\u009b\u202E 0/1\ndone', '▶ s1\x1b[2J (coder)\nrunning']);
     expect(patched).toEqual([
       {
         ...part,
         state: {
           status: 'running',
-          input: { message: 'm', progress: 'plan_X · 0/1 done\n▶ s1␛[2J (coder) running' },
-          title: 'plan_X · ␛[31ms1[U+009B][U+202E] (coder) running',
+          input: { message: 'm', progress: 'plan_X · ␛[31ms1[U+009B][U+202E] 0/1 done\n▶ s1␛[2J (coder) running' },
+          title: 'plan_X · ␛[31ms1[U+009B][U+202E] 0/1 done',
         },
       },
     ]);
@@ -42,6 +39,18 @@ describe('the tool title over the client', () => {
     const found = { ...part, state: { ...part.state, input: { message: 'm' } } };
     await toolTitlesFromClient(client, '/p').restore(found);
     expect(patched).toEqual([{ ...stored, state: { status: 'error', input: { message: 'm' }, error: 'Tool execution aborted' } }]);
+  });
+
+  it('should take the progress title back with the progress entry: no title left saying "0/1 done" once the lines are gone', async () => {
+    // Still running as the call ends: the last lines shown are on it, input and title alike.
+    const stored = { ...part, state: { status: 'running', input: { message: 'm', progress: 'plan_X · 0/1 done\n▶ s1 (coder) running' }, title: 'plan_X · 0/1 done' } };
+    const { client, patched } = fakeClient([stored]);
+    await toolTitlesFromClient(client, '/p').restore({ ...part, state: { ...part.state, input: { message: 'm' } } });
+    expect(patched).toEqual([{ ...stored, state: { status: 'running', input: { message: 'm' } } }]);
+    // A part found with a title of its own gets that one back.
+    const titled = fakeClient([stored]);
+    await toolTitlesFromClient(titled.client, '/p').restore({ ...part, state: { ...part.state, input: { message: 'm' }, title: 'plan plan_X' } });
+    expect(titled.patched).toEqual([{ ...stored, state: { status: 'running', input: { message: 'm' }, title: 'plan plan_X' } }]);
   });
 
   it('should leave a part alone whose input is the one it was found with', async () => {
