@@ -203,11 +203,17 @@ async function makeSlot(repo: GitRepository, root: string, start: string, option
  * output) as it was; the include list is placed again from the user's copies.
  */
 async function resetSlot(repo: GitRepository, root: string, start: string, include: readonly string[], signal: AbortSignal | undefined): Promise<string> {
-  const at = { cwd: root, ...(signal ? { signal } : {}) };
+  // Run from the project folder: git (2.35 on) never removes the directory it runs in, so the folder
+  // stays while the slot is reset, also when git carries nothing of it (an empty new package, which
+  // `clean` would remove and the reset make again): OpenCode's instance for it, maybe in a warm-up
+  // turn right now, would meet it gone ("Unexpected server error").
+  const folder = join(root, repo.prefix);
+  await mkdir(folder, { recursive: true });
+  const at = { cwd: folder, ...(signal ? { signal } : {}) };
   await git(['reset', '-q', '--hard', start], at);
-  await git(['-c', 'core.untrackedCache=true', 'clean', '-ffdq'], at);
+  // `:/`: the whole slot, not only the folder git runs in.
+  await git(['-c', 'core.untrackedCache=true', 'clean', '-ffdq', '--', ':/'], at);
   await placeIncluded(repo, root, include);
-  await mkdir(join(root, repo.prefix), { recursive: true });
   return start;
 }
 

@@ -1,4 +1,5 @@
-import { existsSync, lstatSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { opendir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WorkspaceSetupError } from '../../src/workspace/setup.js';
@@ -166,6 +167,32 @@ describe('openWorktree', () => {
     expect(workspace.dir).toBe(join(workspace.root!, 'packages/new/'));
     expect(statSync(workspace.dir).isDirectory()).toBe(true);
     expect(read(workspace.root!, 'packages/old/index.js')).toBe('1\n');
+  });
+
+  it("should keep the project folder while a slot is reset, also when git carries nothing of it: OpenCode's instance there never meets it gone", async () => {
+    const dir = initRepo(dirs.make(), { 'packages/old/index.js': '1\n' });
+    const project = join(dir, 'packages', 'new');
+    mkdirSync(project, { recursive: true });
+    const repo = await supported(project, dirs.make());
+    const first = await openWorktree(repo, step);
+    // What the first step left: a file in the folder, another outside it.
+    writeFiles(first.root!, { 'packages/new/index.js': 'step 1\n', 'stray.txt': 'x\n' });
+    await releaseSlot(repo, first.root!, PLAN, 'code');
+
+    // Held open, the folder's inode cannot be given to a folder made anew: the same number means the same folder.
+    const held = await opendir(first.dir);
+    try {
+      const before = statSync(first.dir).ino;
+      const next = await openWorktree(repo, { ...step, stepId: 'next' });
+      expect(next.dir).toBe(first.dir);
+      expect(statSync(next.dir).ino).toBe(before);
+      // Still reset whole: what the last step left is gone, inside the folder and out.
+      expect(readdirSync(next.dir)).toEqual([]);
+      expect(existsSync(join(next.root!, 'stray.txt'))).toBe(false);
+      expect(read(next.root!, 'packages/old/index.js')).toBe('1\n');
+    } finally {
+      await held.close();
+    }
   });
 });
 
