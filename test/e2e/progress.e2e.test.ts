@@ -106,6 +106,17 @@ describe('a running plan shows where it stands in its orca_ask_planner call', ()
 
     releaseS2();
     await turn;
+    // The title is the progress entry's first line, one value: every update of the running call
+    // carries both alike or neither (none left with a progress title once the entry is taken back).
+    const updates = server.events
+      .ofType('message.part.updated')
+      .map((e) => e.properties.part as ToolPart & { id: string; sessionID: string })
+      .filter((p) => p?.tool === 'orca_ask_planner' && p.sessionID === session.id && p.state.status === 'running');
+    expect(updates.some((p) => /^plan_\w+ · 1\/3 done · s2 \(tester\) running/.test(p.state.title ?? ''))).toBe(true);
+    for (const p of updates) {
+      const progress = p.state.input.progress;
+      expect(p.state.title ?? null, 'the title of a running update').toBe(typeof progress === 'string' ? progress.split('\n')[0] : null);
+    }
     const done = (await callPart(session.id))!;
     expect(done.state.status).toBe('completed');
     // OpenCode completes the part with the input it stored: Orca put back what the model sent.
