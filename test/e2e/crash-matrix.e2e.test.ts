@@ -699,9 +699,8 @@ describe('crash matrix: kill -9 with 2 and 4 parallel steps in flight, each aske
           .sort(),
       ).toEqual(ids.map((id) => `Re-run:${id}`));
       for (const id of ids) {
-        // In flight at the kill (held at the model), run once more after its Re-run: attempt 1, in the same session.
+        // In flight at the kill (held at the model, never answered), run once more after its Re-run: attempt 1, in the same session.
         expect(dispatchesOf(tag, id), `${id}: the held dispatch and the re-run`).toHaveLength(2);
-        expect(dispatchesOf(tag, id)[0]!.aborted).toBe(true);
         const step = file.steps.find((x: { id: string }) => x.id === id);
         expect(step).toMatchObject({ status: 'completed', attempts: 1 });
         expect(step.session_id).toBe(run.sessionAtKill.get(id));
