@@ -1,5 +1,5 @@
 import type { StepEvent } from './step.machine.js';
-import type { DecisionRecord, DecisionSource } from './types.js';
+import type { DecisionRecord, DecisionSource, StepRecord } from './types.js';
 
 /**
  * A decision at one of the plan's gates, from a human or the auto policy: the record the plan
@@ -31,3 +31,14 @@ export const forwardAs =
       ...(event.text ? (type === 'step.mark_done' ? { summary: event.text } : { guidance: event.text }) : {}),
     } as StepEvent,
   });
+
+/**
+ * Run again on top, forwarded after the plan recorded it (withRunOnTop): the step is told which steps
+ * beside it are in its new tree and which of them changed the clashing files first, as its record says.
+ */
+export const forwardRunOnTop = ({ context, event }: { context: { steps: StepRecord[] }; event: GateEvent & { stepId: string } }) => {
+  const { stepId, event: forwarded } = forwardAs('step.rerun_on_top')({ event });
+  const step = context.steps.find((s) => s.id === stepId);
+  const landed = step?.failures.at(-1)?.landed;
+  return { stepId, event: { ...forwarded, on_top_of: step?.on_top_of ?? [], ...(landed ? { landed } : {}) } as StepEvent };
+};

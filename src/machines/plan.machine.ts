@@ -2,7 +2,7 @@ import { assign, enqueueActions, sendTo, setup, stopChild } from 'xstate';
 import { crossedLimits, dispatchesLeft, raisedCaps, withTurnUsage } from './budget.js';
 import { notProvided } from './not-provided.js';
 import { doneUsage, failedUsage, messageOf, valueOf } from './outcome-params.js';
-import { decision, forwardAs } from './plan-decisions.js';
+import { decision, forwardAs, forwardRunOnTop } from './plan-decisions.js';
 import { answersMessage, changesRequestedMessage, replanMessage } from './plan-text.js';
 import type { ConsultPlannerInput, OpenPlannerSessionInput } from './ports.js';
 import { mayRetry } from './retry.js';
@@ -519,7 +519,7 @@ export const planMachine = planSetup.createMachine({
           actions: [
             { type: 'recordDecision', params: ({ event }) => decision('merge', 'Run again on top', event) },
             { type: 'markRunOnTop', params: ({ event }) => event },
-            { type: 'forwardToStep', params: forwardAs('step.rerun_on_top') },
+            { type: 'forwardToStep', params: forwardRunOnTop },
           ],
         },
         'merge.resolved': {

@@ -1,4 +1,5 @@
 import { errorSignature } from './error-signature.js';
+import { landedBeside, runOnTopOf } from './step-graph.js';
 import { mergeConflictText } from './step-text.js';
 import type { FailedAttempt, FailureKind, InterruptedTurn, MergeConflict, PlanProposal, SpecialistResult, StepDiff, StepOutput, StepRecord } from './types.js';
 
@@ -27,10 +28,15 @@ export const isActive = (s: StepRecord) => s.status === 'running' || s.status ==
 export const updateStep = (steps: StepRecord[], id: string, patch: Partial<StepRecord>) =>
   steps.map((s) => (s.id === id ? { ...s, ...patch } : s));
 
-/** The steps just spawned are running. */
+/** The steps just spawned are running, each on top of the steps beside it that had landed (in the tree made for it). */
 export function withRunning(steps: StepRecord[], started: StepRecord[]): StepRecord[] {
   const ids = new Set(started.map((s) => s.id));
-  return steps.map((s) => (ids.has(s.id) ? { ...s, status: 'running' as const } : s));
+  return steps.map((s) => {
+    if (!ids.has(s.id)) return s;
+    const { on_top_of: _old, ...rest } = s;
+    const on_top_of = landedBeside(steps, s);
+    return { ...rest, status: 'running' as const, ...(on_top_of.length ? { on_top_of } : {}) };
+  });
 }
 
 /** A step's attempt failed: the step waits at the deviation gate with the failure (and the breaker, when open) recorded. */
@@ -74,14 +80,32 @@ export const withCompleted = (steps: StepRecord[], p: { stepId: string; output: 
 export const withMergeConflict = (steps: StepRecord[], p: { stepId: string; attempt: number; conflicts: MergeConflict[]; error?: string; diff?: StepDiff }) =>
   updateStep(steps, p.stepId, { status: 'awaiting_merge', attempts: p.attempt, conflicts: p.conflicts, ...(p.diff ? { diff: p.diff } : {}) });
 
-/** Run again on top: the clash becomes the attempt's failure (with the human's guidance) and the step runs again. */
-export const withRunOnTop = (steps: StepRecord[], stepId: string, guidance?: string) =>
-  steps.map((s) => {
+/**
+ * Run again on top: the clash becomes the attempt's failure (what clashed, the steps that landed in
+ * those files first, the human's guidance) and the step runs again in a tree made from the user's
+ * as it is now, on top of every step beside it completed so far.
+ */
+export const withRunOnTop = (steps: StepRecord[], stepId: string, guidance?: string) => {
+  const { on_top_of, landed } = runOnTopOf(steps, stepId);
+  return steps.map((s) => {
     if (s.id !== stepId) return s;
-    const { conflicts = [], ...rest } = s;
-    const failure = failedAttempt(s.attempts, { error: mergeConflictText({ conflicts }), kind: 'merge' });
-    return { ...rest, status: 'running' as const, failures: [...s.failures, { ...failure, ...(guidance ? { guidance } : {}) }] };
+    const { conflicts = [], on_top_of: _old, ...rest } = s;
+    const failure = mergeFailure(s.attempts, { conflicts }, landed);
+    return {
+      ...rest,
+      status: 'running' as const,
+      ...(on_top_of.length ? { on_top_of } : {}),
+      failures: [...s.failures, { ...failure, ...(guidance ? { guidance } : {}) }],
+    };
   });
+};
+
+/** A clash at the merge gate as the failure of its attempt: the text, and what clashed with which steps' changes. */
+export const mergeFailure = (attempt: number, merge: { conflicts: MergeConflict[]; error?: string }, landed: string[]): FailedAttempt => ({
+  ...failedAttempt(attempt, { error: mergeConflictText(merge, landed), kind: 'merge' }),
+  ...(merge.conflicts.length ? { conflicts: merge.conflicts } : {}),
+  ...(landed.length ? { landed } : {}),
+});
 
 /** The plan stopped: every running step, and every one waiting for a decision, is stopped. */
 export const withStopped = (steps: StepRecord[]) => steps.map((s) => (isActive(s) ? { ...s, status: 'stopped' as const } : s));
@@ -97,3 +121,20 @@ export const failedAttempt = (attempt: number, p: { error: string; kind: Failure
 /** A specialist's successful result as the step's output (what later steps are threaded); null otherwise. */
 export const stepOutputOf = (result: SpecialistResult | InterruptedTurn): StepOutput | null =>
   result.type === 'success' ? { summary: result.summary, artifacts: result.artifacts, key_findings: result.key_findings ?? [] } : null;
+
+/** Failures of attempts that never reached the specialist: their tree, if any, holds nothing of theirs. */
+const NEVER_RAN: ReadonlySet<string> = new Set(['pre_hook', 'session', 'workspace']);
+
+/**
+ * The earlier attempts whose changes are still in the tree the next attempt works in: a Retry goes on
+ * in the same tree (the step chart keeps its workspace) and undoes nothing, while Run again on top
+ * starts from the user's tree as it is now. So: those after the last clash at the merge gate that
+ * reached the specialist.
+ */
+export function keptAttempts(failures: readonly FailedAttempt[]): number[] {
+  const lastClash = failures.findLastIndex((f) => f.kind === 'merge');
+  return failures
+    .slice(lastClash + 1)
+    .filter((f) => !f.kind || !NEVER_RAN.has(f.kind))
+    .map((f) => f.attempt);
+}

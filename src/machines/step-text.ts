@@ -35,9 +35,13 @@ export const postHooksFailedText = (error: unknown) => `post_step hooks: ${error
 /** The warning a step keeps when git could not tell what it changed (it is judged on its claim then). */
 export const diffUnavailableText = (error: string) => `what the step changed could not be measured: ${error}`;
 
-/** Why a step's last changes did not land, as a run on top of the user's tree is told. */
-export function mergeConflictText(merge: { conflicts: MergeConflict[]; error?: string }): string {
+/**
+ * Why a step's last changes did not land, as a run on top of the user's tree is told: the files, and
+ * `landed`, the steps whose changes to them reached the user's tree first.
+ */
+export function mergeConflictText(merge: { conflicts: MergeConflict[]; error?: string }, landed: readonly string[] = []): string {
   const files = merge.conflicts.map((c) => c.path);
   const clash = files.length ? `its changes clashed with the user's tree in ${files.join(', ')}` : "its changes did not apply to the user's tree";
-  return `MERGE: ${clash}${merge.error ? ` (${merge.error})` : ''}; run again on top of the tree as it is now`;
+  const first = landed.length ? `, where ${landed.length === 1 ? 'step' : 'steps'} ${landed.join(', ')} landed ${landed.length === 1 ? 'a change' : 'changes'} first` : '';
+  return `MERGE: ${clash}${first}${merge.error ? ` (${merge.error})` : ''}; run again on top of the tree as it is now`;
 }

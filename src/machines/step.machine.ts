@@ -15,8 +15,8 @@ import {
   type WatchIdleInput,
 } from './ports.js';
 import { mayRetry, type RetryState } from './retry.js';
-import { failedAttempt, stepOutputOf, withGuidance } from './step-records.js';
-import { breakerText, diffUnavailableText, idleTimeoutText, mergeConflictText, postHooksFailedText, reviewFailureText } from './step-text.js';
+import { failedAttempt, mergeFailure, stepOutputOf, withGuidance } from './step-records.js';
+import { breakerText, diffUnavailableText, idleTimeoutText, postHooksFailedText, reviewFailureText } from './step-text.js';
 import type { Turn } from './turn.js';
 import type { TurnRole, Usage } from './usage.js';
 import type {
@@ -104,7 +104,8 @@ export interface StepContext {
 
 export type StepEvent =
   | ({ type: 'step.rerun' } & DecisionSource)
-  | ({ type: 'step.rerun_on_top'; guidance?: string } & DecisionSource)
+  /** `on_top_of`: the steps beside it whose changes are in the user's tree now; `landed`: those that changed the clashing files first (runOnTopOf). */
+  | ({ type: 'step.rerun_on_top'; guidance?: string; on_top_of?: string[]; landed?: string[] } & DecisionSource)
   | ({ type: 'step.merge_resolved' } & DecisionSource)
   | ({ type: 'step.mark_done'; summary: string } & DecisionSource)
   | ({ type: 'step.retry'; guidance?: string } & DecisionSource)
@@ -123,6 +124,9 @@ export type StepParentEvent =
   | { type: 'step.stop_chosen'; stepId: string; guidance?: string }
   /** What one of the step's turns (specialist, reviewer, fixer, with their corrections) cost, and whose it was. */
   | { type: 'usage.recorded'; stepId: string; role: TurnRole; usage: Usage };
+
+/** What Run again on top carries from the plan into the new attempt. */
+type OnTopParams = { guidance?: string | undefined; on_top_of?: string[] | undefined; landed?: string[] | undefined };
 
 const newReview = (): ReviewState => ({ session_id: null, round: 1, errors: [], signatures: [] });
 
@@ -232,7 +236,10 @@ const stepSetup = setup({
       rerun_confirmed: false,
       failures: ({ context }, params: { guidance?: string }) => withGuidance(context.failures, params.guidance),
     }),
-    /** Run again on top: a new attempt in a new worktree from the user's tree as it is now, told why its last changes did not land. */
+    /**
+     * Run again on top: a new attempt in a tree made from the user's as it is now, told why its last
+     * changes did not land, what clashed with which steps' changes, and which steps beside it are in it.
+     */
     startOnTop: assign({
       attempt: ({ context }) => context.attempt + 1,
       sessionId: null,
@@ -243,10 +250,14 @@ const stepSetup = setup({
       workspace: null,
       diff: null,
       merge: null,
-      failures: ({ context }, params: { guidance?: string }) => [
+      failures: ({ context }, params: OnTopParams) => [
         ...context.failures,
-        { ...failedAttempt(context.attempt, { error: mergeConflictText(context.merge ?? { conflicts: [] }), kind: 'merge' }), ...(params.guidance ? { guidance: params.guidance } : {}) },
+        { ...mergeFailure(context.attempt, context.merge ?? { conflicts: [] }, params.landed ?? []), ...(params.guidance ? { guidance: params.guidance } : {}) },
       ],
+      thread: ({ context }, params: OnTopParams) =>
+        params.on_top_of && context.thread.beside
+          ? { ...context.thread, beside: context.thread.beside.map(({ landed: _was, ...s }) => (params.on_top_of!.includes(s.id) ? { ...s, landed: true as const } : s)) }
+          : context.thread,
     }),
     /** The plan sums usage (steps[].usage, usage) and checks its budget; a turn that cost nothing is not reported. */
     reportUsage: enqueueActions(({ context, enqueue }, params: { usage: Usage | null; role: TurnRole }) => {
@@ -525,7 +536,8 @@ export const stepMachine = stepSetup.createMachine({
               input: ({ context }) => ({
                 idempotencyKey: `${attemptKey(context)}:review:${context.review.round}`,
                 sessionId: context.review.session_id!,
-                thread: context.thread,
+                // A retry's reviewer reads what failed before, the earlier reviews' findings included.
+                thread: { ...context.thread, previous_attempts: context.failures },
                 work: context.output!,
                 diff: context.diff ?? null,
                 round: context.review.round,
@@ -575,7 +587,7 @@ export const stepMachine = stepSetup.createMachine({
                 idempotencyKey: `${attemptKey(context)}:fix:${context.review.round}`,
                 sessionId: context.sessionId!,
                 agent: context.agent,
-                thread: context.thread,
+                thread: { ...context.thread, previous_attempts: context.failures },
                 errors: context.review.errors,
                 round: context.review.round,
                 rerun: mayRerun(context),
@@ -662,7 +674,11 @@ export const stepMachine = stepSetup.createMachine({
       entry: 'notifyMergeConflict',
       on: {
         // Bounded like Retry: the clash counts as a failed attempt, so a policy that keeps choosing it stops at the limit.
-        'step.rerun_on_top': { guard: 'onTopRemains', target: 'preparing', actions: { type: 'startOnTop', params: guidanceOf } },
+        'step.rerun_on_top': {
+          guard: 'onTopRemains',
+          target: 'preparing',
+          actions: { type: 'startOnTop', params: ({ event }) => ({ guidance: event.guidance, on_top_of: event.on_top_of, landed: event.landed }) },
+        },
         'step.merge_resolved': { target: 'completed', actions: 'clearMerge' },
         'step.stop': leaveGate['step.stop'],
       },

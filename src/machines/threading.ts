@@ -1,4 +1,5 @@
 import { dispatchesLeft, type BudgetContext } from './budget.js';
+import { changedAfter, landedBeside, stepsBeside } from './step-graph.js';
 import { isActive } from './step-records.js';
 import type { StepInput } from './step.machine.js';
 import type { PlanPolicy, PlanProposal, SpecialistId, StepPolicy, StepRecord, ThreadedContext, WorkspaceKind } from './types.js';
@@ -118,7 +119,9 @@ export function threadContext(
   if (!step) throw new Error(`Unknown step "${stepId}" in plan ${plan.plan_id}.`);
   const dependencies = (step.depends_on ?? []).flatMap((id) => {
     const dep = plan.steps.find((s) => s.id === id);
-    return dep?.output ? [{ id: dep.id, agent: dep.agent, output: dep.output }] : [];
+    if (!dep?.output) return [];
+    const later = changedAfter(plan.steps, dep.id).filter((c) => c.id !== step.id);
+    return [{ id: dep.id, agent: dep.agent, output: dep.output, ...(later.length ? { changed_after: later } : {}) }];
   });
   const files = new Set<string>([
     ...plan.relevant_files,
@@ -151,29 +154,24 @@ export function threadContext(
 
 /**
  * Steps with no dependency path to or from `step`: they may run before, beside or after it. Whatever
- * their status, so the prompt reads the same from the plan file later (the viewer renders it).
+ * their status, so the prompt reads the same from the plan file later (the viewer renders it): one
+ * is `landed` when it is in the step's `on_top_of` (recorded when its tree was made), or before the
+ * step starts, when it has completed. Those that change files this step declares too come first.
  */
 function besideOf(steps: StepRecord[], step: StepRecord): { beside?: ThreadedContext['beside'] } {
-  const byId = new Map(steps.map((s) => [s.id, s]));
-  const reach = (from: string, next: (s: StepRecord) => string[]) => {
-    const seen = new Set<string>();
-    const todo = [...next(byId.get(from)!)];
-    while (todo.length > 0) {
-      const id = todo.pop()!;
-      if (seen.has(id) || !byId.has(id)) continue;
-      seen.add(id);
-      todo.push(...next(byId.get(id)!));
-    }
-    return seen;
-  };
-  const before = reach(step.id, (s) => s.depends_on ?? []);
-  const dependents = new Map<string, string[]>();
-  for (const s of steps) for (const d of s.depends_on ?? []) dependents.set(d, [...(dependents.get(d) ?? []), s.id]);
-  const after = reach(step.id, (s) => dependents.get(s.id) ?? []);
-  const beside = steps
-    .filter((s) => s.id !== step.id && !before.has(s.id) && !after.has(s.id))
-    .slice(0, MAX_LATER)
-    .map((s) => ({ id: s.id, agent: s.agent, description: cut(s.description, LATER_DESCRIPTION) }));
+  const landed = new Set(step.on_top_of ?? (step.status === 'pending' ? landedBeside(steps, step) : []));
+  const mine = writes(step) ? (step.files ?? []) : [];
+  const entries = stepsBeside(steps, step).map((s) => {
+    const shares = writes(s) ? mine.filter((f) => s.files?.includes(f)) : [];
+    return {
+      id: s.id,
+      agent: s.agent,
+      description: cut(s.description, LATER_DESCRIPTION),
+      ...(landed.has(s.id) ? { landed: true as const } : {}),
+      ...(shares.length ? { shares } : {}),
+    };
+  });
+  const beside = [...entries.filter((s) => s.shares), ...entries.filter((s) => !s.shares)].slice(0, MAX_LATER);
   return beside.length > 0 ? { beside } : {};
 }
 

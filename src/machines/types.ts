@@ -64,6 +64,10 @@ export interface FailedAttempt {
   guidance?: string;
   /** The error with its incidental details (numbers, ids, paths' line numbers) removed: see errorSignature. */
   signature?: string;
+  /** A `merge` failure: the files whose change did not apply, with the clashing regions. */
+  conflicts?: MergeConflict[];
+  /** A `merge` failure: the steps whose changes to those files landed in the user's tree after this step's tree was made. */
+  landed?: string[];
 }
 
 export type StepStatus = 'pending' | 'running' | 'awaiting_decision' | 'awaiting_resume' | 'awaiting_merge' | 'completed' | 'stopped';
@@ -143,6 +147,12 @@ export interface StepRecord extends StepSpec {
   diff?: StepDiff;
   /** While the step waits at the merge gate: the files whose change did not apply. */
   conflicts?: MergeConflict[];
+  /**
+   * Steps with no dependency either way that had completed (their changes in the user's tree) when
+   * the tree of this step's latest attempt was made: at its start, or at Run again on top. Absent
+   * when none, and in plans from before it was recorded.
+   */
+  on_top_of?: string[];
 }
 
 /** How a step runs: what the plan's options say, fixed when the step starts (so a restore behaves the same). */
@@ -225,12 +235,21 @@ export interface InterruptedTurn {
   last_activity_at?: string;
 }
 
+/** A completed step that changed files after another step did, with that step's change already in its tree. */
+export interface LaterChange {
+  id: string;
+  agent: SpecialistId;
+  /** The files both changed. */
+  files: string[];
+}
+
 /** What a specialist receives: the plan state, threaded. No transcripts. */
 export interface ThreadedContext {
   plan_id: string;
   goal: string;
   step: StepSpec;
-  dependencies: Array<{ id: string; agent: SpecialistId; output: StepOutput }>;
+  /** `changed_after`: completed steps that changed some of the same files later, on top of its change (its result may be out of date there). */
+  dependencies: Array<{ id: string; agent: SpecialistId; output: StepOutput; changed_after?: LaterChange[] }>;
   relevant_files: string[];
   previous_attempts: FailedAttempt[];
   /**
@@ -242,9 +261,10 @@ export interface ThreadedContext {
   /**
    * Steps neither before nor after this one (no dependency either way): they may run at the same
    * time, and in worktrees this step does not see their changes. A few, descriptions cut; absent in
-   * snapshots from before it was threaded.
+   * snapshots from before it was threaded. `landed`: it had completed when this step's tree was
+   * made, so its changes are in it. `shares`: files both steps declare and both may change.
    */
-  beside?: Array<{ id: string; agent: SpecialistId; description: string }>;
+  beside?: Array<{ id: string; agent: SpecialistId; description: string; landed?: true; shares?: string[] }>;
   /** Where the step works (its policy's workspace); absent in snapshots from before isolation. */
   workspace?: WorkspaceKind;
 }

@@ -90,8 +90,9 @@ const DECISIONS: Record<string, [option: string, gate: string]> = {
   'merge.rerun': ['Run again on top', 'merge'],
   'merge.resolved': ['Resolved by hand', 'merge'],
   'merge.stop': ['Stop', 'merge'],
-  'budget.continue': ['Continue', 'dispatch cap'],
-  'budget.stop': ['Stop', 'dispatch cap'],
+  // The gate pauses at any limit of the budget: dispatches, money or tokens (the event does not say which).
+  'budget.continue': ['Continue', 'budget'],
+  'budget.stop': ['Stop', 'budget'],
 };
 
 /** Invoked actors of the plan chart, by name: the only ones whose end is shown. */

@@ -89,6 +89,10 @@ export const planFileStep = z.object({
       kind: z.enum(FAILURE_KINDS).optional(),
       guidance: z.string().optional(),
       signature: z.string().optional(),
+      /** A `merge` failure: the files whose change did not apply, with the clashing regions. */
+      conflicts: z.array(z.object({ path: z.string(), hunks: z.array(z.string()) })).optional(),
+      /** A `merge` failure: the steps whose changes to those files landed first. */
+      landed: z.array(z.string()).optional(),
     }),
   ),
   session_id: z.string().optional(),
@@ -108,6 +112,8 @@ export const planFileStep = z.object({
   diff: stepDiff.optional(),
   /** While the step waits at the merge gate: the files whose change did not apply, with the clashing regions. */
   conflicts: z.array(z.object({ path: z.string(), hunks: z.array(z.string()) })).optional(),
+  /** Steps with no dependency either way whose changes were in the tree of its latest attempt when it was made. */
+  on_top_of: z.array(z.string()).optional(),
 });
 
 const decision = z.object({

@@ -2,7 +2,8 @@ import { reviewErrorsText } from '../machines/step-text.js';
 import type { ReviewError, StepDiff, StepOutput, ThreadedContext } from '../machines/types.js';
 import { diffSection } from './step-diff.js';
 import { laterStepsSection } from './later-steps.js';
-import { previousAttemptText } from './previous-attempts.js';
+import { keptAttempts } from '../machines/step-records.js';
+import { keptChangesText, previousAttemptsList } from './previous-attempts.js';
 
 /**
  * The quality gate (docs/design.md, "The quality gate"). The reviewer gets the step as the
@@ -33,12 +34,15 @@ export function reviewPrompt(
   if (thread.relevant_files.length > 0) sections.push(`# Relevant files\n${thread.relevant_files.map((f) => `- ${f}`).join('\n')}`);
   const later = laterStepsSection(thread);
   if (later) sections.push(later);
-  // A retried step: what failed before and what the user said, which this attempt was told too.
-  if (thread.previous_attempts.length > 0)
-    sections.push(`# Earlier attempts at this step\n${thread.previous_attempts.map(previousAttemptText).join('\n')}`);
+  // A retried step: what failed before (earlier reviews' findings included) and what the user said,
+  // which this attempt was told too, and that the work still holds what the failed attempts changed.
+  if (thread.previous_attempts.length > 0) {
+    const kept = keptChangesText(keptAttempts(thread.previous_attempts), thread.workspace === 'worktree', 'reviewer');
+    sections.push(`# Earlier attempts at this step\n${previousAttemptsList(thread.previous_attempts, 'reviewer')}${kept ? `\n${kept}` : ''}`);
+  }
   const run =
     changes?.diff.where === 'worktree'
-      ? " You work in the step's own worktree: if the success criteria name a check (tests, a linter), run it; nothing you run here reaches the user's files. Change no file."
+      ? " You work in the step's own worktree: if the success criteria name a check (tests, a linter), run it there. Change no file."
       : '';
   sections.push(
     `# Check\nRead the ${changes ? 'changes above and the changed files' : 'changed files'}. Check syntax, imports, types, logic (does it do what the step asked, edge cases), ` +

@@ -20,7 +20,7 @@ function reviewFileLines(diff: StepDiff): string[] {
 }
 
 /** A fence longer than any run of backticks in the text, so a patch cannot close it early. */
-const fenceFor = (text: string) => '`'.repeat(Math.max(3, ...[...text.matchAll(/`+/g)].map((m) => m[0].length + 1)));
+export const fenceFor = (text: string) => '`'.repeat(Math.max(3, ...[...text.matchAll(/`+/g)].map((m) => m[0].length + 1)));
 
 /** The review prompt's section on the step's real changes; `patch` is the patch's text when it could be read. */
 export function diffSection(diff: StepDiff, patch: string | null): string {

@@ -1,7 +1,8 @@
 import type { ThreadedContext } from '../machines/types.js';
 import { SpecialistOutputSchema, specialistOutputJsonSchema } from '../schemas/specialist-output.js';
 import { besideStepsSection, laterStepsSection } from './later-steps.js';
-import { previousAttemptText } from './previous-attempts.js';
+import { keptAttempts } from '../machines/step-records.js';
+import { keptChangesText, previousAttemptsList } from './previous-attempts.js';
 import { withProtocol, type OutputProtocol } from '../protocol/output-protocol.js';
 import { outputFormat } from '../protocol/protocol-turn.js';
 import { turnHeader, turnStart } from './turn-header.js';
@@ -25,6 +26,10 @@ export function stepPrompt(thread: ThreadedContext): string {
           const lines = [`## ${d.id} (${d.agent})`, `Summary: ${d.output.summary}`];
           if (d.output.artifacts.length) lines.push(`Artifacts: ${d.output.artifacts.join(', ')}`);
           if (d.output.key_findings.length) lines.push(`Key findings:\n${d.output.key_findings.map((k) => `- ${k}`).join('\n')}`);
+          if (d.changed_after?.length) {
+            const who = d.changed_after.map((c) => `${c.id} (${c.agent}) changed ${c.files.join(', ')}`).join('; ');
+            lines.push(`Since then ${who} on top of this step's change: where their results differ, trust the later step and the files.`);
+          }
           return lines.join('\n');
         })
         .join('\n\n')}`,
@@ -36,11 +41,8 @@ export function stepPrompt(thread: ThreadedContext): string {
   const beside = besideStepsSection(thread);
   if (beside) sections.push(beside);
   if (thread.previous_attempts.length > 0) {
-    sections.push(
-      `# Previous attempts at this step failed\n${thread.previous_attempts
-        .map(previousAttemptText)
-        .join('\n')}`,
-    );
+    const kept = keptChangesText(keptAttempts(thread.previous_attempts), thread.workspace === 'worktree', 'specialist');
+    sections.push(`# Previous attempts at this step failed\n${previousAttemptsList(thread.previous_attempts, 'specialist')}${kept ? `\n${kept}` : ''}`);
   }
   return sections.join('\n\n');
 }

@@ -1,4 +1,4 @@
-import type { FileChange, MergeConflict, StepDiff } from '../machines/types.js';
+import type { FileChange, LaterChange, MergeConflict, StepDiff } from '../machines/types.js';
 import { forTerminal } from './terminal.js';
 
 /**
@@ -45,6 +45,16 @@ export function diffFileLines(diff: Pick<StepDiff, 'files' | 'undeclared'>, max 
   const lines = diff.files.slice(0, max).map((f) => fileChangeText(f, undeclared.has(f.path)));
   if (diff.files.length > max) lines.push(`… ${plural(diff.files.length - max, 'more file')}`);
   return lines;
+}
+
+/**
+ * Why two steps' +/- counts do not add up: the step changed files on top of the changes of `before`
+ * (changedBefore), so where it rewrote their lines both count them. Null when it changed nobody's.
+ */
+export function overlapText(before: readonly LaterChange[]): string | null {
+  if (before.length === 0) return null;
+  const what = before.map((b) => `${b.files.join(', ')} on top of ${b.id}'s change`).join('; ');
+  return `changed ${what}: where it rewrote those lines, both steps' +/- count them, so summed they exceed the net change`;
 }
 
 /**

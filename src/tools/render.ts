@@ -5,7 +5,8 @@ import { activityOf, pausedHint } from '../persistence/plan-activity.js';
 import type { PlanSummary } from '../persistence/plan-index.js';
 import { planUsage } from '../machines/budget.js';
 import type { DecisionRecord, FailedAttempt, MergeConflict, StepRecord } from '../machines/types.js';
-import { conflictHunks, diffDigest } from '../text/step-diff.js';
+import { changedBefore } from '../machines/step-graph.js';
+import { conflictHunks, diffDigest, overlapText } from '../text/step-diff.js';
 import { FAILURE_KIND_WORDS } from '../text/failure-kind.js';
 import { roleUsageParts, usageText } from '../usage/format.js';
 
@@ -81,12 +82,15 @@ export function compactConflicts(conflicts: readonly MergeConflict[]): Array<{ p
   return shown;
 }
 
-/** A step's diff (and, at the merge gate, its conflicts) for a result: compact, the whole being in orca show and the patch. */
-export function stepChanges(s: Pick<StepRecord, 'status' | 'diff' | 'conflicts'>): Record<string, unknown> {
+/**
+ * A step's diff (and, at the merge gate, its conflicts) for a result: compact, the whole being in orca
+ * show and the patch. `overlap`: it changed files on top of other steps' changes (overlapText).
+ */
+export function stepChanges(s: Pick<StepRecord, 'status' | 'diff' | 'conflicts'>, overlap: string | null = null): Record<string, unknown> {
   // A relay run's orca could not tell the user where a worktree step's changes were: say it.
   const landed = s.status === 'completed' && s.diff?.where === 'worktree' && s.diff.files.length > 0;
   return {
-    ...(s.diff ? { diff: { ...diffDigest(s.diff, MAX_FILES), ...(landed ? { landed: LANDED_WORDS } : {}) } } : {}),
+    ...(s.diff ? { diff: { ...diffDigest(s.diff, MAX_FILES), ...(landed ? { landed: LANDED_WORDS } : {}), ...(overlap ? { overlap } : {}) } } : {}),
     ...(s.status === 'awaiting_merge' && s.conflicts ? { conflicts: compactConflicts(s.conflicts) } : {}),
   };
 }
@@ -98,7 +102,8 @@ function spent(snapshot: PlanSnapshot) {
 }
 
 function stepResults(snapshot: PlanSnapshot) {
-  return snapshot.context.steps.map((s) => ({
+  const steps = snapshot.context.steps;
+  return steps.map((s) => ({
     id: s.id,
     agent: s.agent,
     status: s.status,
@@ -109,7 +114,7 @@ function stepResults(snapshot: PlanSnapshot) {
     ...(s.breaker ? { breaker: s.breaker } : {}),
     ...(s.warnings?.length ? { warnings: s.warnings } : {}),
     ...(s.usage ? { usage: s.usage, spent: stepSpent(s) } : {}),
-    ...stepChanges(s),
+    ...stepChanges(s, overlapText(changedBefore(steps, s.id))),
   }));
 }
 
@@ -125,14 +130,21 @@ function history(snapshot: PlanSnapshot) {
       ? {
           failures: failed.map((s) => ({
             step: s.id,
-            status: s.status,
-            attempts: s.attempts,
             failed: s.failures.map(failureLine),
+            // Not `status`: a step listed here with status "completed" read as a contradiction (issue 35).
+            then: thenWords(s),
           })),
         }
       : {}),
     ...(c.decisions.length ? { decisions: c.decisions.map(decisionLine) } : {}),
   };
+}
+
+/** What became of a step after its failed attempts: "completed on attempt 2", "stopped after 3 attempts". */
+function thenWords(s: StepRecord): string {
+  if (s.status === 'completed') return `completed on attempt ${s.attempts}`;
+  if (s.status === 'stopped') return `stopped after ${s.attempts} attempt${s.attempts === 1 ? '' : 's'}`;
+  return s.status.replace(/_/g, ' ');
 }
 
 /** How long a failure's error may be in the result: the reason, not a whole review report. */

@@ -5,6 +5,7 @@ import { diffSummary } from '../machines/plan-diff.js';
 import type { PlanFile } from '../persistence/plan-file.js';
 import { changeSummary, conflictHunks } from '../text/step-diff.js';
 import { answersGate, type QueuedDecision } from '../decisions/running-server.js';
+import { whereOf } from '../decisions/decide.js';
 
 /**
  * What the plan waits for, with the options a human has there. Each option carries the `orca
@@ -61,7 +62,8 @@ function viewOf(gate: Gate): GateView {
     case 'budget':
       return {
         kind: gate.kind,
-        title: 'The plan paused at its dispatch cap',
+        // Whichever limit it reached: the dispatch cap, the money or the token budget.
+        title: `The plan paused${whereOf(gate)}`,
         detail: [`${gate.dispatches} of ${gate.cap} dispatches used; Continue allows ${gate.increment} more.`, `${gate.completed}/${gate.total} steps completed.`],
         options: optionsOf(gate.kind, gate.options),
       };

@@ -5,7 +5,8 @@ import type { PlanFile, PlanFileStep } from '../persistence/plan-file.js';
 import type { GraphStep } from './graph-view.js';
 import { FAILURE_KIND_WORDS } from '../text/failure-kind.js';
 import type { FileChange, StepDiff } from '../machines/types.js';
-import { changeSummary, conflictHunks, SHARED_TREE_WORDS } from '../text/step-diff.js';
+import { changeSummary, conflictHunks, overlapText, SHARED_TREE_WORDS } from '../text/step-diff.js';
+import { changedBefore } from '../machines/step-graph.js';
 import { stepUsageByRoleOf, stepUsageOf, type RecordedUsage } from './usage.js';
 
 /** One step as the page's detail panel shows it: what it produced, how it failed, and what fed its prompt. */
@@ -46,15 +47,18 @@ export interface ChangesView {
   files: Array<{ path: string; status: FileChange['status']; from?: string; added: number | null; removed: number | null; undeclared: boolean }>;
   /** Set when measured in the shared project directory (SHARED_TREE_WORDS). */
   note?: string;
+  /** Set when it changed files on top of other steps' changes, so their counts overlap (overlapText). */
+  overlap?: string;
   patch_path: string | null;
 }
 
-function changesOf(diff: StepDiff): ChangesView {
+function changesOf(diff: StepDiff, overlap: string | null): ChangesView {
   const undeclared = new Set(diff.undeclared);
   return {
     summary: changeSummary(diff),
     files: diff.files.map((f) => ({ ...f, undeclared: undeclared.has(f.path) })),
     ...(diff.where === 'shared' ? { note: SHARED_TREE_WORDS } : {}),
+    ...(overlap ? { overlap } : {}),
     patch_path: diff.patch_path,
   };
 }
@@ -93,7 +97,7 @@ export function stepView(file: PlanFile, raw: Record<string, unknown>, step: Pla
     warnings: step.warnings ?? [],
     ...(step.output ? { output: step.output } : {}),
     ...(usage ? { usage } : {}),
-    ...(step.diff ? { changes: changesOf(step.diff) } : {}),
+    ...(step.diff ? { changes: changesOf(step.diff, overlapText(changedBefore(file.steps, step.id))) } : {}),
     ...(step.status === 'awaiting_merge' && step.conflicts ? { conflicts: step.conflicts.map((c) => ({ path: c.path, hunks: conflictHunks(c) })) } : {}),
     ...(usageByRole ? { usage_by_role: usageByRole } : {}),
     fed_by: {

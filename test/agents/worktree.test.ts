@@ -37,10 +37,19 @@ describe('applyAgents in a step worktree', () => {
     }
   });
 
-  it("tells the reviewer to change nothing in the step's worktree, not that its changes will be applied", () => {
+  it("tells the reviewer to change nothing in the step's worktree: what it changes is not measured with the review, but stays for the next measurement", () => {
     const { prompt } = applyAgents({}, {}, { worktree: true }).reviewer;
-    expect(prompt).toContain('Change no file there: whatever changes in it is applied to the user\'s project with\nthe step.');
+    expect(prompt).toContain(
+      "Change no file there: the step's changes were measured before your review, but a file\nyou change stays in the copy and counts as the step's once the copy is measured again (after a\nfix, or with post-step hooks).",
+    );
     expect(prompt).not.toContain('applies what you changed here');
+    expect(prompt).not.toContain('whatever changes in it is applied');
+  });
+
+  it('tells a specialist in a worktree what its copy holds, a retry included, not only the files as its step started', () => {
+    const { prompt } = applyAgents({}, {}, { worktree: true }).coder;
+    expect(prompt).toContain("the user's files, with the changes of\nthe steps yours depends on in it (on a retry, what the failed attempt changed too)");
+    expect(prompt).not.toContain('as they were when');
   });
 
   it('denies every Orca agent the directories outside the worktree', () => {

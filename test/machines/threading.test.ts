@@ -128,6 +128,46 @@ describe('threadContext', () => {
     expect(input.policy.workspace).toBe('worktree');
   });
 
+  it('should say which steps beside are in its tree and which change the files it declares, those first (issue 35.2)', () => {
+    const steps = [
+      step('docs', { agent: 'document-writer', files: ['README.md'] }),
+      step('verbose', { files: ['src/cli.js'], status: 'completed' }),
+      step('help', { files: ['src/cli.js', 'src/usage.js'] }),
+      step('research', { agent: 'researcher', files: ['src/cli.js'] }),
+    ];
+    const plan = { plan_id: 'plan_X', goal: 'g', relevant_files: [], steps, workspace: 'worktree' as const };
+    // Before it starts: the completed ones will be in the tree made for it; a reader shares no change.
+    expect(threadContext(plan, 'help').beside).toEqual([
+      { id: 'verbose', agent: 'coder', description: 'do verbose', landed: true, shares: ['src/cli.js'] },
+      { id: 'docs', agent: 'document-writer', description: 'do docs' },
+      { id: 'research', agent: 'researcher', description: 'do research' },
+    ]);
+    // Once started, what was recorded when its tree was made, whatever completed since.
+    const running = steps.map((s) => (s.id === 'help' ? { ...s, status: 'running' as const } : s.id === 'docs' ? { ...s, status: 'completed' as const } : s));
+    expect(threadContext({ ...plan, steps: running }, 'help').beside?.filter((s) => s.landed)).toEqual([]);
+    expect(threadContext({ ...plan, steps: running.map((s) => (s.id === 'help' ? { ...s, on_top_of: ['verbose'] } : s)) }, 'help').beside?.filter((s) => s.landed).map((s) => s.id)).toEqual(['verbose']);
+  });
+
+  it("should tell a step that a dependency's change was changed since, on top of it, by a step that changed the same files", () => {
+    const diff = (path: string) => ({ files: [{ path, status: 'modified' as const, added: 1, removed: 1 }], undeclared: [], patch_path: null, base: 'b', result: 'r', where: 'worktree' as const });
+    const steps = [
+      step('a', { status: 'completed', output: out('A'), diff: diff('src/cli.js') }),
+      step('b', { status: 'completed', output: out('B'), diff: diff('src/cli.js'), on_top_of: ['a'] }),
+      step('c', { status: 'completed', output: out('C'), diff: diff('src/cli.js') }),
+      step('t', { agent: 'tester', depends_on: ['a', 'b', 'c'] }),
+    ];
+    const deps = threadContext({ plan_id: 'plan_X', goal: 'g', relevant_files: [], steps }, 't').dependencies;
+    expect(deps.map((d) => [d.id, d.changed_after])).toEqual([
+      ['a', [{ id: 'b', agent: 'coder', files: ['src/cli.js'] }]],
+      ['b', undefined],
+      // c ran beside a and b without either in its tree: their changes merged, nobody rewrote c's.
+      ['c', undefined],
+    ]);
+    // A step that depends on another changed files on top of it too.
+    const chain = [step('a', steps[0]!), step('b', { ...steps[1]!, on_top_of: undefined, depends_on: ['a'] }), step('t', { agent: 'tester', depends_on: ['a', 'b'] })];
+    expect(threadContext({ plan_id: 'plan_X', goal: 'g', relevant_files: [], steps: chain }, 't').dependencies[0]!.changed_after).toEqual([{ id: 'b', agent: 'coder', files: ['src/cli.js'] }]);
+  });
+
   it('should refuse an unknown step', () => {
     expect(() => threadContext(plan, 'zz')).toThrow(/Unknown step "zz"/);
   });

@@ -37,11 +37,30 @@ describe('what a step and its review are told of the rest of the plan', () => {
   it('should name the steps running beside a step, say a worktree step does not see their changes, and drop the tool it lacks there', () => {
     const beside = [{ id: 'fix-mean', agent: 'coder' as const, description: 'Divide by length' }];
     const shared = stepPrompt(thread({ beside }));
-    expect(shared).toContain("# Other steps, not this step's work (no dependency either way: they may run at the same time)\n- fix-mean (coder): Divide by length");
+    expect(shared).toContain("# Other steps, not this step's work (no dependency either way)\nThey may run before, beside or after yours:\n- fix-mean (coder): Divide by length");
     expect(shared).toContain('Call orca_describe_plan');
     const isolated = stepPrompt(thread({ beside, workspace: 'worktree' }));
-    expect(isolated).toContain('they may run at the same time; in your copy you see the changes only of those finished before your step started)');
+    expect(isolated).toContain('Not in your copy (they may run at the same time, each in its own):\n- fix-mean (coder): Divide by length');
     expect(isolated).not.toContain('orca_describe_plan');
     expect(stepPrompt(thread())).not.toContain('at the same time');
+  });
+
+  it('should say which of them are done and in the copy, and mark those that change the same files', () => {
+    const beside = [
+      { id: 'verbose', agent: 'coder' as const, description: 'Add --verbose', landed: true as const, shares: ['src/cli.js'] },
+      { id: 'help', agent: 'coder' as const, description: 'Add --help', shares: ['src/cli.js'] },
+      { id: 'docs', agent: 'document-writer' as const, description: 'Document it' },
+    ];
+    expect(stepPrompt(thread({ beside, workspace: 'worktree' }))).toContain(
+      "# Other steps, not this step's work (no dependency either way)\n" +
+        'Done, their changes in your copy:\n- verbose (coder): Add --verbose [also changes src/cli.js]\n' +
+        'Not in your copy (they may run at the same time, each in its own):\n- help (coder): Add --help [also changes src/cli.js]\n- docs (document-writer): Document it\n' +
+        'Where you and a step marked "also changes" change the same lines, the change that lands second does not apply and waits for a decision: in those files, change only what your step needs.',
+    );
+    const shared = stepPrompt(thread({ beside }));
+    expect(shared).toContain('Done, their changes in the project:\n- verbose (coder)');
+    expect(shared).toContain('A step marked "also changes" changes those files before or after yours: in them, change only what your step needs.');
+    // Only a step still to come is a clash to warn of.
+    expect(stepPrompt(thread({ beside: [beside[0]!], workspace: 'worktree' }))).not.toContain('marked "also changes"');
   });
 });

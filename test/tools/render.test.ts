@@ -51,9 +51,9 @@ describe('the result of orca_ask_planner', () => {
       failures: [
         {
           step: 'impl',
-          status: 'completed',
-          attempts: 2,
           failed: [`attempt 1, pre-step hook failed: pre_step hook "npm run lint" failed (exit 2) after 1.2 s: src/a.ts:3 missing semicolon (the user's guidance: fix the lint)`],
+          // Not `status: "completed"` under `failures` (issue 35.2: read as a contradiction).
+          then: 'completed on attempt 2',
         },
       ],
       decisions: ['Approve at approval by the user in the dialog', 'Retry for step impl by the user in the dialog: "fix the lint"'],
@@ -64,6 +64,12 @@ describe('the result of orca_ask_planner', () => {
       '3 Orca turns, 7 model calls, 330 tokens, $0.003 (specialist 1 Orca turn, 5 model calls, 110 tokens, $0.001; reviewer 2 Orca turns, 2 model calls, 220 tokens, $0.002)',
     );
     expect(docsResult).not.toHaveProperty('spent');
+  });
+
+  it('should say what became of a step that failed and was then stopped', () => {
+    const stopped = { ...impl, status: 'stopped' as const, attempts: 3 };
+    const result = renderDrive({ ...completed([stopped], []), tag: 'outcome.stopped' } as DriveResult) as { failures: Array<{ then: string }> };
+    expect(result.failures[0]!.then).toBe('stopped after 3 attempts');
   });
 
   it('should leave out failures and decisions when there were none', () => {

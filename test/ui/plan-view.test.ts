@@ -136,6 +136,8 @@ describe('the plan page data', () => {
   it('should offer Continue / Stop at the dispatch cap, and the failed step behind it', () => {
     const capped = released(budgetPlan, { policy: { max_dispatches: 1 } });
     expect(view(capped).gates).toMatchObject([{ kind: 'budget', options: [{ choice: 'continue' }, { choice: 'stop' }], detail: ['1 of 1 dispatches used; Continue allows 1 more.', '1/2 steps completed.'] }]);
+    // Named by the limit it reached: a money or token budget is not "the dispatch cap" (issue 35.2).
+    expect(view(capped).gates[0]!.title).toBe('The plan paused at the dispatch cap (1 of 1)');
     const both = released((h) => failedStepPlan(h, 1), { policy: { max_dispatches: 2 } });
     expect(view(both).gates.map((g) => [g.kind, g.step_id])).toEqual([['budget', undefined], ['deviation', 's2']]);
     expect(view(both).dispatches).toEqual({ used: 2, cap: 2 });

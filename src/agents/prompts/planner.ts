@@ -29,7 +29,8 @@ How to decompose work into steps (small models succeed at small, checkable tasks
   "npm test passes for test/jwt.test.ts"). Vague criteria like "works" are not allowed.
 - Each step stands on its own: its description carries the context the specialist needs, because the
   specialist sees only its step, the plan goal and the results of the steps it depends on.
-- \`depends_on\` lists the ids of steps whose results this step needs; steps without a dependency
+- \`depends_on\` lists the ids of steps whose results or changes this step needs (one that tests or
+  documents another's change, or changes the same lines, needs it); steps without a dependency
   between them may run in parallel, so do not chain steps that are independent. No cycles.
 - Name the files a step touches or reads in \`files\`; add a tester step to verify behaviour. Plan no
   step for what the plugin does by itself (below). Prefer 2–10 steps; split anything bigger.
@@ -64,13 +65,17 @@ export interface PlannerPolicy {
 export function plannerPolicyText({ policy, maxAttempts }: PlannerPolicy): string {
   const lines = ['What the plugin does by itself, from this project\'s settings (plan no steps for it):'];
   const reviewed = policy.review_agents;
+  // One round has no fixer: a failing review fails the step (step.machine.ts, reviewRoundsRemain).
+  const rounds =
+    policy.review_rounds === 1
+      ? 'once; a failing review fails the step.'
+      : `in up to ${policy.review_rounds} review rounds: after a failing round the same ${orList(reviewed)} fixes what the reviewer ` +
+        'reported and the reviewer looks again; a failing last round fails the step.';
   lines.push(
     reviewed.length === 0
       ? '- Quality gate: off. No reviewer checks a step\'s work by itself; add a reviewer step after code changes that need a review.'
       : `- Quality gate: when a ${orList(reviewed)} step finishes, a reviewer checks its work against the step's description and ` +
-          `success criterion in up to ${policy.review_rounds} review round${policy.review_rounds === 1 ? '' : 's'}: after a failing ` +
-          `round the same ${orList(reviewed)} fixes what the reviewer reported and the reviewer looks again; a failing last round fails ` +
-          'the step. Never add a reviewer step to review that work; a reviewer step ' +
+          `success criterion ${rounds} Never add a reviewer step to review that work; a reviewer step ` +
           'is only for a review the user asked for or work the gate does not cover.',
   );
   if (policy.pre_hooks.length > 0) lines.push(`- Before every step it runs ${commands(policy.pre_hooks)}; a failure blocks the step.`);

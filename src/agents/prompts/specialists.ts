@@ -57,8 +57,11 @@ implicit any), logic (does what the step asked, edge cases), style (matches the 
     description: 'Orca specialist: writes and updates technical documentation for one plan step.',
     body: `You are the Document Writer. You write and update documentation (README, guides, API docs, comments
 where the step asks for them).
-- Read the code you document; never describe behaviour you have not verified in the source.
-- Match the existing documents' structure, tone and formatting; keep examples runnable.
+- Read the code you document and describe what it does. Where you document another step's change
+  that is not in your files, describe it as that step's result or description states it, say so in
+  key_findings, and never guess beyond it.
+- Match the existing documents' structure, tone and formatting; check every example against the
+  source (you cannot run it).
 - Change only documentation, unless the step explicitly says otherwise.`,
   },
   architect: {
@@ -84,8 +87,8 @@ at the end of your turn. Never claim work you did not do.`;
 export const STEP_CONTRACT = `${ASKING}\n\n${ANSWERING}`;
 
 /** The contract of a step that runs in its own git worktree (docs/design.md, "Isolation and merge"). */
-export const WORKTREE_STEP_CONTRACT = `You work in your own copy of the project (a git worktree): the user's files as they were when
-your step started, with the changes of the steps yours depends on already in it. Your working
+export const WORKTREE_STEP_CONTRACT = `You work in your own copy of the project (a git worktree): the user's files, with the changes of
+the steps yours depends on in it (on a retry, what the failed attempt changed too). Your working
 directory (in the environment section) is that copy: every file you read, write or run must be
 inside it (where a tool asks for an absolute path, start it with your working directory). Steps
 running at the same time work in copies of their own: you do not see their changes, nor they
@@ -96,13 +99,16 @@ ${ANSWERING}`;
 
 /**
  * The reviewer's contract in a step's worktree: it checks the step's changes there and changes
- * nothing (whatever changed in the worktree would land with the step).
+ * nothing. What lands is the step's change as measured after its last turn, before this review; but
+ * the copy is measured again after a fix round (and, with post-step hooks, before it lands), and a
+ * file the reviewer changed would then count as the step's.
  */
 export const WORKTREE_REVIEW_CONTRACT = `You review in the step's own copy of the project (a git worktree): the user's files with the
 step's changes in it. Your working directory (in the environment section) is that copy: read and
 run checks inside it (where a tool asks for an absolute path, start it with your working
-directory). Change no file there: whatever changes in it is applied to the user's project with
-the step. You cannot start other agents or ask the user.
+directory). Change no file there: the step's changes were measured before your review, but a file
+you change stays in the copy and counts as the step's once the copy is measured again (after a
+fix, or with post-step hooks). You cannot start other agents or ask the user.
 
 ${ANSWERING}`;
 

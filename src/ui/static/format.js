@@ -59,6 +59,6 @@ export const WAITING = {
   approval: 'approval',
   question: "the planner's question",
   deviation: 'a decision on a failed step',
-  budget: 'a decision at the dispatch cap',
+  budget: 'a decision at the budget gate',
   resume: 'a decision on an interrupted step',
 };

@@ -57,6 +57,7 @@ function changes(step) {
         )
       : null,
     c.note ? h('p', { class: 'muted' }, `Measured in the ${c.note}.`) : null,
+    c.overlap ? h('p', { class: 'muted' }, `It ${c.overlap}.`) : null,
     c.patch_path ? h('p', { class: 'muted' }, 'The whole patch: ', h('span', { class: 'mono' }, c.patch_path)) : null,
   );
 }
