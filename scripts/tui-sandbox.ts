@@ -4,7 +4,8 @@
 // keeps the scripted model running until Ctrl-C. Ask the orca agent anything; a message with
 // "steps:N" gets an N-step plan, "fail:ID" makes step ID fail, "slow:MS" makes each step take MS,
 // "think:MS" makes the planner take MS, "long:1" gives the plan realistic ~400-character steps,
-// "errlen:N" makes a failing step's error N characters long.
+// "errlen:N" makes a failing step's error N characters long. After Request Changes a "long:1" plan comes
+// back revised: step 3 reworded and an 11th step added.
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -12,14 +13,14 @@ import { buildOpencodeConfig } from '../test/support/opencode-config.js';
 import { createSandbox, hermeticEnv, opencodeBinary } from '../test/support/opencode-sandbox.js';
 import { lastToolResult, startScriptedModel, type RecordedRequest } from '../test/support/scripted-model.js';
 import { agentOf, builtPluginUrl, jsonReply, orcaResumeRelay, team, userTurns } from '../test/e2e/team.js';
-import { longPlanProposal } from '../test/support/long-plan.js';
+import { longPlanProposal, longStep } from '../test/support/long-plan.js';
 
 const root = resolve(process.argv[2] ?? mkdtempSync(join(tmpdir(), 'orca-tui-')));
 const sandbox = createSandbox({ homeDir: join(root, 'home'), projectDir: join(root, 'project') });
 
 /** The first user message of the conversation, where the options of the scenario are. */
 const request = (req: RecordedRequest) => JSON.stringify(req.messages);
-const option = (req: RecordedRequest, name: string) => new RegExp(`${name}:(\\w+)`).exec(request(req))?.[1];
+const option = (req: RecordedRequest, name: string) => new RegExp(`${name}:([\\w.-]+)`).exec(request(req))?.[1];
 
 const AGENTS = ['coder', 'tester', 'document-writer', 'researcher', 'architect'] as const;
 
@@ -34,10 +35,13 @@ function plan(req: RecordedRequest) {
   }));
   if (option(req, 'long')) {
     const proposal = longPlanProposal(n);
-    // After Request Changes (a second user turn), a revision: step 3 reworded, the last step dropped.
+    // The request's options (fail:, errlen:, slow:), from every message of the planner's session, reach the specialists' prompts through the goal.
+    const options = [...new Set(request(req).match(/\b(?:fail|errlen|slow):[\w.-]+/g) ?? [])];
+    if (options.length) proposal.goal = `${proposal.goal} (${options.join(' ')})`;
+    // After Request Changes (a second user turn), a revision: step 3 reworded, a step added after the last.
     if (userTurns(req) > 1 && proposal.steps.length > 3) {
       proposal.steps[2] = { ...proposal.steps[2]!, description: `${proposal.steps[2]!.description} Keep the old message as a hint.` };
-      proposal.steps.pop();
+      proposal.steps.push(longStep(n));
     }
     return { ...jsonReply({ type: 'plan', ...proposal }), delayMs: Number(option(req, 'think') ?? 0) };
   }

@@ -27,7 +27,7 @@ const MAX_REASKS = 2;
 const questionRows = (options: number, questions: number) => PAGE_ROWS + 2 * (3 - options) - (questions > 1 ? 1 : 0);
 
 const HELP: Record<Exclude<Gate['kind'], 'question'>, Record<string, string>> = {
-  approval: { Approve: 'Run the plan now', 'Request Changes': 'Then type what the planner should change', Reject: 'Drop this plan' },
+  approval: { Approve: 'Run the plan now', 'Request Changes': 'Then type what to change (or type it as your own answer)', Reject: 'Drop this plan' },
   deviation: {
     Retry: 'Run this step again',
     Replan: 'Ask the planner for a revised plan; completed steps are kept',
@@ -50,7 +50,8 @@ const HELP: Record<Exclude<Gate['kind'], 'question'>, Record<string, string>> = 
 function ask(gate: Exclude<Gate, { kind: 'question' }>): string {
   switch (gate.kind) {
     case 'approval':
-      return `Approve plan ${gate.planId}${gate.changes ? ', revised,' : ''} as shown above (${gate.proposal.steps.length} steps)? You may also type what the planner should change.`;
+      // One row at 80x24 with a plan id: the dialog's every row is a row less for reading the plan above it.
+      return `Approve ${gate.changes ? 'revised ' : ''}${gate.planId} (${gate.proposal.steps.length} steps, above)?`;
     case 'deviation':
       return (
         `Step ${gate.stepId} (${gate.agent}) failed (${gate.failures} failed attempt${gate.failures === 1 ? '' : 's'}${gate.breaker ? '; circuit breaker open' : ''}); its error is above. ` +
@@ -64,7 +65,7 @@ function ask(gate: Exclude<Gate, { kind: 'question' }>): string {
     case 'budget':
       return `Plan ${gate.planId} reached its budget (what it spent is above). Continue or stop?`;
     case 'resume':
-      return `Step ${gate.stepId} (${gate.agent}) was interrupted and may have changed files (above). Re-run it, mark it done, or stop?`;
+      return `Step ${gate.stepId} (${gate.agent}) was interrupted and may have changed files; what is known is above. Re-run it, mark it done, or stop?`;
   }
 }
 

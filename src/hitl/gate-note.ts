@@ -21,14 +21,15 @@ function noteBlocks(gate: Gate, forecast: string | undefined): string[] {
   switch (gate.kind) {
     case 'approval': {
       const p = gate.proposal;
-      const revised = gate.changes ? ' (a revised version)' : '';
+      const revised = gate.changes ? ' (a revised version: what changed is at the end)' : '';
       const blocks = [`Orca: plan ${id} waits for your approval${revised}: ${count(p.steps.length, 'step')}.\nGoal: ${p.goal}`];
-      // A revision's changes first, in full, so what is new is read before the rest (docs/gates.md).
-      if (gate.changes) blocks.push(`What changed since the version you saw:\n${changeLines(gate.changes).join('\n')}`);
       p.steps.forEach((step, i) => blocks.push(stepBlock(step, i, p.steps.length)));
       blocks.push(list('Assumptions', p.assumptions), list('Risks', p.risks), list('Verification', p.verification));
       if (p.relevant_files?.length) blocks.push(`Relevant files: ${p.relevant_files.join(', ')}`);
       if (forecast) blocks.push(forecast);
+      // A revision's changes, in full, last: the TUI opens the session at its end, right above the dialog,
+      // so what is new is read first and the rest by scrolling up (measured in tmux at 80x24).
+      if (gate.changes) blocks.push(`What changed since the version you saw:\n${changeLines(gate.changes).join('\n')}`);
       return blocks;
     }
     case 'deviation':
@@ -51,7 +52,7 @@ function noteBlocks(gate: Gate, forecast: string | undefined): string[] {
     case 'resume': {
       const turn = gate.turn === 'fix' ? 'its fix after a review' : 'its turn';
       return [
-        `Orca: step ${gate.stepId} (${gate.agent}) of plan ${id}, attempt ${gate.attempt}, was interrupted (Esc, or its server stopped), and ${turn} left no result to reuse.`,
+        `Orca: step ${gate.stepId} (${gate.agent}) of plan ${id}, attempt ${gate.attempt}, was interrupted (a pause, Esc, or its server stopping), and ${turn} left no result to reuse.`,
         `What is known: ${gate.detail}`,
         `It may already have changed files: ${gate.files.length ? gate.files.join(', ') : 'none declared (it may have changed any file)'}.\n` +
           `Its session: ${gate.sessionId}${gate.lastActivityAt ? `, last active ${gate.lastActivityAt}` : ''}.`,

@@ -1,6 +1,9 @@
-// An informed decision on the real opencode binary: before Approve / Request Changes / Reject (and
-// Retry / Replan / Stop) is asked, everything the human must read reaches the dialog in full, page
-// by page, each page and each question within the rows the 1.18.33 TUI has at 80x24.
+// An informed decision on the real opencode binary when the user asks for the dialog's pages
+// (`ask_planner_returns: "outcome"`: the call follows the plan to its end, its session busy, so no
+// note can be posted there): before Approve / Request Changes / Reject (and Retry / Replan / Stop)
+// is asked, everything the human must read reaches the dialog in full, page by page, each page and
+// each question within the rows the 1.18.33 TUI has at 80x24. By default the document is a note in
+// the session instead (test/e2e/session-gates.e2e.test.ts).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PAGE_ROWS } from '../../src/hitl/dialog-pages.js';
 import { APPROVAL_QUESTION_LINES, dialogRows } from '../../src/hitl/dialog-rows.js';
@@ -34,13 +37,13 @@ function respond(req: RecordedRequest): ScriptedReply {
 
 const flat = (text: string) => text.replace(/\s+/g, ' ').trim();
 
-describe('the whole plan, then the question, in the real dialog', () => {
+describe('with ask_planner_returns "outcome": the whole plan, then the question, in the real dialog', () => {
   let server: OpencodeServer;
   reportOnFailure(() => ({ server, model }));
 
   beforeAll(async () => {
     model = await startScriptedModel({ respond });
-    server = await startOpencode({ modelUrl: model.url, config: { plugin: [[builtPluginUrl, SHARED_TREE]] }, requestTimeoutMs: 180_000 });
+    server = await startOpencode({ modelUrl: model.url, config: { plugin: [[builtPluginUrl, { ask_planner_returns: 'outcome', ...SHARED_TREE }]] }, requestTimeoutMs: 180_000 });
   }, 60_000);
 
   afterAll(async () => {

@@ -150,10 +150,10 @@ describe('a running plan shows where it stands in its orca_ask_planner call', ()
   }, 120_000);
 });
 
-// ask_planner_returns: "running" (issue 27.2, the parent not blocked): the call returns once the
-// approved plan runs; the session takes another message at once; notes, not model turns, tell it
-// of each step done and of the outcome.
-describe('with ask_planner_returns "running", the session is free while its plan runs', () => {
+// ask_planner_returns: "early" (issue 27.2, the parent not blocked; the default since issue 34): with
+// the approval answered by the auto policy, the call returns once the plan runs; the session takes
+// another message at once; notes, not model turns, tell it of each step done and of the outcome.
+describe('with ask_planner_returns "early", the session is free while its plan runs', () => {
   let server: OpencodeServer;
   let model: ScriptedModel;
   reportOnFailure(() => ({ server, model }));
@@ -162,7 +162,7 @@ describe('with ask_planner_returns "running", the session is free while its plan
     model = await startScriptedModel({ respond });
     server = await startOpencode({
       modelUrl: model.url,
-      config: { plugin: [[builtPluginUrl, { hitl: { auto: { approval: 'approve' } }, ask_planner_returns: 'running', ...SHARED_TREE }]] },
+      config: { plugin: [[builtPluginUrl, { hitl: { auto: { approval: 'approve' } }, ask_planner_returns: 'early', ...SHARED_TREE }]] },
       requestTimeoutMs: 60_000,
     });
   }, 60_000);

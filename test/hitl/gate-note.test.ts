@@ -27,14 +27,14 @@ describe("a gate's document as a note in the session", () => {
     );
   });
 
-  it("should put a revision's changes first, in words, every one in full (a '+' or '-' would read as a list marker)", () => {
+  it("should put a revision's changes last, right above the dialog, in words, every one in full (a '+' or '-' would read as a list marker)", () => {
     const steps = plan.steps.slice(0, 9).map((s) => ({ ...s }));
     steps[2] = { ...steps[2]!, description: `${steps[2]!.description} Keep the old message as a hint.` };
     const revised = { ...plan, steps };
     const note = gateNote(approvalGate(revised, diffProposals(plan, revised, new Set())));
     const blocks = note.split('\n\n');
-    expect(blocks[0]).toMatch(/^Orca: plan plan_X waits for your approval \(a revised version\): 9 steps\./);
-    expect(blocks[1]).toBe(
+    expect(blocks[0]).toMatch(/^Orca: plan plan_X waits for your approval \(a revised version: what changed is at the end\): 9 steps\./);
+    expect(blocks.at(-2)).toBe(
       [
         'What changed since the version you saw:',
         `- removed release-10 (document-writer): ${plan.steps[9]!.description}`,

@@ -14,8 +14,10 @@ const TOPICS = [
   ['docs', 'README.md', 'tells users how the configuration is found and validated'],
   ['tests', 'test/config.test.ts', 'covers the whole configuration path end to end'],
   ['release', 'CHANGELOG.md', 'records what changed for the next release'],
+  // Only in a revision that adds a step (an 11th) to the 10-step plan.
+  ['migrate', 'src/migrate.ts', 'moves configuration files of the old format to the new one'],
 ] as const;
-const AGENTS = ['coder', 'coder', 'coder', 'coder', 'coder', 'coder', 'coder', 'document-writer', 'tester', 'document-writer'] as const;
+const AGENTS = ['coder', 'coder', 'coder', 'coder', 'coder', 'coder', 'coder', 'document-writer', 'tester', 'document-writer', 'coder'] as const;
 
 export function longStep(i: number) {
   const [name, file, what] = TOPICS[i]!;
