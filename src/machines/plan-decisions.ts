@@ -1,4 +1,5 @@
 import type { StepEvent } from './step.machine.js';
+import { landedBeside } from './step-graph.js';
 import type { DecisionRecord, DecisionSource, StepRecord } from './types.js';
 
 /**
@@ -41,4 +42,11 @@ export const forwardRunOnTop = ({ context, event }: { context: { steps: StepReco
   const step = context.steps.find((s) => s.id === stepId);
   const landed = step?.failures.at(-1)?.landed;
   return { stepId, event: { ...forwarded, on_top_of: step?.on_top_of ?? [], ...(landed ? { landed } : {}) } as StepEvent };
+};
+
+/** Retry, forwarded with the steps beside it completed so far: a Retry goes on in its tree, so those done since are not in it. */
+export const forwardRetry = ({ context, event }: { context: { steps: StepRecord[] }; event: GateEvent & { stepId: string } }) => {
+  const { stepId, event: forwarded } = forwardAs('step.retry')({ event });
+  const step = context.steps.find((s) => s.id === stepId);
+  return { stepId, event: { ...forwarded, landed_now: step ? landedBeside(context.steps, step) : [] } as StepEvent };
 };

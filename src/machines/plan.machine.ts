@@ -2,7 +2,7 @@ import { assign, enqueueActions, sendTo, setup, stopChild } from 'xstate';
 import { crossedLimits, dispatchesLeft, raisedCaps, withTurnUsage } from './budget.js';
 import { notProvided } from './not-provided.js';
 import { doneUsage, failedUsage, messageOf, valueOf } from './outcome-params.js';
-import { decision, forwardAs, forwardRunOnTop } from './plan-decisions.js';
+import { decision, forwardAs, forwardRetry, forwardRunOnTop } from './plan-decisions.js';
 import { answersMessage, changesRequestedMessage, replanMessage } from './plan-text.js';
 import type { ConsultPlannerInput, OpenPlannerSessionInput } from './ports.js';
 import { mayRetry } from './retry.js';
@@ -557,7 +557,7 @@ export const planMachine = planSetup.createMachine({
             { type: 'recordDecision', params: ({ event }) => decision('deviation', 'Retry', event) },
             { type: 'addGuidance', params: ({ event }) => event },
             { type: 'markRetrying', params: ({ event }) => event },
-            { type: 'forwardToStep', params: forwardAs('step.retry') },
+            { type: 'forwardToStep', params: forwardRetry },
           ],
         },
         'deviation.replan': {

@@ -108,7 +108,8 @@ export type StepEvent =
   | ({ type: 'step.rerun_on_top'; guidance?: string; on_top_of?: string[]; landed?: string[] } & DecisionSource)
   | ({ type: 'step.merge_resolved' } & DecisionSource)
   | ({ type: 'step.mark_done'; summary: string } & DecisionSource)
-  | ({ type: 'step.retry'; guidance?: string } & DecisionSource)
+  /** `landed_now`: the steps beside it whose changes are in the user's tree now (landedBeside). */
+  | ({ type: 'step.retry'; guidance?: string; landed_now?: string[] } & DecisionSource)
   | ({ type: 'step.replan'; guidance?: string } & DecisionSource)
   | ({ type: 'step.stop'; guidance?: string } & DecisionSource);
 
@@ -125,6 +126,8 @@ export type StepParentEvent =
   /** What one of the step's turns (specialist, reviewer, fixer, with their corrections) cost, and whose it was. */
   | { type: 'usage.recorded'; stepId: string; role: TurnRole; usage: Usage };
 
+/** What Retry carries from the plan into the next attempt. */
+type RetryParams = { guidance?: string | undefined; landed_now?: string[] | undefined };
 /** What Run again on top carries from the plan into the new attempt. */
 type OnTopParams = { guidance?: string | undefined; on_top_of?: string[] | undefined; landed?: string[] | undefined };
 
@@ -234,7 +237,15 @@ const stepSetup = setup({
       review: () => newReview(),
       breaker: null,
       rerun_confirmed: false,
-      failures: ({ context }, params: { guidance?: string }) => withGuidance(context.failures, params.guidance),
+      failures: ({ context }, params: RetryParams) => withGuidance(context.failures, params.guidance),
+      // The same tree goes on: a step beside it that landed since is in the user's tree, not in this one.
+      thread: ({ context }, params: RetryParams) =>
+        params.landed_now && context.thread.beside
+          ? {
+              ...context.thread,
+              beside: context.thread.beside.map((s) => (!s.landed && params.landed_now!.includes(s.id) ? { ...s, landed_since: true as const } : s)),
+            }
+          : context.thread,
     }),
     /**
      * Run again on top: a new attempt in a tree made from the user's as it is now, told why its last
@@ -305,6 +316,9 @@ const stepSetup = setup({
     })),
   },
 });
+
+/** Retry: the human's guidance, and which steps beside it have landed by now. */
+const retryOf = ({ event }: { event: { guidance?: string; landed_now?: string[] } }) => ({ guidance: event.guidance, landed_now: event.landed_now });
 
 /** Replan and Stop, the same at the deviation gate and at an open breaker. */
 const guidanceOf = ({ event }: { event: { guidance?: string } }) => ({ guidance: event.guidance });
@@ -693,7 +707,7 @@ export const stepMachine = stepSetup.createMachine({
         'step.retry': {
           guard: 'retriesRemain',
           target: 'preparing',
-          actions: { type: 'startNextAttempt', params: guidanceOf },
+          actions: { type: 'startNextAttempt', params: retryOf },
         },
         ...leaveGate,
       },
@@ -705,7 +719,7 @@ export const stepMachine = stepSetup.createMachine({
         'step.retry': {
           guard: { type: 'humanRetry', params: ({ event }) => ({ channel: event.channel }) },
           target: 'preparing',
-          actions: { type: 'startNextAttempt', params: guidanceOf },
+          actions: { type: 'startNextAttempt', params: retryOf },
         },
         ...leaveGate,
       },

@@ -262,9 +262,10 @@ export interface ThreadedContext {
    * Steps neither before nor after this one (no dependency either way): they may run at the same
    * time, and in worktrees this step does not see their changes. A few, descriptions cut; absent in
    * snapshots from before it was threaded. `landed`: it had completed when this step's tree was
-   * made, so its changes are in it. `shares`: files both steps declare and both may change.
+   * made, so its changes are in it; `landed_since`: it completed later, before a Retry (which goes
+   * on in the same tree). `shares`: files both steps declare and both may change.
    */
-  beside?: Array<{ id: string; agent: SpecialistId; description: string; landed?: true; shares?: string[] }>;
+  beside?: Array<{ id: string; agent: SpecialistId; description: string; landed?: true; landed_since?: true; shares?: string[] }>;
   /** Where the step works (its policy's workspace); absent in snapshots from before isolation. */
   workspace?: WorkspaceKind;
 }

@@ -24,13 +24,16 @@ export function besideStepsSection(thread: ThreadedContext): string | null {
   const copy = thread.workspace === 'worktree';
   const line = (s: NonNullable<ThreadedContext['beside']>[number]) =>
     `- ${s.id} (${s.agent}): ${s.description}${s.shares ? ` [also changes ${s.shares.join(', ')}]` : ''}`;
-  const done = thread.beside.filter((s) => s.landed);
-  const open = thread.beside.filter((s) => !s.landed);
+  // Outside a worktree the project is live: a step done since is in it too.
+  const done = thread.beside.filter((s) => s.landed || (!copy && s.landed_since));
+  const since = copy ? thread.beside.filter((s) => s.landed_since && !s.landed) : [];
+  const open = thread.beside.filter((s) => !s.landed && !s.landed_since);
   const lines = ['# Other steps, not this step\'s work (no dependency either way)'];
   if (done.length) lines.push(`Done, their changes in ${copy ? 'your copy' : 'the project'}:`, ...done.map(line));
+  if (since.length) lines.push("Done since your copy was made, in the user's tree but not in your copy:", ...since.map(line));
   // Not "running": on a Retry the copy is the first attempt's, so one done since is not in it either.
   if (open.length) lines.push(copy ? 'Not in your copy (they may run at the same time, each in its own):' : 'They may run before, beside or after yours:', ...open.map(line));
-  if (open.some((s) => s.shares)) {
+  if ([...since, ...open].some((s) => s.shares)) {
     lines.push(
       copy
         ? 'Where you and a step marked "also changes" change the same lines, the change that lands second does not apply and waits for a decision: in those files, change only what your step needs.'

@@ -27,15 +27,16 @@ const WORDS: Record<FailureKind, (a: FailedAttempt, to: Reader) => string> = {
     (to.specialist ? clashText(a) : ''),
 };
 
-/** Conflicting files shown to a run on top; the rest are named. */
+/** Conflicting files shown to a run on top (the rest are named), and how much of each: both sides of a region (seen cut at 12 lines, the attempt's side hidden). */
 const MAX_CLASH_FILES = 3;
+const CLASH_CUT = { hunks: 3, lines: 40, width: 160 };
 
 /** Where a clash happened, as git marked it: the regions of each file, cut, fenced (the text is the user's and a model's). */
 function clashText(a: FailedAttempt): string {
   const conflicts: MergeConflict[] = a.conflicts?.filter((c) => c.hunks.length > 0) ?? [];
   if (conflicts.length === 0) return '';
   const shown = conflicts.slice(0, MAX_CLASH_FILES).map((c) => {
-    const text = conflictHunks(c).join('\n');
+    const text = conflictHunks(c, CLASH_CUT).join('\n');
     const fence = fenceFor(text);
     return `${c.path}:\n${fence}\n${text}\n${fence}`;
   });

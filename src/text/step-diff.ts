@@ -57,6 +57,12 @@ export function overlapText(before: readonly LaterChange[]): string | null {
   return `changed ${what}: where it rewrote those lines, both steps' +/- count them, so summed they exceed the net change`;
 }
 
+/** A step's result outdated where later steps changed its files on top of it (changedAfter); null when none did. */
+export function changedSinceText(later: readonly LaterChange[]): string | null {
+  if (later.length === 0) return null;
+  return `${later.map((c) => `${c.id} changed ${c.files.join(', ')}`).join('; ')} since, on top of this step's change: where their results differ, the later one holds`;
+}
+
 /**
  * The diff for a tool result, which the orca agent reads on every call: the totals, the files (at
  * most `maxFiles`, undeclared ones flagged), the shared-tree caveat and where the whole patch is.

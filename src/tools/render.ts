@@ -5,8 +5,8 @@ import { activityOf, pausedHint } from '../persistence/plan-activity.js';
 import type { PlanSummary } from '../persistence/plan-index.js';
 import { planUsage } from '../machines/budget.js';
 import type { DecisionRecord, FailedAttempt, MergeConflict, StepRecord } from '../machines/types.js';
-import { changedBefore } from '../machines/step-graph.js';
-import { conflictHunks, diffDigest, overlapText } from '../text/step-diff.js';
+import { changedAfter, changedBefore } from '../machines/step-graph.js';
+import { changedSinceText, conflictHunks, diffDigest, overlapText } from '../text/step-diff.js';
 import { FAILURE_KIND_WORDS } from '../text/failure-kind.js';
 import { roleUsageParts, usageText } from '../usage/format.js';
 
@@ -109,6 +109,8 @@ function stepResults(snapshot: PlanSnapshot) {
     status: s.status,
     attempts: s.attempts,
     ...(s.output ?? {}),
+    // Its key findings may be outdated: a later step changed the same files on top of it.
+    ...withText('changed_since', changedSinceText(changedAfter(steps, s.id))),
     // A step that did not complete says why: its last error, and the breaker's reason if it opened.
     ...(s.status !== 'completed' && s.failures.length > 0 ? { last_error: s.failures.at(-1)!.error } : {}),
     ...(s.breaker ? { breaker: s.breaker } : {}),
@@ -139,6 +141,8 @@ function history(snapshot: PlanSnapshot) {
     ...(c.decisions.length ? { decisions: c.decisions.map(decisionLine) } : {}),
   };
 }
+
+const withText = (key: string, text: string | null) => (text ? { [key]: text } : {});
 
 /** What became of a step after its failed attempts: "completed on attempt 2", "stopped after 3 attempts". */
 function thenWords(s: StepRecord): string {

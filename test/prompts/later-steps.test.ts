@@ -60,6 +60,13 @@ describe('what a step and its review are told of the rest of the plan', () => {
     const shared = stepPrompt(thread({ beside }));
     expect(shared).toContain('Done, their changes in the project:\n- verbose (coder)');
     expect(shared).toContain('A step marked "also changes" changes those files before or after yours: in them, change only what your step needs.');
+    // A Retry goes on in its first attempt's copy: a step done since is in the user's tree, not in the copy.
+    const since = [{ id: 'verbose', agent: 'coder' as const, description: 'Add --verbose', landed_since: true as const, shares: ['src/cli.js'] }];
+    expect(stepPrompt(thread({ beside: since, workspace: 'worktree' }))).toContain(
+      "Done since your copy was made, in the user's tree but not in your copy:\n- verbose (coder): Add --verbose [also changes src/cli.js]\nWhere you and a step marked",
+    );
+    // In the project directory it is simply done, and there.
+    expect(stepPrompt(thread({ beside: since }))).toContain('Done, their changes in the project:\n- verbose (coder)');
     // Only a step still to come is a clash to warn of.
     expect(stepPrompt(thread({ beside: [beside[0]!], workspace: 'worktree' }))).not.toContain('marked "also changes"');
   });

@@ -171,8 +171,9 @@ describe('the requests of a plan whose parallel coders clash, retried and run ag
     expect(text).toContain('on a retry, what the failed attempt changed too');
     expect(text).toContain('What attempt 1 changed is still in your copy: nothing was undone. Keep what is right, fix the rest.');
     expect(text).toContain('--help prints the usage line but then goes on parsing');
-    // s1 landed meanwhile, but not in this copy (the first attempt's): it is not said to be.
-    expect(text).toContain('Not in your copy (they may run at the same time, each in its own):\n- s1 (coder)');
+    // s1 landed meanwhile, but not in this copy (the first attempt's): said so, not "may run at the same time".
+    expect(text).toContain("Done since your copy was made, in the user's tree but not in your copy:\n- s1 (coder)");
+    expect(text).not.toMatch(/may run at the same time[^\n]*\n- s1/);
     await expect(text).toMatchFileSnapshot('./__snapshots__/requests/retry.md');
   });
 
@@ -207,10 +208,13 @@ describe('the requests of a plan whose parallel coders clash, retried and run ag
   });
 
   it("returns s2 under the failures as completed on attempt 3, not with status completed, and says its counts overlap s1's", () => {
-    const rendered = renderDrive(result) as { failures: unknown[]; steps: Array<{ id: string; diff?: { overlap?: string } }> };
+    const rendered = renderDrive(result) as { failures: unknown[]; steps: unknown[] };
     expect(rendered.failures).toEqual([{ step: 's2', failed: [expect.stringMatching(/^attempt 1, /), expect.stringMatching(/^attempt 2, /)], then: 'completed on attempt 3' }]);
-    const [s1, s2] = rendered.steps;
+    const [s1, s2] = rendered.steps as Array<{ id: string; changed_since?: string; diff?: { overlap?: string } }>;
     expect(s1!.diff).not.toHaveProperty('overlap');
+    // s1's key findings (its usage line) are outdated where s2 changed the file on top of it.
+    expect(s1!.changed_since).toBe("s2 changed src/cli.js since, on top of this step's change: where their results differ, the later one holds");
+    expect(s2).not.toHaveProperty('changed_since');
     expect(s2!.diff!.overlap).toBe("changed src/cli.js on top of s1's change: where it rewrote those lines, both steps' +/- count them, so summed they exceed the net change");
   });
 });

@@ -29,9 +29,9 @@ How to decompose work into steps (small models succeed at small, checkable tasks
   "npm test passes for test/jwt.test.ts"). Vague criteria like "works" are not allowed.
 - Each step stands on its own: its description carries the context the specialist needs, because the
   specialist sees only its step, the plan goal and the results of the steps it depends on.
-- \`depends_on\` lists the ids of steps whose results or changes this step needs (one that tests or
-  documents another's change, or changes the same lines, needs it); steps without a dependency
-  between them may run in parallel, so do not chain steps that are independent. No cycles.
+- \`depends_on\` lists the ids of steps whose results or changes this step needs (testing or
+  documenting a change, editing the same lines); steps without a dependency between them may run
+  in parallel, so do not chain steps that are independent. No cycles.
 - Name the files a step touches or reads in \`files\`; add a tester step to verify behaviour. Plan no
   step for what the plugin does by itself (below). Prefer 2–10 steps; split anything bigger.
 - Step ids are short (letters, digits, "-", "_", ".") and unique; fill in \`depends_on\`, \`files\` and
