@@ -5,13 +5,16 @@
 //   --dir <dir>          work folder (default: a new /tmp/orca-relay-*); its layout:
 //       requests/0001-<agent>.md   each model request as text: system prompt, messages, tools, tool_choice
 //       replies/0001.md            YOUR reply as the model (see below); the relay waits for it
-//       questions/0001.md          each question (or permission) dialog the server opens, with its options
+//       questions/0001.md          each question (or permission) dialog the server opens, with its options and
+//                                  what the conversation shows above it (Orca's notes: the plan, an error, …)
 //       answers/0001.md            YOUR answer: one line per question (label, number, or your own text)
 //       project/  home/  plugin/ (a copy of dist/, so a rebuild meanwhile changes nothing)  server.log
 //   --project <dir>      copy this project (node_modules left out; git-initialised if it is not a repo);
 //                        default: a demo (src/stats.js whose mean() is wrong, `npm test` = node --test, failing)
-//   --message <text>     send this to the agent in a new session, then exit when that turn ends, printing
-//                        the plan files (project/.opencode/plans/*.json) and the final assistant text
+//   --message <text>     send this to the agent in a new session, then exit when that turn ends and no plan
+//                        of the project runs or waits for a decision any more (with Orca's defaults the
+//                        turn ends at the first gate: its dialogs and notes come after), printing the plan
+//                        files (project/.opencode/plans/*.json) and the session's last text
 //   --message-file <f>   the same, the message read from a file
 //   --agent <id>         the agent the message goes to (default: orca)
 //   --keep               keep serving after the turn (or, without --message, until Ctrl-C: attach a TUI
@@ -127,6 +130,8 @@ const orcaOptions = { timeouts: { step_idle_seconds: 86_400 }, ...(args['orca-op
 const opencode = await startOpencode({
   modelUrl: model.url,
   plugins: [],
+  // Orca as a user has it: the harness's pin of ask_planner_returns is for the e2e files.
+  orcaDefaults: true,
   projectDir,
   homeDir: join(dirs.root, 'home'),
   requestTimeoutMs: 30_000,
@@ -167,7 +172,8 @@ async function answerDialog(dialog: QuestionRequest | PermissionRequest, kind: '
   const questionFile = join(dirs.questions, `${seq(n)}.md`);
   const answerFile = join(dirs.answers, `${seq(n)}.md`);
   const errorFile = join(dirs.answers, `${seq(n)}.error.txt`);
-  writeFileSync(questionFile, kind === 'question' ? renderQuestion(dialog as QuestionRequest, n) : renderPermission(dialog as PermissionRequest, n));
+  const above = kind === 'question' ? await conversationAbove(dialog.sessionID).catch((error: Error) => `(could not be read: ${error.message})`) : '';
+  writeFileSync(questionFile, kind === 'question' ? renderQuestion(dialog as QuestionRequest, n, above) : renderPermission(dialog as PermissionRequest, n));
   say(`WAIT answer ${answerFile} for ${questionFile}`);
   let rejected: string | undefined;
   for (;;) {
@@ -230,13 +236,55 @@ async function runTurn(text: string): Promise<void> {
     else if (busy || (await lastAssistant(session.id))?.info?.time?.completed) break;
   }
 
-  const last = await lastAssistant(session.id);
-  const finalText = (last?.parts ?? []).filter((p: any) => p.type === 'text').map((p: any) => p.text).join('\n').trim();
+  const ended = await lastAssistant(session.id);
+  say(`TURN of ${args.agent} ended${ended?.info?.error ? ` with error ${JSON.stringify(ended.info.error)}` : ''}`);
   const plansDir = join(projectDir, '.opencode', 'plans');
   const plans = existsSync(plansDir) ? readdirSync(plansDir).filter((f) => f.endsWith('.json')).map((f) => join(plansDir, f)) : [];
-  say(`DONE turn of ${args.agent} ended${last?.info?.error ? ` with error ${JSON.stringify(last.info.error)}` : ''}`);
+  // The session is free while its plan runs: its gates ask (questions/) and notes follow it after the turn.
+  for (let said = false; plans.some(unsettled); said = true) {
+    if (!said) say('WAIT the plan runs or waits for a decision: its dialogs come as questions/, its notes in the session');
+    await sleep(1_000);
+  }
+  // The outcome's note is posted once the plan has ended: wait (a little) for the session to say it.
+  for (let waited = 0; waited < 30_000 && !(await settledSession(session.id)); waited += 500) await sleep(500);
+  const last = await lastAssistant(session.id);
+  const finalText = (last?.parts ?? []).filter((p: any) => p.type === 'text').map((p: any) => p.text).join('\n').trim();
+  say(`DONE turn of ${args.agent} ended, and no plan runs or waits`);
   say(`PLANS ${plans.length > 0 ? plans.join(' ') : '(none)'}`);
   say(`FINAL ${finalText ? summary(finalText) : '(no text)'}`);
+}
+
+/** A plan file of a plan that still runs, or waits for a decision (a draft with an answer is settled). */
+function unsettled(file: string): boolean {
+  try {
+    const plan = JSON.parse(readFileSync(file, 'utf8')) as { status: string; waiting_for: string | null };
+    return plan.waiting_for !== null || ['pending_approval', 'changes_requested', 'approved', 'in_progress'].includes(plan.status);
+  } catch {
+    return false; // being replaced: read again at the next look
+  }
+}
+
+/**
+ * What the conversation shows right above a dialog: the texts of the dialog's root session since the
+ * last message a person (or the agent's caller) typed, Orca's notes among them (the plan, an error).
+ */
+async function conversationAbove(dialogSessionId: string): Promise<string> {
+  const dialogSession = await getJson<{ parentID?: string }>(`/session/${dialogSessionId}`);
+  const root = dialogSession?.parentID ?? dialogSessionId;
+  const messages = (await getJson<any[]>(`/session/${root}/message`)) ?? [];
+  const typed = (m: any) => m.info?.role === 'user' && (m.parts ?? []).some((p: any) => p.type === 'text' && !p.synthetic);
+  const since = messages.length - 1 - [...messages].reverse().findIndex(typed);
+  const shown = messages
+    .slice(since >= messages.length ? 0 : since)
+    .flatMap((m: any) => (m.parts ?? []).filter((p: any) => p.type === 'text' && !p.synthetic).map((p: any) => `${m.info?.role === 'user' ? 'USER' : 'SHOWN'}: ${p.text}`));
+  return shown.join('\n\n');
+}
+
+/** The session is idle and its last reply finished. */
+async function settledSession(sessionId: string): Promise<boolean> {
+  const statuses = await getJson<Record<string, { type: string }>>('/session/status').catch(() => undefined);
+  if (statuses?.[sessionId] && statuses[sessionId]!.type !== 'idle') return false;
+  return Boolean((await lastAssistant(sessionId))?.info?.time?.completed);
 }
 
 async function lastAssistant(sessionId: string): Promise<any> {

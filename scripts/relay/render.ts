@@ -120,11 +120,12 @@ export type PermissionRequest = {
 
 export const PERMISSION_REPLIES = ['once', 'always', 'reject'] as const;
 
-export function renderQuestion(q: QuestionRequest, n: number): string {
+export function renderQuestion(q: QuestionRequest, n: number, above = ''): string {
   const out = [
     `# Question ${seq(n)} · session ${q.sessionID}`,
     '',
     `Answer by writing \`answers/${seq(n)}.md\`: one line per question below, in order; each line is an option's label or number, or your own text. For a multiple-choice question, separate labels with \` | \`.`,
+    ...(above ? ['', '## What the conversation shows above this dialog', '', fence(above, 'text')] : []),
   ];
   q.questions.forEach((question, i) => {
     out.push('', `## ${i + 1}. ${question.header ?? ''}`.trimEnd(), '', question.question.trim(), '', 'Options:', '');

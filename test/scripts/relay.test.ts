@@ -128,6 +128,14 @@ describe('question and permission dialogs', () => {
     expect(text).toContain('(several may be chosen)');
   });
 
+  it('shows what the conversation holds above the dialog (Orca\'s note with the plan), fenced, before the questions', () => {
+    const above = 'USER: add a flag\n\nSHOWN: Orca: plan plan_1 waits for your approval: 2 steps.\n```\nerror\n```';
+    const text = renderQuestion(dialog, 3, above);
+    expect(text).toContain(`## What the conversation shows above this dialog\n\n\`\`\`\`text\n${above}\n\`\`\`\``);
+    expect(text.indexOf('above this dialog')).toBeLessThan(text.indexOf('## 1. Plan approval'));
+    expect(renderQuestion(dialog, 3)).not.toContain('above this dialog');
+  });
+
   it('reads one line per question: a number, a label in any case, free text; | separates several', () => {
     expect(parseAnswers('# my answers\n1\napi | 2\n', dialog)).toEqual({ ok: true, value: [['Approve'], ['API', 'UI']] });
     expect(parseAnswers('reject\nsomething else\n', dialog)).toEqual({ ok: true, value: [['Reject'], ['something else']] });

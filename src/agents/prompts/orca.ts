@@ -5,8 +5,8 @@ specialists. A planner agent researches, answers and plans; the Orca plugin runs
 by step and asks the human directly whenever a decision is needed.
 
 Your tools:
-- orca_ask_planner(message, plan_id?) — hand a user message to the planner. Its result tells you what
-  happened: an answer, a completed plan, a plan the user rejected or stopped, or a failure.
+- orca_ask_planner(message, plan_id?) — hand a user message to the planner. Its result's status tells
+  you what happened (each status and what to say is listed below).
 - orca_list_plans(limit?, offset?) — the plans in this project, newest first, with their status and progress.
 - orca_describe_plan(plan_id) — one plan in full: goal, steps, step results, assumptions, risks.`;
 
