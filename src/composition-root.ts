@@ -29,7 +29,7 @@ import { join } from 'node:path';
 import { toolTitlesFromClient, type ToolTitlePort } from './opencode/tool-title.js';
 import { createTurnRunner, type ReconcileRecord } from './opencode/turn-runner.js';
 import { journalProtocolMemory } from './opencode/protocol-memory.js';
-import { modelOf, outputProtocolOf } from './config/options.js';
+import { DEFAULT_VERIFY_SECONDS, modelOf, outputProtocolOf } from './config/options.js';
 import { planFollowers, watchForNotes, type PlanFollowers } from './notices/plan-notes.js';
 import { notePortsWith, sessionNotes, type SessionNotes } from './notices/session-notes.js';
 import { startupNotice, unfinishedPlansToast, type StartupNotice } from './notices/startup-notice.js';
@@ -40,6 +40,7 @@ import { isolationSettings } from './config/options.js';
 import { createWorkspaces, type Workspaces, type WorkspaceSupport } from './workspace/index.js';
 import { workspaceKindOf, workspaceKindText } from './workspace/kind.js';
 import { closeDirectoryWith } from './opencode/instances.js';
+import { verifyPort } from './opencode/verify-port.js';
 import { warmSlotWith } from './passive/warmup.js';
 import { worktreesWanted } from './machines/threading.js';
 import { hasLiveSteps } from './persistence/retention.js';
@@ -168,7 +169,7 @@ export function assembleOrca(given: OrcaParts): Orca {
   // the plan runs here now; else the turn runner keeps it for when the plan runs the turn again.
   const countInPlan: CountInPlan = ({ plan_id, step_id, role, usage }) => {
     if (!host.isLive(plan_id)) return false;
-    const event = { type: 'usage.recorded' as const, ...(step_id !== undefined && role !== 'planner' ? { stepId: step_id, role } : {}), usage };
+    const event = { type: 'usage.recorded' as const, ...(step_id !== undefined && role !== 'planner' && role !== 'verifier' ? { stepId: step_id, role } : {}), usage };
     // The chart says whether it still takes usage (a finished plan does not).
     if (!host.open(plan_id).getSnapshot().can(event)) return false;
     host.send(plan_id, event);
@@ -200,11 +201,19 @@ export function assembleOrca(given: OrcaParts): Orca {
     log: (level, message) => log(level, message),
   });
   const workspace = assembleWorkspaces(parts, store);
+  const worktrees = workspace.worktrees;
+  const verify = verifyPort(sessions, turns, {
+    directory,
+    commandTimeoutMs: (options.verification?.timeout_seconds ?? DEFAULT_VERIFY_SECONDS) * 1000,
+    ...(worktrees ? { tree: { state: (signal) => worktrees.treeState(signal), changedSince: (state, signal) => worktrees.changedSince(state, signal) } } : {}),
+    log: (level, message) => log(level, message),
+  });
   const host: PlanHost = new PlanHost({
     store,
     policy: { ...planPolicy(options).plan, workspace: workspace.kind },
     ports: {
       ...quality,
+      ...verify,
       ...opencodePorts(sessions, { turns, isRecovering, onReconcile }),
       ...(workspace.worktrees ?? NO_WORKSPACES),
     },
@@ -338,23 +347,39 @@ function sweepWorktrees(host: PlanHost, worktrees: Workspaces, log: Orca['log'])
 }
 
 /**
- * Worktree slots made ready while nothing waits on them: while the planner drafts (one) and while the
- * human reads the plan (as many as its first file-changing steps, within the pool), each with its
- * OpenCode instance warmed. The steps then find them made. Never in a write's way.
+ * Worktree slots made ready while nothing waits on them: made while the planner drafts (one) and
+ * while the human reads the plan (as many as its first file-changing steps, within the pool), and
+ * then, while the human reads (tag `workspaces.warm`), their OpenCode instances warmed; once per
+ * slot in this process. The steps then find them ready. Never in a write's way.
  */
 function prepareWorktrees(host: PlanHost, worktrees: Workspaces, warm: ((directory: string) => Promise<void>) | undefined, log: Orca['log']): () => void {
-  const asked = new Map<string, number>();
+  const asked = new Map<string, string>();
+  const warmed = new Set<string>();
   return host.observe('the worktree preparer', ({ planId, snapshot }) => {
     if (!snapshot.hasTag('workspaces.prepare')) {
       asked.delete(planId);
       return;
     }
     const wanted = worktreesWanted(snapshot.context);
-    if (wanted <= (asked.get(planId) ?? 0)) return;
-    asked.set(planId, wanted);
+    const warming = Boolean(warm) && snapshot.hasTag('workspaces.warm');
+    const ask = `${wanted}:${warming}`;
+    if (wanted === 0 || asked.get(planId) === ask) return;
+    asked.set(planId, ask);
     void worktrees
       .prepare(wanted)
-      .then((dirs) => Promise.all(dirs.map((dir) => warm?.(dir))))
+      .then((dirs) =>
+        Promise.all(
+          dirs
+            .filter((dir) => warming && !warmed.has(dir))
+            .map((dir) => {
+              warmed.add(dir);
+              return warm!(dir).catch((error: unknown) => {
+                warmed.delete(dir);
+                throw error;
+              });
+            }),
+        ),
+      )
       .catch((error: unknown) => log('warn', `plan ${planId}: worktree slots were not made ready ahead (its steps make them when they start): ${errorMessage(error)}`));
   });
 }

@@ -219,6 +219,13 @@ function inlineConfig(text: string | undefined): unknown {
   }
 }
 
-const DECISIONS = { approval: 'approve|reject|changes', deviation: 'retry|replan|stop', budget: 'continue|stop', resume: 'rerun|done|stop', merge: 'ontop|resolved|stop' } as const;
+const DECISIONS = {
+  approval: 'approve|reject|changes',
+  deviation: 'retry|replan|stop',
+  budget: 'continue|stop',
+  resume: 'rerun|done|stop',
+  merge: 'ontop|resolved|stop',
+  verification: 'replan|accept|stop',
+} as const;
 
 const firstLine = (error: unknown) => errorMessage(error).split('\n')[0];

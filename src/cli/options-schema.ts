@@ -44,8 +44,13 @@ const DESCRIPTIONS: Record<string, string> = {
     '"worktree" (default): a worktree per file-changing step wherever git can make one, else the project directory; "none": every step runs in the project directory.',
   'isolation.include':
     'Paths relative to the project that git does not carry but a worktree needs, e.g. [".env", "node_modules"]: a file is copied, a folder linked.',
-  'isolation.setup': 'A shell command run in each new worktree before its step starts, e.g. "npm ci".',
+  'isolation.setup': 'A shell command run once in each new worktree slot before a step starts there, e.g. "npm ci" (not again when the slot is reused).',
   'isolation.setup_seconds': 'The setup command is killed after this long, in seconds (default 300).',
+  verification:
+    "Once every step of a plan has landed, its verification is carried out in the project before it says completed: these commands, then a turn of the tester for the plan's own verification list. A failure waits at the verification gate (Replan / Accept as is / Stop).",
+  'verification.commands': 'Shell commands run (sh -c) in the project directory once every step landed, e.g. ["npm test"]; each is a check, failing on a non-zero exit.',
+  'verification.turn': "Whether a turn of the tester carries out the plan's own verification list in the project (default true).",
+  'verification.timeout_seconds': 'Each verification command is killed after this long, in seconds (default 600).',
   agenda:
     'The agenda: plans, resumes, slash commands and bus events that run at a time, on a cron schedule or when events happen, with safety rails. Triggers fire only while an OpenCode server runs for this project; items that came due meanwhile fire at its next start, marked late.',
   'agenda.tools': 'The planner has the agenda\'s tool (agenda: create, list, cancel, emit, events, pause), so it schedules what you ask for later, on a schedule or on events (default true). false: no agent has it and the planner says scheduling is off; items that exist still fire, and the /agenda commands and the orca CLI work either way.',
@@ -75,6 +80,7 @@ const DESCRIPTIONS: Record<string, string> = {
   'hitl.auto.budget':
     'At the budget gate (breakers.max_dispatches, budget.max_cost, budget.max_tokens): continue (raise the limit that was reached by as much again) or stop.',
   'hitl.auto.resume': 'At the resume gate (a step a restart found interrupted, with no result to reuse): rerun it or stop the plan. Mark done always needs a human.',
+  'hitl.auto.verification': "At the verification gate (the plan's verification failed in the project once every step landed): replan, accept the plan as it is, or stop.",
   'hitl.auto.merge':
     "At the merge gate (a completed step's changes did not apply to your working tree): rerun the step, or stop the plan. Resolved by hand always needs a human.",
   'hitl.auto.questions': 'Planner questions: first_option answers each with its first option.',

@@ -41,6 +41,7 @@ export function planLines(plan: PlanFile, { held, durations = new Map() }: { hel
     ...section('Assumptions', plan.assumptions),
     ...section('Risks', plan.risks),
     ...section('Verification', plan.verification),
+    ...verifiedLines(plan),
     ...section('Relevant files', plan.relevant_files),
     ...changesSection(plan),
     '',
@@ -51,6 +52,19 @@ export function planLines(plan: PlanFile, { held, durations = new Map() }: { hel
           (d) =>
             `  ${shortTime(d.at)}  ${d.gate}${d.step_id ? ` (step ${d.step_id})` : ''}: ${d.option} via ${d.channel}${d.text ? ` — "${d.text}"` : ''}`,
         )),
+  ];
+}
+
+/** What was carried out in the project once every step landed, each check with what it said. */
+function verifiedLines(plan: PlanFile): string[] {
+  const v = plan.verification_result;
+  if (!v) return [];
+  const head = `Verified in ${v.where ?? 'the project'}${v.at ? ` at ${shortTime(v.at)}` : ''}: ${v.passed ? 'passed' : 'FAILED'}`;
+  return [
+    '',
+    head,
+    ...v.checks.flatMap((c) => [`  ${c.passed ? '✓' : '✗'} ${c.name}`, ...c.output.split('\n').map((l) => `      ${l}`)]),
+    ...(v.changed.length ? [`  the verification changed: ${v.changed.join(', ')}`] : []),
   ];
 }
 
@@ -81,6 +95,7 @@ function nextStep(plan: PlanFile): string {
   if (plan.waiting_for === 'deviation') return `orca decide ${id} retry | replan | stop [--message "…"]`;
   if (plan.waiting_for === 'resume') return `orca decide ${id} rerun | stop, or done --message "what it did"`;
   if (plan.waiting_for === 'merge') return `orca decide ${id} ontop | resolved | stop [--message "…"] (the conflicts are under the step)`;
+  if (plan.waiting_for === 'verification') return `orca decide ${id} replan | accept | stop [--message "…"] (what failed is under Verified)`;
   if (plan.waiting_for === 'budget') {
     const c = plan.snapshot.context as { dispatches?: unknown; dispatch_cap?: unknown };
     const used = [`${c.dispatches} of ${c.dispatch_cap} dispatches used`];

@@ -20,6 +20,9 @@ Commands:
                                     ontop | resolved | stop      (a step whose changes did not
                                                                   apply: run it again on top of
                                                                   your tree, or taken in by hand)
+                                    replan | accept | stop       (the plan's verification failed
+                                                                  in the project once every step
+                                                                  landed)
                                   A server running the plan applies it within a second;
                                   otherwise it applies when the plan is resumed.
   init [--model <provider>/<model>]

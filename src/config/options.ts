@@ -36,6 +36,8 @@ export const DEFAULT_TOOL_REDIRECT_AT = 3;
 export const DEFAULT_TOOL_ABORT_AT = 4;
 export const DEFAULT_STEP_IDLE_SECONDS = 600;
 export const DEFAULT_HOOK_SECONDS = 30;
+/** A configured verification command is killed after this long (`verification.timeout_seconds`): a test suite. */
+export const DEFAULT_VERIFY_SECONDS = 600;
 export const DEFAULT_SETUP_SECONDS = 300;
 
 /** Where file-changing steps run: each in its own git worktree, or all in the project directory. */
@@ -125,6 +127,20 @@ export const orcaOptions = z.strictObject({
       step_idle_seconds: z.number().int().min(1).max(86400).optional(),
       /** Each pre/post step hook is killed after this long (default 30). */
       hook_seconds: z.number().int().min(1).max(3600).optional(),
+    })
+    .optional(),
+  /**
+   * Once every step of a plan has landed, its verification is carried out in the project before the
+   * plan says completed (docs/design.md, "Isolation and merge"): these commands (run with `sh -c` in
+   * the project directory, each within `timeout_seconds`, default 600), then, unless `turn` is false,
+   * a turn of the tester that carries out the plan's own `verification` list there. A failure waits at
+   * the verification gate (Replan / Accept as is / Stop).
+   */
+  verification: z
+    .strictObject({
+      commands: z.array(z.string().min(1)).optional(),
+      turn: z.boolean().optional(),
+      timeout_seconds: z.number().int().min(1).max(86400).optional(),
     })
     .optional(),
   /** Shell commands run before and after each step with ORCA_PLAN_ID, ORCA_STEP_ID, ORCA_AGENT, ORCA_ATTEMPT set. */
@@ -228,6 +244,8 @@ export const orcaOptions = z.strictObject({
           resume: z.enum(['rerun', 'stop']).optional(),
           /** At the merge gate: a step's changes did not apply to the user's tree (Resolved by hand always needs a human). */
           merge: z.enum(['rerun', 'stop']).optional(),
+          /** At the verification gate: the plan's verification failed in the project once every step landed. */
+          verification: z.enum(['replan', 'accept', 'stop']).optional(),
           questions: z.enum(['first_option']).optional(),
         })
         .optional(),

@@ -25,6 +25,8 @@ export function planPolicy(options: OrcaOptions): { plan: PlanPolicy; hook_timeo
       idle_ms: (options.timeouts?.step_idle_seconds ?? DEFAULT_STEP_IDLE_SECONDS) * 1000,
       pre_hooks: options.hooks?.pre_step ?? [],
       post_hooks: options.hooks?.post_step ?? [],
+      verify_commands: options.verification?.commands ?? [],
+      verify_turn: options.verification?.turn ?? true,
     },
     hook_timeout_ms: (options.timeouts?.hook_seconds ?? DEFAULT_HOOK_SECONDS) * 1000,
   };

@@ -52,6 +52,12 @@ export function autoChoice(gate: Gate, policy: AutoPolicy | undefined): { option
     case 'budget':
       if (!policy.budget || !gate.autoOptions.includes(policy.budget === 'continue' ? 'Continue' : 'Stop')) return null;
       return { option: policy.budget === 'continue' ? 'Continue' : 'Stop', text: `auto policy hitl.auto.budget=${policy.budget}` };
+    case 'verification': {
+      if (!policy.verification) return null;
+      const wanted = ({ replan: 'Replan', accept: 'Accept as is', stop: 'Stop' } as const)[policy.verification];
+      if (!gate.autoOptions.includes(wanted)) return null;
+      return { option: wanted, text: `auto policy hitl.auto.verification=${policy.verification}` };
+    }
   }
 }
 

@@ -14,7 +14,16 @@ export const GATE_COMMANDS = {
   'orca-changes': { gates: ['approval'], option: 'Request Changes', description: 'Request changes to the waiting plan: /orca-changes [plan_id] <guidance>' },
   'orca-reject': { gates: ['approval'], option: 'Reject', description: 'Reject the plan waiting for approval' },
   'orca-retry': { gates: ['deviation'], option: 'Retry', description: 'Retry the failed step: /orca-retry [plan_id] [--step id] [guidance]' },
-  'orca-replan': { gates: ['deviation'], option: 'Replan', description: 'Replan after the failed step: /orca-replan [plan_id] [--step id] [guidance]' },
+  'orca-replan': {
+    gates: ['deviation', 'verification'],
+    option: 'Replan',
+    description: 'Replan after the failed step or the failed verification: /orca-replan [plan_id] [--step id] [guidance]',
+  },
+  'orca-accept': {
+    gates: ['verification'],
+    option: 'Accept as is',
+    description: "Accept the plan as it is though its verification failed in your project (the failure stays on record): /orca-accept [plan_id] [note]",
+  },
   'orca-continue': {
     gates: ['budget'],
     option: 'Continue',
@@ -43,14 +52,15 @@ export const GATE_COMMANDS = {
     description: "Mark done the step whose changes did not apply, once you have taken them into your tree by hand: /orca-resolved [plan_id] [--step id] [note]",
   },
   'orca-stop': {
-    gates: ['budget', 'resume', 'merge', 'deviation'],
+    gates: ['budget', 'verification', 'resume', 'merge', 'deviation'],
     option: 'Stop',
-    description: 'Stop the plan waiting at a failed or interrupted step, at a step whose changes did not apply, or at its budget gate: /orca-stop [plan_id] [--step id] [note]',
+    description:
+      'Stop the plan waiting at a failed or interrupted step, at a step whose changes did not apply, at its budget gate or at its failed verification: /orca-stop [plan_id] [--step id] [note]',
   },
 } as const satisfies Record<string, { gates: readonly CommandGate[]; option: string; description: string }>;
 
 /** The gates a human answers with a command (planner questions are answered in the dialog). */
-export type CommandGate = Extract<GateKind, 'approval' | 'deviation' | 'budget' | 'resume' | 'merge'>;
+export type CommandGate = Extract<GateKind, 'approval' | 'deviation' | 'budget' | 'resume' | 'merge' | 'verification'>;
 
 /** Whether a plan waiting for `kind` is answered by a command for these gates. */
 export const answers = (gates: readonly CommandGate[], kind: string | null): kind is CommandGate => (gates as readonly string[]).includes(kind ?? '');

@@ -44,6 +44,11 @@ const HELP: Record<Exclude<Gate['kind'], 'question'>, Record<string, string>> = 
     'Mark done': 'Then type what it did: your words become its summary',
     Stop: 'End the plan as failed; completed steps keep their outputs',
   },
+  verification: {
+    Replan: 'Ask the planner for a revised plan, told what failed',
+    'Accept as is': 'End the plan completed, the failed check on record',
+    Stop: "End the plan as failed; the steps' changes stay in your tree",
+  },
 };
 
 /** The decision, in a line or two: the document is in the note above. */
@@ -66,6 +71,8 @@ function ask(gate: Exclude<Gate, { kind: 'question' }>): string {
       return `Plan ${gate.planId} reached its budget (what it spent is above). Continue or stop?`;
     case 'resume':
       return `Step ${gate.stepId} (${gate.agent}) was interrupted and may have changed files; what is known is above. Re-run it, mark it done, or stop?`;
+    case 'verification':
+      return `Every step landed, but plan ${gate.planId}'s verification failed in your project (above). Replan, accept as is, or stop?`;
   }
 }
 
@@ -98,6 +105,7 @@ const HEADERS: Record<Exclude<Gate['kind'], 'question'>, string> = {
   merge: 'Changes not applied',
   budget: 'Budget reached',
   resume: 'Interrupted step',
+  verification: 'Verification failed',
 };
 
 /** The text field alone, for an option that needs your words. */

@@ -59,6 +59,18 @@ function noteBlocks(gate: Gate, forecast: string | undefined): string[] {
         'Re-run runs the same attempt again in its session (it may repeat changes it made); Mark done keeps what it did, your words becoming its summary; Stop ends the plan as failed.',
       ];
     }
+    case 'verification': {
+      const v = gate.verification;
+      const failed = v.checks.filter((c) => !c.passed);
+      return [
+        `Orca: every step of plan ${id} landed, but its verification failed in ${v.where ?? 'your project'} (${count(failed.length, 'failed check')} of ${v.checks.length}).`,
+        ...v.checks.map((c) => `${c.passed ? 'Passed' : 'Failed'}: ${c.name}
+${fenced(c.output)}`),
+        ...(gate.planned.length ? [list("The plan's verification list", gate.planned)] : []),
+        ...(v.changed.length ? [`The verification changed these files in your project: ${v.changed.join(', ')}`] : []),
+        "Replan asks the planner for a revised plan, told what failed (the steps' changes stay in your tree); Accept as is ends the plan completed with the failure on record; Stop ends it as failed (the changes stay).",
+      ];
+    }
     case 'question':
       return [
         `Orca: the planner asks about plan ${id}:`,

@@ -83,6 +83,18 @@ export function gateQuestions(gate: Gate, { forecast, reserve = 0 }: { forecast?
         },
         guidanceQuestion('Guidance for the run on top of your tree, or a note for the record. Optional.'),
       ];
+    case 'verification': {
+      const failed = gate.verification.checks.filter((c) => !c.passed).map((c) => c.name);
+      return [
+        {
+          header: 'Verification failed',
+          question: `Plan ${gate.planId}: every step landed, but its verification failed in ${gate.verification.where ?? 'your project'}: ${failed.join('; ') || 'no check passed'} (what each said was shown before this question). Replan, accept as is, or stop?`,
+          options: gate.options.map((label) => ({ label, description: VERIFICATION_HELP[label] })),
+          custom: false,
+        },
+        guidanceQuestion('Guidance for the replan, or a note for the record. Optional.'),
+      ];
+    }
     case 'budget':
       return [
         {
@@ -169,6 +181,11 @@ const MERGE_HELP: Record<string, string> = {
 const BUDGET_HELP: Record<string, string> = {
   Continue: 'Raise the limit that was reached and go on with the plan',
   Stop: 'End the plan as failed; completed steps keep their outputs',
+};
+const VERIFICATION_HELP: Record<string, string> = {
+  Replan: 'Ask the planner for a revised plan, told what failed',
+  'Accept as is': 'End the plan completed, the failed check on record',
+  Stop: "End the plan as failed; the steps' changes stay in your tree",
 };
 
 /** The human's answers to gateQuestions(gate), as a choice for decisionEvent. */

@@ -34,6 +34,7 @@ export async function askPermission(
     return feedback ? { option: 'Replan', text: feedback } : { option: 'Stop' };
   }
   if (gate.kind === 'approval') return { option: 'Approve' };
+  if (gate.kind === 'verification') return { option: 'Replan' };
   if (gate.kind === 'budget') return { option: 'Continue' };
   if (gate.kind === 'resume') return { option: 'Re-run' };
   if (gate.kind === 'merge') return { option: 'Run again on top' };
@@ -43,6 +44,18 @@ export async function askPermission(
 /** The permission, its decision-unique pattern and what the prompt shows, per gate. */
 function permissionAsk(gate: Exclude<Gate, { kind: 'question' }>) {
   switch (gate.kind) {
+    case 'verification':
+      return {
+        permission: 'orca_plan_verification',
+        patterns: [`${gate.planId}:verification:${gate.runs}`],
+        metadata: {
+          plan_id: gate.planId,
+          failed: gate.verification.checks.filter((c) => !c.passed).map((c) => c.name),
+          where: gate.verification.where ?? '',
+          answers: 'Allow: Replan; Reject: Stop; Reject with a message: Replan with it as guidance (Accept as is: /orca-accept or orca decide)',
+          options: gate.options,
+        },
+      };
     case 'approval':
       return {
         permission: 'orca_plan_approval',

@@ -37,6 +37,8 @@ export function titleOf(gate: Gate): string {
       return `Orca: step ${gate.stepId} was interrupted`;
     case 'merge':
       return `Orca: step ${gate.stepId}'s changes did not apply`;
+    case 'verification':
+      return `Orca: plan ${gate.planId}'s verification failed`;
   }
 }
 

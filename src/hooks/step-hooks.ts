@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { OrcaError } from '../errors.js';
 
-export type HookPhase = 'pre_step' | 'post_step';
+export type HookPhase = 'pre_step' | 'post_step' | 'verification';
 
 export interface HookRun {
   phase: HookPhase;

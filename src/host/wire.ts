@@ -1,7 +1,7 @@
 import { fromPromise } from 'xstate';
 import { planMachine } from '../machines/plan.machine.js';
 import { stepMachine } from '../machines/step.machine.js';
-import type { InterruptedTurn, MergeOutcome, PlannerOutput, ReviewResult, SpecialistResult, StepDiff, StepWorkspace } from '../machines/types.js';
+import type { InterruptedTurn, MergeOutcome, PlannerOutput, PlanVerification, ReviewResult, SpecialistResult, StepDiff, StepWorkspace } from '../machines/types.js';
 import type {
   ConsultPlannerInput,
   MeasureStepInput,
@@ -14,6 +14,7 @@ import type {
   RunReviewInput,
   RunSpecialistInput,
   StepHooksInput,
+  VerifyPlanInput,
   WatchIdleInput,
 } from '../machines/ports.js';
 import type { Turn } from '../machines/turn.js';
@@ -27,6 +28,7 @@ export function wirePlanMachine(ports: PlanPorts) {
     actors: {
       openPlannerSession: actor<OpenPlannerSessionInput, Awaited<ReturnType<Port<'openPlannerSession'>>>>(ports.openPlannerSession),
       consultPlanner: actor<ConsultPlannerInput, Turn<PlannerOutput>>(ports.consultPlanner),
+      verifyPlan: actor<VerifyPlanInput, Turn<PlanVerification>>(ports.verifyPlan),
       step: stepMachine.provide({
         actors: {
           openSpecialistSession: actor<OpenSessionInput, { sessionId: string }>(ports.openSpecialistSession),

@@ -3,7 +3,7 @@ import type { PlanEvent, PlanMachine } from './plan.machine.js';
 import { crossedLimits, planUsage, raisedCaps, type BudgetLimit } from './budget.js';
 import { diffProposals, type PlanDiff } from './plan-diff.js';
 import type { StepContext } from './step.machine.js';
-import type { DecisionChannel, DecisionSource, HitlQuestion, MergeConflict, PlanProposal, SpecialistId, StepDiff, StepStatus } from './types.js';
+import type { DecisionChannel, DecisionSource, HitlQuestion, MergeConflict, PlanProposal, PlanVerification, SpecialistId, StepDiff, StepStatus } from './types.js';
 import { ZERO_USAGE, type Usage } from './usage.js';
 
 /**
@@ -20,12 +20,14 @@ export type DeviationOption = 'Retry' | 'Replan' | 'Stop';
 export type BudgetOption = 'Continue' | 'Stop';
 export type ResumeOption = 'Re-run' | 'Mark done' | 'Stop';
 export type MergeOption = 'Run again on top' | 'Resolved by hand' | 'Stop';
+export type VerificationOption = 'Replan' | 'Accept as is' | 'Stop';
 
 export const APPROVAL_OPTIONS: readonly ApprovalOption[] = ['Approve', 'Request Changes', 'Reject'];
 export const DEVIATION_OPTIONS: readonly DeviationOption[] = ['Retry', 'Replan', 'Stop'];
 export const BUDGET_OPTIONS: readonly BudgetOption[] = ['Continue', 'Stop'];
 export const RESUME_OPTIONS: readonly ResumeOption[] = ['Re-run', 'Mark done', 'Stop'];
 export const MERGE_OPTIONS: readonly MergeOption[] = ['Run again on top', 'Resolved by hand', 'Stop'];
+export const VERIFICATION_OPTIONS: readonly VerificationOption[] = ['Replan', 'Accept as is', 'Stop'];
 
 /** Options that need the human's text, and what it is: without it the decision is refused on every channel. */
 export const TEXT_NEEDED: Readonly<Record<string, string>> = {
@@ -110,7 +112,16 @@ export type Gate =
       lastActivityAt?: string;
       /** The files the step declared it would change. */
       files: string[];
-    } & Offered<ResumeOption>);
+    } & Offered<ResumeOption>)
+  | ({
+      kind: 'verification';
+      /** What was carried out in the user's project and what each check said. */
+      verification: PlanVerification;
+      /** The plan's own verification list, as the planner wrote it. */
+      planned: string[];
+      /** How many verifications ran (each failure is its own decision). */
+      runs: number;
+    } & Offered<VerificationOption>);
 
 export type GateKind = Gate['kind'];
 
@@ -122,6 +133,7 @@ export const WAITING_WORDS = {
   budget: 'a decision at the budget gate',
   resume: 'a decision on an interrupted step',
   merge: "a decision on a step's changes that did not apply",
+  verification: 'a decision on a verification that failed',
 } as const satisfies Record<GateKind, string>;
 
 /** The limits of one pause at the budget gate ("100:0.5:-"): each Continue raises one, so each pause is its own decision. */
@@ -145,6 +157,8 @@ export function gateKey(gate: Gate): string {
       return `${gate.planId}:${gate.kind}:${gate.stepId}:${gate.attempt}`;
     case 'budget':
       return `${gate.planId}:budget:${budgetKey(gate)}`;
+    case 'verification':
+      return `${gate.planId}:verification:${gate.runs}`;
     case 'approval':
     case 'question':
       return `${gate.planId}:${gate.kind}`;
@@ -169,6 +183,17 @@ export function openGates(snapshot: PlanSnapshot): Gate[] {
     ];
   }
   if (snapshot.hasTag('gate.question') && c.questions) return [{ kind: 'question', planId, questions: c.questions, options: [], autoOptions: [] }];
+  if (snapshot.hasTag('gate.verification') && c.verification) {
+    return [
+      {
+        kind: 'verification',
+        verification: c.verification,
+        planned: c.proposal?.verification ?? [],
+        runs: c.verification_runs ?? 1,
+        ...offered(snapshot, { kind: 'verification', planId }, VERIFICATION_OPTIONS),
+      },
+    ];
+  }
   const gates: Gate[] = [];
   if (snapshot.hasTag('gate.budget')) {
     gates.push({
@@ -282,6 +307,11 @@ export function decisionEvent(
       if (choice.option === 'Run again on top') return { type: 'merge.rerun', stepId: gate.stepId!, ...text, ...source };
       if (choice.option === 'Resolved by hand') return { type: 'merge.resolved', stepId: gate.stepId!, ...text, ...source };
       if (choice.option === 'Stop') return { type: 'merge.stop', stepId: gate.stepId!, ...text, ...source };
+      break;
+    case 'verification':
+      if (choice.option === 'Replan') return { type: 'verification.replan', ...text, ...source };
+      if (choice.option === 'Accept as is') return { type: 'verification.accept', ...text, ...source };
+      if (choice.option === 'Stop') return { type: 'verification.stop', ...text, ...source };
       break;
   }
   throw new Error(`"${choice.option}" is not an option at the ${gate.kind} gate of ${gate.planId}.`);

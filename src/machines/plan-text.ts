@@ -1,4 +1,4 @@
-import type { HitlQuestion, StepRecord } from './types.js';
+import type { HitlQuestion, PlanVerification, StepRecord } from './types.js';
 
 /** What the plan machine tells its planner: each is the next message the planner reads. */
 
@@ -19,6 +19,20 @@ export function replanMessage(step: StepRecord, guidance?: string): string {
     `Error of attempt ${last?.attempt ?? step.attempts}: ${last?.error ?? 'unknown'}`,
     guidance ? `User guidance: ${guidance}` : '',
     'Completed steps keep their outputs when you reuse their ids. Return a revised plan.',
+  ]
+    .filter(Boolean)
+    .join('\n');
+}
+
+/** Replan at the verification gate: each failed check with what it said, the user's guidance, and what survives a revision. */
+export function verificationReplanMessage(verification: PlanVerification | null, guidance?: string): string {
+  const failed = (verification?.checks ?? []).filter((c) => !c.passed);
+  return [
+    "Every step landed in the user's project, but the plan's verification failed there, and the user chose Replan.",
+    ...failed.map((c) => `Failed: ${c.name}\n${c.output}`),
+    verification?.changed.length ? `The verification changed these files: ${verification.changed.join(', ')}` : '',
+    guidance ? `User guidance: ${guidance}` : '',
+    "Completed steps keep their outputs when you reuse their ids; their changes are in the user's project already. Return a revised plan that makes the verification pass.",
   ]
     .filter(Boolean)
     .join('\n');

@@ -3,8 +3,8 @@ import { crossedLimits, dispatchesLeft, raisedCaps, withTurnUsage } from './budg
 import { notProvided } from './not-provided.js';
 import { doneUsage, failedUsage, messageOf, valueOf } from './outcome-params.js';
 import { decision, forwardAs, forwardRetry, forwardRunOnTop } from './plan-decisions.js';
-import { answersMessage, changesRequestedMessage, replanMessage } from './plan-text.js';
-import type { ConsultPlannerInput, OpenPlannerSessionInput } from './ports.js';
+import { answersMessage, changesRequestedMessage, replanMessage, verificationReplanMessage } from './plan-text.js';
+import type { ConsultPlannerInput, OpenPlannerSessionInput, VerifyPlanInput } from './ports.js';
 import { mayRetry } from './retry.js';
 import { stepMachine, type StepEvent, type StepParentEvent } from './step.machine.js';
 import {
@@ -33,6 +33,7 @@ import {
   type PlannerOutput,
   type PlanPolicy,
   type PlanProposal,
+  type PlanVerification,
   type StepDiff,
   type StepRecord,
 } from './types.js';
@@ -104,6 +105,10 @@ export interface PlanContext {
   outcome: 'completed' | 'stopped' | 'rejected' | null;
   /** Optional, so snapshots written before it existed restore unchanged. */
   agenda_item?: AgendaItemRef;
+  /** The last verification of the plan in the user's project, once every step landed; absent before one ran. */
+  verification?: PlanVerification | null;
+  /** How many verifications ran (the next one's idempotency key); absent before one ran. */
+  verification_runs?: number;
 }
 
 export type PlanEvent =
@@ -123,11 +128,17 @@ export type PlanEvent =
   | ({ type: 'merge.stop'; stepId: string; text?: string } & DecisionSource)
   | ({ type: 'budget.continue'; text?: string } & DecisionSource)
   | ({ type: 'budget.stop'; text?: string } & DecisionSource)
+  | ({ type: 'verification.replan'; text?: string } & DecisionSource)
+  | ({ type: 'verification.accept'; text?: string } & DecisionSource)
+  | ({ type: 'verification.stop'; text?: string } & DecisionSource)
   /** A turn's usage: from a step (with its id and whose turn it was), or a read-only ask made from the plan's sessions. */
   | { type: 'usage.recorded'; stepId?: string; role?: TurnRole; usage: Usage }
   | StepParentEvent;
 
 export const stepActorId = (stepId: string) => `step:${stepId}`;
+
+/** Whether this step's completion leaves every step of the plan completed. */
+const completesPlan = (context: PlanContext, stepId: string) => allStepsCompleted(updateStep(context.steps, stepId, { status: 'completed' }));
 
 const planSetup = setup({
   types: {
@@ -139,6 +150,7 @@ const planSetup = setup({
     step: stepMachine,
     openPlannerSession: notProvided<{ sessionId: string }, OpenPlannerSessionInput>('openPlannerSession'),
     consultPlanner: notProvided<Turn<PlannerOutput>, ConsultPlannerInput>('consultPlanner'),
+    verifyPlan: notProvided<Turn<PlanVerification>, VerifyPlanInput>('verifyPlan'),
   },
   guards: {
     hasPlannerSession: ({ context }) => context.planner_session_id !== null,
@@ -182,7 +194,12 @@ const planSetup = setup({
       crossedLimits(context).length > 0 &&
       (readySteps(context.steps, context.concurrency, context.policy.workspace).length > 0 || context.steps.some((s) => s.status === 'awaiting_decision')),
     allStepsCompleted: ({ context }) => allStepsCompleted(context.steps),
-    completesPlan: ({ context }, p: { stepId: string }) => allStepsCompleted(updateStep(context.steps, p.stepId, { status: 'completed' })),
+    completesPlan: ({ context }, p: { stepId: string }) => completesPlan(context, p.stepId),
+    /** The last step landed and there is something to verify: a configured command, or the plan's own list with the verifying turn on. */
+    completesPlanToVerify: ({ context }, p: { stepId: string }) =>
+      completesPlan(context, p.stepId) &&
+      ((context.policy.verify_commands?.length ?? 0) > 0 || (context.policy.verify_turn === true && (context.proposal?.verification.length ?? 0) > 0)),
+    verificationPassed: (_, verification: PlanVerification) => verification.passed,
   },
   actions: {
     takeMessage: assign(({ context }, p: { message: string; callerSessionId?: string | null }) => ({
@@ -278,6 +295,22 @@ const planSetup = setup({
       pending_message: ({ context }, p: { stepId: string; guidance?: string }) => replanMessage(context.steps.find((s) => s.id === p.stepId)!, p.guidance),
     }),
     setOutcome: assign({ outcome: (_, p: { outcome: 'completed' | 'stopped' | 'rejected' }) => p.outcome }),
+    recordVerification: assign({
+      verification: (_, verification: PlanVerification) => verification,
+      verification_runs: ({ context }) => (context.verification_runs ?? 0) + 1,
+    }),
+    /** The verification could not be carried out (its port failed): recorded as a failed check, so a person decides. */
+    recordVerificationError: assign({
+      verification: (_, p: { error: string }) => ({
+        passed: false,
+        checks: [{ kind: 'turn' as const, name: 'the verification itself', passed: false, output: p.error }],
+        changed: [],
+      }),
+      verification_runs: ({ context }) => (context.verification_runs ?? 0) + 1,
+    }),
+    prepareVerificationReplan: assign({
+      pending_message: ({ context }, p: { text?: string }) => verificationReplanMessage(context.verification ?? null, p.text),
+    }),
   },
 });
 
@@ -340,7 +373,11 @@ export const planMachine = planSetup.createMachine({
     'usage.recorded': { actions: { type: 'recordUsage', params: ({ event }) => event } },
   },
   states: {
-    /** Tag `workspaces.prepare` (here, at the approval gate and while changes are requested): no step runs yet, its worktrees can be made ready. */
+    /**
+     * Tag `workspaces.prepare` (here, at the approval gate and while changes are requested): no step
+     * runs yet, its worktrees can be made. Tag `workspaces.warm` (at the approval gate only): a person
+     * reads the plan, so the time their OpenCode instances take to start is time nobody waits on.
+     */
     drafting: {
       tags: ['workspaces.prepare'],
       initial: 'routing',
@@ -402,7 +439,7 @@ export const planMachine = planSetup.createMachine({
       },
     },
     pending_approval: {
-      tags: ['gate.approval', 'workspaces.prepare'],
+      tags: ['gate.approval', 'workspaces.prepare', 'workspaces.warm'],
       on: {
         'approval.approve': {
           target: 'approved',
@@ -465,6 +502,54 @@ export const planMachine = planSetup.createMachine({
          * looping plan cannot spend unseen (docs/design.md, "Breakers and limits"): no new dispatch
          * until a human says Continue (which raises the crossed limits) or Stop.
          */
+        /**
+         * Every step landed: the plan's verification is carried out in the user's project (the
+         * configured commands, and a turn for the plan's own list), so two steps that each pass
+         * alone cannot leave a tree that fails unseen. A failure waits for a person.
+         */
+        verifying: {
+          invoke: {
+            id: 'verifyPlan',
+            src: 'verifyPlan',
+            input: ({ context }) => ({
+              idempotencyKey: `${context.plan_id}:verify:${(context.verification_runs ?? 0) + 1}`,
+              planId: context.plan_id,
+              goal: context.goal ?? context.request,
+              verification: context.proposal?.verification ?? [],
+              commands: context.policy.verify_commands ?? [],
+              turn: context.policy.verify_turn === true,
+              steps: context.steps.map((s) => ({ id: s.id, agent: s.agent, summary: s.output?.summary ?? '' })),
+              parentSessionId: context.caller_session_id,
+            }),
+            onDone: [
+              {
+                guard: { type: 'verificationPassed', params: valueOf },
+                target: '#plan.completed',
+                actions: [{ type: 'recordUsage', params: doneUsage }, { type: 'recordVerification', params: valueOf }, { type: 'setOutcome', params: { outcome: 'completed' } }],
+              },
+              { target: 'verification_failed', actions: [{ type: 'recordUsage', params: doneUsage }, { type: 'recordVerification', params: valueOf }] },
+            ],
+            onError: { target: 'verification_failed', actions: [{ type: 'recordUsage', params: failedUsage }, { type: 'recordVerificationError', params: messageOf }] },
+          },
+        },
+        /** The landed tree failed its verification: Replan (the planner is told what failed), Accept as is, or Stop. */
+        verification_failed: {
+          tags: ['gate.verification'],
+          on: {
+            'verification.replan': {
+              target: '#plan.drafting',
+              actions: [{ type: 'recordDecision', params: ({ event }) => decision('verification', 'Replan', event) }, { type: 'prepareVerificationReplan', params: ({ event }) => event }],
+            },
+            'verification.accept': {
+              target: '#plan.completed',
+              actions: [{ type: 'recordDecision', params: ({ event }) => decision('verification', 'Accept as is', event) }, { type: 'setOutcome', params: { outcome: 'completed' } }],
+            },
+            'verification.stop': {
+              target: '#plan.failed',
+              actions: [{ type: 'recordDecision', params: ({ event }) => decision('verification', 'Stop', event) }, { type: 'setOutcome', params: { outcome: 'stopped' } }],
+            },
+          },
+        },
         budget_exhausted: {
           tags: ['gate.budget'],
           on: {
@@ -537,6 +622,12 @@ export const planMachine = planSetup.createMachine({
           ],
         },
         'step.completed': [
+          {
+            // The last step landed: the plan's verification runs in the user's tree before it says completed.
+            guard: { type: 'completesPlanToVerify', params: ({ event }) => event },
+            target: '.verifying',
+            actions: [{ type: 'markCompleted', params: ({ event }) => event }, { type: 'stopStep', params: ({ event }) => event }],
+          },
           {
             guard: { type: 'completesPlan', params: ({ event }) => event },
             target: '#plan.completed',

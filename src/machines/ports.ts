@@ -2,6 +2,7 @@ import type { Turn } from './turn.js';
 import type {
   InterruptedTurn,
   MergeOutcome,
+  PlanVerification,
   PlannerOutput,
   ReviewError,
   ReviewResult,
@@ -40,17 +41,38 @@ export interface PlanPorts {
   measureStep(input: MeasureStepInput, signal: AbortSignal): Promise<StepDiff>;
   /** Lands a worktree step's changes in the user's tree as uncommitted changes, once (a second call finds them there); a clash resolves as `conflict`. */
   mergeStep(input: MergeStepInput, signal: AbortSignal): Promise<MergeOutcome>;
+  /** Carries out the plan's verification in the user's project once every step has landed: the configured commands, then a turn for the plan's own list. */
+  verifyPlan(input: VerifyPlanInput, signal: AbortSignal): Promise<Turn<PlanVerification>>;
 }
 
 /** The ports that talk to planner and specialist sessions (opencode/session-ports.ts). */
 export type SessionPorts = Pick<PlanPorts, 'openPlannerSession' | 'consultPlanner' | 'openSpecialistSession' | 'runSpecialist'>;
 /** A step's working tree: worktree, diff, merge (workspace/). */
 export type WorkspacePorts = Pick<PlanPorts, 'openWorkspace' | 'measureStep' | 'mergeStep'>;
+/** The plan's verification once every step landed (opencode/verify-port.ts). */
+export type VerifyPorts = Pick<PlanPorts, 'verifyPlan'>;
 /** The quality gate's ports: reviewer, fixer, idle watch, step hooks (opencode/quality-ports.ts). */
-export type QualityPorts = Omit<PlanPorts, keyof SessionPorts | keyof WorkspacePorts>;
+export type QualityPorts = Omit<PlanPorts, keyof SessionPorts | keyof WorkspacePorts | keyof VerifyPorts>;
 
 /** The idempotency key of one dispatch: the same attempt is never two different side effects. */
 export const idempotencyKey = (planId: string, stepId: string, attempt: number) => `${planId}:${stepId}:${attempt}`;
+
+export interface VerifyPlanInput {
+  /** `<planId>:verify:<n>`: the n-th verification of the plan. */
+  idempotencyKey: string;
+  planId: string;
+  goal: string;
+  /** The plan's own verification list (what the planner said to check). */
+  verification: string[];
+  /** Shell commands the configuration names (`verification.commands`), run in the project directory. */
+  commands: string[];
+  /** Whether a turn carries out the plan's list (`verification.turn`). */
+  turn: boolean;
+  /** What each step did, for the verifying turn. */
+  steps: Array<{ id: string; agent: SpecialistId; summary: string }>;
+  /** The session the plan reports to: the verifying turn runs in a child session of it. */
+  parentSessionId: string | null;
+}
 
 export interface OpenPlannerSessionInput {
   planId: string;
@@ -161,4 +183,5 @@ export const idlePlanPorts: PlanPorts = {
   openWorkspace: never,
   measureStep: never,
   mergeStep: never,
+  verifyPlan: never,
 };

@@ -191,6 +191,10 @@ export interface PlanPolicy {
   max_tokens?: number | null;
   /** Where file-changing steps work (`isolation`, resolved against the project when Orca starts); absent (= `none`) in older plans. */
   workspace?: WorkspaceKind;
+  /** Shell commands run in the user's project once every step has landed (`verification.commands`); absent in older plans. */
+  verify_commands?: string[];
+  /** Whether a turn carries out the plan's own `verification` list there (`verification.turn`, default true; absent in plans from before it existed, which are not verified). */
+  verify_turn?: boolean;
 }
 
 export const DEFAULT_PLAN_POLICY: PlanPolicy = {
@@ -203,7 +207,34 @@ export const DEFAULT_PLAN_POLICY: PlanPolicy = {
   max_dispatches: 100,
   max_cost: null,
   max_tokens: null,
+  verify_commands: [],
+  verify_turn: true,
 };
+
+/** One check of a plan's verification: a configured command, or the verifying turn (the plan's own list). */
+export interface VerificationCheck {
+  kind: 'command' | 'turn';
+  /** The command, or "the plan's verification list". */
+  name: string;
+  passed: boolean;
+  /** What it said: a command's exit and output's tail, the turn's summary or error. */
+  output: string;
+}
+
+/**
+ * The plan's verification, carried out in the user's project once every step has landed
+ * (docs/design.md, "Isolation and merge"): each check, and what it changed there (it should change nothing).
+ */
+export interface PlanVerification {
+  passed: boolean;
+  /** Where it ran: the user's project directory (absent when it could not run at all). */
+  where?: string;
+  checks: VerificationCheck[];
+  /** Files the verification changed in the user's tree (measured by git; empty without git). */
+  changed: string[];
+  /** When it finished (ISO; absent when it could not run at all). */
+  at?: string;
+}
 
 /** Where a human (or an explicit auto policy) answered a gate. */
 export type DecisionChannel = 'question' | 'permission' | 'command' | 'cli' | 'auto' | 'tool';
@@ -215,7 +246,7 @@ export interface DecisionSource {
 }
 
 export interface DecisionRecord extends DecisionSource {
-  gate: 'approval' | 'deviation' | 'question' | 'budget' | 'resume' | 'merge';
+  gate: 'approval' | 'deviation' | 'question' | 'budget' | 'resume' | 'merge' | 'verification';
   option: string;
   step_id?: string;
   text?: string;

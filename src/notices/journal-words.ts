@@ -93,6 +93,9 @@ const DECISIONS: Record<string, [option: string, gate: string]> = {
   // The gate pauses at any limit of the budget: dispatches, money or tokens (the event does not say which).
   'budget.continue': ['Continue', 'budget'],
   'budget.stop': ['Stop', 'budget'],
+  'verification.replan': ['Replan', 'failed verification'],
+  'verification.accept': ['Accept as is', 'failed verification'],
+  'verification.stop': ['Stop', 'failed verification'],
 };
 
 /** Invoked actors of the plan chart, by name: the only ones whose end is shown. */
@@ -100,6 +103,7 @@ const ACTORS: Record<string, string> = {
   openPlannerSession: "the planner's session",
   consultPlanner: 'the planner',
   revisePlan: 'the planner (revision)',
+  verifyPlan: "the plan's verification",
 };
 
 type Event = { type: string; [key: string]: unknown };

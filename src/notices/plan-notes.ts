@@ -120,6 +120,8 @@ function gateDetail(gate: Gate): string {
       const by = gate.worktree ? `; its worktree, to take them by hand: ${gate.worktree}` : '';
       return `: step ${gate.stepId} (${gate.agent}), attempt ${gate.attempt} (${where}${changed}${by})`;
     }
+    case 'verification':
+      return `: ${line(gate.verification.checks.filter((c) => !c.passed).map((c) => c.name).join('; '), 200)} failed in ${gate.verification.where ?? 'the project'}`;
   }
 }
 

@@ -1,7 +1,7 @@
 import type { TurnRole, Usage } from '../machines/usage.js';
 
 /** Who a turn was for: the plan's planner, or one of a step's roles (its specialist, reviewer or fixer, or a read-only ask). */
-export type TurnRecordRole = 'planner' | TurnRole;
+export type TurnRecordRole = 'planner' | 'verifier' | TurnRole;
 
 /** One prompt Orca sent and what it cost (the turn runner reports each, turn-runner.ts): a line of the plan's journal and of the project's usage history. */
 export interface TurnRecord {

@@ -38,6 +38,7 @@ export function toPlanFields(
     waiting_for: waitingFor,
     revisions: c.revisions ?? [],
     ...(c.agenda_item ? { agenda_item: c.agenda_item } : {}),
+    ...(c.verification ? { verification_result: c.verification } : {}),
     usage: planUsage(c),
     budget: { dispatches: c.dispatches, dispatch_cap: c.dispatch_cap, max_cost: c.cost_cap ?? null, max_tokens: c.token_cap ?? null },
   };

@@ -116,8 +116,10 @@ export const planFileStep = z.object({
   on_top_of: z.array(z.string()).optional(),
 });
 
+const GATES = ['approval', 'deviation', 'question', 'budget', 'resume', 'merge', 'verification'] as const;
+
 const decision = z.object({
-  gate: z.enum(['approval', 'deviation', 'question', 'budget', 'resume', 'merge']),
+  gate: z.enum(GATES),
   option: z.string(),
   channel: z.enum(['question', 'permission', 'command', 'cli', 'auto', 'tool']),
   at: z.string(),
@@ -149,11 +151,25 @@ export const planFile = z.object({
   relevant_files: z.array(z.string()),
   decisions: z.array(decision),
   /** The human decision the plan waits for, if any (approval, a planner question, a failed step, the budget gate, an interrupted step). */
-  waiting_for: z.enum(['approval', 'question', 'deviation', 'budget', 'resume', 'merge']).nullable(),
+  waiting_for: z.enum(GATES).nullable(),
   /** Earlier versions of the plan, oldest first: the last is the version the human saw before this one. */
   revisions: z.array(proposal).default([]),
   /** The agenda item (and which of its firings) that started the plan; absent when a person started it. */
   agenda_item: z.object({ agenda_id: z.string(), firing: z.number().int().min(1) }).optional(),
+  /**
+   * The plan's last verification, carried out in the user's project once every step landed: each
+   * check (a configured command, or the turn for the `verification` list) with what it said, where it
+   * ran, and the files it changed there. Absent until one ran.
+   */
+  verification_result: z
+    .object({
+      passed: z.boolean(),
+      where: z.string().optional(),
+      checks: z.array(z.object({ kind: z.enum(['command', 'turn']), name: z.string(), passed: z.boolean(), output: z.string() })),
+      changed: z.array(z.string()),
+      at: z.string().optional(),
+    })
+    .optional(),
   /** What every turn of the plan cost: planner, steps, read-only asks (absent in files written before usage was recorded). */
   usage: usageRecord.optional(),
   /**

@@ -23,13 +23,22 @@ export function renderDrive(result: DriveResult): Record<string, unknown> {
     case 'outcome.failure':
       return { status: 'failure', plan_id: c.plan_id, error: c.planner_error, resume: 'Send a new message with this plan_id to try again.' };
     case 'outcome.completed':
-      return { status: 'completed', plan_id: c.plan_id, goal: c.goal, steps: stepResults(result.snapshot), ...history(result.snapshot), ...spent(result.snapshot) };
+      return {
+        status: 'completed',
+        plan_id: c.plan_id,
+        goal: c.goal,
+        steps: stepResults(result.snapshot),
+        ...verified(result.snapshot),
+        ...history(result.snapshot),
+        ...spent(result.snapshot),
+      };
     case 'outcome.stopped':
       return {
         status: 'stopped',
         plan_id: c.plan_id,
         goal: c.goal,
         steps: stepResults(result.snapshot),
+        ...verified(result.snapshot),
         decision: c.decisions.at(-1),
         ...history(result.snapshot),
         ...spent(result.snapshot),
@@ -94,6 +103,29 @@ export function stepChanges(s: Pick<StepRecord, 'status' | 'diff' | 'conflicts'>
     ...(s.status === 'awaiting_merge' && s.conflicts ? { conflicts: compactConflicts(s.conflicts) } : {}),
   };
 }
+
+/**
+ * What was verified once every step landed, and where: the checks in short (the whole output is in
+ * orca show), or that nothing was verified there (a plan whose steps each passed only in their own copy).
+ */
+function verified(snapshot: PlanSnapshot): Record<string, unknown> {
+  const v = snapshot.context.verification;
+  if (!v) return snapshot.context.steps.length > 0 ? { verification: "not carried out in the user's project: the plan named nothing to verify and no verification.commands are configured" } : {};
+  return {
+    verification: {
+      passed: v.passed,
+      where: v.where ?? "the user's project",
+      checks: v.checks.map((check) => `${check.passed ? 'passed' : 'FAILED'}: ${check.name}: ${oneLine(check.output, ERROR_MAX)}`),
+      ...(v.changed.length ? { changed_by_the_verification: v.changed } : {}),
+      ...(v.passed ? {} : { accepted: "the user accepted the plan as it is, or stopped it: see decisions" }),
+    },
+  };
+}
+
+const oneLine = (text: string, max: number) => {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > max ? `${line.slice(0, max)}…` : line;
+};
 
 /** What the whole plan cost (planner, steps, asks), as numbers and in words. */
 function spent(snapshot: PlanSnapshot) {
@@ -168,6 +200,7 @@ const GATE_WORDS: Record<DecisionRecord['gate'], string> = {
   budget: 'at the budget limit',
   resume: 'after an interruption',
   merge: 'when its changes did not apply',
+  verification: 'when its verification failed',
 };
 
 const CHANNEL_WORDS: Record<DecisionRecord['channel'], string> = {

@@ -104,6 +104,16 @@ function viewOf(gate: Gate): GateView {
         ],
         options: optionsOf(gate.kind, gate.options),
       };
+    case 'verification':
+      return {
+        kind: gate.kind,
+        title: "Every step landed, but the plan's verification failed in your project",
+        detail: [
+          ...gate.verification.checks.map((c) => `${c.passed ? 'Passed' : 'Failed'}: ${c.name}: ${c.output}`),
+          ...(gate.verification.changed.length ? [`The verification changed: ${gate.verification.changed.join(', ')}`] : []),
+        ],
+        options: optionsOf(gate.kind, gate.options),
+      };
     case 'question':
       return {
         kind: gate.kind,

@@ -1,7 +1,8 @@
 import { join } from 'node:path';
 import type { WorkspacePorts } from '../machines/ports.js';
 import { OrcaError } from '../errors.js';
-import { measure } from './diff.js';
+import { measure, projectRelative } from './diff.js';
+import { git } from './git.js';
 import { mergeStep } from './merge.js';
 import { excludedPaths, snapshotCommit, userIndexPath } from './snapshot.js';
 import type { GitRepository, WorkspaceSupport } from './support.js';
@@ -28,12 +29,16 @@ export interface Workspaces extends WorkspacePorts {
   removePlan(planId: string): Promise<string[]>;
   /** Removes free slots beyond the pool's size; returns the project folders of those removed. */
   trim(): Promise<string[]>;
-  /** Makes free slots until `count` (at most the pool's size) are ready; returns the project folders of those made. */
+  /** Makes free slots until `count` (at most the pool's size) are there; returns the project folders of that many free slots. */
   prepare(count: number): Promise<string[]>;
   /** Orca's slots on disk, with who holds each and its size. */
   leftovers(): Promise<OrcaWorktree[]>;
   /** Plans that still hold a slot or have landing records (the folder outlives them when the server stopped first). */
   plansWithFolders(): Promise<string[]>;
+  /** What the user's tree holds now, as a commit (Orca's kept index; the user's index untouched). */
+  treeState(signal: AbortSignal): Promise<string>;
+  /** The project-relative paths that differ between such a state and the user's tree now. */
+  changedSince(state: string, signal: AbortSignal): Promise<string[]>;
 }
 
 /** The workspace ports over git; worktrees only where `support` allows them. */
@@ -95,6 +100,21 @@ export function createWorkspaces({ directory, support, patchPathOf, include, set
 
     async plansWithFolders() {
       return support.ok ? plansWithRecords(support) : [];
+    },
+
+    treeState(signal) {
+      const repo = need("look at the project's files");
+      return snapshotCommit(repo.toplevel, { exclude: excludedPaths(repo.prefix, include), index: userIndexPath(repo), signal });
+    },
+
+    async changedSince(state, signal) {
+      const repo = need("look at the project's files");
+      const now = await snapshotCommit(repo.toplevel, { exclude: excludedPaths(repo.prefix, include), index: userIndexPath(repo), signal });
+      const listed = await git(['diff-tree', '-r', '-z', '--name-only', '--no-renames', state, now], { cwd: repo.toplevel, signal });
+      return listed.stdout
+        .split('\0')
+        .filter(Boolean)
+        .map((path) => projectRelative(path, repo.prefix));
     },
   };
 }

@@ -243,25 +243,25 @@ export interface PrepareOptions {
 
 /**
  * Makes free slots until `count` are there, at the user's tree as it is now, so the steps that come
- * find them made (each still resets its slot to its own start); returns the roots made. A slot being
- * made is claimed by nobody's step (`step_id` "prepare") until it is ready.
+ * find them made (each still resets its slot to its own start); returns the roots of `count` free
+ * slots (fewer when steps took some meanwhile). A slot being made is claimed by nobody's step
+ * (`step_id` "prepare") until it is ready.
  */
 export async function prepareSlots(repo: GitRepository, count: number, { include, setup, setupTimeoutMs, signal }: PrepareOptions): Promise<string[]> {
-  const made: string[] = [];
   for (;;) {
     const root = await oneAtATime(repo.commonDir, async () => {
       const slots = await readSlots(repo);
-      if (slots.filter((s) => !s.claim && s.made).length >= count) return null;
+      const free = slots.filter((s) => !s.claim && s.made);
+      if (free.length >= count) return free.slice(0, count).map((s) => slotRoot(repo, s.slot));
       const used = new Set(slots.map((s) => s.slot));
       for (let slot = firstUnused(used); ; slot = firstUnused(used.add(slot))) {
         if (await createClaim(slotRoot(repo, slot), PREPARING)) return slotRoot(repo, slot);
       }
     });
-    if (!root) return made;
+    if (Array.isArray(root)) return root;
     try {
       const start = await snapshotCommit(repo.toplevel, { exclude: excludedPaths(repo.prefix, include), index: userIndexPath(repo), ...(signal ? { signal } : {}) });
       await makeSlot(repo, root, start, { planId: '', stepId: PREPARING.step_id, attempt: 0, include, ...(setup ? { setup } : {}), ...(setupTimeoutMs ? { setupTimeoutMs } : {}), ...(signal ? { signal } : {}) });
-      made.push(root);
     } finally {
       await unlink(claimFile(root)).catch(() => {});
     }
@@ -307,7 +307,7 @@ export async function trimSlots(repo: GitRepository, keep: number, prefix = repo
     const root = slotRoot(repo, slot.slot);
     // Claimed while removing (another process): it stays.
     if (!(await createClaim(root, { plan_id: '', step_id: '', attempt: 0, base: null }))) continue;
-    await removeSlotTree(repo, root);
+    await oneAtATime(repo.commonDir, () => removeSlotTree(repo, root));
     await unlink(claimFile(root)).catch(() => {});
     removed.push(join(root, prefix));
   }

@@ -28,7 +28,7 @@ describe('orca decide: refusals', () => {
   it.each([
     [['../x', 'approve'], 2, /^orca: Invalid plan_id "\.\.\/x": expected "plan_"/],
     [['plan_01JDX4Z6Q5H2M3N4P5R6S7T8V9', 'approve'], 1, /^orca: Plan plan_01JDX4Z6Q5H2M3N4P5R6S7T8V9 does not exist in /],
-    [['plan_01JDX4Z6Q5H2M3N4P5R6S7T8V9'], 2, /^orca: orca decide needs a decision after the plan_id: one of approve, changes, reject, retry, replan, continue, rerun, done, ontop, resolved, stop\.$/],
+    [['plan_01JDX4Z6Q5H2M3N4P5R6S7T8V9'], 2, /^orca: orca decide needs a decision after the plan_id: one of approve, changes, reject, retry, replan, accept, continue, rerun, done, ontop, resolved, stop\.$/],
     [['plan_01JDX4Z6Q5H2M3N4P5R6S7T8V9', 'yes'], 2, /^orca: orca decide needs a decision .* \(got "yes"\)\.$/],
     [['plan_01JDX4Z6Q5H2M3N4P5R6S7T8V9', 'approve', '--step', 's1'], 2, /^orca: --step applies to retry, replan, rerun, done, ontop, resolved and stop only\.$/],
     [['plan_01JDX4Z6Q5H2M3N4P5R6S7T8V9', 'approve', 'now'], 2, /^orca: orca decide takes at most 2 argument\(s\), got 3/],
@@ -165,7 +165,7 @@ describe('orca decide: the dispatch cap and the circuit breaker', () => {
     const c = await decide(approval, 'continue');
     expect([c.code, c.stderr]).toEqual([1, `orca: Plan ${approval} is not waiting for a decision at the budget gate: it waits for approval.\n`]);
     const st = await decide(approval, 'stop');
-    expect(st.stderr).toBe(`orca: Plan ${approval} is not waiting for a decision at the budget gate, a decision on an interrupted step, a decision on a step's changes that did not apply or a decision on a failed step: it waits for approval.\n`);
+    expect(st.stderr).toBe(`orca: Plan ${approval} is not waiting for a decision at the budget gate, a decision on a verification that failed, a decision on an interrupted step, a decision on a step's changes that did not apply or a decision on a failed step: it waits for approval.\n`);
     const named = await decide(approval, 'stop', '--step', 's1');
     expect(named.stderr).toBe(`orca: Plan ${approval} is not waiting for a decision on an interrupted step, a decision on a step's changes that did not apply or a decision on a failed step: it waits for approval.\n`);
     const step = await decide(approval, 'continue', '--step', 's1');

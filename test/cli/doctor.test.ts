@@ -5,7 +5,7 @@ import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { packageInfo, packageRoot } from '../../src/cli/package-info.js';
 import { initRepo } from '../workspace/repo.js';
-import { openWorktree } from '../../src/workspace/worktrees.js';
+import { openWorktree, releaseSlot } from '../../src/workspace/worktrees.js';
 import { workspaceSupport } from '../../src/workspace/support.js';
 import { agePlan, approvalPlan, budgetPlan, failedStepPlan, mergePlan, runCli, runningPlan, tempProject, type Project } from './fixtures.js';
 
@@ -177,22 +177,26 @@ describe('orca doctor', () => {
     );
   });
 
-  it("should list Orca's worktrees with their size: a running plan's kept, an ended plan's a leftover; and say why steps share the tree without git", async () => {
+  it("should list Orca's worktree slots with their size: held by a running plan's step, free, or still held by a plan no longer running; and say why steps share the tree without git", async () => {
     const plain = await doctor();
     expect(plain.stdout).toMatch(/Worktrees\n {2}✓ steps share the project directory: .* is not in a git repository\.\n/);
     initRepo(project.dir, { 'README.md': 'hello\n', '.gitignore': '.opencode/\n' });
     const host = project.host();
-    const live = approvalPlan(host);
+    const live = runningPlan(host);
     await host.dispose();
     env.XDG_DATA_HOME = join(home, 'data');
     const support = await workspaceSupport(project.dir, { dataHome: env.XDG_DATA_HOME });
     if (!support.ok) throw new Error(support.reason);
-    await openWorktree(support, { planId: live, stepId: 'impl', attempt: 1, include: [] });
+    await openWorktree(support, { planId: live, stepId: 's1', attempt: 1, include: [] });
     const gone = 'plan_01JDX4Z6Q5H2M3N4P5R6S7T8V9';
     const left = await openWorktree(support, { planId: gone, stepId: 'docs', attempt: 2, include: [] });
+    await releaseSlot(support, (await openWorktree(support, { planId: gone, stepId: 'free', attempt: 1, include: [] })).root!, gone, 'free');
     const { stdout } = await doctor();
     expect(stdout).toContain(`  ✓ file-changing steps get their own worktree, under ${support.worktrees} (unless isolation.mode is "none")\n`);
-    expect(stdout).toMatch(/ {2}✓ 1 worktree\(s\) of plans not finished: \d/);
-    expect(stdout).toMatch(new RegExp(` {2}! 1 leftover worktree\\(s\\) of plans that ended: .*\\(removed when OpenCode next starts in this project\\)\n {6}${left.root!.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(${gone}, step docs, attempt 2\\): `));
+    expect(stdout).toMatch(/ {2}✓ 1 worktree slot\(s\) held by steps of plans not finished: \d/);
+    expect(stdout).toMatch(/ {2}✓ 1 free worktree slot\(s\), kept for the next steps: \d/);
+    expect(stdout).toMatch(
+      new RegExp(` {2}! 1 worktree slot\\(s\\) still held by plans that are not running: .*\\(given back when OpenCode next starts in this project\\)\n {6}${left.root!.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(${gone}, step docs, attempt 2\\): `),
+    );
   });
 });

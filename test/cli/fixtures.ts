@@ -13,7 +13,8 @@ import { turn } from '../support/turns.js';
 /** Invoked actors that never settle: the tests deliver invoke outcomes as events. */
 export const ports = idlePorts;
 /** No reviewer gate: a coder step completes on its specialist's success, as these fixtures deliver it. */
-const policy = { review_agents: [] };
+/** No reviewer, and no verifying turn once the steps completed (test/host/verification.test.ts has it): these plans end when their steps do. */
+const policy = { review_agents: [], verify_turn: false };
 /** The invokes that run model turns resolve with `{ value, usage }`: each costs one test turn here. */
 const TURN_ACTORS = new Set(['consultPlanner', 'revisePlan', 'runSpecialist', 'runReview', 'runFix']);
 const done = (id: string, output: unknown) => ({ type: `xstate.done.actor.${id}`, output: TURN_ACTORS.has(id) ? turn(output) : output }) as never;

@@ -12,7 +12,7 @@ describe('schema/orca.schema.json', () => {
 
   it('should describe every option and forbid unknown keys, as the plugin does', () => {
     const schema = optionsJsonSchema() as any;
-    expect(Object.keys(schema.properties)).toEqual(['$schema', 'agents', 'concurrency', 'max_attempts', 'review', 'breakers', 'budget', 'timeouts', 'hooks', 'isolation', 'agenda', 'ask_planner_returns', 'prompt_cache', 'prune', 'inspect', 'ui', 'hitl']);
+    expect(Object.keys(schema.properties)).toEqual(['$schema', 'agents', 'concurrency', 'max_attempts', 'review', 'breakers', 'budget', 'timeouts', 'verification', 'hooks', 'isolation', 'agenda', 'ask_planner_returns', 'prompt_cache', 'prune', 'inspect', 'ui', 'hitl']);
     expect(schema.additionalProperties).toBe(false);
     const auto = schema.properties.hitl.properties.auto;
     expect(auto.additionalProperties).toBe(false);

@@ -16,6 +16,8 @@ describe('planPolicy', () => {
         max_dispatches: 100,
         max_cost: null,
         max_tokens: null,
+        verify_commands: [],
+        verify_turn: true,
       },
       hook_timeout_ms: 30_000,
     });
@@ -29,6 +31,7 @@ describe('planPolicy', () => {
       timeouts: { step_idle_seconds: 90, hook_seconds: 5 },
       hooks: { pre_step: ['npm run lint'], post_step: ['notify-send done'] },
       budget: { max_cost: 1.5, max_tokens: 2_000_000 },
+      verification: { commands: ['npm test'], turn: false },
     });
     expect(planPolicy(options)).toEqual({
       plan: {
@@ -41,6 +44,8 @@ describe('planPolicy', () => {
         max_dispatches: 7,
         max_cost: 1.5,
         max_tokens: 2_000_000,
+        verify_commands: ['npm test'],
+        verify_turn: false,
       },
       hook_timeout_ms: 5_000,
     });

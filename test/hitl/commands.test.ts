@@ -84,7 +84,7 @@ describe('slash commands at the dispatch cap', () => {
     const { orca, host } = orcaWith();
     expect(() => runGateCommand(orca, 'orca-continue', '', 'ses_any')).toThrow(new CommandError('No plan is waiting for a decision at the budget gate.'));
     expect(() => runGateCommand(orca, 'orca-stop', '', 'ses_any')).toThrow(
-      "No plan is waiting for a decision at the budget gate, a decision on an interrupted step, a decision on a step's changes that did not apply or a decision on a failed step.",
+      "No plan is waiting for a decision at the budget gate, a decision on a verification that failed, a decision on an interrupted step, a decision on a step's changes that did not apply or a decision on a failed step.",
     );
     const planId = approvalPlan(host);
     expect(() => runGateCommand(orca, 'orca-continue', planId, 'ses_any')).toThrow(
@@ -107,7 +107,7 @@ describe('slash commands at the dispatch cap', () => {
     expect(cfg.command!['orca-continue'].description).toBe(
       'Orca: Continue the plan paused at its budget gate (dispatch cap, budget.max_cost, budget.max_tokens), raising the limit reached by as much again: /orca-continue [plan_id] [note]',
     );
-    expect(cfg.command!['orca-stop'].description).toMatch(/failed or interrupted step, at a step whose changes did not apply, or at its budget gate/);
+    expect(cfg.command!['orca-stop'].description).toMatch(/failed or interrupted step, at a step whose changes did not apply, at its budget gate or at its failed verification/);
   });
 });
 

@@ -50,7 +50,8 @@ function setup(
     store,
     ports: { ...idlePlanPorts, ...opencodePorts(fake.port) },
     ...(plan.concurrency ? { concurrency: plan.concurrency } : {}),
-    policy: { review_agents: [], ...plan.policy },
+    // No verifying turn after the last step: these fakes answer step turns only (test/host/verification.test.ts has it).
+    policy: { review_agents: [], verify_turn: false, ...plan.policy },
   });
   hosts.push(host);
   const resolve = async (gate: any) => {

@@ -43,7 +43,7 @@ export const idlePlanMachine = planMachine.provide({
 });
 
 /** The invokes that run model turns: they resolve with `{ value, usage }` (machines/turn.ts). */
-const TURN_ACTORS = new Set(['consultPlanner', 'revisePlan', 'runSpecialist', 'runReview', 'runFix']);
+const TURN_ACTORS = new Set(['consultPlanner', 'revisePlan', 'runSpecialist', 'runReview', 'runFix', 'verifyPlan']);
 /** An invoke's outcome; a turn's value is wrapped with what it cost (one test turn unless `cost` says otherwise). */
 export const done = (id: string, output: unknown, cost: Usage = ONE_TURN) => ({
   type: `xstate.done.actor.${id}`,

@@ -18,8 +18,19 @@ export const input = {
 export const bigTurn = usage({ input: 500, output: 100, cost: 0.01 });
 /** A revision that keeps only the first step: after a replan that completed it, nothing is left to run. */
 const onlyFirstStep = twoStepPlan.type === 'plan' ? { ...twoStepPlan, steps: [twoStepPlan.steps[0]!] } : twoStepPlan;
+/** A plan that names nothing to verify: its last step completes it at once. */
+const unverified = twoStepPlan.type === 'plan' ? { ...twoStepPlan, verification: [] } : twoStepPlan;
 
 export const output = { summary: 'done', artifacts: ['hello.ts'], key_findings: [] };
+
+/** A verification's result in the user's project: one command check that passed or failed. */
+export const verified = (passed: boolean) => ({
+  passed,
+  where: '/project',
+  checks: [{ kind: 'command' as const, name: 'npm test', passed, output: passed ? 'passed (exit 0)' : 'failed (exit 1): 1 failing' }],
+  changed: [],
+  at: '2026-01-01T00:00:00.000Z',
+});
 
 /** The events a real run can deliver in each state: invoke outcomes, human decisions, step reports. */
 export function planEvents(s: any): any[] {
@@ -28,7 +39,7 @@ export function planEvents(s: any): any[] {
     case 'drafting.opening_session':
       return [done('openPlannerSession', { sessionId: 'ses_planner' }), fail('openPlannerSession')];
     case 'drafting.consulting':
-      return [twoStepPlan, question, answer, ...(s.context.steps.length ? [onlyFirstStep] : [])]
+      return [twoStepPlan, unverified, question, answer, ...(s.context.steps.length ? [onlyFirstStep] : [])]
         .map((o): any => done('consultPlanner', o))
         .concat(fail('consultPlanner'));
     case 'changes_requested':
@@ -48,6 +59,14 @@ export function planEvents(s: any): any[] {
       return [{ type: 'budget.continue', ...by }, { type: 'budget.stop', ...by }, ...stepEvents(s)];
     case 'in_progress.running':
       return stepEvents(s);
+    case 'in_progress.verifying':
+      return [done('verifyPlan', verified(true)), done('verifyPlan', verified(false)), fail('verifyPlan')];
+    case 'in_progress.verification_failed':
+      return [
+        { type: 'verification.replan', text: 'fix the failing test', ...by },
+        { type: 'verification.accept', ...by },
+        { type: 'verification.stop', ...by, channel: 'auto' },
+      ];
     default:
       return [];
   }
@@ -107,7 +126,7 @@ function stepEvents(s: any): any[] {
 }
 
 export const serializePlan = (s: any) =>
-  `${statePath(s.value)}|${s.context.planner_session_id ? 'S' : '-'}|${stepKey(s.context.steps)}|${budgetLeft(s.context)}|${tokensLeft(s.context) ? 'T' : '-'}`;
+  `${statePath(s.value)}|${s.context.planner_session_id ? 'S' : '-'}|${stepKey(s.context.steps)}|${budgetLeft(s.context)}|${tokensLeft(s.context) ? 'T' : '-'}|${s.context.proposal?.verification?.length ? 'V' : '-'}`;
 
 /** Whether the token budget still has room (the guards read nothing finer). */
 const tokensLeft = (c: { usage?: Parameters<typeof totalTokens>[0]; token_cap?: number | null }) =>

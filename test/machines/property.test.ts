@@ -125,7 +125,8 @@ function randomPlan(r: Random): PlannerOutput {
     steps: r.shuffle(steps),
     assumptions: [],
     risks: [],
-    verification: ['tests pass'],
+    // Half name something to verify once every step landed (then the plan passes through in_progress.verifying).
+    verification: r.chance(0.5) ? ['tests pass'] : [],
     ...(r.chance(0.3) ? { relevant_files: ['src/a.ts'] } : {}),
   };
 }
@@ -200,6 +201,20 @@ function deliverable(s: any, r: Random, clock: () => number): Option[] {
       ];
     case 'in_progress.running':
       return stepOptions(s, r, clock);
+    case 'in_progress.verifying': {
+      const result = (passed: boolean) => ({ passed, where: '/project', checks: [{ kind: 'turn', name: 'tests pass', passed, output: passed ? 'ok' : '1 failing' }], changed: [] });
+      return [
+        { kind: 'verify.pass', make: () => toPlan(done('verifyPlan', result(true)), 'verifyPlan → passed') },
+        { kind: 'verify.fail', make: () => toPlan(done('verifyPlan', result(false)), 'verifyPlan → failed') },
+        { kind: 'verify.error', make: () => toPlan(fail('verifyPlan', 'sh: npm: not found'), 'verifyPlan ✗') },
+      ];
+    }
+    case 'in_progress.verification_failed':
+      return [
+        { kind: 'verification.replan', make: () => toPlan({ type: 'verification.replan', text: 'fix it', ...by(clock()) }) },
+        { kind: 'verification.accept', make: () => toPlan({ type: 'verification.accept', ...by(clock()) }) },
+        { kind: 'verification.stop', make: () => toPlan({ type: 'verification.stop', ...by(clock()) }) },
+      ];
     default:
       return [];
   }

@@ -17,5 +17,7 @@ export function instantPorts(planner: PlannerOutput | ((message: string, n: numb
     openSpecialistSession: async ({ stepId }) => ({ sessionId: `ses_${stepId}${++sessions}` }),
     runSpecialist: async ({ idempotencyKey }) => turn({ type: 'success', summary: `${idempotencyKey.split(':')[1]} done`, artifacts: [] }),
     runStepHooks: async () => ({ failures: [] }),
+    verifyPlan: async ({ verification }) =>
+      turn({ passed: true, where: '/project', checks: verification.map((item) => ({ kind: 'turn' as const, name: item, passed: true, output: 'holds' })), changed: [] }),
   };
 }

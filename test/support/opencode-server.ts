@@ -40,7 +40,7 @@ export type StartOpencodeOptions = {
   boot?: boolean;
   /**
    * Start Orca's built plugin (dist/index.js) with its own defaults. Without this, e2e files get
-   * `ask_planner_returns: "outcome"` unless they set it (see withBlockingCalls).
+   * `ask_planner_returns: "outcome"` and no verifying turn unless they set them (see withBlockingCalls).
    */
   orcaDefaults?: boolean;
 };
@@ -56,10 +56,13 @@ const isBuiltOrca = (spec: unknown) => typeof spec === 'string' && spec.startsWi
  * (test/e2e/session-gates.e2e.test.ts). Options the file gives win; files in the project win over both.
  */
 export function withBlockingCalls(options: StartOpencodeOptions): StartOpencodeOptions {
+  // Also no verifying turn once a plan's steps landed (its scripts have no turn for it): the files about
+  // the verification set `verification` themselves (test/e2e/verification.e2e.test.ts).
+  const PINNED = { ask_planner_returns: 'outcome', verification: { turn: false } };
   if (options.orcaDefaults) return options;
   const blocking = (entry: unknown): unknown => {
-    if (isBuiltOrca(entry)) return [entry, { ask_planner_returns: 'outcome' }];
-    if (Array.isArray(entry) && isBuiltOrca(entry[0])) return [entry[0], { ask_planner_returns: 'outcome', ...(entry[1] as object | undefined) }];
+    if (isBuiltOrca(entry)) return [entry, PINNED];
+    if (Array.isArray(entry) && isBuiltOrca(entry[0])) return [entry[0], { ...PINNED, ...(entry[1] as object | undefined) }];
     return entry;
   };
   const configPlugins = Array.isArray(options.config?.plugin) ? (options.config.plugin as unknown[]).map(blocking) : undefined;

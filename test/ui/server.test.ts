@@ -153,7 +153,7 @@ describe('the plan viewer server', () => {
       expect(res.json().error).toMatch(/^(Expected|No |orca decide needs)/);
       expect(res.json().error).not.toMatch(/y{101}/);
     }
-    expect(answers[4]!.json().error).toBe('orca decide needs a decision after the plan_id: one of approve, changes, reject, retry, replan, continue, rerun, done, ontop, resolved, stop (got "maybe").');
+    expect(answers[4]!.json().error).toBe('orca decide needs a decision after the plan_id: one of approve, changes, reject, retry, replan, accept, continue, rerun, done, ontop, resolved, stop (got "maybe").');
     expect((await decide(planId, { choice: 'approve', text: 'z'.repeat(20_000) })).status).toBe(413);
     expect(inbox(planId)).toEqual([]);
   });

@@ -203,7 +203,10 @@ describe('prepareSlots', () => {
     const held = await openWorktree(repo, step);
 
     expect(await prepareSlots(repo, 2, { include: [] })).toEqual([slotRoot(repo, 2), slotRoot(repo, 3)]);
-    expect(await prepareSlots(repo, 2, { include: [] })).toEqual([]);
+    // Already there: none made again, the same two free slots named.
+    const made = statSync(join(slotRoot(repo, 2), '.git')).ino;
+    expect(await prepareSlots(repo, 2, { include: [] })).toEqual([slotRoot(repo, 2), slotRoot(repo, 3)]);
+    expect(statSync(join(slotRoot(repo, 2), '.git')).ino).toBe(made);
     expect((await listWorktrees(repo)).map((w) => [w.slot, w.claim?.step_id ?? null])).toEqual([
       [1, 'code'],
       [2, null],
