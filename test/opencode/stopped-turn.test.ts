@@ -229,7 +229,7 @@ describe('an Esc through the plan host', () => {
       onTurn: ({ plan_id, ...record }) => appendJournal(store.journalPathOf(plan_id!), [{ at: new Date().toISOString(), kind: 'turn', ...record }]),
       countInPlan: ({ plan_id, step_id, role, usage: u }) => {
         if (!host.isLive(plan_id) || host.open(plan_id).getSnapshot().status !== 'active') return false;
-        host.send(plan_id, { type: 'usage.recorded', ...(step_id !== undefined && role !== 'planner' ? { stepId: step_id, role } : {}), usage: u });
+        host.send(plan_id, { type: 'usage.recorded', ...(step_id !== undefined && role !== 'planner' && role !== 'verifier' ? { stepId: step_id, role } : {}), usage: u });
         return true;
       },
       uncounted: journalUncountedUsage((planId) => store.journalPathOf(planId)),
