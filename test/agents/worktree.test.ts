@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  AGENDA_ROLE_TOOLS,
   AGENT_IDS,
   INSTALLED_AGENT_IDS,
   ROLE_TOOLS,
@@ -133,14 +134,13 @@ describe('applyAgents in a step worktree', () => {
 });
 
 describe('roleTools', () => {
-  it("is the role table in the project directory; in a worktree it adds WORKTREE_ROLE_TOOLS and drops the plugin's own tools", () => {
+  it("is the role table (with the agenda's tool, on by default) in the project directory; in a worktree it adds WORKTREE_ROLE_TOOLS and drops the plugin's own tools", () => {
     for (const agent of AGENT_IDS) {
-      expect(roleTools(agent)).toEqual(ROLE_TOOLS[agent]);
+      const table = [...ROLE_TOOLS[agent], ...(AGENDA_ROLE_TOOLS[agent] ?? [])];
+      expect(roleTools(agent)).toEqual(table);
+      expect(roleTools(agent, { agenda: false })).toEqual(ROLE_TOOLS[agent]);
       const absent = (SPECIALISTS as readonly string[]).includes(agent) ? TOOLS_ABSENT_IN_WORKTREE : [];
-      expect(roleTools(agent, { worktree: true })).toEqual([
-        ...ROLE_TOOLS[agent].filter((tool) => !absent.includes(tool)),
-        ...(WORKTREE_ROLE_TOOLS[agent] ?? []),
-      ]);
+      expect(roleTools(agent, { worktree: true })).toEqual([...table.filter((tool) => !absent.includes(tool)), ...(WORKTREE_ROLE_TOOLS[agent] ?? [])]);
     }
     expect(roleTools('coder', { worktree: true })).not.toContain('orca_ask_specialist');
     expect(roleTools('reviewer')).not.toContain('bash');
