@@ -56,7 +56,7 @@ export interface ApplyAgentsOptions {
    * false: no agent is offered it, and the planner is told how a user turns it on.
    */
   agenda?: boolean;
-  /** The `ask_planner_returns: "running"` option: orca is told what a `running` result means. */
+  /** `ask_planner_returns: "early"` (the default): orca is told what the `asking` and `running` results mean. */
   detach?: boolean;
 }
 

@@ -41,7 +41,7 @@ export function composePrompt(id: string, rolePrompt: string, contract: string):
 export interface BlueprintOptions {
   /** The planner has the agenda's tool (`agenda.tools`, default true); without it, it is told scheduling is off. */
   agenda?: boolean;
-  /** orca_ask_planner returns once the plan runs (`ask_planner_returns: "running"`): orca is told what that result means. */
+  /** orca_ask_planner returns early (`ask_planner_returns: "early"`, the default): orca is told what `asking` and `running` mean. */
   detach?: boolean;
 }
 
