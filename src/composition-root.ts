@@ -75,6 +75,8 @@ export interface Orca {
   showToast(toast: Toast): void;
   /** Where file-changing steps work here, and the worktrees of this repository's plans. */
   workspace: { kind: WorkspaceKind; reason: string | null; worktrees: Workspaces | null };
+  /** Why steps share the project directory (when they do), for the first plan's approval document: once. */
+  workspaceNotice(): string | null;
   /** Stops the agenda, polling and toasts, releases every plan; resolves when nothing is still being written. */
   dispose(): Promise<void>;
 }
@@ -254,6 +256,7 @@ export function assembleOrca(given: OrcaParts): Orca {
     log,
     showToast,
     workspace,
+    workspaceNotice: once(workspace.reason !== null && parts.support ? `Where its steps work: ${workspaceKindText(workspace)}.` : null),
     async dispose() {
       stopSweeping();
       stopPreparing();
@@ -429,5 +432,15 @@ function assembleAgenda({ directory, options, sessions, log, showToast, runComma
       await agenda.stop();
       await follower.stop();
     },
+  };
+}
+
+/** `text` the first time it is asked for, null after. */
+function once(text: string | null): () => string | null {
+  let left = text;
+  return () => {
+    const said = left;
+    left = null;
+    return said;
   };
 }

@@ -12,11 +12,11 @@ import { budgetQuestion } from './gate-questions.js';
  * decision. What a program printed (an error, conflicting regions, what git said) goes in fenced
  * blocks, shown as it is; the rest is prose and lists; the last paragraph says how to answer.
  */
-export function gateNote(gate: Gate, { forecast }: { forecast?: string } = {}): string {
-  return [...noteBlocks(gate, forecast), howToAnswer(gate)].join('\n\n');
+export function gateNote(gate: Gate, { forecast, where }: { forecast?: string; where?: string } = {}): string {
+  return [...noteBlocks(gate, forecast, where), howToAnswer(gate)].join('\n\n');
 }
 
-function noteBlocks(gate: Gate, forecast: string | undefined): string[] {
+function noteBlocks(gate: Gate, forecast: string | undefined, where: string | undefined): string[] {
   const id = gate.planId;
   switch (gate.kind) {
     case 'approval': {
@@ -27,6 +27,7 @@ function noteBlocks(gate: Gate, forecast: string | undefined): string[] {
       blocks.push(list('Assumptions', p.assumptions), list('Risks', p.risks), list('Verification', p.verification));
       if (p.relevant_files?.length) blocks.push(`Relevant files: ${p.relevant_files.join(', ')}`);
       if (forecast) blocks.push(forecast);
+      if (where) blocks.push(where);
       // A revision's changes, in full, last: the TUI opens the session at its end, right above the dialog,
       // so what is new is read first and the rest by scrolling up (measured in tmux at 80x24).
       if (gate.changes) blocks.push(`What changed since the version you saw:\n${changeLines(gate.changes).join('\n')}`);

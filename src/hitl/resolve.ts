@@ -65,6 +65,8 @@ export interface AutoAnswerDeps {
 export interface GateResolverDeps extends AutoAnswerDeps {
   history: Pick<UsageHistory, 'stats'>;
   asker: QuestionAsker;
+  /** Why steps share the project directory instead of worktrees of their own, said once (the first plan's approval): null once said, or when they do get worktrees. */
+  workspaceNotice?: () => string | null;
 }
 
 /**

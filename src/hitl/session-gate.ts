@@ -35,7 +35,8 @@ export function sessionGateResolver(deps: SessionGateDeps, sessionId: string): G
     const forecast = forecastOf(deps, gate);
     const auto = autoAnswer(deps, gate, forecast);
     if (auto) return auto;
-    const posted = await deps.notes.say(sessionId, gateNote(gate, forecast ? { forecast: forecastText(forecast) } : {}));
+    const where = gate.kind === 'approval' ? deps.workspaceNotice?.() : null;
+    const posted = await deps.notes.say(sessionId, gateNote(gate, { ...(forecast ? { forecast: forecastText(forecast) } : {}), ...(where ? { where } : {}) }));
     signal.throwIfAborted(); // answered elsewhere while the note waited for the session
     if (!posted) {
       deps.log('warn', `plan ${gate.planId}: its ${gate.kind} document could not be posted in session ${sessionId}; no dialog without it`);

@@ -27,6 +27,13 @@ describe("a gate's document as a note in the session", () => {
     );
   });
 
+  it('should say where the steps will work when it is not in worktrees of their own, after the forecast', () => {
+    const where = 'Where its steps work: steps share the project directory (no git: what each changed is not measured): the project folder app is ignored by the git repository at /home/ana, so git carries none of its files.';
+    const blocks = gateNote(approvalGate(plan), { forecast: 'Forecast: at least 20 dispatches', where }).split('\n\n');
+    expect(blocks.slice(-3, -1)).toEqual(['Forecast: at least 20 dispatches', where]);
+    expect(gateNote(approvalGate(plan))).not.toContain('Where its steps work');
+  });
+
   it("should put a revision's changes last, right above the dialog, in words, every one in full (a '+' or '-' would read as a list marker)", () => {
     const steps = plan.steps.slice(0, 9).map((s) => ({ ...s }));
     steps[2] = { ...steps[2]!, description: `${steps[2]!.description} Keep the old message as a hint.` };
