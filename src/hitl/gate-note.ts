@@ -1,5 +1,6 @@
 import type { Gate } from '../machines/gates.js';
 import type { PlanDiff } from '../machines/plan-diff.js';
+import { stepWaves } from '../machines/step-graph.js';
 import { commandsFor } from '../decisions/gate-commands.js';
 import { conflictHunks } from '../text/step-diff.js';
 import { changedBlock, count, list, resolveBlock, stepBlock } from './gate-document.js';
@@ -23,6 +24,8 @@ function noteBlocks(gate: Gate, forecast: string | undefined, where: string | un
       const p = gate.proposal;
       const revised = gate.changes ? ' (a revised version: what changed is at the end)' : '';
       const blocks = [`Orca: plan ${id} waits for your approval${revised}: ${count(p.steps.length, 'step')}.\nGoal: ${p.goal}`];
+      const order = orderLine(p.steps);
+      if (order) blocks.push(order);
       p.steps.forEach((step, i) => blocks.push(stepBlock(step, i, p.steps.length)));
       blocks.push(list('Assumptions', p.assumptions), list('Risks', p.risks), list('Verification', p.verification));
       if (p.relevant_files?.length) blocks.push(`Relevant files: ${p.relevant_files.join(', ')}`);
@@ -78,6 +81,14 @@ ${fenced(c.output)}`),
         ...gate.questions.map((q) => [`${q.header}: ${q.question}`, ...q.options.map((o) => `- ${o.label}${o.description ? `: ${o.description}` : ''}`)].join('\n')),
       ];
   }
+}
+
+/** Which steps run at the same time and what waits for what, in one line: "Order: a and b at once, then c." */
+function orderLine(steps: ReadonlyArray<{ id: string; depends_on?: string[] | undefined }>): string | null {
+  const waves = stepWaves(steps);
+  if (steps.length < 2) return null;
+  const words = waves.map((wave) => (wave.length === 1 ? wave[0]! : `${wave.slice(0, -1).join(', ')} and ${wave.at(-1)} at once`));
+  return `Order: ${words.join(', then ')}.`;
 }
 
 /** How to answer: the dialog under the note, or later a command; what Esc does. */

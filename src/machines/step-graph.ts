@@ -92,3 +92,21 @@ export function runOnTopOf(steps: readonly StepRecord[], stepId: string): { on_t
   });
   return { on_top_of, landed };
 }
+
+/**
+ * The plan's steps in the order they can start: each wave holds the steps whose dependencies are all
+ * in earlier waves, so the steps of one wave may run at the same time (the plan's concurrency and, in
+ * a shared tree, overlapping files may still hold some back). Ids in the plan's order; a step in a
+ * cycle (refused before a plan is accepted) is left out.
+ */
+export function stepWaves(steps: ReadonlyArray<Pick<StepRecord, 'id' | 'depends_on'>>): string[][] {
+  const waves: string[][] = [];
+  const placed = new Set<string>();
+  const known = new Set(steps.map((s) => s.id));
+  for (;;) {
+    const wave = steps.filter((s) => !placed.has(s.id) && (s.depends_on ?? []).every((d) => placed.has(d) || !known.has(d))).map((s) => s.id);
+    if (wave.length === 0) return waves;
+    wave.forEach((id) => placed.add(id));
+    waves.push(wave);
+  }
+}

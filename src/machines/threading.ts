@@ -15,7 +15,7 @@ const writes = (s: StepRecord) => WRITING_AGENTS.includes(s.agent);
 /**
  * Whether two steps may not run at the same time. In worktrees nothing clashes: each step changes
  * its own tree, and a clash of changes shows when they land (the merge gate). In one shared tree,
- * two file-changing steps clash when their declared `files` (what each touches or reads) overlap,
+ * two file-changing steps clash when their declared `files` (what each changes) overlap,
  * or when either declared none (it may touch anything). A step that changes no file clashes with
  * nothing: reading a file while another step writes it costs less than waiting for it.
  */

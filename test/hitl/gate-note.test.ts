@@ -27,6 +27,11 @@ describe("a gate's document as a note in the session", () => {
     );
   });
 
+  it('should say which steps run at the same time, and what waits for what, in one line under the goal', () => {
+    const proposal = { ...plan, steps: [{ id: 'fix', agent: 'coder', description: 'd' }, { id: 'add', agent: 'coder', description: 'd' }, { id: 'docs', agent: 'document-writer', description: 'd', depends_on: ['fix', 'add'] }] } as PlanProposal;
+    expect(gateNote(approvalGate(proposal)).split('\n\n')[1]).toBe('Order: fix and add at once, then docs.');
+  });
+
   it('should say where the steps will work when it is not in worktrees of their own, after the forecast', () => {
     const where = 'Where its steps work: steps share the project directory (no git: what each changed is not measured): the project folder app is ignored by the git repository at /home/ana, so git carries none of its files.';
     const blocks = gateNote(approvalGate(plan), { forecast: 'Forecast: at least 20 dispatches', where }).split('\n\n');

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { EDIT_TOOLS, ROLE_TOOLS } from '../../src/agents/roles.js';
 import { readySteps, stepInput, threadContext, worktreesWanted, WRITING_AGENTS } from '../../src/machines/threading.js';
+import { stepWaves } from '../../src/machines/step-graph.js';
 import { DEFAULT_PLAN_POLICY, SPECIALISTS, type StepRecord } from '../../src/machines/types.js';
 import { replay } from '../support/model-coverage.js';
 import { by, done, idlePlanMachine } from './fixtures.js';
@@ -193,6 +194,15 @@ describe('plan machine concurrency', () => {
       { type: 'approval.approve', ...by },
     ]);
     expect(snapshot.context.steps.map((s: { status: string }) => s.status)).toEqual(['running', 'running', 'pending']);
+  });
+});
+
+describe('stepWaves', () => {
+  it('should group the steps that can start together, each wave after the ones it depends on, in the plan order', () => {
+    const steps = [step('docs', { depends_on: ['fix', 'add'] }), step('fix'), step('add'), step('tests', { depends_on: ['add'] }), step('last', { depends_on: ['docs'] })];
+    expect(stepWaves(steps)).toEqual([['fix', 'add'], ['docs', 'tests'], ['last']]);
+    expect(stepWaves([step('a', { depends_on: ['gone'] })])).toEqual([['a']]);
+    expect(stepWaves([])).toEqual([]);
   });
 });
 

@@ -65,7 +65,7 @@ describe('verifyPort', () => {
     expect(prompt.text.split('\n')[0]).toBe('Orca · plan_X · tester · verification');
     for (const part of [
       '# Verification of plan plan_X\nGoal: A usage line for the CLI',
-      "Every step of this plan has landed in the user's project",
+      "This turn is not one of the plan's steps: every step has landed in the user's project",
       '- npm test passes\n- node cli.js --help prints the usage line',
       '- impl (coder): parseArgs takes --help\n- docs (document-writer): README documents --help',
       'Change no file',

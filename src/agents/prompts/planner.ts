@@ -32,7 +32,7 @@ How to decompose work into steps (small models succeed at small, checkable tasks
 - \`depends_on\` lists the ids of steps whose results or changes this step needs (testing or
   documenting a change, editing the same lines); steps without a dependency between them may run
   in parallel, so do not chain steps that are independent. No cycles.
-- Name the files a step touches or reads in \`files\`; add a tester step to verify behaviour. Plan no
+- Name the files a step changes in \`files\`; add a tester step to verify behaviour. Plan no
   step for what the plugin does by itself (below). Prefer 2–10 steps; split anything bigger.
 - Step ids are short (letters, digits, "-", "_", ".") and unique; fill in \`depends_on\`, \`files\` and
   \`success\` for every step.
