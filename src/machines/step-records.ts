@@ -33,7 +33,7 @@ export function withRunning(steps: StepRecord[], started: StepRecord[]): StepRec
   const ids = new Set(started.map((s) => s.id));
   return steps.map((s) => {
     if (!ids.has(s.id)) return s;
-    const { on_top_of: _old, ...rest } = s;
+    const { on_top_of: _old, landed_since: _since, ...rest } = s;
     const on_top_of = landedBeside(steps, s);
     return { ...rest, status: 'running' as const, ...(on_top_of.length ? { on_top_of } : {}) };
   });
@@ -61,12 +61,18 @@ export const withGuidance = (failures: FailedAttempt[], guidance?: string) =>
 export const withStepGuidance = (steps: StepRecord[], stepId: string, guidance?: string) =>
   steps.map((s) => (s.id === stepId && guidance ? { ...s, failures: withGuidance(s.failures, guidance) } : s));
 
-/** Retry chosen: the step runs again, its breaker and review round cleared. */
+/**
+ * Retry chosen: the step runs again in the same tree, its breaker and review round cleared; the
+ * steps beside it that landed since its tree was made are recorded (`landed_since`: not in its copy),
+ * so its prompt reads the same from the plan file later.
+ */
 export const withRetrying = (steps: StepRecord[], stepId: string) =>
   steps.map((step) => {
     if (step.id !== stepId) return step;
-    const { breaker: _breaker, review_round: _round, ...rest } = step;
-    return { ...rest, status: 'running' as const };
+    const { breaker: _breaker, review_round: _round, landed_since: before = [], ...rest } = step;
+    const inCopy = new Set(step.on_top_of ?? []);
+    const since = [...new Set([...before, ...landedBeside(steps, step).filter((id) => !inCopy.has(id))])];
+    return { ...rest, status: 'running' as const, ...(since.length ? { landed_since: since } : {}) };
   });
 
 export const withCompleted = (steps: StepRecord[], p: { stepId: string; output: StepRecord['output']; warnings?: string[]; diff?: StepDiff }) =>
@@ -89,7 +95,7 @@ export const withRunOnTop = (steps: StepRecord[], stepId: string, guidance?: str
   const { on_top_of, landed } = runOnTopOf(steps, stepId);
   return steps.map((s) => {
     if (s.id !== stepId) return s;
-    const { conflicts = [], on_top_of: _old, ...rest } = s;
+    const { conflicts = [], on_top_of: _old, landed_since: _since, ...rest } = s;
     const failure = mergeFailure(s.attempts, { conflicts }, landed);
     return {
       ...rest,

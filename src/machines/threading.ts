@@ -160,6 +160,7 @@ export function threadContext(
  */
 function besideOf(steps: StepRecord[], step: StepRecord): { beside?: ThreadedContext['beside'] } {
   const landed = new Set(step.on_top_of ?? (step.status === 'pending' ? landedBeside(steps, step) : []));
+  const since = new Set(step.landed_since ?? []);
   const mine = writes(step) ? (step.files ?? []) : [];
   const entries = stepsBeside(steps, step).map((s) => {
     const shares = writes(s) ? mine.filter((f) => s.files?.includes(f)) : [];
@@ -168,6 +169,7 @@ function besideOf(steps: StepRecord[], step: StepRecord): { beside?: ThreadedCon
       agent: s.agent,
       description: cut(s.description, LATER_DESCRIPTION),
       ...(landed.has(s.id) ? { landed: true as const } : {}),
+      ...(!landed.has(s.id) && since.has(s.id) ? { landed_since: true as const } : {}),
       ...(shares.length ? { shares } : {}),
     };
   });

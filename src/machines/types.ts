@@ -153,6 +153,8 @@ export interface StepRecord extends StepSpec {
    * when none, and in plans from before it was recorded.
    */
   on_top_of?: string[];
+  /** Steps beside it that landed after its tree was made, before a Retry went on in that tree (not in its copy). */
+  landed_since?: string[];
 }
 
 /** How a step runs: what the plan's options say, fixed when the step starts (so a restore behaves the same). */

@@ -114,6 +114,8 @@ export const planFileStep = z.object({
   conflicts: z.array(z.object({ path: z.string(), hunks: z.array(z.string()) })).optional(),
   /** Steps with no dependency either way whose changes were in the tree of its latest attempt when it was made. */
   on_top_of: z.array(z.string()).optional(),
+  /** Steps beside it that landed in the user's tree after its tree was made, before a Retry went on in that tree: not in its copy. */
+  landed_since: z.array(z.string()).optional(),
 });
 
 const GATES = ['approval', 'deviation', 'question', 'budget', 'resume', 'merge', 'verification'] as const;

@@ -89,8 +89,11 @@ describe('a plan nobody follows reports to its session', () => {
       { timeoutMs: 30_000, description: 'the outcome posted in the session' },
     );
     // The command: the user's message shows it as typed; the note rides hidden and is said once, as the reply.
-    const [command, reply, , note, posted, restored] = all.slice(-6);
-    expect(visible(command!)).toBe('/orca-approve');
+    // Progress notes may come between the reply and the outcome, as many as the plan's pace allows.
+    const at = all.findIndex((m) => m.info.role === 'user' && visible(m) === '/orca-approve');
+    expect(at).toBeGreaterThan(0);
+    const [command, reply] = all.slice(at, at + 2);
+    const [note, posted, restored] = all.slice(-3);
     expect(command!.parts.filter((p) => p.synthetic).map((p) => p.text)).toEqual([expect.stringMatching(/^orca-hitl note: Orca: Approve recorded/)]);
     expect(visible(reply!)).toBe(forMarkdown(`Orca: Approve recorded for plan ${planId}. It runs now; its outcome will be posted in this session.`));
     // The outcome: a hidden note, said back by the in-process model under the hidden orca-hitl agent

@@ -131,7 +131,8 @@ describe('identical tool failures in a specialist session', () => {
       const coder = requests('coder', 'coder_loop');
       const worktrees = join(server.homeDir, '.local', 'share', 'opencode-orca', 'worktrees') + sep;
       for (const req of coder) expect(workdirOf(req)!.startsWith(worktrees)).toBe(true);
-      expect(workdirOf(coder[0]!)).toMatch(new RegExp(`${results.coder_loop!.plan_id}\\${sep}missing\\.1$`));
+      // A warm slot of the project's pool: <worktrees>/<project key>/slots/<n>.
+      expect(workdirOf(coder[0]!)!.slice(worktrees.length)).toMatch(new RegExp(`^[0-9a-f]{12}\\${sep}slots\\${sep}\\d+$`));
       // Each read failed on the missing file, resolved in the worktree, not in the project.
       const reads = toolResults(coder.at(-1)!).filter((r) => r.name === 'read');
       expect(reads).toHaveLength(3);

@@ -323,7 +323,7 @@ describe('every file-changing step in its own git worktree', () => {
     expect(workdirOf(second[0]!)).toBe(workdirOf(coderRequests(scenario, loser, 1)[0]!));
     expect(readLines(toolResults(second.at(-1)!)[0]!.content)[4]).toBe(winnerLine);
     // …and is told why its first changes did not land.
-    expect(firstUser(second[0]!)).toContain("MERGE: its changes clashed with the user's tree in src/b.txt; run again on top of the tree as it is now");
+    expect(firstUser(second[0]!)).toContain(`MERGE: its changes clashed with the user's tree in src/b.txt, where step ${winner} landed a change first; run again on top of the tree as it is now`);
     return { loser, winner, winnerLine, final: asText(final) };
   }
 

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { EDIT_TOOLS, ROLE_TOOLS } from '../../src/agents/roles.js';
 import { readySteps, stepInput, threadContext, worktreesWanted, WRITING_AGENTS } from '../../src/machines/threading.js';
 import { stepWaves } from '../../src/machines/step-graph.js';
+import { withRetrying, withRunning } from '../../src/machines/step-records.js';
 import { DEFAULT_PLAN_POLICY, SPECIALISTS, type StepRecord } from '../../src/machines/types.js';
 import { replay } from '../support/model-coverage.js';
 import { by, done, idlePlanMachine } from './fixtures.js';
@@ -147,6 +148,26 @@ describe('threadContext', () => {
     const running = steps.map((s) => (s.id === 'help' ? { ...s, status: 'running' as const } : s.id === 'docs' ? { ...s, status: 'completed' as const } : s));
     expect(threadContext({ ...plan, steps: running }, 'help').beside?.filter((s) => s.landed)).toEqual([]);
     expect(threadContext({ ...plan, steps: running.map((s) => (s.id === 'help' ? { ...s, on_top_of: ['verbose'] } : s)) }, 'help').beside?.filter((s) => s.landed).map((s) => s.id)).toEqual(['verbose']);
+  });
+
+  it('should say, from the plan file, which steps beside landed after its tree was made and before a Retry went on in it (the viewer renders the prompt the model got)', () => {
+    const steps = [
+      step('impl', { files: ['src/a.ts'], status: 'completed' }),
+      step('docs', { agent: 'document-writer', files: ['README.md'] }),
+      step('test', { agent: 'tester', status: 'awaiting_decision', attempts: 1, on_top_of: ['impl'] }),
+    ];
+    // docs completes while test waits at its gate; Retry goes on in test's first tree.
+    const landed = steps.map((s) => (s.id === 'docs' ? { ...s, status: 'completed' as const } : s));
+    const retried = withRetrying(landed, 'test');
+    expect(retried.find((s) => s.id === 'test')).toMatchObject({ status: 'running', on_top_of: ['impl'], landed_since: ['docs'] });
+    const plan = { plan_id: 'plan_X', goal: 'g', relevant_files: [], steps: retried };
+    expect(threadContext(plan, 'test').beside).toEqual([
+      { id: 'impl', agent: 'coder', description: 'do impl', landed: true },
+      { id: 'docs', agent: 'document-writer', description: 'do docs', landed_since: true },
+    ]);
+    // A second Retry keeps what landed since; a new tree (Run again on top, or a new start) clears it.
+    expect(withRetrying(retried, 'test').find((s) => s.id === 'test')!.landed_since).toEqual(['docs']);
+    expect(withRunning(retried, [retried[2]!]).find((s) => s.id === 'test')).not.toHaveProperty('landed_since');
   });
 
   it("should tell a step that a dependency's change was changed since, on top of it, by a step that changed the same files", () => {
