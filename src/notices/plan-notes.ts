@@ -160,10 +160,14 @@ export function decisionNote(decision: DecisionRecord, snapshot: PlanSnapshot): 
 
 /**
  * A detached plan's step done: `Orca: plan_… · 2/6 done · $0.03 so far` then the step's line
- * (stepLine: what it cost) and its summary.
+ * (stepLine: what it cost) and its summary. `done`: the steps done with this one, as the notes
+ * told them (two steps seen done at once are told 1/6 then 2/6); by default those the file says.
  */
-export function stepDoneNote(file: Pick<PlanFields, 'plan_id' | 'steps' | 'usage'>, step: PlanFields['steps'][number]): string {
-  const done = file.steps.filter((s) => s.status === 'completed').length;
+export function stepDoneNote(
+  file: Pick<PlanFields, 'plan_id' | 'steps' | 'usage'>,
+  step: PlanFields['steps'][number],
+  done = file.steps.filter((s) => s.status === 'completed').length,
+): string {
   const running = file.steps.filter((s) => s.status === 'running').map((s) => `${s.id} (${s.agent})`);
   const next = running.length ? `; ${running.join(', ')} running` : '';
   const summary = step.output?.summary ? `: ${line(step.output.summary, 160)}` : '';
@@ -217,7 +221,7 @@ export function watchForNotes(
     for (const step of file.steps) {
       if (step.status !== 'completed' || told.has(step.id)) continue;
       told.add(step.id);
-      notes.post(owner, stepDoneNote(file, step));
+      notes.post(owner, stepDoneNote(file, step, told.size));
     }
     for (const d of fresh.filter((d) => d.channel === 'cli')) notes.post(owner, recordedNote(d, planId));
     if (outcomeOf(snapshot) === null) return;

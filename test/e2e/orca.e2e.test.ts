@@ -44,6 +44,8 @@ describe('orca_ask_planner end to end', () => {
       modelUrl: model.url,
       config: { plugin: [[builtPluginUrl, { hitl: { auto: { approval: 'approve' } } }]] },
       requestTimeoutMs: 120_000,
+      // As a user runs OpenCode: its file snapshots of every turn on (the harness turns them off).
+      opencodeSnapshots: true,
     });
     const session = await server.client.session.create({ title: 'e2e' });
     orcaSession = session.data!.id;

@@ -150,7 +150,7 @@ describe('the quality gate, step hooks and the idle timeout', () => {
       done.catch(() => {}); // awaited (and reported) by the scenario's test
       runs.set(scenario, { sessionID: session.id, done });
     }
-  }, 60_000);
+  }, 120_000);
 
   afterAll(async () => {
     await Promise.all([gate?.stop(), idle?.stop(), budget?.stop()]);
@@ -193,7 +193,7 @@ describe('the quality gate, step hooks and the idle timeout', () => {
     const sessions = await allSessions(gate.client);
     const children = sessions.filter((s) => s.parentID === runs.get('review_loop')!.sessionID).map((s) => s.title);
     expect(children).toEqual(expect.arrayContaining([expect.stringMatching(/^Orca coder · impl attempt 1/), expect.stringMatching(/^Orca reviewer · impl attempt 1/)]));
-  }, 60_000);
+  }, 150_000); // every scenario runs at once from beforeAll: a busy machine slows them all
 
   it('three FAILs with different errors: the step fails with REVIEW FAILED in round 3 of 3 and the plan stops', async () => {
     const res = await result('review_fail');
@@ -213,7 +213,7 @@ describe('the quality gate, step hooks and the idle timeout', () => {
       { gate: 'approval', option: 'Approve', channel: 'auto' },
       { gate: 'deviation', option: 'Stop', channel: 'auto', step_id: 'rework' },
     ]);
-  }, 60_000);
+  }, 150_000);
 
   it('the same errors in rounds 1 and 2 (breakers.same_error 2) open the breaker: the auto policy stands aside and a human decides', async () => {
     const question = await nextQuestion(gate, /^Step stuck \(coder\) failed/, 40_000);
@@ -248,7 +248,7 @@ describe('the quality gate, step hooks and the idle timeout', () => {
     expect(planFile('breaker', res.plan_id)).toMatchObject({ status: 'failed', waiting_for: null });
     expect(planFile('breaker', res.plan_id).decisions.at(-1)).toMatchObject({ gate: 'deviation', option: 'Stop', channel: 'command', step_id: 'stuck' });
     expect(requests('reviewer', 'breaker')).toHaveLength(2);
-  }, 60_000);
+  }, 150_000);
 
   it('step hooks: pre and post run with the ORCA_* env; a failing post hook is a warning; a failing pre hook blocks the step', async () => {
     const hooked = await result('hooks');
@@ -276,7 +276,7 @@ describe('the quality gate, step hooks and the idle timeout', () => {
     // Hooks wrap the attempt: the review loop's fix rounds run no pre hook again, the post hook runs once after the PASS.
     const loop = await result('review_loop');
     expect(linesOf('impl')).toEqual([`pre_step ${loop.plan_id} impl coder 1`, `post_step ${loop.plan_id} impl coder 1`]);
-  }, 60_000);
+  }, 150_000);
 
   it(`an idle specialist is aborted after timeouts.step_idle_seconds (${IDLE_SECONDS} s) and the step fails with TIMEOUT`, async () => {
     const res = await result('idle');
@@ -298,7 +298,7 @@ describe('the quality gate, step hooks and the idle timeout', () => {
     );
     expect(file.decisions.at(-1)).toMatchObject({ gate: 'deviation', option: 'Stop', channel: 'auto', step_id: 'slow' });
     await waitFor(() => /step slow: session \S+ idle for 2 s; aborting it \(TIMEOUT\)/.test(idle.logs()), { description: 'the logged TIMEOUT abort' });
-  }, 60_000);
+  }, 150_000);
 
   it('the dispatch cap (breakers.max_dispatches 1) pauses the plan before its second step; hitl.auto.budget=stop ends it', async () => {
     const res = await result('budget');
@@ -309,5 +309,5 @@ describe('the quality gate, step hooks and the idle timeout', () => {
     expect(file.steps.map((st: { id: string; status: string }) => `${st.id}:${st.status}`)).toEqual(['first:completed', 'second:pending']);
     expect(file.decisions.at(-1)).toMatchObject({ gate: 'budget', option: 'Stop', channel: 'auto' });
     expect(file.snapshot.context).toMatchObject({ dispatches: 1, dispatch_cap: 1 });
-  }, 60_000);
+  }, 150_000);
 });

@@ -65,6 +65,14 @@ describe('notes for the session of a detached plan (its call returned once it ra
     expect(followers.detached(planId)).toBeUndefined();
   });
 
+  it('should count the steps as it tells them when two are seen done at once (a busy process): 1/2, then 2/2', async () => {
+    const { host, planId, posted } = detached();
+    succeed(host, planId, 's1');
+    succeed(host, planId, 's2');
+    await settle();
+    expect(posted.map(([, text]) => text.split('\n')[0]!.replace(/ · \$.*$/, ''))).toEqual([`Orca: plan ${planId} · 1/2 done`, `Orca: plan ${planId} · 2/2 done`, expect.stringContaining('completed')]);
+  });
+
   it('should leave a gate to the follower in the session (its document and dialog), tell a decision made with orca decide, and nothing while a call follows it again', async () => {
     const { host, planId, posted, followers } = detached();
     step(host, planId, 's1').send(done('openSpecialistSession', { sessionId: 'ses_s1' }));

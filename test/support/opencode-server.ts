@@ -43,6 +43,12 @@ export type StartOpencodeOptions = {
    * `ask_planner_returns: "outcome"` and no verifying turn unless they set them (see withBlockingCalls).
    */
   orcaDefaults?: boolean;
+  /**
+   * OpenCode's own file snapshots of the project around each model step (its undo). Off unless set, or
+   * unless `orcaDefaults`: Orca never reads them, and they cost about half the suite's CPU (a git capture
+   * per model step, in OpenCode's process). The files that prove Orca as a user runs it keep them on.
+   */
+  opencodeSnapshots?: boolean;
 };
 
 /** Orca's built plugin, as the e2e files and the demo load it (scripts/relay.ts loads a copy elsewhere). */
@@ -72,6 +78,12 @@ export function withBlockingCalls(options: StartOpencodeOptions): StartOpencodeO
     plugins: plugins.filter((spec) => !isBuiltOrca(spec)),
     config: { ...options.config, plugin: [...plugins.filter(isBuiltOrca).map(blocking), ...(configPlugins ?? [])] },
   };
+}
+
+/** OpenCode's file snapshots off unless the file asks for them or for a user's defaults; the file's own config wins. */
+export function withoutSnapshots(options: StartOpencodeOptions): StartOpencodeOptions {
+  if (options.opencodeSnapshots || options.orcaDefaults) return options;
+  return { ...options, config: { snapshot: false, ...options.config } };
 }
 
 export type OpencodeServer = {
@@ -104,7 +116,7 @@ export async function startOpencode(options: StartOpencodeOptions): Promise<Open
     if (!process.env.ORCA_E2E_KEEP && sandbox.rootDir) rmSync(sandbox.rootDir, { recursive: true, force: true });
   };
   const env = hermeticEnv(sandbox.homeDir, {
-    OPENCODE_CONFIG_CONTENT: JSON.stringify(buildOpencodeConfig(withBlockingCalls(options))),
+    OPENCODE_CONFIG_CONTENT: JSON.stringify(buildOpencodeConfig(withoutSnapshots(withBlockingCalls(options)))),
     ...(options.password ? { OPENCODE_SERVER_PASSWORD: options.password } : {}),
     ...options.env,
   });
