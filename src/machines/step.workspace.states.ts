@@ -1,0 +1,91 @@
+import { messageOf, portFailure } from './outcome-params.js';
+import { attemptKey, leaveGate, stepSetup } from './step.setup.js';
+
+/**
+ * The step chart's workspace states (docs/worktrees.md): its tree opened before its turns, what git
+ * measures it changed after each, its changes landed in the user's tree, and the merge gate when
+ * they do not apply. The states read the same in step.machine.ts; the chart is unchanged.
+ */
+
+/** The step's worktree from the user's tree as it is now (or, in a shared tree, the tree's state before the step). */
+export const openingWorkspace = stepSetup.createStateConfig({
+  invoke: {
+    id: 'openWorkspace',
+    src: 'openWorkspace',
+    input: ({ context }) => ({
+      idempotencyKey: attemptKey(context),
+      planId: context.planId,
+      stepId: context.stepId,
+      attempt: context.attempt,
+      kind: context.policy.workspace === 'worktree' ? ('worktree' as const) : ('shared' as const),
+    }),
+    onDone: { target: 'preparing', actions: { type: 'recordWorkspace', params: ({ event }) => event.output } },
+    onError: { target: 'failed_attempt', actions: { type: 'recordFailure', params: portFailure('workspace') } },
+  },
+});
+
+/** What the step really changed, by git: the reviewer and the human judge this, not the specialist's claim. */
+export const measuring = stepSetup.createStateConfig({
+  invoke: {
+    id: 'measureStep',
+    src: 'measureStep',
+    input: ({ context }) => ({
+      planId: context.planId,
+      stepId: context.stepId,
+      attempt: context.attempt,
+      workspace: context.workspace!,
+      declared: context.thread.step.files ?? [],
+    }),
+    onDone: [
+      { guard: 'needsReview', target: 'review', actions: { type: 'recordDiff', params: ({ event }) => event.output } },
+      { target: 'finishing', actions: { type: 'recordDiff', params: ({ event }) => event.output } },
+    ],
+    onError: [
+      { guard: 'needsReview', target: 'review', actions: { type: 'recordDiffUnavailable', params: messageOf } },
+      { target: 'finishing', actions: { type: 'recordDiffUnavailable', params: messageOf } },
+    ],
+  },
+});
+
+export const landing = stepSetup.createStateConfig({
+  always: [{ guard: 'isolated', target: 'merging' }, { target: 'completed' }],
+});
+
+/** The worktree's changes land in the user's tree as uncommitted changes, by git, never by a model. */
+export const merging = stepSetup.createStateConfig({
+  invoke: {
+    id: 'mergeStep',
+    src: 'mergeStep',
+    input: ({ context }) => ({
+      idempotencyKey: `${attemptKey(context)}:merge`,
+      planId: context.planId,
+      stepId: context.stepId,
+      attempt: context.attempt,
+      workspace: context.workspace!,
+      declared: context.thread.step.files ?? [],
+      // Measured after the last turn, and no post-step hook ran in the tree since: that measurement lands.
+      ...(context.diff && context.policy.post_hooks.length === 0 && context.diff.base === context.workspace!.base ? { measured: context.diff } : {}),
+    }),
+    onDone: [
+      { guard: { type: 'mergeConflicted', params: ({ event }) => event.output }, target: 'merge_conflict', actions: { type: 'recordMergeClash', params: ({ event }) => event.output } },
+      { target: 'completed', actions: [{ type: 'recordMergeClash', params: ({ event }) => event.output }, 'clearMerge'] },
+    ],
+    onError: { target: 'merge_conflict', actions: { type: 'recordMergeError', params: messageOf } },
+  },
+});
+
+/** The step's changes did not apply to the user's tree: a human decides. Its worktree is kept meanwhile. */
+export const mergeConflict = stepSetup.createStateConfig({
+  tags: ['gate.merge'],
+  entry: 'notifyMergeConflict',
+  on: {
+    // Bounded like Retry: the clash counts as a failed attempt, so a policy that keeps choosing it stops at the limit.
+    'step.rerun_on_top': {
+      guard: 'onTopRemains',
+      target: 'preparing',
+      actions: { type: 'startOnTop', params: ({ event }) => ({ guidance: event.guidance, on_top_of: event.on_top_of, landed: event.landed }) },
+    },
+    'step.merge_resolved': { target: 'completed', actions: 'clearMerge' },
+    'step.stop': leaveGate['step.stop'],
+  },
+});
