@@ -326,7 +326,7 @@ describe('the agenda on the real server', () => {
       appendFileSync(log, `${JSON.stringify({ type: 'agenda.created', at: past, agendaId: gate, trigger: { type: 'time', executeAt: past }, action: { type: 'command', command: '/orca-approve', arguments: waiting, sessionId: userSession }, reason: 'hand-written', createdBy: 'cli', depth: 0 })}\n`);
 
       server = await restartOpencode(server);
-      const reconciled = await settled(id);
+      const reconciled = await settled(id, 60_000);
       expect(reconciled).toMatchObject({ status: 'executed', lastResult: expect.stringMatching(/was created before the restart .*; not started again/) });
       expect(plansOf(id)).toHaveLength(1);
       expect(reconciled.planId).toBe(plansOf(id)[0].plan_id);
@@ -335,7 +335,8 @@ describe('the agenda on the real server', () => {
 
       await waitFor(() => server.logs().includes(`events.jsonl:${lines} skipped: not JSON`), { description: 'the corrupt line reported' });
       expect(agenda().problems).toEqual([expect.objectContaining({ line: lines, reason: expect.stringMatching(/^not JSON/) })]);
-      expect(await settled(overdue)).toMatchObject({ status: 'executed', late: true, lastResult: expect.stringMatching(/waits for approval/) });
+      // A planner turn on a server just restarted, beside the rest of the suite: give it time.
+      expect(await settled(overdue, 60_000)).toMatchObject({ status: 'executed', late: true, lastResult: expect.stringMatching(/waits for approval/) });
       await waitFor(() => toasts().find((t) => t.startsWith('Agenda item executed late')), { description: 'the late toast' });
       expect(await settled(gate)).toMatchObject({ status: 'failed', lastError: expect.stringMatching(/^BLOCKED \[gate_command\]: \/orca-approve answers a human gate/) });
       expect(planFile(waiting)).toMatchObject({ status: 'pending_approval', decisions: [] });

@@ -178,12 +178,19 @@ describe('usage and cost of a plan on the real server', () => {
     const distinct = [...new Set(titles)];
     // At most one retitle a second, the newest winning: the short impl step may be skipped, the long docs step is shown.
     expect(distinct).toEqual(expect.arrayContaining([expect.stringMatching(new RegExp(`^${firstPlan} · 1/2 done · docs \\(document-writer\\) running · \\$0\\.\\d+$`))]));
-    // The tool's own result closed the part: its final title is the outcome with the total.
-    const final = server.events
-      .ofType('message.part.updated')
-      .map((e) => e.properties.part)
-      .filter((p) => p?.type === 'tool' && p.tool === 'orca_ask_planner' && p.sessionID === session.id)
-      .at(-1);
+    // The tool's own result closed the part: its final title is the outcome with the total. The event
+    // stream may bring that last update after the prompt's reply: wait for the part to be done.
+    const final = await waitFor(
+      () => {
+        const last = server.events
+          .ofType('message.part.updated')
+          .map((e) => e.properties.part)
+          .filter((p) => p?.type === 'tool' && p.tool === 'orca_ask_planner' && p.sessionID === session.id)
+          .at(-1);
+        return last?.state?.status === 'running' ? undefined : last;
+      },
+      { timeoutMs: 10_000, description: 'the call part closed in the event stream' },
+    );
     expect(final.state).toMatchObject({ status: 'completed', title: expect.stringMatching(new RegExp(`^plan ${firstPlan}: completed · 4 Orca turns, 5 model calls`)) });
     console.info(`usage e2e: first plan (sums, titles) ${Date.now() - started} ms; titles seen: ${distinct.join(' | ')}`);
   }, 120_000);
