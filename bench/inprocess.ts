@@ -106,8 +106,10 @@ export async function runInProcess(plan: BenchPlan, options: InProcessOptions = 
     return landed;
   };
   const heapBefore = options.measureHeap ? heapAfterGc() : 0;
-  // No reviewer turns: a step is one specialist turn, as in the server runs (bench/server.ts).
-  const host = new PlanHost({ store, ports, policy: { review_agents: [], max_dispatches: 10_000 }, ...(options.concurrency ? { concurrency: options.concurrency } : {}) });
+  // No reviewer turns: a step is one specialist turn, as in the server runs (bench/server.ts); and no
+  // verifying turn once the steps landed, as the server runs have none (test/support/opencode-server.ts
+  // pins `verification.turn` off).
+  const host = new PlanHost({ store, ports, policy: { review_agents: [], max_dispatches: 10_000, verify_turn: false }, ...(options.concurrency ? { concurrency: options.concurrency } : {}) });
   let stopToasts = () => {};
   if (options.likePlugin) {
     host.loadIndex();

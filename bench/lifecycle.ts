@@ -4,6 +4,7 @@
 // stopped bench left its server running. Also times the bench's sections.
 
 import { readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 
 type Stopper = () => Promise<void>;
 
@@ -86,14 +87,15 @@ function parentOf(pid: number): number | undefined {
 /** Wall time of named parts of a run, in order, to print where the time went. */
 export class SectionClock {
   private readonly started = performance.now();
-  readonly parts: Array<{ name: string; ms: number }> = [];
+  /** Each part's wall time and the load average (1 min) when it ended. */
+  readonly parts: Array<{ name: string; ms: number; load: number }> = [];
 
   async time<T>(name: string, part: () => Promise<T>): Promise<T> {
     const t0 = performance.now();
     try {
       return await part();
     } finally {
-      this.parts.push({ name, ms: performance.now() - t0 });
+      this.parts.push({ name, ms: performance.now() - t0, load: loadavg()[0]! });
     }
   }
 
@@ -105,7 +107,7 @@ export class SectionClock {
   report(): string[] {
     const total = this.elapsedMs();
     return [
-      ...this.parts.filter((p) => p.ms >= 100).map((p) => `  ${(p.ms / 1000).toFixed(1).padStart(6)} s  ${((100 * p.ms) / total).toFixed(0).padStart(3)}%  ${p.name}`),
+      ...this.parts.filter((p) => p.ms >= 100).map((p) => `  ${(p.ms / 1000).toFixed(1).padStart(6)} s  ${((100 * p.ms) / total).toFixed(0).padStart(3)}%  ${p.name} (load ${p.load.toFixed(1)} at its end)`),
       `  ${(total / 1000).toFixed(1).padStart(6)} s  total wall time`,
     ];
   }

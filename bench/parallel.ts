@@ -1,84 +1,118 @@
-// P1b, P1c and the scale runs: Orca against the bare driver on the same server (issue 17). The
-// bare driver never makes a worktree, so the side-by-side rows (P1b, P1c, S8×12, S200) run Orca
-// with steps in the shared tree (isolation `none`): what Orca's orchestration adds. P1b runs again
-// on a server with step worktrees (isolation `worktree`, the default in a git repository): what a
-// worktree and its merge add per step (W-iso), what one worktree holds on disk and that none is
-// left (W-disk). Also how the plugin's heap and plan file grow with the number of steps.
+// P1b, P1c and the scale runs: Orca against the bare driver on the same server (issue 17). P1b and
+// S8×12 run twice, each on a server of its own doing the same work (one warm-up of each side, the
+// same rounds): with steps in the shared tree (isolation `none`, as the bare driver works: what
+// Orca's orchestration adds) and in worktree slots (isolation `worktree`, the default in a git
+// repository: what a slot's reset, measure and landing add, and what the slots' warm OpenCode
+// instances cost in memory). The server's resident memory is watched over P1b and S8×12 on both
+// (bench/memory.ts). Also the slots on disk (W-disk: none held once the plans ended, the pool kept
+// to the plans' concurrency) and how the plugin's heap and plan file grow with the number of steps.
 // `npx tsx bench/parallel.ts` runs only these; `npm run bench` runs them among the others.
 // The default run keeps to a few rounds so the whole bench takes minutes; `-- --long` (or
-// ORCA_BENCH_LONG=1) adds rounds, S8×12 with worktrees and the 200-step plan.
+// ORCA_BENCH_LONG=1) adds rounds and the 200-step plan.
 import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { xdgDirs } from '../test/support/opencode-sandbox.js';
 import { workspaceSupport } from '../src/workspace/support.js';
-import { diskBytes, listWorktrees, openWorktree, releasePlanSlots, trimSlots } from '../src/workspace/worktrees.js';
+import { listWorktrees, openWorktree, prepareSlots, releasePlanSlots, slotsFolder, trimSlots } from '../src/workspace/worktrees.js';
 import { heapAfterGc, runInProcess } from './inprocess.js';
 import { runBench } from './lifecycle.js';
+import { loadavg } from './machine.js';
+import { memoryNow, watchMemory, type MemoryPeak } from './memory.js';
 import { DAG_AGENTS, layeredDag } from './plans.js';
 import { serverCpuMs, startBenchServer, stepPhases, type BenchServer, type PlanRun } from './server.js';
 import { manyAtOnce, sideBySide, type ManyAtOnce, type SideBySide } from './side-by-side.js';
 import { median, round } from './stats.js';
 
-/** How to run the long scale runs (the 200-step plan, S8×12 with worktrees, more rounds), which are off unless asked for. */
+/** How to run the long scale runs (the 200-step plan, more rounds), which are off unless asked for. */
 export const LONG_HINT = 'npm run bench -- --long';
 /** `--long` on the command line or ORCA_BENCH_LONG=1. */
 export const longRequested = () => process.argv.includes('--long') || /^(1|true|yes)$/i.test(process.env.ORCA_BENCH_LONG ?? '');
 
 /** Rounds of each side-by-side run: the default run's, and the long run's. */
 export interface Rounds {
-  /** P1b in the shared tree (after one warm-up of each side). */
+  /** P1b in the shared tree (after one warm-up of each side: the DAG's first layer). */
   p1b: number;
-  /** P1b with worktrees (no warm-up: a worktree step's instance is new however warm the server is). */
+  /** P1b with worktree slots (the same warm-up, which makes the slots and warms their instances). */
   worktree: number;
   /** P1c, the DAG at concurrency 1 (no warm-up: the chain of P2b warms the server). */
   concurrency1: number;
-  /** 8 plans of 12 steps at once, alternating order (shared tree; with worktrees only in the long run). */
+  /** 8 plans of 12 steps at once, alternating order, on each server (shared tree and worktree slots). */
   eight: number;
   /** The 200-step plan (long run only). */
   scale: number;
 }
-export const DEFAULT_ROUNDS: Rounds = { p1b: 3, worktree: 1, concurrency1: 1, eight: 1, scale: 0 };
-export const LONG_ROUNDS: Rounds = { p1b: 5, worktree: 3, concurrency1: 5, eight: 2, scale: 3 };
+export const DEFAULT_ROUNDS: Rounds = { p1b: 3, worktree: 3, concurrency1: 1, eight: 1, scale: 0 };
+export const LONG_ROUNDS: Rounds = { p1b: 5, worktree: 5, concurrency1: 5, eight: 2, scale: 3 };
 
-export interface WorktreeDisk {
-  /** Bytes of the worktree's files (symlinks as links), as `orca doctor` counts them. */
+/** One slot of the bench project on disk, and what git takes to reset, make and remove one (measured from this process, no OpenCode). */
+export interface SlotDisk {
+  /** Slots on disk when measured. */
+  slots: number;
+  /** Bytes of one slot's files (symlinks as links), as `orca doctor` counts them. */
   fileBytes: number;
-  /** `du -sk` of the worktree folder: blocks really used, folders included. */
+  /** `du -sk` of the slot folder: blocks really used, folders included. */
   duKiB: number;
   /** `du -sk` of git's record of it in the repository (`.git/worktrees/<name>`: its index, HEAD). */
   gitAdminKiB: number;
-  /** Files in the worktree. */
+  /** Files git tracks in it. */
   files: number;
-  /** openWorktree (snapshot of the user's tree, `git worktree add`) and removeWorktree, ms, one per try. */
-  openMs: number[];
-  removeMs: number[];
+  /** openWorktree on a free slot: the user's tree snapshotted through Orca's index, the slot reset to it; ms, one per try. */
+  resetMs: number[];
+  /** A new slot made (prepareSlots: `git worktree add`), then removed (trimSlots), ms. */
+  makeMs: number;
+  removeMs: number;
+}
+
+/** A server's resident memory (bench/memory.ts). */
+export interface ServerMemory {
+  /** Right after the server started (its project's instance booted), MiB. */
+  bootMiB: number;
+  /** Over P1b: the warm-up and every round, both sides. */
+  p1b: MemoryPeak;
+  /** One second after P1b, at rest, MiB. */
+  afterP1bMiB: number;
+  /** Over S8×12. */
+  eight: MemoryPeak;
 }
 
 export interface IsolationFigures {
   /** The plans' policy.workspace as their plan files say it, on each server. */
   workspaceOn: string;
   workspaceOff: string;
-  /** P1b with step worktrees: Orca (approval → completed) against the bare driver. */
+  /** P1b with worktree slots: Orca (approval → completed) against the bare driver. */
   p1bOn: SideBySide;
-  /** S8×12 with step worktrees (long run only). */
-  eightPlansOn?: ManyAtOnce;
-  /** (Orca median wall with isolation − without) / steps, ms. */
+  /** S8×12 with worktree slots. */
+  eightPlansOn: ManyAtOnce;
+  /** (Orca median wall with slots − in the shared tree) / steps, ms (steps run 4 at a time: what each adds to the plan's wall). */
   p1bCostPerStepMs: number;
-  /** The same from the median spans of 8 plans at once / 96 steps (long run only). */
-  eightPlansCostPerStepMs?: number;
-  /** Orca with isolation / Orca without: P1b median walls; S8×12 median spans (long run only). */
+  /** The same from the median spans of 8 plans at once / 96 steps. */
+  eightPlansCostPerStepMs: number;
+  /** Orca with slots / Orca in the shared tree: P1b median walls; S8×12 median spans. */
   p1bOnOff: number;
-  eightPlansOnOff?: number;
-  /** Step worktree folders found at once by a sampler (every 250 ms) during the isolation runs, and how many distinct ones it saw. */
-  maxAtOnce: number;
-  seen: number;
-  /** Step worktrees left once the runs ended (after up to 10 s for the last removals), in git's list and as folders. */
-  leftListed: number;
-  leftFolders: number;
-  /** OpenCode's own snapshot repositories (`$XDG_DATA_HOME/opencode/snapshot/<project>/<directory hash>`): one per directory a session worked in, each worktree's included; they stay after the worktree is removed. */
+  eightPlansOnOff: number;
+  memory: {
+    shared: ServerMemory;
+    worktrees: ServerMemory;
+    /** Slots on disk after P1b (each with its warm OpenCode instance). */
+    slotsAfterP1b: number;
+    /** (resident after P1b with slots − in the shared tree) / slots, MiB. */
+    perSlotMiB: number;
+    /** Peak with slots / peak in the shared tree over P1b: the server process; with its children. */
+    peakRatio: number;
+    peakWithChildrenRatio: number;
+    /** The same over S8×12 (info). */
+    eightPeakRatio: number;
+  };
+  /** Slots held at once and slots on disk at once, sampled every 250 ms during the worktree server's runs; distinct slots seen. */
+  maxHeld: number;
+  maxSlots: number;
+  slotsSeen: number;
+  /** Once the runs ended (after up to 10 s for the last plans to give theirs back): slots still held by a step, slots kept on disk (the pool: at most the plans' concurrency). */
+  left: { held: number; slots: number; pool: number };
+  /** OpenCode's own snapshot repositories (`$XDG_DATA_HOME/opencode/snapshot/<project>/<directory hash>`): one per directory a session worked in with snapshots on; a slot's instance has them off. */
   opencodeSnapshots: { count: number; kiB: number };
-  disk?: WorktreeDisk;
+  disk?: SlotDisk;
   diskError?: string;
 }
 
@@ -96,13 +130,13 @@ export interface ParallelFigures {
   eightPlans: ManyAtOnce;
   isolation: IsolationFigures;
   growth: Array<{ steps: number; heapBytes: number; planFileBytes: number; writes: number }>;
-  /** Seconds each part took. */
-  timings: Array<{ name: string; ms: number }>;
+  /** Seconds each part took, and the load average (1 min) when it ended. */
+  timings: Array<{ name: string; ms: number; load: number }>;
 }
 
 /** More work on a server while it is up (run.ts measures P1, P2b, P3 and W1 on these servers). */
 export interface ServerHooks {
-  /** The shared-tree server at concurrency 4 and the bench latency, after P1b. */
+  /** The shared-tree server at concurrency 4 and the bench latency, after P1b and its memory. */
   shared?: (bench: BenchServer, p1b: SideBySide) => Promise<void>;
   /** The shared-tree server at concurrency 1, before P1c (it warms the server); leave the latency as found. */
   concurrency1?: (bench: BenchServer) => Promise<void>;
@@ -110,7 +144,9 @@ export interface ServerHooks {
 
 const f = (x: number, d = 2) => (Number.isFinite(x) ? x.toFixed(d) : 'n/a');
 const ms = (xs: number[]) => xs.map((x) => x.toFixed(0)).join(', ');
+const mib = (x: number) => `${f(x, 0)} MiB`;
 const SHARED_TREE = { isolation: { mode: 'none' } };
+const settle = () => new Promise((r) => setTimeout(r, 1000));
 
 export async function measureParallel(
   say: (s?: string) => void,
@@ -118,17 +154,20 @@ export async function measureParallel(
 ): Promise<ParallelFigures> {
   const dag = layeredDag(3, 4);
   const big = layeredDag(25, 8);
-  const agents = `every step a file-changing specialist (${DAG_AGENTS.join(', ')} in turn, review gate off)`;
+  const agents = `every step a file-changing specialist (${DAG_AGENTS.join(', ')} in turn, review gate off; it answers without changing a file)`;
   const timings: ParallelFigures['timings'] = [];
   const timed = async <T>(name: string, part: () => Promise<T>): Promise<T> => {
     const t0 = performance.now();
     try {
       return await part();
     } finally {
-      timings.push({ name, ms: performance.now() - t0 });
-      say(`  (${name}: ${((performance.now() - t0) / 1000).toFixed(1)} s)`);
+      const load = loadavg()[0];
+      timings.push({ name, ms: performance.now() - t0, load });
+      say(`  (${name}: ${((performance.now() - t0) / 1000).toFixed(1)} s; load ${load.toFixed(1)})`);
     }
   };
+  const memoryLine = (what: string, m: MemoryPeak) =>
+    `${what}: peak ${mib(m.peakMiB)} (the opencode process, VmHWM${m.fromWindowStart ? ' since the part began' : ' since its start'}), ${mib(m.peakWithChildrenMiB)} with the processes it started (sampled every ${m.everyMs} ms, ${m.samples} samples), ${mib(m.endMiB)} at its end`;
 
   // --- the shared tree, concurrency 4
   say(`P1b: the 12-step DAG (3 layers × 4; ${agents}) at concurrency 4, model latency ${latencyMs} ms, steps in the shared tree (isolation none, as the bare driver works): Orca (approval → completed) and the bare driver (session.create + session.prompt per step, same prompts, order and concurrency), ${rounds.p1b} alternating rounds after one warm-up each (its first layer)`);
@@ -136,7 +175,10 @@ export async function measureParallel(
   let p1b: SideBySide;
   let eightPlans: ManyAtOnce;
   let workspaceOff: string;
+  let memShared: ServerMemory;
   try {
+    const bootMiB = memoryNow(s4.pid).rssMiB;
+    const p1bMemory = watchMemory(s4.pid);
     p1b = await timed('P1b, shared tree', async () => {
       const cpu0 = serverCpuMs(s4.server.projectDir);
       const run = await sideBySide(s4, dag, 4, rounds.p1b, 'p1b', { warmUp: layeredDag(1, 4) });
@@ -144,59 +186,79 @@ export async function measureParallel(
       say(`  ${phaseLine(run, dag, latencyMs)}`);
       return run;
     });
+    const p1bPeak = p1bMemory.stop();
+    await settle();
+    const afterP1bMiB = memoryNow(s4.pid).rssMiB;
+    say(`  memory, shared tree: ${mib(bootMiB)} after start; ${memoryLine('P1b', p1bPeak)}; ${mib(afterP1bMiB)} at rest after it`);
     workspaceOff = planWorkspace(s4, p1b.orcaRuns.at(-1)!);
     if (hooks.shared) await timed('P1 bare prompts, shared tree', () => hooks.shared!(s4, p1b));
     say(`Scale: 8 plans of 12 steps at once on the same server (concurrency 4 each, shared tree), ${rounds.eight} round(s)${rounds.eight > 1 ? ' of alternating order' : ' (Orca first)'}`);
+    const eightMemory = watchMemory(s4.pid);
     eightPlans = await timed('S8×12, shared tree', async () => {
       const run = await manyAtOnce(s4, dag, 8, 4, rounds.eight);
       say(`  Orca first approval → last end ${ms(run.orcaSpanMs)} ms; bare ${ms(run.bareSpanMs)} ms → per round ${run.ratios.map((r) => f(r, 3)).join(', ')}, median ${f(run.ratio, 3)}; per plan median ${f(median(run.orcaPerPlanMs), 0)} vs ${f(median(run.barePerPlanMs), 0)} ms → ${f(run.perPlanRatio, 3)}`);
       return run;
     });
+    const eightPeak = eightMemory.stop();
+    say(`  memory, shared tree: ${memoryLine('S8×12', eightPeak)}`);
+    memShared = { bootMiB, p1b: p1bPeak, afterP1bMiB, eight: eightPeak };
   } finally {
     await s4.stop();
   }
 
-  // --- step worktrees (the default), concurrency 4
-  say(`P1b again with step worktrees (isolation "worktree", the default in a git repository; a server of its own): ${rounds.worktree} round(s), bare first${long ? '; then S8×12' : ''}`);
+  // --- worktree slots (the default), concurrency 4: the same work
+  say(`P1b and S8×12 again with worktree slots (isolation "worktree", the default in a git repository; a server of its own doing the same work: the same warm-up, ${rounds.worktree} round(s) of P1b, ${rounds.eight} of S8×12)`);
   const s4on = await startBenchServer({ concurrency: 4, latencyMs });
   let p1bOn: SideBySide;
-  let eightPlansOn: ManyAtOnce | undefined;
-  let watched: { maxAtOnce: number; seen: number };
-  let left: { listed: number; folders: number };
+  let eightPlansOn: ManyAtOnce;
+  let watched: ReturnType<ReturnType<typeof watchSlots>['stop']>;
+  let left: IsolationFigures['left'];
   let snapshots: { count: number; kiB: number };
-  let disk: WorktreeDisk | undefined;
+  let disk: SlotDisk | undefined;
   let diskError: string | undefined;
   let workspaceOn: string;
+  let memOn: ServerMemory;
+  let slotsAfterP1b: number;
   try {
-    const watcher = watchWorktrees(s4on);
+    const bootMiB = memoryNow(s4on.pid).rssMiB;
+    const watcher = watchSlots(s4on);
     try {
-      p1bOn = await timed('P1b, worktrees', async () => {
-        const run = await sideBySide(s4on, dag, 4, rounds.worktree, 'p1b-worktree', { warmUp: false });
+      const p1bMemory = watchMemory(s4on.pid);
+      p1bOn = await timed('P1b, worktree slots', async () => {
+        const run = await sideBySide(s4on, dag, 4, rounds.worktree, 'p1b-worktree', { warmUp: layeredDag(1, 4) });
         say(`  Orca ${ms(run.orcaMs)} ms; bare ${ms(run.bareMs)} ms → per round ${run.ratios.map((r) => f(r, 3)).join(', ')}, median ${f(run.ratio, 3)}`);
         say(`  ${phaseLine(run, dag, latencyMs)}`);
         return run;
       });
-      if (long) {
-        eightPlansOn = await timed('S8×12, worktrees', async () => {
-          const run = await manyAtOnce(s4on, dag, 8, 4, rounds.eight);
-          say(`  S8×12 with worktrees: Orca ${ms(run.orcaSpanMs)} ms; bare ${ms(run.bareSpanMs)} ms → median ${f(run.ratio, 3)}; per plan ${f(run.perPlanRatio, 3)}`);
-          return run;
-        });
-      }
+      const p1bPeak = p1bMemory.stop();
+      await settle();
+      const afterP1bMiB = memoryNow(s4on.pid).rssMiB;
+      slotsAfterP1b = slotsOnDisk(s4on).slots;
+      say(`  memory, worktree slots: ${mib(bootMiB)} after start; ${memoryLine('P1b', p1bPeak)}; ${mib(afterP1bMiB)} at rest after it, with ${slotsAfterP1b} slots (each a warm OpenCode instance)`);
+      const eightMemory = watchMemory(s4on.pid);
+      eightPlansOn = await timed('S8×12, worktree slots', async () => {
+        const run = await manyAtOnce(s4on, dag, 8, 4, rounds.eight);
+        say(`  S8×12 with worktree slots: Orca first approval → last end ${ms(run.orcaSpanMs)} ms; bare ${ms(run.bareSpanMs)} ms → per round ${run.ratios.map((r) => f(r, 3)).join(', ')}, median ${f(run.ratio, 3)}; per plan median ${f(median(run.orcaPerPlanMs), 0)} vs ${f(median(run.barePerPlanMs), 0)} ms → ${f(run.perPlanRatio, 3)}`);
+        say(`  ${phaseLine({ orcaRuns: run.orcaRuns, bareRuns: [] }, dag, latencyMs)}`);
+        return run;
+      });
+      const eightPeak = eightMemory.stop();
+      say(`  memory, worktree slots: ${memoryLine('S8×12', eightPeak)}`);
+      memOn = { bootMiB, p1b: p1bPeak, afterP1bMiB, eight: eightPeak };
     } finally {
       watched = watcher.stop();
     }
     workspaceOn = planWorkspace(s4on, p1bOn.orcaRuns.at(-1)!);
-    left = await leftWorktrees(s4on);
+    left = await slotsLeft(s4on, 4);
     snapshots = opencodeSnapshots(s4on);
-    say(`  worktrees: plans ran with workspace "${workspaceOn}"; up to ${watched.maxAtOnce} step worktrees at once (sampled every 250 ms; ${watched.seen} distinct seen); left after the runs: ${left.listed} in git's list, ${left.folders} folders (expected 0)`);
-    say(`  OpenCode's file-snapshot repositories left in its data folder: ${snapshots.count} (one per directory a session worked in: the project and each worktree), ${snapshots.kiB} KiB in all (${f(snapshots.kiB / Math.max(1, snapshots.count), 0)} KiB each)`);
+    say(`  slots: plans ran with workspace "${workspaceOn}"; up to ${watched.maxHeld} held at once and ${watched.maxSlots} on disk at once (sampled every 250 ms; ${watched.seen} distinct slots seen); after the runs ${left.held} held (expected 0), ${left.slots} kept on disk (the pool: at most ${left.pool})`);
+    say(`  OpenCode's file-snapshot repositories in its data folder: ${snapshots.count} (one per directory a session worked in with snapshots on: the project; a slot's instance has them off), ${snapshots.kiB} KiB in all`);
     try {
-      disk = await measureWorktreeDisk(s4on);
-      say(`  one worktree of the bench project (made by openWorktree from the server's repository, then removed): ${disk.files} files, ${f(disk.fileBytes / 1024, 1)} KiB of files, ${disk.duKiB} KiB on disk (du), plus ${disk.gitAdminKiB} KiB in .git/worktrees/; open ${ms(disk.openMs)} ms, remove ${ms(disk.removeMs)} ms`);
+      disk = await measureSlotDisk(s4on);
+      say(`  one slot of the bench project (${disk.slots} on disk): ${disk.files} files, ${f(disk.fileBytes / 1024, 1)} KiB of files, ${disk.duKiB} KiB on disk (du), plus ${disk.gitAdminKiB} KiB in .git/worktrees/; from this process: reset of a free slot to the user's tree ${ms(disk.resetMs)} ms, a new slot made ${f(disk.makeMs, 0)} ms, removed ${f(disk.removeMs, 0)} ms`);
     } catch (error) {
       diskError = error instanceof Error ? error.message : String(error);
-      say(`  disk per worktree: not measured (${diskError})`);
+      say(`  disk per slot: not measured (${diskError})`);
     }
   } finally {
     await s4on.stop();
@@ -206,30 +268,36 @@ export async function measureParallel(
     workspaceOn,
     workspaceOff,
     p1bOn,
+    eightPlansOn,
     p1bCostPerStepMs: cost(median(p1bOn.orcaMs), median(p1b.orcaMs), dag.steps.length),
     p1bOnOff: median(p1bOn.orcaMs) / median(p1b.orcaMs),
-    ...(eightPlansOn
-      ? {
-          eightPlansOn,
-          eightPlansCostPerStepMs: cost(median(eightPlansOn.orcaSpanMs), median(eightPlans.orcaSpanMs), 8 * dag.steps.length),
-          eightPlansOnOff: median(eightPlansOn.orcaSpanMs) / median(eightPlans.orcaSpanMs),
-        }
-      : {}),
-    maxAtOnce: watched.maxAtOnce,
-    seen: watched.seen,
-    leftListed: left.listed,
-    leftFolders: left.folders,
+    eightPlansCostPerStepMs: cost(median(eightPlansOn.orcaSpanMs), median(eightPlans.orcaSpanMs), 8 * dag.steps.length),
+    eightPlansOnOff: median(eightPlansOn.orcaSpanMs) / median(eightPlans.orcaSpanMs),
+    memory: {
+      shared: memShared,
+      worktrees: memOn,
+      slotsAfterP1b,
+      perSlotMiB: (memOn.afterP1bMiB - memShared.afterP1bMiB) / slotsAfterP1b,
+      peakRatio: memOn.p1b.peakMiB / memShared.p1b.peakMiB,
+      peakWithChildrenRatio: memOn.p1b.peakWithChildrenMiB / memShared.p1b.peakWithChildrenMiB,
+      eightPeakRatio: memOn.eight.peakMiB / memShared.eight.peakMiB,
+    },
+    maxHeld: watched.maxHeld,
+    maxSlots: watched.maxSlots,
+    slotsSeen: watched.seen,
+    left,
     opencodeSnapshots: snapshots,
     ...(disk ? { disk } : {}),
     ...(diskError ? { diskError } : {}),
   };
+  const mem = isolation.memory;
   const row = (cells: string[]) => say(`  ${cells[0]!.padEnd(7)} ${cells[1]!.padEnd(34)} ${cells[2]!.padEnd(34)} ${cells[3]}`);
   say(`Isolation side by side (${agents}; workspace "${workspaceOn}" vs "${workspaceOff}"):`);
-  row(['', 'with worktrees: Orca / bare', 'shared tree (none): Orca / bare', 'worktree + merge per step']);
+  row(['', 'worktree slots: Orca / bare', 'shared tree (none): Orca / bare', 'slot reset + measure + landing per step']);
   row(['P1b', `${f(p1bOn.ratio, 3)} (${f(median(p1bOn.orcaMs), 0)} / ${f(median(p1bOn.bareMs), 0)} ms)`, `${f(p1b.ratio, 3)} (${f(median(p1b.orcaMs), 0)} / ${f(median(p1b.bareMs), 0)} ms)`, `(${f(median(p1bOn.orcaMs), 0)} − ${f(median(p1b.orcaMs), 0)}) / ${dag.steps.length} = ${f(isolation.p1bCostPerStepMs, 0)} ms`]);
-  if (eightPlansOn) row(['S8×12', `${f(eightPlansOn.ratio, 3)} (${f(median(eightPlansOn.orcaSpanMs), 0)} / ${f(median(eightPlansOn.bareSpanMs), 0)} ms)`, `${f(eightPlans.ratio, 3)} (${f(median(eightPlans.orcaSpanMs), 0)} / ${f(median(eightPlans.bareSpanMs), 0)} ms)`, `(${f(median(eightPlansOn.orcaSpanMs), 0)} − ${f(median(eightPlans.orcaSpanMs), 0)}) / ${8 * dag.steps.length} = ${f(isolation.eightPlansCostPerStepMs!, 0)} ms`]);
-  else row(['S8×12', `not run (${LONG_HINT})`, `${f(eightPlans.ratio, 3)} (${f(median(eightPlans.orcaSpanMs), 0)} / ${f(median(eightPlans.bareSpanMs), 0)} ms)`, '']);
-  say(`  Orca with isolation / without: P1b ${f(isolation.p1bOnOff, 3)}${isolation.eightPlansOnOff !== undefined ? `, S8×12 ${f(isolation.eightPlansOnOff, 3)}` : ''} (steps run 4 at a time: a wall-time difference / steps is what each worktree and merge adds to the plan's wall, not its own duration)`);
+  row(['S8×12', `${f(eightPlansOn.ratio, 3)} (${f(median(eightPlansOn.orcaSpanMs), 0)} / ${f(median(eightPlansOn.bareSpanMs), 0)} ms)`, `${f(eightPlans.ratio, 3)} (${f(median(eightPlans.orcaSpanMs), 0)} / ${f(median(eightPlans.bareSpanMs), 0)} ms)`, `(${f(median(eightPlansOn.orcaSpanMs), 0)} − ${f(median(eightPlans.orcaSpanMs), 0)}) / ${8 * dag.steps.length} = ${f(isolation.eightPlansCostPerStepMs, 0)} ms`]);
+  row(['memory', `P1b peak ${mib(memOn.p1b.peakMiB)}, S8×12 ${mib(memOn.eight.peakMiB)}`, `P1b peak ${mib(memShared.p1b.peakMiB)}, S8×12 ${mib(memShared.eight.peakMiB)}`, `P1b ${f(mem.peakRatio, 3)}× (with children ${f(mem.peakWithChildrenRatio, 3)}×), S8×12 ${f(mem.eightPeakRatio, 3)}×; per warm slot (${f(memOn.afterP1bMiB, 0)} − ${f(memShared.afterP1bMiB, 0)}) / ${slotsAfterP1b} = ${f(mem.perSlotMiB, 1)} MiB`]);
+  say(`  Orca with slots / in the shared tree: P1b ${f(isolation.p1bOnOff, 3)}, S8×12 ${f(isolation.eightPlansOnOff, 3)} (steps run 4 at a time: a wall-time difference / steps is what each slot adds to the plan's wall, not its own duration)`);
 
   // --- the shared tree, concurrency 1
   say(`P1c: the same DAG at concurrency 1 (shared tree), ${rounds.concurrency1} round(s)${rounds.concurrency1 > 1 ? ' of alternating order' : ' (bare first)'}`);
@@ -288,47 +356,71 @@ export async function measureParallel(
   return { latencyMs, rounds, p1b, p1bConcurrency1, p1c, ...(scale200 ? { scale200 } : {}), eightPlans, isolation, growth, timings };
 }
 
-/** Per step medians of Orca's phases against the bare driver's. */
-function phaseLine(run: SideBySide, dag: ReturnType<typeof layeredDag>, latencyMs: number): string {
-  const bareMed = (k: 'createMs' | 'preModelMs' | 'postModelMs') => f(median(run.bareRuns.flatMap((r) => r[k])), 0);
+/** Per step medians of Orca's phases against the bare driver's (and, with slots, the slot's reset, git's measure and the landing). */
+function phaseLine(run: Pick<SideBySide, 'orcaRuns' | 'bareRuns'>, dag: ReturnType<typeof layeredDag>, latencyMs: number): string {
+  const bareMed = (k: 'createMs' | 'preModelMs' | 'postModelMs') => (run.bareRuns.length ? f(median(run.bareRuns.flatMap((r) => r[k])), 0) : '–');
   const phases = run.orcaRuns.flatMap((r: PlanRun) => stepPhases(r, dag, latencyMs));
-  const orcaMed = (k: 'open' | 'preModel' | 'postModel') => f(median(phases.map((p) => p[k])), 0);
-  return `per step, median ms: session.create bare ${bareMed('createMs')} / Orca ${orcaMed('open')} (opening_session → running); prompt sent → model request bare ${bareMed('preModelMs')} / Orca ${orcaMed('preModel')} (running → model request); model reply → turn read bare ${bareMed('postModelMs')} / Orca ${orcaMed('postModel')} (→ step completed)`;
+  const orcaMed = (k: 'open' | 'preModel' | 'postModel' | 'workspace' | 'measure' | 'merge' | 'schedule') => f(median(phases.map((p) => p[k])), 0);
+  return `per step, median ms: session.create bare ${bareMed('createMs')} / Orca ${orcaMed('open')} (opening_session → running); prompt sent → model request bare ${bareMed('preModelMs')} / Orca ${orcaMed('preModel')} (running → model request); model reply → turn read bare ${bareMed('postModelMs')} / Orca ${orcaMed('postModel')} (→ step completed, of which measure ${orcaMed('measure')}, landing ${orcaMed('merge')}); before the step: workspace ${orcaMed('workspace')} (slot reset, or the shared tree's snapshot), ready → started ${orcaMed('schedule')} (workspace included)`;
 }
 
-/** The step worktrees folder of the bench server's sandbox: `$XDG_DATA_HOME/opencode-orca/worktrees`. */
-function worktreesFolder(bench: BenchServer): string {
-  return join(xdgDirs(bench.server.homeDir).XDG_DATA_HOME, 'opencode-orca', 'worktrees');
+/** The slots folders of the bench server's sandbox: `$XDG_DATA_HOME/opencode-orca/worktrees/<12 hex>/slots`. */
+function slotFolders(bench: BenchServer): string[] {
+  const root = join(xdgDirs(bench.server.homeDir).XDG_DATA_HOME, 'opencode-orca', 'worktrees');
+  try {
+    return readdirSync(root).map((repo) => join(root, repo, 'slots'));
+  } catch {
+    return [];
+  }
 }
 
-/** Step worktree folders (`<12 hex>/<planId>/<stepId>.<attempt>/`) there now. */
-function worktreeFolders(bench: BenchServer): string[] {
-  const root = worktreesFolder(bench);
-  const dirs = (path: string) => {
+/** Slots made (`<n>/` with its `.git`) and held (`<n>.claim.json`) now. */
+function slotsOnDisk(bench: BenchServer): { slots: number; held: number; names: string[] } {
+  let slots = 0;
+  let held = 0;
+  const names: string[] = [];
+  for (const folder of slotFolders(bench)) {
+    let entries: string[];
     try {
-      return readdirSync(path, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => join(path, e.name));
+      entries = readdirSync(folder);
     } catch {
-      return [];
+      continue;
     }
-  };
-  return dirs(root).flatMap(dirs).flatMap(dirs).filter((d) => /\.\d+$/.test(d));
+    for (const name of entries) {
+      if (/^\d+$/.test(name) && readdirSafe(join(folder, name)).includes('.git')) {
+        slots++;
+        names.push(join(folder, name));
+      } else if (/^\d+\.claim\.json$/.test(name)) held++;
+    }
+  }
+  return { slots, held, names };
 }
 
-/** Counts step worktree folders every `everyMs` (a readdir of three levels: nothing next to a turn). */
-function watchWorktrees(bench: BenchServer, everyMs = 250) {
-  let maxAtOnce = 0;
+const readdirSafe = (path: string) => {
+  try {
+    return readdirSync(path);
+  } catch {
+    return [];
+  }
+};
+
+/** Samples the slots every `everyMs` (two readdirs per slot: nothing next to a turn). */
+function watchSlots(bench: BenchServer, everyMs = 250) {
+  let maxHeld = 0;
+  let maxSlots = 0;
   const seen = new Set<string>();
   const sample = () => {
-    const now = worktreeFolders(bench);
-    for (const d of now) seen.add(d);
-    maxAtOnce = Math.max(maxAtOnce, now.length);
+    const now = slotsOnDisk(bench);
+    for (const d of now.names) seen.add(d);
+    maxHeld = Math.max(maxHeld, now.held);
+    maxSlots = Math.max(maxSlots, now.slots);
   };
   const timer = setInterval(sample, everyMs);
   return {
     stop() {
       clearInterval(timer);
       sample();
-      return { maxAtOnce, seen: seen.size };
+      return { maxHeld, maxSlots, seen: seen.size };
     },
   };
 }
@@ -352,49 +444,49 @@ function opencodeSnapshots(bench: BenchServer): { count: number; kiB: number } {
   return { count, kiB: Number(execFileSync('du', ['-sk', root], { encoding: 'utf8' }).split(/\s/)[0]) };
 }
 
-/** Orca's worktrees still there once the runs ended: waits up to `waitMs` for removals in flight. */
-async function leftWorktrees(bench: BenchServer, waitMs = 10_000) {
-  const support = await workspaceSupport(bench.server.projectDir, { dataHome: xdgDirs(bench.server.homeDir).XDG_DATA_HOME });
-  const repo = support.ok ? support : support.repository;
-  const count = async () => ({ listed: repo ? (await listWorktrees(repo)).length : 0, folders: worktreeFolders(bench).length });
+/** Slots still held, and kept, once the runs ended: waits up to `waitMs` for the last plans to give theirs back and the pool to be trimmed. */
+async function slotsLeft(bench: BenchServer, pool: number, waitMs = 10_000): Promise<IsolationFigures['left']> {
   const until = performance.now() + waitMs;
-  let left = await count();
-  while ((left.listed > 0 || left.folders > 0) && performance.now() < until) {
+  let now = slotsOnDisk(bench);
+  while ((now.held > 0 || now.slots > pool) && performance.now() < until) {
     await new Promise((r) => setTimeout(r, 500));
-    left = await count();
+    now = slotsOnDisk(bench);
   }
-  return left;
+  return { held: now.held, slots: now.slots, pool };
 }
 
 /**
- * One worktree of the bench project as a step gets it (openWorktree from the server's repository,
- * the user's tree with its untracked files, no include list, no setup), measured and removed; 3 tries.
+ * One slot of the bench project on disk, and git's share of a step's slot from this process (the
+ * server idle): a free slot reset to the user's tree as a step's start does (openWorktree: Orca's
+ * index of the user's tree, `git reset --hard`, `git clean`), 3 times, then given back; one slot
+ * made (prepareSlots) and removed (trimSlots), so the pool is as the server left it.
  */
-async function measureWorktreeDisk(bench: BenchServer): Promise<WorktreeDisk> {
+async function measureSlotDisk(bench: BenchServer): Promise<SlotDisk> {
   const support = await workspaceSupport(bench.server.projectDir, { dataHome: xdgDirs(bench.server.homeDir).XDG_DATA_HOME });
   if (!support.ok) throw new Error(support.reason);
   const du = (path: string) => Number(execFileSync('du', ['-sk', path], { encoding: 'utf8' }).split(/\s/)[0]);
-  const openMs: number[] = [];
-  const removeMs: number[] = [];
-  let measured: Omit<WorktreeDisk, 'openMs' | 'removeMs'> | undefined;
+  const slots = await listWorktrees(support);
+  const one = slots.find((s) => !s.claim) ?? slots[0];
+  if (!one) throw new Error(`no slot in ${slotsFolder(support)}`);
+  const gitDir = execFileSync('git', ['rev-parse', '--absolute-git-dir'], { cwd: one.path, encoding: 'utf8' }).trim();
+  const files = execFileSync('git', ['ls-files', '-z'], { cwd: one.path, encoding: 'utf8' }).split('\0').filter(Boolean).length;
+  const measured = { slots: slots.length, fileBytes: one.bytes, duKiB: du(one.path), gitAdminKiB: du(gitDir), files };
   const planId = 'plan_01BENCHD1SK00000000000000';
+  const resetMs: number[] = [];
   for (let attempt = 1; attempt <= 3; attempt++) {
     const t0 = performance.now();
-    const ws = await openWorktree(support, { planId, stepId: 'size', attempt, include: [] });
-    openMs.push(performance.now() - t0);
-    const root = ws.root!;
-    if (!measured) {
-      const gitDir = execFileSync('git', ['rev-parse', '--absolute-git-dir'], { cwd: root, encoding: 'utf8' }).trim();
-      const files = execFileSync('git', ['ls-files', '-z'], { cwd: root, encoding: 'utf8' }).split('\0').filter(Boolean).length;
-      measured = { fileBytes: await diskBytes(root), duKiB: du(root), gitAdminKiB: du(gitDir), files };
-    }
-    const t1 = performance.now();
-    await releasePlanSlots(support, planId);
-    await trimSlots(support, 0);
-    removeMs.push(performance.now() - t1);
+    await openWorktree(support, { planId, stepId: 'size', attempt, include: [] });
+    resetMs.push(performance.now() - t0);
   }
-  rmSync(join(support.worktrees, planId), { recursive: true, force: true });
-  return { ...measured!, openMs, removeMs };
+  await releasePlanSlots(support, planId);
+  const before = (await listWorktrees(support)).length;
+  const t1 = performance.now();
+  await prepareSlots(support, before + 1, { include: [] });
+  const makeMs = performance.now() - t1;
+  const t2 = performance.now();
+  await trimSlots(support, before);
+  const removeMs = performance.now() - t2;
+  return { ...measured, resetMs, makeMs, removeMs };
 }
 
 /** results.json's part: figures without the per-run details. */
@@ -413,15 +505,15 @@ export function parallelResults(p: ParallelFigures) {
     isolation: {
       ...iso,
       p1bOn: side(iso.p1bOn),
-      eightPlansOn: iso.eightPlansOn ? many(iso.eightPlansOn) : { skipped: `not run (${LONG_HINT})` },
+      eightPlansOn: many(iso.eightPlansOn),
       p1bCostPerStepMs: round(iso.p1bCostPerStepMs, 1),
-      eightPlansCostPerStepMs: iso.eightPlansCostPerStepMs === undefined ? undefined : round(iso.eightPlansCostPerStepMs, 1),
+      eightPlansCostPerStepMs: round(iso.eightPlansCostPerStepMs, 1),
       p1bOnOff: round(iso.p1bOnOff, 3),
-      eightPlansOnOff: iso.eightPlansOnOff === undefined ? undefined : round(iso.eightPlansOnOff, 3),
-      disk: iso.disk ? { ...iso.disk, openMs: iso.disk.openMs.map((x) => round(x, 0)), removeMs: iso.disk.removeMs.map((x) => round(x, 0)) } : undefined,
+      eightPlansOnOff: round(iso.eightPlansOnOff, 3),
+      disk: iso.disk ? { ...iso.disk, resetMs: iso.disk.resetMs.map((x) => round(x, 0)), makeMs: round(iso.disk.makeMs, 0), removeMs: round(iso.disk.removeMs, 0) } : undefined,
     },
     growth: p.growth,
-    timingsS: p.timings.map((t) => ({ name: t.name, s: round(t.ms / 1000, 1) })),
+    timingsS: p.timings.map((t) => ({ name: t.name, s: round(t.ms / 1000, 1), load: t.load })),
   };
 }
 

@@ -2,9 +2,11 @@
 // test; it never fails on a missed target). Prints the machine, each measurement, a table of
 // targets, where the time went and the total wall time, and writes bench/results.json. Everything
 // runs on 127.0.0.1: the real opencode binary from node_modules, the built plugin (dist/), and the
-// scripted OpenAI-compatible model of the e2e tests. The default run takes minutes; `-- --long`
-// (or ORCA_BENCH_LONG=1) adds rounds, S8×12 with worktrees, the 200-step plan and the DAG with
-// OpenCode's file snapshots off. Ctrl-C or SIGTERM stops every server and model the bench started.
+// scripted OpenAI-compatible model of the e2e tests. The default run takes minutes (target: under
+// 10); `-- --long` (or ORCA_BENCH_LONG=1) adds rounds, the 200-step plan, the DAG with OpenCode's
+// file snapshots off and more warm rounds of the repository-size row. Each target row carries the
+// load average (1 min) when its measurement ended. Ctrl-C or SIGTERM stops every server and model
+// the bench started.
 import { execFileSync } from 'node:child_process';
 import { readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -15,6 +17,7 @@ import { chain, layeredDag, orcaE2ePlan } from './plans.js';
 import { barePrompts, criticalPathCalls, runPlan, serverCpuMs, startBenchServer, stepPhases, type PlanRun } from './server.js';
 import { median, round, summary } from './stats.js';
 import { LONG_HINT, longRequested, measureParallel, parallelResults } from './parallel.js';
+import { measureRepoSizes, phaseText, REPO_SIZES, repoSizeResults } from './repo-size.js';
 import { runBench, SectionClock } from './lifecycle.js';
 import {
   fmtCarried,
@@ -58,7 +61,7 @@ async function main() {
   say(`machine: ${machine.cores} cores, ${machine.cpuModel}, ${machine.memoryGiB} GiB RAM, ${machine.platform}`);
   say(`node ${machine.node}, opencode ${machine.opencode}, temp dir ${machine.tmpdir}`);
   say(`load average at start (1/5/15 min): ${loadStart.join(' / ')} — other processes may be loading this machine; figures vary with it.`);
-  say(LONG ? 'long runs on (more rounds, S8×12 with worktrees, the 200-step plan, snapshots off)' : `long runs off: more rounds, S8×12 with worktrees, the 200-step plan and the snapshot-off DAG are not run (${LONG_HINT}, or ORCA_BENCH_LONG=1)`);
+  say(LONG ? 'long runs on (more rounds, the 200-step plan, snapshots off, 3 warm rounds per repository size)' : `long runs off: more rounds, the 200-step plan, the snapshot-off DAG and more warm rounds per repository size are not run (${LONG_HINT}, or ORCA_BENCH_LONG=1)`);
 
   await clock.time('npm run build (dist/ older than src/)', async () => ensureBuilt());
 
@@ -85,14 +88,15 @@ async function main() {
 
   // -------------------------------------------------------------------------------------------
   // P1, P2b and P3 run on the side-by-side servers (steps in the shared tree, as the bare driver
-  // works: they measure the orchestration; what a worktree adds per step is W-iso).
-  section(`P1b, P1c, S8×12, P1, P2b, P3 and worktrees (W-iso, W-disk, W1, W2): Orca against a bare client on the same server, model latency ${LATENCY} ms`);
+  // works: they measure the orchestration); P1b and S8×12 run again on a server with worktree slots
+  // doing the same work (P1b-wt, S8x12-wt, MEM, W-iso, W-disk).
+  section(`P1b, P1c, S8×12, P1, P2b, P3 and worktree slots (P1b-wt, S8x12-wt, MEM, W-iso, W-disk, W1, W2): Orca against a bare client on the same server, model latency ${LATENCY} ms`);
   const bare300: Awaited<ReturnType<typeof barePrompts>> = [];
   let chainRun: PlanRun | undefined;
   const bare0: Awaited<ReturnType<typeof barePrompts>> = [];
   let chainCpuMs = NaN;
   let bare0CpuMs = NaN;
-  const par = await clock.time('P1b, S8×12, W-iso, P1c, P2b (servers)', () =>
+  const par = await clock.time('P1b, S8×12 (shared tree, worktree slots), P1c, P2b (servers)', () =>
     measureParallel(say, {
       latencyMs: LATENCY,
       long: LONG,
@@ -181,6 +185,10 @@ async function main() {
   say(`orca_list_plans execute, no arguments: median ${f(median(p4.listMs), 1)} ms, max ${f(Math.max(...p4.listMs), 1)} ms, ${p4.listedPlans} of ${p4.plans} plans, ${(p4.listOutputBytes / 1024).toFixed(1)} KiB of JSON ("${p4.listMore}"); the oldest page: median ${f(median(p4.listLastPageMs), 1)} ms`);
 
   // -------------------------------------------------------------------------------------------
+  section('RS: repository size, shared tree against worktree slots');
+  const repoSizes = await clock.time('RS repository size (servers)', () => measureRepoSizes(say, { latencyMs: LATENCY, warmRounds: LONG ? 3 : 1 }));
+
+  // -------------------------------------------------------------------------------------------
   const crit = criticalPathCalls(DAG, dag4.callsPerStep);
   const p1Bound = crit.calls * LATENCY;
   const p1 = median(par.p1b.orcaMs) / p1Bound;
@@ -208,6 +216,7 @@ async function main() {
     const ratio = c ? c.whole / build.whole : NaN;
     return {
       id: 'W1',
+      load: loadOf('W0, W1 shared, W3 (servers)'),
       what: `${role}: first request of a ${role === 'orca' || role === 'planner' ? 'session' : 'step'} (${where}): system, tools (count), whole request chars / build's whole (${k(build.whole)})`,
       measured: c ? `${k(c.system)}; ${k(c.tools)} (${c.toolCount}); ${k(c.whole)} = ${f(ratio, 2)}×` : 'no request seen',
       goal: target === undefined ? 'info' : `<= ${target}× build`,
@@ -215,9 +224,17 @@ async function main() {
     };
   };
 
+  const loadOf = (part: string) => par.timings.find((t) => t.name === part)?.load ?? clock.parts.find((p) => p.name === part)?.load ?? NaN;
+  const mem = iso.memory;
+  const rsTarget = 1.25;
+  const stepTargetMs = 300;
+  const rsBig = repoSizes.at(-1)!;
+  const BENCH_TARGET_MIN = 10;
+  const benchMinutes = clock.elapsedMs() / 60_000;
   const targets = [
     {
       id: 'P1',
+      load: loadOf('P1b, shared tree'),
       what: `DAG 3×4 @ concurrency 4, shared tree: approval→completed / bound (${crit.steps} critical steps × ${crit.calls / crit.steps} call × ${LATENCY} ms = ${p1Bound} ms), median of the P1b runs`,
       measured: `${f(p1, 2)} (${f(median(par.p1b.orcaMs), 0)} ms)`,
       goal: 'info (no client reaches it)',
@@ -225,35 +242,88 @@ async function main() {
     },
     {
       id: 'P1b',
+      load: loadOf('P1b, shared tree'),
       what: `DAG 3×4 @ concurrency 4 (coder/tester/document-writer steps), shared tree: Orca approval→completed / bare driver wall (median of ${par.p1b.ratios.length} alternating rounds)`,
       measured: `${f(par.p1b.ratio, 3)} (${f(median(par.p1b.orcaMs), 0)} / ${f(median(par.p1b.bareMs), 0)} ms)`,
       goal: '<= 1.05',
       met: par.p1b.ratio <= 1.05,
     },
     {
+      id: 'P1b-wt',
+      load: loadOf('P1b, worktree slots'),
+      what: `the same DAG, the same warm-up (its first layer: it makes the 4 slots and warms their OpenCode instances) and ${iso.p1bOn.ratios.length} rounds on a server with worktree slots (the default): Orca approval→completed / bare driver wall (median of the rounds)`,
+      measured: `${f(iso.p1bOn.ratio, 3)} (${f(median(iso.p1bOn.orcaMs), 0)} / ${f(median(iso.p1bOn.bareMs), 0)} ms)`,
+      goal: '<= 1.15',
+      met: iso.p1bOn.ratio <= 1.15,
+    },
+    {
       id: 'P1c',
+      load: loadOf('P1c, concurrency 1'),
       what: `speed-up of concurrency 4 over 1 on that DAG, shared tree, Orca (bare; ideal 4); at concurrency 1 Orca / bare ${f(par.p1bConcurrency1.ratio, 3)} (${par.p1bConcurrency1.ratios.length} rounds)`,
       measured: `${f(par.p1c.orca, 2)}× (bare ${f(par.p1c.bare, 2)}×)`,
       goal: 'info, near bare',
       met: par.p1c.orca >= par.p1c.bare * 0.95,
     },
     {
+      id: 'S8x12',
+      load: loadOf('S8×12, shared tree'),
+      what: `8 plans of 12 steps at once, shared tree: Orca first approval→last end / bare, median of ${rounds.eight} round(s)${rounds.eight > 1 ? ' of alternating order' : ''} (per-plan median)`,
+      measured: `${f(par.eightPlans.ratio, 3)} (${f(par.eightPlans.perPlanRatio, 3)})`,
+      goal: '<= 1.15',
+      met: par.eightPlans.ratio <= 1.15,
+    },
+    {
+      id: 'S8x12-wt',
+      load: loadOf('S8×12, worktree slots'),
+      what: `the same on the server with worktree slots (after P1b: 4 warm slots; up to 32 steps at once hold ${iso.maxHeld} slots): Orca / bare, ${rounds.eight} round(s) (per-plan median); Orca with slots / shared tree`,
+      measured: `${f(iso.eightPlansOn.ratio, 3)} (${f(iso.eightPlansOn.perPlanRatio, 3)}); ${f(iso.eightPlansOnOff, 2)}`,
+      goal: '<= 1.25',
+      met: iso.eightPlansOn.ratio <= 1.25,
+    },
+    {
+      id: 'MEM',
+      load: loadOf('P1b, worktree slots'),
+      what: `peak resident memory of the opencode server process (VmHWM, reset when P1b began) over P1b (warm-up + rounds, Orca and bare), worktree slots / shared tree; the same with the processes it started (git; sampled every 50 ms); MiB per warm slot = (resident 1 s after P1b with slots − shared) / ${mem.slotsAfterP1b} slots`,
+      measured: `${f(mem.peakRatio, 3)} (${f(mem.worktrees.p1b.peakMiB, 0)} / ${f(mem.shared.p1b.peakMiB, 0)} MiB); with children ${f(mem.peakWithChildrenRatio, 3)}; ${f(mem.perSlotMiB, 1)} MiB/slot; S8×12 ${f(mem.eightPeakRatio, 2)}`,
+      goal: '<= 1.5; MiB/slot info',
+      met: mem.peakRatio <= 1.5 && mem.peakWithChildrenRatio <= 1.5,
+    },
+    {
       id: 'W-iso',
-      what: `P1b with step worktrees (the default): Orca / bare (${iso.p1bOn.ratios.length} round(s)); Orca with worktrees / shared tree, and worktree + merge per step = (with − without) / 12${iso.eightPlansOnOff !== undefined ? '; S8×12 the same / 96' : ''}`,
-      measured: `${f(iso.p1bOn.ratio, 2)}; ${f(iso.p1bOnOff, 2)} (${f(iso.p1bCostPerStepMs, 0)} ms/step)${iso.eightPlansOnOff !== undefined ? `; S8×12 ${f(iso.eightPlansOnOff, 2)} (${f(iso.eightPlansCostPerStepMs!, 0)} ms/step)` : `; S8×12: ${LONG_HINT}`}`,
+      load: loadOf('P1b, worktree slots'),
+      what: `Orca with worktree slots / in the shared tree, and what a slot adds per step = (with − without) / steps: P1b / 12, S8×12 / 96 (steps run 4 at a time: it is their share of the plan's wall)`,
+      measured: `P1b ${f(iso.p1bOnOff, 2)} (${f(iso.p1bCostPerStepMs, 0)} ms/step); S8×12 ${f(iso.eightPlansOnOff, 2)} (${f(iso.eightPlansCostPerStepMs, 0)} ms/step)`,
       goal: 'info',
       met: true,
     },
     {
       id: 'W-disk',
-      what: "one worktree of the bench project: KiB of files; KiB on disk (du) + .git/worktrees/; step worktrees left after the runs; OpenCode's snapshot repos left (one per worktree)",
-      measured: `${disk ? `${f(disk.fileBytes / 1024, 1)}; ${disk.duKiB} + ${disk.gitAdminKiB} KiB` : `not measured (${iso.diskError})`}; ${iso.leftListed} left; ${iso.opencodeSnapshots.count} × ${f(iso.opencodeSnapshots.kiB / Math.max(1, iso.opencodeSnapshots.count), 0)} KiB`,
-      goal: 'info; 0 left',
-      met: iso.leftListed === 0 && iso.leftFolders === 0,
+      load: loadOf('S8×12, worktree slots'),
+      what: "one slot of the bench project: KiB of files; KiB on disk (du) + .git/worktrees/; reset of a free slot (ms, from the bench); slots held once the plans ended; slots kept (pool); OpenCode's snapshot repos (slots have them off)",
+      measured: `${disk ? `${f(disk.fileBytes / 1024, 1)}; ${disk.duKiB} + ${disk.gitAdminKiB} KiB; reset ${f(median(disk.resetMs), 0)} ms` : `not measured (${iso.diskError})`}; ${iso.left.held} held; ${iso.left.slots} kept; ${iso.opencodeSnapshots.count} snapshot repos`,
+      goal: `info; 0 held, <= ${iso.left.pool} kept`,
+      met: iso.left.held === 0 && iso.left.slots <= iso.left.pool,
+    },
+    ...repoSizes.map((r) => ({
+      id: 'RS',
+      load: r.load,
+      what: `${k(r.files)} committed files, plan s1 ∥ s2 → s3 ∥ s4 (4 coders writing a file each, review gate on): approval→completed with worktree slots / shared tree, each its own server; the target reads the warm plan (the server's ${repoSizes[0]!.runs.filter((x) => !x.cold).length / 2 > 1 ? 'median of the later plans' : 'second plan'}, its slots kept warm); the first, cold plan beside it`,
+      measured: `warm ${f(r.warmRatio, 3)}; cold ${f(r.coldRatio, 3)}`,
+      goal: `<= ${rsTarget} (warm)`,
+      met: r.warmRatio <= rsTarget,
+    })),
+    {
+      id: 'RS-step',
+      load: rsBig.load,
+      what: `what a step on a warm slot adds at ${k(rsBig.files)} files: (warm plan with slots − in the shared tree) / 2 steps on the critical path; the cold plan's the same`,
+      measured: `${f(rsBig.warmAddedPerStepMs, 0)} ms (cold ${f(rsBig.coldAddedPerStepMs, 0)} ms)`,
+      goal: `<= ${stepTargetMs} ms`,
+      met: rsBig.warmAddedPerStepMs <= stepTargetMs,
     },
     par.scale200
       ? {
           id: 'S200',
+          load: loadOf('S200'),
           what: `200-step plan (25 × 8) @ concurrency 8, shared tree: Orca / bare (median of ${par.scale200.ratios.length} rounds)`,
           measured: `${f(par.scale200.ratio, 3)} (${f(median(par.scale200.orcaMs), 0)} / ${f(median(par.scale200.bareMs), 0)} ms)`,
           goal: '<= 1.15',
@@ -261,20 +331,15 @@ async function main() {
         }
       : {
           id: 'S200',
+          load: loadOf('S200'),
           what: '200-step plan (25 × 8) @ concurrency 8, shared tree: Orca / bare (median of rounds); about 10 minutes',
           measured: `not run: needs ${LONG_HINT}`,
           goal: '<= 1.15',
           met: true,
         },
     {
-      id: 'S8x12',
-      what: `8 plans of 12 steps at once, shared tree: Orca first approval→last end / bare, median of ${rounds.eight} round(s)${rounds.eight > 1 ? ' of alternating order' : ''} (per-plan median)`,
-      measured: `${f(par.eightPlans.ratio, 3)} (${f(par.eightPlans.perPlanRatio, 3)})`,
-      goal: '<= 1.15',
-      met: par.eightPlans.ratio <= 1.15,
-    },
-    {
       id: 'Sgrow',
+      load: loadOf('growth, in process'),
       what: `growth per step, ${par.growth.map((g) => g.steps).join('/')} steps: heap held KiB/step; plan file KiB/step; writes/step`,
       measured: `${par.growth.map((g) => f(g.heapBytes / g.steps / 1024, 1)).join('/')}; ${par.growth.map((g) => f(g.planFileBytes / g.steps / 1024, 2)).join('/')}; ${par.growth.map((g) => f(g.writes / g.steps, 2)).join('/')}`,
       goal: 'linear or better',
@@ -282,6 +347,7 @@ async function main() {
     },
     {
       id: 'P2a',
+      load: loadOf('P2a/P3 in process'),
       what: 'orchestration per step in process, 50-step chain (median; p95)',
       measured: `${f(inprocSummary.median, 2)} ms; p95 ${f(inprocSummary.p95, 2)} ms`,
       goal: '<= 2 ms median',
@@ -289,6 +355,7 @@ async function main() {
     },
     {
       id: 'P2b',
+      load: loadOf('P2b/P3 chain, concurrency 1'),
       what: 'per step through the server (50-step chain @0 ms, shared tree: wall/50) / bare session.prompt @0 ms',
       measured: `${f(p2Server, 2)} (${f(perStepServer, 0)} / ${f(bare0Prompt, 0)} ms)`,
       goal: '<= 1.2',
@@ -296,6 +363,7 @@ async function main() {
     },
     {
       id: 'P3',
+      load: loadOf('P2b/P3 chain, concurrency 1'),
       what: 'prompt bytes step 50 / step 2 (50-step chain, text the model received)',
       measured: `${f(p3Server, 3)} (in process ${f(p3InProcess, 3)})`,
       goal: '<= 1.5',
@@ -303,6 +371,7 @@ async function main() {
     },
     {
       id: 'P4a',
+      load: loadOf('P4 in process'),
       what: 'orca_list_plans execute with 10,000 plans (median; first page of 50)',
       measured: `${f(p4List, 1)} ms`,
       goal: '<= 100 ms',
@@ -310,6 +379,7 @@ async function main() {
     },
     {
       id: 'P4b',
+      load: loadOf('P4 in process'),
       what: 'plugin start with 10,000 plans: new PlanHost + loadIndex (median; summary cache in place)',
       measured: `${f(p4Start, 0)} ms (plugin fn ${f(median(p4.pluginStartMs), 0)} ms; no cache ${f(p4.coldLoadIndexMs, 0)} ms)`,
       goal: '<= 300 ms',
@@ -317,6 +387,7 @@ async function main() {
     },
     {
       id: 'W0',
+      load: loadOf('W0, W1 shared, W3 (servers)'),
       what: `bytes Orca adds to the first request of a build session (plugin loaded minus not; project and home paths masked); build without Orca: ${fmtCarried(build)}`,
       measured: `${carry.build.addedBytes} B (${carry.build.identical ? 'byte-identical' : 'differs'})`,
       goal: '0 (identical)',
@@ -325,6 +396,7 @@ async function main() {
     ...ROLES.map((role) => roleRow(role, 'worktrees, the default', rolesWorktree)),
     {
       id: 'W2',
+      load: loadOf('P1b, shared tree'),
       what: `sibling steps of one role in one plan, shared tree (isolation none): common prefix of the fixed parts (tools JSON, then system messages) / the longer; min over ${shareShared.pairs} pairs`,
       measured: `${f(shareShared.min, 3)} (median ${f(shareShared.median, 3)})`,
       goal: `>= ${SHARE_TARGET}`,
@@ -332,6 +404,7 @@ async function main() {
     },
     {
       id: 'W2',
+      load: loadOf('P1b, worktree slots'),
       what: `the same with step worktrees (isolation worktree, the default in a git repository); min over ${shareWorktree.pairs} pairs`,
       measured: `${f(shareWorktree.min, 3)} (median ${f(shareWorktree.median, 3)})`,
       goal: `>= ${SHARE_TARGET}`,
@@ -339,20 +412,31 @@ async function main() {
     },
     {
       id: 'W3',
+      load: loadOf('W0, W1 shared, W3 (servers)'),
       what: `prompt chars of a whole plan (orca, planner, steps, reviews; review gate on, shared tree) / the bare driver's for the same steps; per step Orca vs bare, ${w3Small.steps} and ${w3Big.steps} steps`,
       measured: `${w3Small.steps}: ${f(w3Small.ratio, 2)} (${k(Math.round(w3Small.perStep.orca))} vs ${k(Math.round(w3Small.perStep.bare))}); ${w3Big.steps}: ${f(w3Big.ratio, 2)} (${k(Math.round(w3Big.perStep.orca))} vs ${k(Math.round(w3Big.perStep.bare))})`,
       goal: `per step not growing (≤ 1.05×)`,
       met: w3Big.perStep.orca <= w3Small.perStep.orca * 1.05,
     },
+    {
+      id: 'T',
+      load: loadavg()[0],
+      what: `the whole default bench (${LONG ? 'this run was --long: the target is for the default run' : 'this run'}), build of dist/ included, up to this table`,
+      measured: `${f(benchMinutes, 1)} min`,
+      goal: `< ${BENCH_TARGET_MIN} min`,
+      met: LONG || benchMinutes < BENCH_TARGET_MIN,
+    },
   ];
 
   section('Definitions');
-  say(`P1 bound = Σ over the DAG's longest dependency path of (model calls of the step × latency): ${crit.steps} steps × ${crit.calls / crit.steps} model call × ${LATENCY} ms = ${p1Bound} ms. Measured from the plan's journal: the approval.approve event (auto policy) → the plan entering "completed", so the orca and planner turns are outside both sides. P1, P2b and P3 run with steps in the shared tree: they measure the orchestration, and W-iso what a worktree adds.`);
+  say(`P1 bound = Σ over the DAG's longest dependency path of (model calls of the step × latency): ${crit.steps} steps × ${crit.calls / crit.steps} model call × ${LATENCY} ms = ${p1Bound} ms. Measured from the plan's journal: the approval.approve event (auto policy) → the plan entering "completed", so the orca and planner turns are outside both sides. P1, P2b and P3 run with steps in the shared tree: they measure the orchestration; P1b-wt, S8x12-wt, MEM and W-iso what worktree slots add, on a server of their own doing the same work (the same warm-up and rounds, the bare driver's runs included).`);
   say(`  including them instead (the median run): whole orca session.prompt ${f(dag4.totalWallMs, 0)} ms vs (${crit.calls} critical + ${orcaPlannerCalls} orca/planner calls) × ${LATENCY} ms = ${p1WholeBound} ms → ${f(dag4.totalWallMs / p1WholeBound, 2)}`);
   say(`  concurrency 1, same plan: approval→completed ${f(median(par.p1bConcurrency1.orcaMs), 0)} ms (${f(dag1PerStep, 0)} ms/step) vs sequential bound ${seqCalls} × ${LATENCY} = ${seqCalls * LATENCY} ms → ${f(median(par.p1bConcurrency1.orcaMs) / (seqCalls * LATENCY), 2)}; concurrency 4 is ${f(par.p1c.orca, 2)}× faster (ideal ${f(seqCalls / crit.calls, 1)}×)`);
   say(`  what OpenCode alone allows: ${crit.steps} × bare prompt at ${LATENCY} ms (${f(bare300Prompt, 0)} ms) = ${f(crit.steps * bare300Prompt, 0)} ms → ${f((crit.steps * bare300Prompt) / p1Bound, 2)} of the bound even with zero orchestration and perfect parallelism`);
   if (dagSnapOff) say(`  with "snapshot": false (info): approval→completed ${dagSnapOff.approvalToCompletedMs} ms → ${f(dagSnapOff.approvalToCompletedMs / p1Bound, 2)}; bare prompt ${f(median(bareSnapOff.map((b) => b.promptMs)), 0)} ms`);
   say(`P2b per step = approval→completed / 50 of a 50-step chain; bare = session.prompt alone in a fresh session (create excluded) from this process over HTTP. With create included: ${f(bare0CreatePrompt, 0)} ms → ${f(perStepServer / bare0CreatePrompt, 2)}. At ${LATENCY} ms (DAG at concurrency 1): ${f(dag1PerStep, 0)} ms/step vs bare ${f(bare300Prompt, 0)} ms → ${f(dag1PerStep / bare300Prompt, 2)}.`);
+  say(`MEM = the opencode server process's peak resident set (VmHWM from /proc, reset by clear_refs when P1b began, read when it ended: exact, no sampling) with worktree slots / in the shared tree; "with children" adds the processes it started (git, rg), sampled every 50 ms, so a short git can be missed. MiB per warm slot = the difference of the two servers' resident sets 1 s after P1b (same plans done) / the slots on disk then (each with its OpenCode instance). Memory is not the bench's model or this process: only the server.`);
+  say(`RS = approval→completed of the 4-step plan, worktree slots / shared tree, on two servers started together on copies of one repository (cold plans first, shared then slots; warm rounds in alternating order). Per step, median ms (warm plan): ${repoSizes.map((r) => `${k(r.files)} files: slots ${phaseText(r.runs.find((x) => x.side === 'worktrees' && !x.cold)!.phases)}; shared ${phaseText(r.runs.find((x) => x.side === 'shared' && !x.cold)!.phases)}`).join(' | ')}. Sizes: ${REPO_SIZES.map(k).join(' / ')}.`);
   say('P3 = UTF-8 bytes of the last user message (the step prompt) in the first model request of step 50 / of step 2; in process: stepPrompt(thread) of the same steps.');
   say('W0 = UTF-8 bytes of the whole body of the first request of a `build` session on a server with the plugin minus on one without (same config otherwise, same prompt), with the project and home paths masked; identical means byte for byte.');
   say('W1 = characters (UTF-16 units) of the first request of a session of each role: system = its system messages\' text; tools = the `tools` array as JSON; whole = the whole body as JSON (the step\'s prompt included), against the whole of build\'s (without Orca).');
@@ -362,11 +446,12 @@ async function main() {
   say(`            ${w3Big.steps} steps: ${planCharsLine(w3Big)}`);
 
   section('Targets');
-  const w = [6, 110, 40, 20, 3];
+  say('(load: the load average over 1 minute when the row\'s measurement ended, on this machine\'s ' + machine.cores + ' cores)');
+  const w = [8, 110, 40, 22, 3, 5];
   const line = (cells: string[]) => say(cells.map((c, i) => c.padEnd(w[i]!)).join(' | '));
-  line(['id', 'measure', 'measured', 'target', 'met']);
+  line(['id', 'measure', 'measured', 'target', 'met', 'load']);
   line(w.map((n) => '-'.repeat(n)));
-  for (const t of targets) line([t.id, t.what, t.measured, t.goal, t.met ? 'yes' : 'NO']);
+  for (const t of targets) line([t.id, t.what, t.measured, t.goal, t.met ? 'yes' : 'NO', f(t.load, 1)]);
 
   section('Where the time went');
   for (const l of clock.report()) say(l);
@@ -382,9 +467,9 @@ async function main() {
     at: new Date().toISOString(),
     machine: { ...machine, loadavgStart: loadStart, loadavgEnd: loadEnd, cpuUsage },
     durationMs: round(clock.elapsedMs(), 0),
-    timingsS: clock.parts.map((p) => ({ name: p.name, s: round(p.ms / 1000, 1) })),
+    timingsS: clock.parts.map((p) => ({ name: p.name, s: round(p.ms / 1000, 1), load: p.load })),
     long: LONG,
-    skipped: LONG ? [] : [{ id: 'S200', why: `long run, not run (${LONG_HINT} or ORCA_BENCH_LONG=1)` }, { id: 'S8x12 with worktrees', why: `long run (${LONG_HINT})` }, { id: 'P1 snapshot off', why: `long run (${LONG_HINT})` }],
+    skipped: LONG ? [] : [{ id: 'S200', why: `long run, not run (${LONG_HINT} or ORCA_BENCH_LONG=1)` }, { id: 'P1 snapshot off', why: `long run (${LONG_HINT})` }],
     targets,
     inProcess: {
       perStepMs: inprocSteps.map((x) => round(x, 3)),
@@ -415,6 +500,7 @@ async function main() {
       w3: carry.plans,
     },
     parallel: parallelResults(par),
+    repoSize: repoSizeResults(repoSizes),
     p4,
     chain: { ...chainRun, prompts: undefined, requests: undefined, phases: stepPhases(chainRun, CHAIN, 0) },
   };

@@ -8,6 +8,7 @@ import { agentOf, builtPluginUrl, jsonReply, orcaRelay, passingReview, structure
 import { readJournal, type JournalEntry } from '../src/persistence/journal.js';
 import { specialistOutputJsonSchema } from '../src/schemas/specialist-output.js';
 import { track } from './lifecycle.js';
+import { serverPid } from './memory.js';
 import { stepResult, type BenchPlan } from './plans.js';
 
 export const SPECIALIST_AGENTS = ['coder', 'tester', 'reviewer', 'researcher', 'document-writer', 'architect'];
@@ -33,6 +34,8 @@ export interface BenchServer {
   setScript(script: (req: RecordedRequest) => ScriptedReply): void;
   stop(): Promise<void>;
   startMs: number;
+  /** The `opencode serve` process (bench/memory.ts). */
+  pid: number;
 }
 
 export interface BenchServerOptions {
@@ -51,10 +54,12 @@ export interface BenchServerOptions {
   plugin?: boolean;
   /** false: the project is no git repository (default true, as a user's project would be). */
   git?: boolean;
+  /** A project made by the caller (a git repository of its own; the caller removes it); default a fresh one with a README. */
+  projectDir?: string;
 }
 
 /** Starts a scripted model and a server on it, both tracked (bench/lifecycle.ts) until bench.stop(). */
-export async function startBenchServer({ concurrency, latencyMs, env = {}, pluginUrl = builtPluginUrl, config = {}, pluginOptions = {}, logLevel, plugin = true, git = true }: BenchServerOptions): Promise<BenchServer> {
+export async function startBenchServer({ concurrency, latencyMs, env = {}, pluginUrl = builtPluginUrl, config = {}, pluginOptions = {}, logLevel, plugin = true, git = true, projectDir }: BenchServerOptions): Promise<BenchServer> {
   let script: (req: RecordedRequest) => ScriptedReply = () => {
     throw new Error('no script set');
   };
@@ -66,11 +71,15 @@ export async function startBenchServer({ concurrency, latencyMs, env = {}, plugi
     await startOpencode({
       modelUrl: model.url,
       // The quality gate off unless pluginOptions.review says otherwise: every step is one specialist turn, so per step = per turn (issue 8's P1–P3).
-      config: plugin ? { ...config, plugin: [[pluginUrl, { hitl: { auto: { approval: 'approve' } }, review: { enabled: false }, concurrency, ...pluginOptions }]] } : config,
+      // No verifying turn once the steps landed (the bare driver verifies nothing) unless pluginOptions.verification says so.
+      config: plugin
+        ? { ...config, plugin: [[pluginUrl, { hitl: { auto: { approval: 'approve' } }, review: { enabled: false }, verification: { turn: false }, concurrency, ...pluginOptions }]] }
+        : config,
       // A plan whose every step boots an OpenCode instance for its worktree can take minutes on a busy machine.
       requestTimeoutMs: 600_000,
       git,
       env,
+      ...(projectDir ? { projectDir } : {}),
       ...(logLevel ? { logLevel } : {}),
     }).catch(async (error: unknown) => {
       await model.close();
@@ -83,6 +92,7 @@ export async function startBenchServer({ concurrency, latencyMs, env = {}, plugi
     server,
     model,
     startMs,
+    pid: serverPid(server.projectDir),
     latency: latencyMs,
     setLatency(ms) {
       modelOptions.latencyMs = ms;
@@ -109,6 +119,8 @@ export interface StepTiming {
   completed: number;
   /** ms from approval: the specialist's model request(s) arrived at the scripted model. */
   requests: number[];
+  /** Every state the step actor entered (journal), ms from approval, in order. */
+  states: Array<{ state: string; at: number }>;
 }
 
 export interface PlanRun {
@@ -136,8 +148,13 @@ export interface PlanRun {
 
 const ms = (iso: string) => Date.parse(iso);
 
-export async function runPlan(bench: BenchServer, plan: BenchPlan, request: string): Promise<PlanRun> {
-  return (await runPlans(bench, [{ plan, request }]))[0]!;
+export async function runPlan(bench: BenchServer, plan: BenchPlan, request: string, options: RunOptions = {}): Promise<PlanRun> {
+  return (await runPlans(bench, [{ plan, request }], options))[0]!;
+}
+
+export interface RunOptions {
+  /** What every specialist's turn answers (default: its step's result at once, no tool call). */
+  specialist?: AgentScript;
 }
 
 /**
@@ -145,7 +162,7 @@ export async function runPlan(bench: BenchServer, plan: BenchPlan, request: stri
  * Each request must be distinct and each plan's goal too: the planner answers the plan whose
  * request its prompt carries, and a plan file is matched to its plan by its goal.
  */
-export async function runPlans(bench: BenchServer, runs: Array<{ plan: BenchPlan; request: string }>): Promise<PlanRun[]> {
+export async function runPlans(bench: BenchServer, runs: Array<{ plan: BenchPlan; request: string }>, { specialist = specialistScript }: RunOptions = {}): Promise<PlanRun[]> {
   const { server, model } = bench;
   const which = (req: RecordedRequest) => {
     const text = JSON.stringify(req.messages);
@@ -157,9 +174,9 @@ export async function runPlans(bench: BenchServer, runs: Array<{ plan: BenchPlan
     orca: (req, turn) => orcaRelay(which(req).request)(req, turn),
     planner: (req) => jsonReply(which(req).plan),
   };
-  for (const a of SPECIALIST_AGENTS) scripts[a] = specialistScript;
+  for (const a of SPECIALIST_AGENTS) scripts[a] = specialist;
   // A reviewer's step answers as a specialist; a quality-gate review (review gate on) passes.
-  scripts.reviewer = (req, turn) => passingReview(req) ?? specialistScript(req, turn);
+  scripts.reviewer = (req, turn) => passingReview(req) ?? specialist(req, turn);
   bench.setScript(team(scripts));
   const plansDir = join(server.projectDir, '.opencode', 'plans');
   const before = new Set(existsSync(plansDir) ? readdirSync(plansDir) : []);
@@ -245,6 +262,7 @@ function readRun(plansDir: string, planId: string, plan: BenchPlan, reqs: Record
     running: stateAt(`step:${s.id}`, 'running'),
     completed: stateAt(`step:${s.id}`, 'completed'),
     requests: requestsOf.get(s.id) ?? [],
+    states: journal.flatMap((j) => (j.kind === 'state' && j.actor === `step:${s.id}` ? [{ state: j.state, at: ms(j.at) - tA }] : [])),
   }));
   return {
     planId,
@@ -324,7 +342,10 @@ export function serverCpuMs(projectDir: string): number {
  * - open: opening_session → running (the plugin's session look-up and session.create);
  * - preModel: running → the first model request arrived (reconciliation look-up, OpenCode's prompt set-up);
  * - model: the scripted latency of its model calls;
- * - postModel: the last model reply was sent → the step completed (OpenCode finishing the turn, the plugin's reaction).
+ * - postModel: the last model reply was sent → the step completed (OpenCode finishing the turn, the plugin's reaction);
+ * - and from the step's states (ms spent in each): workspace (opening_workspace: a slot claimed and reset, or the shared
+ *   tree's snapshot before the step), measure (measuring: git's diff of what the step changed), review (review.*: the
+ *   reviewer's session and turns, the fixer's), merge (merging: the changes landing in the user's tree).
  */
 export function stepPhases(run: PlanRun, plan: BenchPlan, latencyMs: number) {
   const byId = new Map(run.steps.map((s) => [s.id, s]));
@@ -340,8 +361,22 @@ export function stepPhases(run: PlanRun, plan: BenchPlan, latencyMs: number) {
       preModel: first - s.running,
       model: s.requests.length * latencyMs,
       postModel: s.completed - (last + latencyMs),
+      workspace: timeIn(s, (st) => st === 'opening_workspace'),
+      measure: timeIn(s, (st) => st === 'measuring'),
+      review: timeIn(s, (st) => st.startsWith('review')),
+      merge: timeIn(s, (st) => st === 'merging'),
     };
   });
+}
+
+/** ms the step spent in the states `which` picks (0 when it never entered one). */
+export function timeIn(step: StepTiming, which: (state: string) => boolean): number {
+  let total = 0;
+  step.states.forEach((s, i) => {
+    const next = step.states[i + 1];
+    if (next && which(s.state)) total += next.at - s.at;
+  });
+  return total;
 }
 
 /** The longest dependency path, weighting each step by its measured model calls. */
