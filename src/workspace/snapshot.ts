@@ -4,7 +4,7 @@ import { dirname, isAbsolute, join, posix } from 'node:path';
 import { createHash } from 'node:crypto';
 import { OrcaError } from '../errors.js';
 import { git, GitError } from './git.js';
-import { oneAtATimeIn } from './one-at-a-time.js';
+import { oneAtATimeIn, sharedNextIn } from './one-at-a-time.js';
 import type { GitRepository } from './support.js';
 
 /** Orca's state folders, relative to the project directory: never part of a step's tree, never merged. */
@@ -58,8 +58,20 @@ export async function snapshotCommit(dir: string, options: SnapshotOptions): Pro
   const { index, own, signal } = options;
   if (own) return snapshotIn(dir, undefined, options);
   if (!index) return withTemporaryIndex((temp) => seedFromHead(dir, temp, signal).then(() => snapshotIn(dir, temp, options)));
+  // Snapshots of the user's tree asked for while one runs share the next one (steps starting and
+  // ending at once, a merge): it runs to the end for them all, each caller stopping its wait on abort.
+  const shared = sharedNext(`${dir}\0${index}\0${options.exclude.join('\0')}`, () => keptIndexSnapshot(dir, index, options.exclude));
+  return signal ? untilAborted(shared, signal) : shared;
+}
+
+/** A snapshot in Orca's kept index of the tree (seeded on first use), one at a time per index in this process. */
+function keptIndexSnapshot(dir: string, index: string, exclude: readonly string[]): Promise<string> {
+  const options = { exclude, index };
   return oneAtATime(index, async () => {
-    if (!(await exists(index))) await seedIndex(dir, index, signal);
+    if (!(await exists(index))) {
+      await seedIndex(dir, index, undefined);
+      excludedFrom.delete(index); // seeded anew from the user's index: drop the excluded paths again
+    }
     try {
       return await snapshotIn(dir, index, options);
     } catch (error) {
@@ -67,15 +79,37 @@ export async function snapshotCommit(dir: string, options: SnapshotOptions): Pro
       // Another process snapshots this tree right now (or one died holding the lock): work on a copy.
       await removeStaleLock(index);
       return withTemporaryIndex(async (temp) => {
-        await copyFile(index, temp).catch(() => seedFromHead(dir, temp, signal));
-        return snapshotIn(dir, temp, options);
+        await copyFile(index, temp).catch(() => seedFromHead(dir, temp, undefined));
+        return snapshotIn(dir, temp, { exclude });
       });
     }
   });
 }
 
-/** `add -A`, drop the excluded paths, write the tree, commit it on HEAD. */
-async function snapshotIn(dir: string, indexFile: string | undefined, { exclude, signal }: SnapshotOptions): Promise<string> {
+/** The shared run goes on for the others; this caller stops waiting when its signal aborts. */
+function untilAborted<T>(run: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    run.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
+/**
+ * `add -A`, drop the excluded paths, write the tree, commit it on HEAD. A kept index drops them once
+ * in this process (they may come with the user's index it was seeded from); `add` never adds them again.
+ */
+async function snapshotIn(dir: string, indexFile: string | undefined, { exclude, signal, index }: SnapshotOptions): Promise<string> {
   const env = indexFile ? { GIT_INDEX_FILE: indexFile } : undefined;
   const run = (args: string[], okCodes?: number[]) => git(args, { cwd: dir, ...(env ? { env } : {}), ...(signal ? { signal } : {}), ...(okCodes ? { okCodes } : {}) });
   // `top`: the paths are repository-relative wherever `dir` is; `literal`: a `*` in a name is a `*`.
@@ -88,7 +122,11 @@ async function snapshotIn(dir: string, indexFile: string | undefined, { exclude,
   const skipped = exclude.filter((path) => !ignored.has(path)).map((path) => pathspec(path, ',exclude'));
   await run(['-c', 'core.untrackedCache=true', 'add', '-A', '--', ':/', ...skipped]);
   // Also removes a state folder or include path the user committed.
-  if (exclude.length > 0) await run(['rm', '--cached', '-r', '-q', '-f', '--ignore-unmatch', '--', ...exclude.map((path) => pathspec(path))]);
+  const kept = index !== undefined && indexFile === index;
+  if (exclude.length > 0 && !(kept && excludedFrom.has(index))) {
+    await run(['rm', '--cached', '-r', '-q', '-f', '--ignore-unmatch', '--', ...exclude.map((path) => pathspec(path))]);
+    if (kept) excludedFrom.add(index);
+  }
   const tree = (await run(['write-tree'])).stdout.trim();
   const commit = await run(['commit-tree', tree, ...(head ? ['-p', head] : []), '-m', 'Orca: snapshot of the working tree']);
   return commit.stdout.trim();
@@ -98,7 +136,8 @@ async function snapshotIn(dir: string, indexFile: string | undefined, { exclude,
 async function ignoredPaths(dir: string, paths: readonly string[], signal: AbortSignal | undefined): Promise<Set<string>> {
   if (paths.length === 0) return new Set();
   // `:/`-relative paths: check-ignore takes them from the top when run there.
-  const top = (await git(['rev-parse', '--show-toplevel'], { cwd: dir, ...(signal ? { signal } : {}) })).stdout.trim();
+  const top = toplevels.get(dir) ?? (await git(['rev-parse', '--show-toplevel'], { cwd: dir, ...(signal ? { signal } : {}) })).stdout.trim();
+  toplevels.set(dir, top);
   const found = await git(['check-ignore', '-z', '--stdin'], { cwd: top, input: paths.map((p) => `${p}\0`).join(''), okCodes: [0, 1], ...(signal ? { signal } : {}) });
   return new Set(found.stdout.split('\0').filter(Boolean));
 }
@@ -149,3 +188,8 @@ const exists = (path: string) => stat(path).then(() => true, () => false);
 
 /** One snapshot at a time per kept index in this process; another process meets git's lock. */
 const oneAtATime = oneAtATimeIn(new Map());
+const sharedNext = sharedNextIn<string>(new Map());
+/** Kept indexes the excluded paths were dropped from in this process. */
+const excludedFrom = new Set<string>();
+/** The top folder of each tree snapshotted (it does not move while the process runs). */
+const toplevels = new Map<string, string>();

@@ -296,12 +296,14 @@ export async function releasePlanSlots(repo: GitRepository, planId: string): Pro
 
 /**
  * Free slots beyond `keep` are removed, the highest first (with their worktree and git's record of
- * it); returns their project folders, whose OpenCode instances can go too.
+ * it); returns their project folders, whose OpenCode instances can go too. Slots steps hold do not
+ * count: while many plans run, a slot given back stays for the next step (removing it because many
+ * are held made that step start a new worktree and instance, slot after slot).
  */
 export async function trimSlots(repo: GitRepository, keep: number, prefix = repo.prefix): Promise<string[]> {
   const slots = await readSlots(repo);
   const free = slots.filter((s) => !s.claim).reverse();
-  const extra = Math.max(0, slots.length - keep);
+  const extra = Math.max(0, free.length - keep);
   const removed: string[] = [];
   for (const slot of free.slice(0, extra)) {
     const root = slotRoot(repo, slot.slot);

@@ -244,7 +244,7 @@ describe('releasePlanSlots', () => {
 });
 
 describe('trimSlots', () => {
-  it("should remove free slots beyond the pool's size, never one a step holds, and leave the folders they linked", async () => {
+  it("should keep the pool's size of free slots, whatever steps hold, remove the free ones beyond it, and leave the folders they linked", async () => {
     const dir = initRepo(dirs.make(), { '.gitignore': 'node_modules/\n' });
     writeFiles(dir, { 'node_modules/keep.js': 'kept\n' });
     const repo = await supported(dir, dirs.make());
@@ -252,7 +252,9 @@ describe('trimSlots', () => {
     await releaseSlot(repo, slotRoot(repo, 2), PLAN, claimOf(slotRoot(repo, 2)).step_id);
     await releaseSlot(repo, slotRoot(repo, 3), PLAN, claimOf(slotRoot(repo, 3)).step_id);
 
-    const removed = await trimSlots(repo, 2);
+    // Two free, one held: a pool of two keeps them all (the held one does not count).
+    expect(await trimSlots(repo, 2)).toEqual([]);
+    const removed = await trimSlots(repo, 1);
 
     expect(removed).toEqual([slotRoot(repo, 3)]);
     expect(existsSync(slotRoot(repo, 3))).toBe(false);
