@@ -183,7 +183,8 @@ async function removeStaleLock(index: string): Promise<void> {
   if (found && Date.now() - found.mtimeMs > STALE_LOCK_MS) await unlink(lock).catch(() => {});
 }
 
-const isLocked = (error: unknown) => error instanceof GitError && /index\.lock'?: File exists/.test(error.stderr);
+/** git met a lock beside an index: `<index>.lock` (Orca's kept indexes are named by a hash, not `index`). */
+const isLocked = (error: unknown) => error instanceof GitError && /\.lock'?: File exists/.test(error.stderr);
 const exists = (path: string) => stat(path).then(() => true, () => false);
 
 /** One snapshot at a time per kept index in this process; another process meets git's lock. */

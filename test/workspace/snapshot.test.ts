@@ -80,9 +80,10 @@ describe('snapshotCommit with a kept index', () => {
     expect(gitIn(dir, 'rev-parse', `${second}^`)).toBe(before.head);
   });
 
-  it("should work on a copy while another process holds the kept index's lock, and take over a lock left for long", async () => {
+  it("should work on a copy while another process holds the kept index's lock (or a killed one left it), and take over a lock left for long", async () => {
     const dir = initRepo(dirs.make());
-    const index = join(dirs.make(), 'index');
+    // Named as userIndexPath names it: a hash, so git's lock is `<hash>.lock`, not `index.lock`.
+    const index = join(dirs.make(), 'index', '7a67cd448bd3');
     await snapshotCommit(dir, { exclude: [], index });
     writeFileSync(`${index}.lock`, '');
     writeFiles(dir, { 'locked.txt': 'x\n' });
