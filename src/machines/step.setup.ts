@@ -120,6 +120,16 @@ type OnTopParams = { guidance?: string | undefined; on_top_of?: string[] | undef
 
 export const newReview = (): ReviewState => ({ session_id: null, round: 1, errors: [], signatures: [] });
 
+/** What every new attempt starts with (Retry, Run again on top): the next number, no session, output, review, breaker or confirmed re-run. */
+const nextAttempt = {
+  attempt: ({ context }: { context: StepContext }) => context.attempt + 1,
+  sessionId: null,
+  output: null,
+  review: () => newReview(),
+  breaker: null,
+  rerun_confirmed: false,
+};
+
 /** A restored turn runs again unasked when the step does not change files, was marked idempotent, or a human said Re-run. */
 export const mayRerun = (context: StepContext) => context.rerun_confirmed || !context.policy.ask_before_rerun;
 
@@ -218,12 +228,7 @@ export const stepSetup = setup({
     }),
     recordWarnings: assign({ warnings: ({ context }, params: { failures: string[] }) => [...context.warnings, ...params.failures] }),
     startNextAttempt: assign({
-      attempt: ({ context }) => context.attempt + 1,
-      sessionId: null,
-      output: null,
-      review: () => newReview(),
-      breaker: null,
-      rerun_confirmed: false,
+      ...nextAttempt,
       failures: ({ context }, params: RetryParams) => withGuidance(context.failures, params.guidance),
       // The same tree goes on: a step beside it that landed since is in the user's tree, not in this one.
       thread: ({ context }, params: RetryParams) =>
@@ -239,12 +244,7 @@ export const stepSetup = setup({
      * changes did not land, what clashed with which steps' changes, and which steps beside it are in it.
      */
     startOnTop: assign({
-      attempt: ({ context }) => context.attempt + 1,
-      sessionId: null,
-      output: null,
-      review: () => newReview(),
-      breaker: null,
-      rerun_confirmed: false,
+      ...nextAttempt,
       workspace: null,
       diff: null,
       merge: null,
