@@ -34,7 +34,7 @@ import { planFollowers, watchForNotes, type PlanFollowers } from './notices/plan
 import { notePortsWith, sessionNotes, type SessionNotes } from './notices/session-notes.js';
 import { startupNotice, unfinishedPlansToast, type StartupNotice } from './notices/startup-notice.js';
 import { errorMessage } from './errors.js';
-import type { WorkspacePorts } from './machines/ports.js';
+import type { QualityPorts, WorkspacePorts } from './machines/ports.js';
 import type { WorkspaceKind } from './machines/types.js';
 import { isolationSettings } from './config/options.js';
 import { createWorkspaces, type Workspaces, type WorkspaceSupport } from './workspace/index.js';
@@ -215,6 +215,8 @@ export function assembleOrca(given: OrcaParts): Orca {
     policy: { ...planPolicy(options).plan, workspace: workspace.kind },
     ports: {
       ...quality,
+      // A step's hooks may write to the user's tree: no snapshot begun before serves as the next step's base.
+      ...(worktrees ? { runStepHooks: touchingTree(quality.runStepHooks, worktrees) } : {}),
       ...verify,
       ...opencodePorts(sessions, { turns, isRecovering, onReconcile }),
       ...(workspace.worktrees ?? NO_WORKSPACES),
@@ -267,6 +269,14 @@ export function assembleOrca(given: OrcaParts): Orca {
       await host.dispose();
       history.flush(); // the turns the plans' last cascades recorded
     },
+  };
+}
+
+/** Hooks that may write to the user's tree: a snapshot begun before or while they run is no next step's base. */
+function touchingTree(runStepHooks: QualityPorts['runStepHooks'], worktrees: Workspaces): QualityPorts['runStepHooks'] {
+  return (input, signal) => {
+    worktrees.touch();
+    return runStepHooks(input, signal).finally(() => worktrees.touch());
   };
 }
 

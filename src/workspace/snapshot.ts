@@ -46,7 +46,21 @@ export interface SnapshotOptions {
   index?: string;
   /** The tree is Orca's own worktree: its index is Orca's, so it is used as is. */
   own?: boolean;
+  /**
+   * For a step's base (the tree it starts from), never for a measurement (which must see all that was
+   * done before it asked): a snapshot of this tree in Orca's kept index that is running now, or ended at
+   * most this many ms ago, will do when Orca wrote nothing to the tree since it began (touchTree).
+   */
+  recentMs?: number;
 }
+
+/**
+ * How recent a snapshot of the user's tree may be to serve as the base of a step in the shared tree:
+ * the measurement of the step that just ended is the tree its dependents start from. An edit someone
+ * else made in that moment counts as the next step's, as one made a moment later while it runs would.
+ * A step's worktree takes only a snapshot running as it asks (recentMs 0): it must hold the user's edits.
+ */
+export const RECENT_BASE_MS = 500;
 
 /**
  * A commit holding the working tree of the repository around `dir` as it is now: tracked changes,
@@ -58,10 +72,42 @@ export async function snapshotCommit(dir: string, options: SnapshotOptions): Pro
   const { index, own, signal } = options;
   if (own) return snapshotIn(dir, undefined, options);
   if (!index) return withTemporaryIndex((temp) => seedFromHead(dir, temp, signal).then(() => snapshotIn(dir, temp, options)));
+  const key = `${dir}\0${index}\0${options.exclude.join('\0')}`;
+  const recent = options.recentMs === undefined ? undefined : recentSnapshot(key, dir, options.recentMs);
   // Snapshots of the user's tree asked for while one runs share the next one (steps starting and
   // ending at once, a merge): it runs to the end for them all, each caller stopping its wait on abort.
-  const shared = sharedNext(`${dir}\0${index}\0${options.exclude.join('\0')}`, () => keptIndexSnapshot(dir, index, options.exclude));
+  const shared = recent ?? sharedNext(key, () => remembered(key, dir, () => keptIndexSnapshot(dir, index, options.exclude)));
   return signal ? untilAborted(shared, signal) : shared;
+}
+
+/**
+ * Orca is about to write, or wrote, to the user's tree another way than through a step's own turn
+ * (a step's changes landing, a step's hooks): no snapshot begun before serves as a base any more.
+ */
+export function touchTree(dir: string): void {
+  generations.set(dir, (generations.get(dir) ?? 0) + 1);
+}
+
+/** The last snapshot of the tree under `key`, when it runs now or ended at most `withinMs` ago and Orca wrote nothing since it began. */
+function recentSnapshot(key: string, dir: string, withinMs: number): Promise<string> | undefined {
+  const last = latest.get(key);
+  if (!last || last.generation !== (generations.get(dir) ?? 0)) return undefined;
+  return last.endedAt === null || performance.now() - last.endedAt <= withinMs ? last.run : undefined;
+}
+
+/** Runs a snapshot of the tree under `key`, kept as the latest one (a failed one is forgotten). */
+function remembered(key: string, dir: string, snapshot: () => Promise<string>): Promise<string> {
+  const entry: LatestSnapshot = { run: snapshot(), generation: generations.get(dir) ?? 0, endedAt: null };
+  latest.set(key, entry);
+  entry.run.then(
+    () => {
+      entry.endedAt = performance.now();
+    },
+    () => {
+      if (latest.get(key) === entry) latest.delete(key);
+    },
+  );
+  return entry.run;
 }
 
 /** A snapshot in Orca's kept index of the tree (seeded on first use), one at a time per index in this process. */
@@ -190,6 +236,16 @@ const exists = (path: string) => stat(path).then(() => true, () => false);
 /** One snapshot at a time per kept index in this process; another process meets git's lock. */
 const oneAtATime = oneAtATimeIn(new Map());
 const sharedNext = sharedNextIn<string>(new Map());
+/** The latest snapshot of each kept-index tree, and how often Orca wrote to each tree (touchTree). */
+interface LatestSnapshot {
+  run: Promise<string>;
+  /** The tree's generation when it began. */
+  generation: number;
+  /** performance.now() when it ended; null while it runs. */
+  endedAt: number | null;
+}
+const latest = new Map<string, LatestSnapshot>();
+const generations = new Map<string, number>();
 /** Kept indexes the excluded paths were dropped from in this process. */
 const excludedFrom = new Set<string>();
 /** The top folder of each tree snapshotted (it does not move while the process runs). */

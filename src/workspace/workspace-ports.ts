@@ -4,7 +4,7 @@ import { OrcaError } from '../errors.js';
 import { measure, projectRelative } from './diff.js';
 import { git } from './git.js';
 import { mergeStep } from './merge.js';
-import { excludedPaths, snapshotCommit, userIndexPath } from './snapshot.js';
+import { excludedPaths, RECENT_BASE_MS, snapshotCommit, touchTree, userIndexPath } from './snapshot.js';
 import type { GitRepository, WorkspaceSupport } from './support.js';
 import { listWorktrees, openWorktree, plansWithRecords, prepareSlots, releasePlanSlots, trimSlots, type OrcaWorktree } from './worktrees.js';
 
@@ -19,8 +19,15 @@ export interface WorkspacesOptions {
   /** A shell command run in each new slot's project folder (`npm ci`). */
   setup?: string;
   setupTimeoutMs: number;
-  /** Free slots kept warm for the next steps (the plans' concurrency); more are made while more steps hold one. */
+  /** Free slots kept warm for the next steps (the plans' concurrency). */
   keepSlots: number;
+  /**
+   * Slots in all, held or free, beyond which a step waits for one given back (plans at once share
+   * them; see openWorktree's maxSlots). Default: keepSlots.
+   */
+  maxSlots?: number;
+  /** How long a step waits for a slot while all are held before it makes one more (a minute unless set). */
+  slotWaitMs?: number;
   log(level: 'debug' | 'info' | 'warn' | 'error', message: string): void;
 }
 
@@ -39,10 +46,12 @@ export interface Workspaces extends WorkspacePorts {
   treeState(signal: AbortSignal): Promise<string>;
   /** The project-relative paths that differ between such a state and the user's tree now. */
   changedSince(state: string, signal: AbortSignal): Promise<string[]>;
+  /** Orca ran something that may write to the user's tree (a step's hooks): no earlier snapshot serves as a base. */
+  touch(): void;
 }
 
 /** The workspace ports over git; worktrees only where `support` allows them. */
-export function createWorkspaces({ directory, support, patchPathOf, include, setup, setupTimeoutMs, keepSlots, log }: WorkspacesOptions): Workspaces {
+export function createWorkspaces({ directory, support, patchPathOf, include, setup, setupTimeoutMs, keepSlots, maxSlots = keepSlots, slotWaitMs, log }: WorkspacesOptions): Workspaces {
   const repository: GitRepository | undefined = support.ok ? support : support.repository;
   const need = (what: string): GitRepository => {
     if (!repository) throw new OrcaError(`Cannot ${what}: ${support.ok ? 'no git repository' : support.reason}`);
@@ -60,9 +69,11 @@ export function createWorkspaces({ directory, support, patchPathOf, include, set
   return {
     async openWorkspace({ planId, stepId, attempt, kind }, signal) {
       await preparing.catch(() => {});
-      if (kind === 'worktree') return openWorktree(worktrees(), { planId, stepId, attempt, include, ...(setup ? { setup } : {}), setupTimeoutMs, signal });
+      if (kind === 'worktree')
+        return openWorktree(worktrees(), { planId, stepId, attempt, include, ...(setup ? { setup } : {}), setupTimeoutMs, signal, maxSlots, ...(slotWaitMs !== undefined ? { slotWaitMs } : {}), log });
       const repo = need("measure the step's changes");
-      const base = await snapshotCommit(repo.toplevel, { exclude: excludedPaths(repo.prefix, include), index: userIndexPath(repo), signal });
+      // The tree as the step finds it: a snapshot of it just taken (the measurement of the step before) will do.
+      const base = await snapshotCommit(repo.toplevel, { exclude: excludedPaths(repo.prefix, include), index: userIndexPath(repo), recentMs: RECENT_BASE_MS, signal });
       return { kind: 'shared', dir: directory, base };
     },
 
@@ -71,7 +82,12 @@ export function createWorkspaces({ directory, support, patchPathOf, include, set
     },
 
     mergeStep(input, signal) {
-      const run = () => mergeStep(worktrees(), { ...input, include, patchPath: patchPathOf(input.planId, input.stepId, input.attempt), signal, log });
+      const repo = worktrees();
+      // The user's tree changes: a snapshot begun before or while it lands is no next step's base.
+      const run = () => {
+        touchTree(repo.toplevel);
+        return mergeStep(repo, { ...input, include, patchPath: patchPathOf(input.planId, input.stepId, input.attempt), signal, log }).finally(() => touchTree(repo.toplevel));
+      };
       const next = merging.then(run, run);
       merging = next.catch(() => {});
       return next;
@@ -88,7 +104,7 @@ export function createWorkspaces({ directory, support, patchPathOf, include, set
     prepare(count) {
       if (!support.ok) return Promise.resolve([]);
       const repo = support;
-      const run = () => prepareSlots(repo, Math.min(count, keepSlots), { include, ...(setup ? { setup } : {}), setupTimeoutMs });
+      const run = () => prepareSlots(repo, Math.min(count, keepSlots), { include, ...(setup ? { setup } : {}), setupTimeoutMs, maxSlots });
       const next = preparing.then(run, run);
       preparing = next.catch(() => {});
       return next.then((roots) => roots.map((root) => join(root, repo.prefix)));
@@ -105,6 +121,10 @@ export function createWorkspaces({ directory, support, patchPathOf, include, set
     treeState(signal) {
       const repo = need("look at the project's files");
       return snapshotCommit(repo.toplevel, { exclude: excludedPaths(repo.prefix, include), index: userIndexPath(repo), signal });
+    },
+
+    touch() {
+      if (repository) touchTree(repository.toplevel);
     },
 
     async changedSince(state, signal) {

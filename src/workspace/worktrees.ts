@@ -40,7 +40,21 @@ export interface OpenWorktreeOptions {
   setup?: string;
   setupTimeoutMs?: number;
   signal?: AbortSignal;
+  /**
+   * Slots in all, held or free, above which a step waits for one to be given back rather than make
+   * another (each is a worktree and an OpenCode instance: seconds of CPU and ~100 MiB). Absent: no cap.
+   */
+  maxSlots?: number;
+  /** How long a step waits for a slot while all are held (by steps waiting at a gate, say) before it makes one more. */
+  slotWaitMs?: number;
+  /** Where a step that waited, or made a slot beyond the cap, is said. */
+  log?: (level: 'info' | 'warn', message: string) => void;
 }
+
+/** A minute: steps that hold every slot are waiting at a gate, not about to give one back. */
+const DEFAULT_SLOT_WAIT_MS = 60_000;
+/** How often a waiting step looks again for a slot given back by another process (this one wakes it at once). */
+const SLOT_POLL_MS = 1_000;
 
 /** Who holds a slot, written in its claim. */
 export interface SlotClaim {
@@ -81,36 +95,84 @@ export function mergedFile(repo: GitRepository, planId: string, stepId: string, 
  */
 export async function openWorktree(repo: GitRepository, options: OpenWorktreeOptions): Promise<StepWorkspace> {
   const { planId, stepId, attempt, include, signal } = options;
-  const claim = await claimSlot(repo, planId, stepId);
+  const claim = await claimSlot(repo, options);
   const root = slotRoot(repo, claim.slot);
   const workspace = (base: string): StepWorkspace => ({ kind: 'worktree', root, dir: join(root, repo.prefix), base });
   if (claim.held?.attempt === attempt && claim.held.base && existsSync(join(root, '.git'))) return workspace(claim.held.base);
 
   await writeClaim(root, { plan_id: planId, step_id: stepId, attempt, base: null });
   const exclude = excludedPaths(repo.prefix, include);
-  const start = await snapshotCommit(repo.toplevel, { exclude, index: userIndexPath(repo), ...(signal ? { signal } : {}) });
+  // The user's tree as the step finds it: a snapshot running as it asks (steps starting at once), with nothing landed since, will do.
+  const start = await snapshotCommit(repo.toplevel, { exclude, index: userIndexPath(repo), recentMs: 0, ...(signal ? { signal } : {}) });
   const base = existsSync(join(root, '.git')) ? await resetSlot(repo, root, start, include, signal) : await makeSlot(repo, root, start, options);
   await writeClaim(root, { plan_id: planId, step_id: stepId, attempt, base });
   return workspace(base);
 }
 
-/** The slot this step holds (with its claim), else a free one claimed for it, else a new one. */
-async function claimSlot(repo: GitRepository, planId: string, stepId: string): Promise<{ slot: number; held?: SlotClaim }> {
-  return oneAtATime(repo.commonDir, async () => {
-    for (;;) {
-      const slots = await readSlots(repo);
-      const held = slots.find((s) => s.claim?.plan_id === planId && s.claim.step_id === stepId);
-      if (held) return { slot: held.slot, held: held.claim! };
-      const free = slots.filter((s) => !s.claim && s.made).map((s) => s.slot);
-      const used = new Set(slots.map((s) => s.slot));
-      const next = [...free, firstUnused(used)];
-      for (const slot of next) {
-        // A hard link fails when the claim exists: only one process ever takes a slot.
-        if (await createClaim(slotRoot(repo, slot), { plan_id: planId, step_id: stepId, attempt: 0, base: null })) return { slot };
+/**
+ * The slot this step holds (with its claim), else a free one claimed for it, else a new one; at
+ * `maxSlots` slots, all held, it waits for one given back, first come first served in this process,
+ * and after `slotWaitMs` makes one more.
+ */
+async function claimSlot(repo: GitRepository, options: OpenWorktreeOptions): Promise<{ slot: number; held?: SlotClaim }> {
+  const { planId, stepId, maxSlots, signal, log } = options;
+  const since = performance.now();
+  const waitUntil = since + (options.slotWaitMs ?? DEFAULT_SLOT_WAIT_MS);
+  let waited = false;
+  for (;;) {
+    const overCap = maxSlots !== undefined && performance.now() < waitUntil ? maxSlots : Infinity;
+    const claimed = await oneAtATime(repo.commonDir, async () => {
+      for (;;) {
+        const slots = await readSlots(repo);
+        const held = slots.find((s) => s.claim?.plan_id === planId && s.claim.step_id === stepId);
+        if (held) return { slot: held.slot, held: held.claim! };
+        const free = slots.filter((s) => !s.claim && s.made).map((s) => s.slot);
+        const used = new Set(slots.map((s) => s.slot));
+        const next = slots.length < overCap ? [...free, firstUnused(used)] : free;
+        if (next.length === 0) return null;
+        for (const slot of next) {
+          // A hard link fails when the claim exists: only one process ever takes a slot.
+          if (await createClaim(slotRoot(repo, slot), { plan_id: planId, step_id: stepId, attempt: 0, base: null })) return { slot };
+        }
       }
+    });
+    if (claimed) {
+      if (waited && overCap === Infinity) log?.('warn', `Step ${stepId} waited ${((performance.now() - since) / 1000).toFixed(1)} s for one of the ${maxSlots} worktree slots, all held by steps waiting at a gate, and made one more.`);
+      return claimed;
     }
+    if (!waited) log?.('info', `Step ${stepId} waits for a worktree slot: all ${maxSlots} are held.`);
+    waited = true;
+    await slotGivenBack(Math.min(SLOT_POLL_MS, Math.max(0, waitUntil - performance.now())), signal);
+  }
+}
+
+/** Steps waiting for a slot in this process: woken all at once when one is given back (they claim in the order they asked). */
+const waitingForSlot = new Set<() => void>();
+
+/** Resolves when a slot is given back in this process, after `ms` (another process may have), or rejects on abort. */
+function slotGivenBack(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  if (signal?.aborted) return Promise.reject(signal.reason);
+  return new Promise<void>((resolve, reject) => {
+    const stop = () => {
+      clearTimeout(timer);
+      waitingForSlot.delete(done);
+      signal?.removeEventListener('abort', onAbort);
+    };
+    const done = () => {
+      stop();
+      resolve();
+    };
+    const onAbort = () => {
+      stop();
+      reject(signal!.reason);
+    };
+    const timer = setTimeout(done, ms);
+    waitingForSlot.add(done);
+    signal?.addEventListener('abort', onAbort, { once: true });
   });
 }
+
+const wakeSlotWaiters = () => [...waitingForSlot].forEach((wake) => wake());
 
 const firstUnused = (used: ReadonlySet<number>) => {
   let n = 1;
@@ -239,6 +301,8 @@ export interface PrepareOptions {
   setup?: string;
   setupTimeoutMs?: number;
   signal?: AbortSignal;
+  /** Slots in all (held or free) it never goes beyond: with that many, the free ones are all it gives. */
+  maxSlots?: number;
 }
 
 /**
@@ -247,12 +311,12 @@ export interface PrepareOptions {
  * slots (fewer when steps took some meanwhile). A slot being made is claimed by nobody's step
  * (`step_id` "prepare") until it is ready.
  */
-export async function prepareSlots(repo: GitRepository, count: number, { include, setup, setupTimeoutMs, signal }: PrepareOptions): Promise<string[]> {
+export async function prepareSlots(repo: GitRepository, count: number, { include, setup, setupTimeoutMs, signal, maxSlots = Infinity }: PrepareOptions): Promise<string[]> {
   for (;;) {
     const root = await oneAtATime(repo.commonDir, async () => {
       const slots = await readSlots(repo);
       const free = slots.filter((s) => !s.claim && s.made);
-      if (free.length >= count) return free.slice(0, count).map((s) => slotRoot(repo, s.slot));
+      if (free.length >= count || slots.length >= maxSlots) return free.slice(0, count).map((s) => slotRoot(repo, s.slot));
       const used = new Set(slots.map((s) => s.slot));
       for (let slot = firstUnused(used); ; slot = firstUnused(used.add(slot))) {
         if (await createClaim(slotRoot(repo, slot), PREPARING)) return slotRoot(repo, slot);
@@ -260,7 +324,7 @@ export async function prepareSlots(repo: GitRepository, count: number, { include
     });
     if (Array.isArray(root)) return root;
     try {
-      const start = await snapshotCommit(repo.toplevel, { exclude: excludedPaths(repo.prefix, include), index: userIndexPath(repo), ...(signal ? { signal } : {}) });
+      const start = await snapshotCommit(repo.toplevel, { exclude: excludedPaths(repo.prefix, include), index: userIndexPath(repo), recentMs: 0, ...(signal ? { signal } : {}) });
       await makeSlot(repo, root, start, { planId: '', stepId: PREPARING.step_id, attempt: 0, include, ...(setup ? { setup } : {}), ...(setupTimeoutMs ? { setupTimeoutMs } : {}), ...(signal ? { signal } : {}) });
     } finally {
       await unlink(claimFile(root)).catch(() => {});
@@ -274,6 +338,7 @@ const PREPARING: SlotClaim = { plan_id: '', step_id: 'prepare', attempt: 0, base
 export async function releaseSlot(repo: GitRepository, root: string, planId: string, stepId: string): Promise<void> {
   const claim = await readClaim(root);
   if (claim?.plan_id === planId && claim.step_id === stepId) await unlink(claimFile(root)).catch(() => {});
+  wakeSlotWaiters();
 }
 
 /** Every slot a plan's steps hold goes back to the pool, and the plan's landing records go. */
@@ -285,6 +350,7 @@ export async function releasePlanSlots(repo: GitRepository, planId: string): Pro
     await unlink(claimFile(root)).catch(() => {});
     released.push(root);
   }
+  if (released.length > 0) wakeSlotWaiters();
   // Also what versions before slots kept there: a worktree per step attempt (git forgets it by a prune).
   const folder = join(repo.worktrees, segment(planId, 'plan id'));
   if (existsSync(folder)) {

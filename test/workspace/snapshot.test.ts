@@ -2,7 +2,7 @@ import { existsSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { OrcaError } from '../../src/errors.js';
-import { excludedPaths, projectPath, snapshotCommit } from '../../src/workspace/snapshot.js';
+import { excludedPaths, projectPath, snapshotCommit, touchTree } from '../../src/workspace/snapshot.js';
 import { gitIn, initRepo, tempDirs, userState, writeFiles } from './repo.js';
 
 const dirs = tempDirs();
@@ -105,6 +105,43 @@ describe('snapshotCommit with a kept index', () => {
     writeFiles(dir, { 'x.txt': 'x\n' });
     const commits = await Promise.all([1, 2, 3].map(() => snapshotCommit(dir, { exclude: [], index })));
     expect(new Set(commits.map((c) => treeOf(dir, c))).size).toBe(1);
+  });
+});
+
+describe('snapshotCommit for a base (recentMs)', () => {
+  it('should give a base the snapshot just taken or running, and a measurement a snapshot begun after it asked', async () => {
+    const dir = initRepo(dirs.make());
+    const index = join(dirs.make(), 'index', 'base');
+    const measured = await snapshotCommit(dir, { exclude: [], index });
+    // Written in the moment between a step's measurement and the next step's start.
+    writeFiles(dir, { 'between.txt': 'x\n' });
+
+    const base = await snapshotCommit(dir, { exclude: [], index, recentMs: 60_000 });
+    expect(base).toBe(measured);
+    expect(filesOf(dir, base)).toEqual(['README.md']);
+    const fresh = await snapshotCommit(dir, { exclude: [], index });
+    expect(filesOf(dir, fresh)).toEqual(['README.md', 'between.txt']);
+
+    // Asked while one runs: that one, not the next.
+    writeFiles(dir, { 'during.txt': 'y\n' });
+    const running = snapshotCommit(dir, { exclude: [], index });
+    const joined = snapshotCommit(dir, { exclude: [], index, recentMs: 60_000 });
+    expect(await joined).toBe(await running);
+    expect(filesOf(dir, await joined)).toEqual(['README.md', 'between.txt', 'during.txt']);
+  });
+
+  it('should take a new snapshot for a base once Orca wrote to the tree (touchTree), or the last one is older than recentMs', async () => {
+    const dir = initRepo(dirs.make());
+    const index = join(dirs.make(), 'index', 'touched');
+    await snapshotCommit(dir, { exclude: [], index });
+    // A step's changes landing: written, then said.
+    writeFiles(dir, { 'landed.txt': 'x\n' });
+    touchTree(dir);
+    expect(filesOf(dir, await snapshotCommit(dir, { exclude: [], index, recentMs: 60_000 }))).toEqual(['README.md', 'landed.txt']);
+
+    writeFiles(dir, { 'later.txt': 'y\n' });
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect(filesOf(dir, await snapshotCommit(dir, { exclude: [], index, recentMs: 10 }))).toEqual(['README.md', 'landed.txt', 'later.txt']);
   });
 });
 

@@ -74,7 +74,7 @@ describe('createWorkspaces', () => {
 
   it("should give back a plan's slots, and trim the free ones beyond the pool", async () => {
     const dir = initRepo(dirs.make());
-    const { workspaces } = await workspacesIn(dir);
+    const { workspaces } = await workspacesIn(dir, { maxSlots: 2 });
     const one = await workspaces.openWorkspace({ ...open, kind: 'worktree' }, signal);
     const two = await workspaces.openWorkspace({ ...open, stepId: 'docs', kind: 'worktree' }, signal);
     expect(await workspaces.plansWithFolders()).toEqual([PLAN]);

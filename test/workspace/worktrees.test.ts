@@ -221,6 +221,58 @@ describe('prepareSlots', () => {
   });
 });
 
+describe('openWorktree with a cap on slots (maxSlots)', () => {
+  it('should wait while every slot is held and take the one given back, making none beyond the cap', async () => {
+    const dir = initRepo(dirs.make());
+    const repo = await supported(dir, dirs.make());
+    const logged: string[] = [];
+    const capped = { ...step, maxSlots: 2, log: (_level: string, message: string) => logged.push(message) };
+    const a = await openWorktree(repo, capped);
+    await openWorktree(repo, { ...capped, stepId: 'b' });
+
+    let third: string | undefined;
+    const waiting = openWorktree(repo, { ...capped, stepId: 'c' }).then((w) => (third = w.root));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(third).toBeUndefined();
+    expect(existsSync(slotRoot(repo, 3))).toBe(false);
+
+    await releaseSlot(repo, a.root!, PLAN, 'code');
+    await waiting;
+    expect(third).toBe(a.root);
+    expect((await listWorktrees(repo)).map((w) => [w.slot, w.claim?.step_id])).toEqual([
+      [1, 'c'],
+      [2, 'b'],
+    ]);
+    expect(logged).toEqual(['Step c waits for a worktree slot: all 2 are held.']);
+  });
+
+  it('should make one more slot, and say so, once a step waited slotWaitMs; and stop waiting when its signal aborts', async () => {
+    const dir = initRepo(dirs.make());
+    const repo = await supported(dir, dirs.make());
+    const logged: Array<[string, string]> = [];
+    const capped = { ...step, maxSlots: 1, slotWaitMs: 200, log: (level: string, message: string) => logged.push([level, message]) };
+    await openWorktree(repo, capped);
+
+    const stop = new AbortController();
+    const stopped = openWorktree(repo, { ...capped, stepId: 'stopped', slotWaitMs: 60_000, signal: stop.signal });
+    stop.abort(new Error('plan stopped'));
+    await expect(stopped).rejects.toThrow('plan stopped');
+
+    const more = await openWorktree(repo, { ...capped, stepId: 'late' });
+    expect(more.root).toBe(slotRoot(repo, 2));
+    expect(logged.at(-1)).toEqual(['warn', expect.stringMatching(/^Step late waited \d+\.\d s for one of the 1 worktree slots, all held by steps waiting at a gate, and made one more\.$/)]);
+  });
+
+  it('should not prepare slots beyond the cap', async () => {
+    const dir = initRepo(dirs.make());
+    const repo = await supported(dir, dirs.make());
+    await openWorktree(repo, step);
+    expect(await prepareSlots(repo, 2, { include: [], maxSlots: 2 })).toEqual([slotRoot(repo, 2)]);
+    expect(await prepareSlots(repo, 2, { include: [], maxSlots: 2 })).toEqual([slotRoot(repo, 2)]);
+    expect(existsSync(slotRoot(repo, 3))).toBe(false);
+  });
+});
+
 describe('releasePlanSlots', () => {
   it("should give back every slot of one plan and no other's, and remove the plan's landing records", async () => {
     const dir = initRepo(dirs.make());
