@@ -109,6 +109,11 @@ export interface PlanContext {
   verification?: PlanVerification | null;
   /** How many verifications ran (the next one's idempotency key); absent before one ran. */
   verification_runs?: number;
+  /**
+   * Steps that landed in the shared tree and are being measured (step.landed, then step.completed with
+   * the diff): their actors stay until then, and the plan does not end before. Absent: none.
+   */
+  measuring?: string[];
 }
 
 export type PlanEvent =
@@ -137,8 +142,9 @@ export type PlanEvent =
 
 export const stepActorId = (stepId: string) => `step:${stepId}`;
 
-/** Whether this step's completion leaves every step of the plan completed. */
-const completesPlan = (context: PlanContext, stepId: string) => allStepsCompleted(updateStep(context.steps, stepId, { status: 'completed' }));
+/** Whether this step's completion leaves every step of the plan completed, and none still measured. */
+const completesPlan = (context: PlanContext, stepId: string) =>
+  allStepsCompleted(updateStep(context.steps, stepId, { status: 'completed' })) && (context.measuring ?? []).every((id) => id === stepId);
 
 const planSetup = setup({
   types: {
@@ -195,6 +201,8 @@ const planSetup = setup({
       (readySteps(context.steps, context.concurrency, context.policy.workspace).length > 0 || context.steps.some((s) => s.status === 'awaiting_decision')),
     allStepsCompleted: ({ context }) => allStepsCompleted(context.steps),
     completesPlan: ({ context }, p: { stepId: string }) => completesPlan(context, p.stepId),
+    /** A step landed before its measurement and others remain: its dependents may start. The last one's landing waits for its diff. */
+    landingLeavesWork: ({ context }, p: { stepId: string }) => !completesPlan(context, p.stepId),
     /** The last step landed and there is something to verify: a configured command, or the plan's own list with the verifying turn on. */
     completesPlanToVerify: ({ context }, p: { stepId: string }) =>
       completesPlan(context, p.stepId) &&
@@ -279,9 +287,15 @@ const planSetup = setup({
     }),
     /** Re-run chosen: the step's turn runs again now, so no second decision is taken for it. */
     markResuming: assign({ steps: ({ context }, p: { stepId: string }) => updateStep(context.steps, p.stepId, { status: 'running' }) }),
-    markCompleted: assign({
-      steps: ({ context }, p: { stepId: string; output: StepRecord['output']; warnings?: string[]; diff?: StepDiff }) => withCompleted(context.steps, p),
-    }),
+    markCompleted: assign(({ context }, p: { stepId: string; output: StepRecord['output']; warnings?: string[]; diff?: StepDiff }) => ({
+      steps: withCompleted(context.steps, p),
+      ...(context.measuring?.includes(p.stepId) ? { measuring: context.measuring.filter((id) => id !== p.stepId) } : {}),
+    })),
+    /** Completed for its dependents, measured meanwhile: its actor stays until step.completed brings the diff. */
+    markLanded: assign(({ context }, p: { stepId: string; output: StepRecord['output']; warnings?: string[] }) => ({
+      steps: withCompleted(context.steps, p),
+      measuring: [...(context.measuring ?? []), p.stepId],
+    })),
     forwardToStep: sendTo(
       (_, p: { stepId: string; event: StepEvent }) => stepActorId(p.stepId),
       (_, p: { stepId: string; event: StepEvent }) => p.event as never,
@@ -289,7 +303,9 @@ const planSetup = setup({
     stopStep: stopChild((_, p: { stepId: string }) => stepActorId(p.stepId)),
     stopSteps: enqueueActions(({ context, enqueue }) => {
       for (const s of context.steps.filter(isActive)) enqueue.stopChild(stepActorId(s.id));
-      enqueue.assign({ steps: withStopped(context.steps) });
+      // A landed step being measured stays completed, without its diff.
+      for (const id of context.measuring ?? []) enqueue.stopChild(stepActorId(id));
+      enqueue.assign({ steps: withStopped(context.steps), ...(context.measuring?.length ? { measuring: [] } : {}) });
     }),
     prepareReplan: assign({
       pending_message: ({ context }, p: { stepId: string; guidance?: string }) => replanMessage(context.steps.find((s) => s.id === p.stepId)!, p.guidance),
@@ -620,6 +636,10 @@ export const planMachine = planSetup.createMachine({
             { type: 'recordDecision', params: ({ event }) => decision('merge', 'Stop', event) },
             { type: 'forwardToStep', params: forwardAs('step.stop') },
           ],
+        },
+        'step.landed': {
+          guard: { type: 'landingLeavesWork', params: ({ event }) => event },
+          actions: [{ type: 'markLanded', params: ({ event }) => event }, 'startReadySteps'],
         },
         'step.completed': [
           {

@@ -1,7 +1,7 @@
 import { answeredFailure, portFailure, usageOfDone, usageOfFailure, valueOf } from './outcome-params.js';
 import { review } from './step.review.states.js';
 import { attemptKey, idleWatch, leaveGate, mayRerun, newReview, retryOf, sessionDir, stepSetup, workDir } from './step.setup.js';
-import { landing, measuring, merging, mergeConflict, openingWorkspace } from './step.workspace.states.js';
+import { landing, measuring, measuringLanded, merging, mergeConflict, openingWorkspace } from './step.workspace.states.js';
 import { postHooksFailedText } from './step-text.js';
 
 export type { ReviewState, StepContext, StepEvent, StepInput, StepParentEvent } from './step.setup.js';
@@ -137,9 +137,15 @@ export const stepMachine = stepSetup.createMachine({
       ],
     },
     checking: {
-      always: [{ guard: 'hasWorkspace', target: 'measuring' }, { guard: 'needsReview', target: 'review' }, { target: 'finishing' }],
+      always: [
+        { guard: 'measuredAsItLands', target: 'measuring_landed' },
+        { guard: 'hasWorkspace', target: 'measuring' },
+        { guard: 'needsReview', target: 'review' },
+        { target: 'finishing' },
+      ],
     },
     measuring: measuring,
+    measuring_landed: measuringLanded,
     review,
     finishing: {
       always: [{ guard: 'hasPostHooks', target: 'post_hook' }, { target: 'landing' }],

@@ -107,6 +107,8 @@ export type StepParentEvent =
   | { type: 'step.failed'; stepId: string; attempt: number; error: string; kind?: FailureKind; signature: string; breaker?: string }
   | { type: 'step.interrupted'; stepId: string; attempt: number }
   | { type: 'step.completed'; stepId: string; output: StepOutput; warnings?: string[]; diff?: StepDiff }
+  /** Its changes are in the shared tree and nothing waits for their measurement: dependents may start; step.completed follows with the diff. */
+  | { type: 'step.landed'; stepId: string; output: StepOutput; warnings?: string[] }
   | { type: 'step.merge_conflict'; stepId: string; attempt: number; conflicts: MergeConflict[]; error?: string; diff?: StepDiff }
   | { type: 'step.replan_chosen'; stepId: string; guidance?: string }
   | { type: 'step.stop_chosen'; stepId: string; guidance?: string }
@@ -175,6 +177,13 @@ export const stepSetup = setup({
     turnInterrupted: (_, result: SpecialistResult | InterruptedTurn) => result.type === 'interrupted',
     interruptedInFix: ({ context }) => context.interrupted?.turn === 'fix',
     needsReview: ({ context }) => context.policy.review,
+    /**
+     * In the shared tree, with no reviewer and no post-step hook to wait for it, what the step changed is
+     * measured as it lands: its dependents start meanwhile (the measurement began first: the tree they
+     * start from holds what it measures).
+     */
+    measuredAsItLands: ({ context }) =>
+      context.workspace?.kind === 'shared' && !context.policy.review && context.policy.post_hooks.length === 0,
     reviewPassed: (_, result: ReviewResult) => result.type === 'pass',
     /** The reviewer reported the same errors as in the previous rounds, `same_error_limit` times in a row. */
     reviewRepeats: ({ context }, result: ReviewResult) =>
@@ -282,6 +291,12 @@ export const stepSetup = setup({
       output: context.output!,
       ...(context.warnings.length ? { warnings: context.warnings } : {}),
       ...(context.diff ? { diff: context.diff } : {}),
+    })),
+    notifyLanded: sendParent(({ context }) => ({
+      type: 'step.landed',
+      stepId: context.stepId,
+      output: context.output!,
+      ...(context.warnings.length ? { warnings: context.warnings } : {}),
     })),
     notifyMergeConflict: sendParent(({ context }) => ({
       type: 'step.merge_conflict',

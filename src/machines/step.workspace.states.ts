@@ -1,5 +1,5 @@
 import { messageOf, portFailure } from './outcome-params.js';
-import { attemptKey, leaveGate, stepSetup } from './step.setup.js';
+import { attemptKey, leaveGate, stepSetup, type StepContext } from './step.setup.js';
 
 /**
  * The step chart's workspace states (docs/worktrees.md): its tree opened before its turns, what git
@@ -24,18 +24,21 @@ export const openingWorkspace = stepSetup.createStateConfig({
   },
 });
 
+/** What measureStep is asked: the step's tree against its base, and the files it declared. */
+const measureInput = ({ context }: { context: StepContext }) => ({
+  planId: context.planId,
+  stepId: context.stepId,
+  attempt: context.attempt,
+  workspace: context.workspace!,
+  declared: context.thread.step.files ?? [],
+});
+
 /** What the step really changed, by git: the reviewer and the human judge this, not the specialist's claim. */
 export const measuring = stepSetup.createStateConfig({
   invoke: {
     id: 'measureStep',
     src: 'measureStep',
-    input: ({ context }) => ({
-      planId: context.planId,
-      stepId: context.stepId,
-      attempt: context.attempt,
-      workspace: context.workspace!,
-      declared: context.thread.step.files ?? [],
-    }),
+    input: measureInput,
     onDone: [
       { guard: 'needsReview', target: 'review', actions: { type: 'recordDiff', params: ({ event }) => event.output } },
       { target: 'finishing', actions: { type: 'recordDiff', params: ({ event }) => event.output } },
@@ -44,6 +47,22 @@ export const measuring = stepSetup.createStateConfig({
       { guard: 'needsReview', target: 'review', actions: { type: 'recordDiffUnavailable', params: messageOf } },
       { target: 'finishing', actions: { type: 'recordDiffUnavailable', params: messageOf } },
     ],
+  },
+});
+
+/**
+ * In the shared tree, nothing waiting for it (no reviewer, no post-step hook): the plan is told the
+ * step landed as the measurement begins, so its dependents start while git measures; the diff follows
+ * with step.completed. A measurement that fails leaves a warning, as in `measuring`.
+ */
+export const measuringLanded = stepSetup.createStateConfig({
+  entry: 'notifyLanded',
+  invoke: {
+    id: 'measureStep',
+    src: 'measureStep',
+    input: measureInput,
+    onDone: { target: 'completed', actions: { type: 'recordDiff', params: ({ event }) => event.output } },
+    onError: { target: 'completed', actions: { type: 'recordDiffUnavailable', params: messageOf } },
   },
 });
 

@@ -132,6 +132,8 @@ function eventText(event: Event, source: string): string {
       return `step ${event.stepId}: ${event.kind === 'fix' ? 'fixer' : 'review'} round ${event.round}`;
     case 'step.completed':
       return `step ${event.stepId} completed: "${clip(String((event.output as { summary?: unknown } | undefined)?.summary ?? ''), 80)}"`;
+    case 'step.landed':
+      return `step ${event.stepId} done in the shared tree, its changes measured meanwhile: "${clip(String((event.output as { summary?: unknown } | undefined)?.summary ?? ''), 80)}"`;
     case 'step.failed':
       return `step ${event.stepId} failed (attempt ${event.attempt})${quoted('error')}`;
     case 'usage.recorded':

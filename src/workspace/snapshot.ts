@@ -88,8 +88,14 @@ export function touchTree(dir: string): void {
   generations.set(dir, (generations.get(dir) ?? 0) + 1);
 }
 
-/** The last snapshot of the tree under `key`, when it runs now or ended at most `withinMs` ago and Orca wrote nothing since it began. */
+/**
+ * The snapshot of the tree under `key` a base may take: one queued to begin after the current one
+ * (a measurement asked while one ran: it sees what the step before did), else the last one when it runs
+ * now or ended at most `withinMs` ago, Orca having written nothing since it began.
+ */
 function recentSnapshot(key: string, dir: string, withinMs: number): Promise<string> | undefined {
+  const queued = sharedTurns.get(key)?.next;
+  if (queued) return queued;
   const last = latest.get(key);
   if (!last || last.generation !== (generations.get(dir) ?? 0)) return undefined;
   return last.endedAt === null || performance.now() - last.endedAt <= withinMs ? last.run : undefined;
@@ -235,7 +241,8 @@ const exists = (path: string) => stat(path).then(() => true, () => false);
 
 /** One snapshot at a time per kept index in this process; another process meets git's lock. */
 const oneAtATime = oneAtATimeIn(new Map());
-const sharedNext = sharedNextIn<string>(new Map());
+const sharedTurns = new Map<string, { running: Promise<string>; next: Promise<string> | null }>();
+const sharedNext = sharedNextIn<string>(sharedTurns);
 /** The latest snapshot of each kept-index tree, and how often Orca wrote to each tree (touchTree). */
 interface LatestSnapshot {
   run: Promise<string>;

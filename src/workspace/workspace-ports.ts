@@ -68,6 +68,9 @@ export function createWorkspaces({ directory, support, patchPathOf, include, set
 
   return {
     async openWorkspace({ planId, stepId, attempt, kind }, signal) {
+      // Also what lets a step's measurement ask first: a step that lands before it is measured (the step
+      // chart's measuring_landed) has its dependents started, then its measurement, in the same turn of
+      // the event loop; the base below asks after this await, and joins that measurement.
       await preparing.catch(() => {});
       if (kind === 'worktree')
         return openWorktree(worktrees(), { planId, stepId, attempt, include, ...(setup ? { setup } : {}), setupTimeoutMs, signal, maxSlots, ...(slotWaitMs !== undefined ? { slotWaitMs } : {}), log });

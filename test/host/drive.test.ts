@@ -94,6 +94,55 @@ describe('drivePlan with the OpenCode ports', () => {
     ]);
   });
 
+  it('should start the steps after one that landed in the shared tree while git measures it, the measurement asked first, and record every diff', async () => {
+    const t = setup(succeed, { approval: 'approve' }, { policy: { workspace: 'shared' } });
+    const calls: string[] = [];
+    let testOpened!: () => void;
+    const opened = new Promise<void>((resolve) => (testOpened = resolve));
+    const diffOf = (stepId: string) => ({ files: [{ path: `${stepId}.ts`, status: 'added' as const, added: 1, removed: 0 }], undeclared: [], patch_path: null, base: `b-${stepId}`, result: `r-${stepId}`, where: 'shared' as const });
+    const store = new PlanStore(join(dir, 'shared-plans'));
+    const host = new PlanHost({
+      store,
+      ports: {
+        ...idlePlanPorts,
+        ...opencodePorts(t.port),
+        openWorkspace: async ({ stepId }) => {
+          // Where the workspace adapter asks for the tree's snapshot: after a turn of the microtask queue
+          // (the step that lands starts its measurement in the same turn of the event loop).
+          await Promise.resolve();
+          calls.push(`open:${stepId}`);
+          if (stepId === 'test') testOpened();
+          return { kind: 'shared', dir, base: `b-${stepId}` };
+        },
+        measureStep: async ({ stepId }) => {
+          calls.push(`measure:${stepId}`);
+          // The step's dependents start before its diff is in (a fallback keeps a wrong chart from hanging the test).
+          if (stepId !== 'test') await Promise.race([opened, new Promise((resolve) => setTimeout(resolve, 3_000))]);
+          calls.push(`measured:${stepId}`);
+          return diffOf(stepId);
+        },
+      },
+      policy: { review_agents: [], verify_turn: false, workspace: 'shared' },
+    });
+    hosts.push(host);
+    const planId = host.create({ message: 'greet' }).getSnapshot().context.plan_id;
+    const result = await drivePlan(host, planId, t.resolve, new AbortController().signal);
+    expect(result.kind === 'outcome' && result.tag).toBe('outcome.completed');
+
+    const at = (call: string) => calls.indexOf(call);
+    expect(at('measure:impl')).toBeLessThan(at('open:test'));
+    expect(at('measure:docs')).toBeLessThan(at('open:test'));
+    expect(at('open:test')).toBeLessThan(at('measured:impl'));
+    expect(at('open:test')).toBeLessThan(at('measured:docs'));
+    host.flush(planId);
+    const file = JSON.parse(readFileSync(store.pathOf(planId), 'utf8'));
+    expect(file.steps.map((s: any) => [s.id, s.status, s.diff?.result])).toEqual([
+      ['impl', 'completed', 'r-impl'],
+      ['docs', 'completed', 'r-docs'],
+      ['test', 'completed', 'r-test'],
+    ]);
+  });
+
   it('should stop at the approval gate and report waiting when no channel can answer', async () => {
     const t = setup(succeed, undefined);
     const planId = t.host.create({ message: 'greet' }).getSnapshot().context.plan_id;

@@ -32,6 +32,7 @@ export const standaloneStepMachine = idleStepMachine.provide({
     notifyFailed: silent,
     notifyInterrupted: silent,
     notifyCompleted: silent,
+    notifyLanded: silent,
     notifyReplan: silent,
     notifyStop: silent,
     notifyMergeConflict: silent,

@@ -22,6 +22,8 @@ const onlyFirstStep = twoStepPlan.type === 'plan' ? { ...twoStepPlan, steps: [tw
 const unverified = twoStepPlan.type === 'plan' ? { ...twoStepPlan, verification: [] } : twoStepPlan;
 
 export const output = { summary: 'done', artifacts: ['hello.ts'], key_findings: [] };
+/** What git measured a step changed in the shared tree. */
+const diff = { files: [{ path: 'hello.ts', status: 'added', added: 1, removed: 0 }], undeclared: [], patch_path: null, base: 'b0', result: 'r1', where: 'shared' };
 
 /** A verification's result in the user's project: one command check that passed or failed. */
 export const verified = (passed: boolean) => ({
@@ -87,8 +89,12 @@ function stepEvents(s: any): any[] {
             { type: 'step.interrupted', stepId: step.id, attempt: step.failures.length + 1 },
             { type: 'step.merge_conflict', stepId: step.id, attempt: step.failures.length + 1, conflicts: [{ path: 'hello.ts', hunks: ['<<<<<<<'] }] },
             { type: 'step.completed', stepId: step.id, output },
+            // In the shared tree with nothing waiting for its diff: landed, measured meanwhile.
+            { type: 'step.landed', stepId: step.id, output },
           ];
         }
+        // Landed and being measured: its diff follows.
+        if (step.status === 'completed' && s.context.measuring?.includes(step.id)) return [{ type: 'step.completed', stepId: step.id, output, diff }];
         if (step.status === 'awaiting_merge') {
           return [
             { type: 'merge.rerun', stepId: step.id, text: 'on top', ...by },
@@ -126,7 +132,7 @@ function stepEvents(s: any): any[] {
 }
 
 export const serializePlan = (s: any) =>
-  `${statePath(s.value)}|${s.context.planner_session_id ? 'S' : '-'}|${stepKey(s.context.steps)}|${budgetLeft(s.context)}|${tokensLeft(s.context) ? 'T' : '-'}|${s.context.proposal?.verification?.length ? 'V' : '-'}`;
+  `${statePath(s.value)}|${s.context.planner_session_id ? 'S' : '-'}|${stepKey(s.context.steps)}|${(s.context.measuring ?? []).join(',')}|${budgetLeft(s.context)}|${tokensLeft(s.context) ? 'T' : '-'}|${s.context.proposal?.verification?.length ? 'V' : '-'}`;
 
 /** Whether the token budget still has room (the guards read nothing finer). */
 const tokensLeft = (c: { usage?: Parameters<typeof totalTokens>[0]; token_cap?: number | null }) =>

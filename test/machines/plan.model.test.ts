@@ -115,4 +115,48 @@ describe('coverage check', () => {
     expect(landed.context.steps.find((s: any) => s.id === 's1')).toMatchObject({ status: 'completed', diff });
     expect(landed.context.steps.find((s: any) => s.id === 's1').conflicts).toBeUndefined();
   });
+
+  it('should start the dependents of a step that landed in the shared tree while it is measured, and end only once every diff is in', () => {
+    const approved = [done('openPlannerSession', { sessionId: 'ses_planner' }), done('consultPlanner', twoStepPlan), { type: 'approval.approve', ...by }];
+    const diff = { files: [{ path: 'hello.ts', status: 'added', added: 1, removed: 0 }], undeclared: [], patch_path: null, base: 'b0', result: 'r1', where: 'shared' };
+    const landed = [...approved, { type: 'step.landed', stepId: 's1', output }];
+    const first = replay(idlePlanMachine, input, landed).snapshot;
+    expect(first.context.steps.map((s: any) => [s.id, s.status])).toEqual([
+      ['s1', 'completed'],
+      ['s2', 'running'],
+    ]);
+    expect(first.context.measuring).toEqual(['s1']);
+    expect(first.children['step:s1']).toBeDefined();
+
+    // s2 ends before s1's diff is in: the plan waits for it.
+    const waiting = replay(idlePlanMachine, input, [...landed, { type: 'step.completed', stepId: 's2', output }]).snapshot;
+    expect(statePath(waiting.value)).toBe('in_progress.running');
+    const ended = replay(idlePlanMachine, input, [...landed, { type: 'step.completed', stepId: 's2', output }, { type: 'step.completed', stepId: 's1', output, diff }]).snapshot;
+    expect(ended.hasTag('outcome.completed') || statePath(ended.value) === 'in_progress.verifying').toBe(true);
+    expect(ended.context.steps[0]).toMatchObject({ status: 'completed', diff });
+    expect(ended.context.measuring).toEqual([]);
+
+    // The last step's landing waits for its diff: the plan does not end without it.
+    const measured = [...landed, { type: 'step.completed', stepId: 's1', output, diff }];
+    const last = replay(idlePlanMachine, input, [...measured, { type: 'step.landed', stepId: 's2', output }]).snapshot;
+    expect(last.context.steps[1].status).toBe('running');
+    expect(last.context.measuring).toEqual([]);
+    expect(statePath(last.value)).toBe('in_progress.running');
+  });
+
+  it('should stop a step still being measured when the plan stops, and keep it completed without its diff', () => {
+    const run = [
+      done('openPlannerSession', { sessionId: 'ses_planner' }),
+      done('consultPlanner', twoStepPlan),
+      { type: 'approval.approve', ...by },
+      { type: 'step.landed', stepId: 's1', output },
+      { type: 'step.failed', stepId: 's2', attempt: 1, error: 'red', signature: 'red' },
+      { type: 'step.stop_chosen', stepId: 's2' },
+    ];
+    const { snapshot } = replay(idlePlanMachine, input, run);
+    expect(snapshot.hasTag('outcome.stopped')).toBe(true);
+    expect(snapshot.context.measuring).toEqual([]);
+    expect(snapshot.context.steps[0]).toMatchObject({ status: 'completed', output });
+    expect(snapshot.context.steps[0].diff).toBeUndefined();
+  });
 });

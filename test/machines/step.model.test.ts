@@ -50,6 +50,7 @@ const events = (s: any) => {
     case 'opening_workspace':
       return [done('openWorkspace', workspaceOf(s)), fail('openWorkspace', 'git worktree add failed')];
     case 'measuring':
+    case 'measuring_landed':
       return [done('measureStep', diff), fail('measureStep', 'git diff-tree failed')];
     case 'merging':
       return [done('mergeStep', { type: 'merged', diff }), done('mergeStep', clash), fail('mergeStep', 'git apply failed')];
@@ -143,12 +144,14 @@ describe('step machine (model-based)', () => {
       serializeState: serialize,
     });
     const shared = coverTransitions({ machine: standaloneStepMachine, input: input(2, { workspace: 'shared' }), events, serializeState: serialize });
-    const covered = new Set([...gated.covered, ...plain.covered, ...isolated.covered, ...shared.covered]);
+    // In the shared tree with a post-step hook: measured before the hook runs, not as it lands.
+    const sharedHooked = coverTransitions({ machine: standaloneStepMachine, input: input(2, { workspace: 'shared', post_hooks: ['notify'] }), events, serializeState: serialize });
+    const covered = new Set([...gated.covered, ...plain.covered, ...isolated.covered, ...shared.covered, ...sharedHooked.covered]);
     const missing = [...gated.all].filter(([t]) => !covered.has(t)).map(([, label]) => label);
     expect(missing).toEqual([]);
     expect(covered.size).toBe(gated.all.size);
     console.info(
-      `step machine: ${covered.size}/${gated.all.size} transitions, ${gated.states + plain.states + isolated.states + shared.states} states, ${gated.edges + plain.edges + isolated.edges + shared.edges} edges`,
+      `step machine: ${covered.size}/${gated.all.size} transitions, ${[gated, plain, isolated, shared, sharedHooked].reduce((n, w) => n + w.states, 0)} states, ${[gated, plain, isolated, shared, sharedHooked].reduce((n, w) => n + w.edges, 0)} edges`,
     );
     // CPU-bound graph walk: seconds on a quiet machine, much longer beside other work; time is not what it tests.
   }, 300_000);
@@ -413,5 +416,22 @@ describe('step machine: its own worktree, the real diff, the merge gate', () => 
     ]).snapshot;
     expect(shared.value).toBe('completed');
     expect(shared.context.diff.where).toBe('shared');
+  });
+
+  it('should tell the plan a shared-tree step landed as its measurement begins when nothing waits for it, and measure first otherwise', () => {
+    const ran = [done('openWorkspace', { kind: 'shared', dir: '/project', base: 'b0' }), done('openSpecialistSession', { sessionId: 'ses_1' }), done('runSpecialist', success)];
+    const told: any[] = [];
+    const telling = standaloneStepMachine.provide({ actions: { notifyLanded: ({ context }: any) => void told.push(context.output), notifyCompleted: () => void told.push('completed') } });
+    const landed = replay(telling, input(3, { workspace: 'shared' }), ran).snapshot;
+    expect(landed.value).toBe('measuring_landed');
+    expect(told).toEqual([{ summary: 'ok', artifacts: ['a.ts'], key_findings: [] }]);
+    const measured = replay(telling, input(3, { workspace: 'shared' }), [...ran, fail('measureStep', 'git diff-tree failed')]).snapshot;
+    expect(measured.value).toBe('completed');
+    expect(measured.context.warnings).toEqual([expect.stringContaining('git diff-tree failed')]);
+    expect(told.at(-1)).toBe('completed');
+    // A reviewer, a post-step hook or a merge waits for the diff: measured before anything goes on.
+    expect(replay(standaloneStepMachine, input(3, { workspace: 'shared', review: true }), ran).snapshot.value).toBe('measuring');
+    expect(replay(standaloneStepMachine, input(3, { workspace: 'shared', post_hooks: ['notify'] }), ran).snapshot.value).toBe('measuring');
+    expect(replay(standaloneStepMachine, input(3, { workspace: 'worktree' }), [done('openWorkspace', tree), ...ran.slice(1)]).snapshot.value).toBe('measuring');
   });
 });

@@ -9,3 +9,12 @@ describe("the journal's words for a decision at the budget gate", () => {
     expect(entryText({ at, kind: 'event', source: 'auto', event: { type: 'budget.stop' } })).toBe('Stop at the budget gate by the auto policy');
   });
 });
+
+describe("the journal's words for a step that landed before its measurement", () => {
+  it('should say the step is done and its changes are measured meanwhile, then completed with the diff', () => {
+    const output = { summary: 'wrote the docs', artifacts: [], key_findings: [] };
+    expect(entryText({ at, kind: 'event', source: 'child', event: { type: 'step.landed', stepId: 'docs', output } })).toBe(
+      'step docs done in the shared tree, its changes measured meanwhile: "wrote the docs"',
+    );
+  });
+});

@@ -65,6 +65,25 @@ describe('createWorkspaces', () => {
     expect(diff).toMatchObject({ where: 'shared', files: [{ path: 'README.md', status: 'modified' }] });
   });
 
+  it('should give a shared-tree step that starts while the step before is measured that measurement as its base', async () => {
+    const dir = initRepo(dirs.make());
+    const { workspaces } = await workspacesIn(dir);
+    const first = await workspaces.openWorkspace({ ...open, kind: 'shared' }, signal);
+    writeFileSync(join(dir, 'README.md'), 'the step before wrote this\n');
+
+    // As the charts do when a step lands before its measurement: the plan starts the next step as it is
+    // told, then the landed step's measurement starts, in the same turn of the event loop.
+    const opening = workspaces.openWorkspace({ ...open, stepId: 'docs', kind: 'shared' }, signal);
+    const measuring = workspaces.measureStep({ planId: PLAN, stepId: 'code', attempt: 1, workspace: first, declared: [] }, signal);
+    const [next, measured] = await Promise.all([opening, measuring]);
+
+    expect(measured.files).toEqual([expect.objectContaining({ path: 'README.md', status: 'modified' })]);
+    expect(next.base).toBe(measured.result);
+    writeFileSync(join(dir, 'docs.md'), 'docs\n');
+    const docs = await workspaces.measureStep({ planId: PLAN, stepId: 'docs', attempt: 1, workspace: next, declared: [] }, signal);
+    expect(docs.files.map((f) => f.path)).toEqual(['docs.md']);
+  });
+
   it('should refuse a worktree, with the reason, where git cannot give one', async () => {
     const dir = dirs.make();
     const { workspaces } = await workspacesIn(dir);
