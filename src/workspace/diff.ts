@@ -27,7 +27,8 @@ export async function measureWithPatch(repo: GitRepository, options: MeasureOpti
   if (!tree || !existsSync(tree))
     throw new GitError(`The step's worktree ${tree ?? '(none recorded)'} is gone, so its changes cannot be measured: run the step again.`);
   // A slot's own index, or Orca's kept index of the user's tree: git reads only what changed since.
-  const where = workspace.kind === 'worktree' ? { own: true } : { index: userIndexPath(repo) };
+  // A slot's parent is the base it was reset to: no look-up of its HEAD.
+  const where = workspace.kind === 'worktree' ? { own: true, parent: workspace.base } : { index: userIndexPath(repo) };
   const result = await snapshotCommit(tree, { exclude: excludedPaths(repo.prefix, options.include), ...where, ...(signal ? { signal } : {}) });
   return diffCommits(repo, { base: workspace.base, result, where: workspace.kind, declared: options.declared, patchPath: options.patchPath, ...(signal ? { signal } : {}) });
 }

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readFile, unlink } from 'node:fs/promises';
 import type { MergeStepInput } from '../machines/ports.js';
 import type { MergeConflict, MergeOutcome, StepDiff } from '../machines/types.js';
 import { errorMessage, OrcaError } from '../errors.js';
@@ -30,7 +30,8 @@ const MAX_REGION_LINES = 40;
  * are as the step found them), git applies it, reading only those files; otherwise by a three-way
  * merge whose base is the tree the step started from, so the user's own edits since then stay.
  * Exactly once, even when a crash cut a previous call short at any point: a record says it landed,
- * and before it is written a patch that applies in reverse says so too. A clash leaves the user's
+ * and before it is written (a mark beside it says a landing began) a patch that applies in reverse
+ * says so too; with no such mark, nothing was applied and that check is not paid. A clash leaves the user's
  * tree as it is. Once landed, the step's slot goes back to the pool.
  */
 export async function mergeStep(repo: GitRepository, options: MergeOptions): Promise<MergeOutcome> {
@@ -44,7 +45,11 @@ export async function mergeStep(repo: GitRepository, options: MergeOptions): Pro
   if (landed) return done(repo, options, landed);
 
   const { diff, patch } = await stepChanges(repo, options);
-  if (diff.files.length === 0 || (await appliesInReverse(repo, patch))) return land(repo, options, record, diff);
+  if (diff.files.length === 0) return land(repo, options, record, diff);
+  // A landing begun before a crash may have applied the patch already: it applies in reverse then.
+  const begun = landingFile(record);
+  if (existsSync(begun) && (await appliesInReverse(repo, patch))) return land(repo, options, record, diff);
+  await writeFileAtomic(begun, '');
   if (await applied(repo, patch)) return land(repo, options, record, diff);
 
   const ours = await snapshotCommit(repo.toplevel, { exclude: excludedPaths(repo.prefix, options.include), index: userIndexPath(repo), ...(signal ? { signal } : {}) });
@@ -56,7 +61,7 @@ export async function mergeStep(repo: GitRepository, options: MergeOptions): Pro
   const names = { [yours]: 'your working tree', [step]: `step ${stepId}` };
   const result = parseMergeTree(merged.stdout, names);
 
-  if (merged.code === 1) return { type: 'conflict', diff, conflicts: await conflictsOf(repo, result, names, signal) };
+  if (merged.code === 1) return clash(begun, { type: 'conflict', diff, conflicts: await conflictsOf(repo, result, names, signal) });
 
   const changes = await gitBytes(['diff-tree', '-p', '--binary', '-M', '--no-ext-diff', '--no-color', `${yours}^{tree}`, result.tree], at);
   if (changes.stdout.length > 0) {
@@ -65,7 +70,7 @@ export async function mergeStep(repo: GitRepository, options: MergeOptions): Pro
       await git(['apply', '--whitespace=nowarn', '-'], { cwd: repo.toplevel, input: changes.stdout });
     } catch (error) {
       if (!(error instanceof GitError) || error.exitCode === null) throw error;
-      return { type: 'conflict', diff, conflicts: [], error: `The merged changes did not apply to your working tree (did it change meanwhile?): ${error.stderr.trim() || error.message}` };
+      return clash(begun, { type: 'conflict', diff, conflicts: [], error: `The merged changes did not apply to your working tree (did it change meanwhile?): ${error.stderr.trim() || error.message}` });
     }
   }
   return land(repo, options, record, diff);
@@ -91,18 +96,29 @@ async function appliesInReverse(repo: GitRepository, patch: Buffer): Promise<boo
   return check.code === 0;
 }
 
-/** Applies the step's patch as it is, when it does: only the files it touches are read. */
+/**
+ * Applies the step's patch as it is, when it does: only the files it touches are read. git applies
+ * all of a patch or none of it (no `--reject`), so a patch that does not apply leaves the tree as it was.
+ */
 async function applied(repo: GitRepository, patch: Buffer): Promise<boolean> {
-  const check = await git(['apply', '--check', '--whitespace=nowarn', '-'], { cwd: repo.toplevel, input: patch, okCodes: [0, 1] });
-  if (check.code !== 0) return false;
   // No signal: a git apply stopped halfway leaves half a change.
-  await git(['apply', '--whitespace=nowarn', '-'], { cwd: repo.toplevel, input: patch });
-  return true;
+  const applying = await git(['apply', '--whitespace=nowarn', '-'], { cwd: repo.toplevel, input: patch, okCodes: [0, 1] });
+  return applying.code === 0;
+}
+
+/** Beside the landing record while a landing is under way: after a crash, the patch may be in the user's tree already. */
+const landingFile = (record: string) => `${record}.landing`;
+
+/** Nothing landed: no landing is under way any more. */
+async function clash(begun: string, outcome: MergeOutcome): Promise<MergeOutcome> {
+  await unlink(begun).catch(() => {});
+  return outcome;
 }
 
 /** Records the landing (the record outlives the slot's use), then frees the slot. */
 async function land(repo: GitRepository, options: MergeOptions, record: string, diff: StepDiff): Promise<MergeOutcome> {
   await writeFileAtomic(record, JSON.stringify(diff));
+  await unlink(landingFile(record)).catch(() => {});
   return done(repo, options, diff);
 }
 

@@ -46,6 +46,8 @@ export interface SnapshotOptions {
   index?: string;
   /** The tree is Orca's own worktree: its index is Orca's, so it is used as is. */
   own?: boolean;
+  /** The snapshot's parent, when the caller knows it (a slot's base): HEAD is not looked up. */
+  parent?: string;
   /**
    * For a step's base (the tree it starts from), never for a measurement (which must see all that was
    * done before it asked): a snapshot of this tree in Orca's kept index that is running now, or ended at
@@ -161,13 +163,13 @@ function untilAborted<T>(run: Promise<T>, signal: AbortSignal): Promise<T> {
  * `add -A`, drop the excluded paths, write the tree, commit it on HEAD. A kept index drops them once
  * in this process (they may come with the user's index it was seeded from); `add` never adds them again.
  */
-async function snapshotIn(dir: string, indexFile: string | undefined, { exclude, signal, index }: SnapshotOptions): Promise<string> {
+async function snapshotIn(dir: string, indexFile: string | undefined, { exclude, signal, index, parent }: SnapshotOptions): Promise<string> {
   const env = indexFile ? { GIT_INDEX_FILE: indexFile } : undefined;
   const run = (args: string[], okCodes?: number[]) => git(args, { cwd: dir, ...(env ? { env } : {}), ...(signal ? { signal } : {}), ...(okCodes ? { okCodes } : {}) });
   // `top`: the paths are repository-relative wherever `dir` is; `literal`: a `*` in a name is a `*`.
   const pathspec = (path: string, magic = '') => `:(top,literal${magic})${path}`;
   const [head, ignored] = await Promise.all([
-    run(['rev-parse', '-q', '--verify', 'HEAD^{commit}'], [0, 1]).then((r) => r.stdout.trim()),
+    parent ?? run(['rev-parse', '-q', '--verify', 'HEAD^{commit}'], [0, 1]).then((r) => r.stdout.trim()),
     ignoredPaths(dir, exclude, signal),
   ]);
   // An excluded path git ignores is never added; naming it in `add` would make git refuse the call.

@@ -1,12 +1,12 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { measure } from '../../src/workspace/diff.js';
 import { GitError } from '../../src/workspace/git.js';
 import { conflictRegions, mergeStep, parseMergeTree } from '../../src/workspace/merge.js';
 import { userIndexPath } from '../../src/workspace/snapshot.js';
-import { openWorktree } from '../../src/workspace/worktrees.js';
+import { mergedFile, openWorktree } from '../../src/workspace/worktrees.js';
 import { gitIn, initRepo, read, supported, tempDirs, userState, writeFiles } from './repo.js';
 
 const dirs = tempDirs();
@@ -101,11 +101,15 @@ describe('mergeStep', () => {
   it('should find the changes already there when a crash came after they landed and before it recorded that', async () => {
     const { dir, repo, workspace, merge, patchPath } = await setUp({ 'f.txt': 'a\n', 'img.bin': Buffer.from([0, 1]) });
     writeFiles(workspace.dir, { 'f.txt': 'a\nappended\n', 'added.txt': 'new\n', 'img.bin': Buffer.from([0, 2, 0]) });
-    // The first call got as far as applying: do that part by hand.
+    // The first call got as far as applying: do that part by hand, with the mark it leaves while landing.
     await measure(repo, { planId: 'plan_1', stepId: 'code', attempt: 1, workspace, declared: [], include: [], patchPath });
+    const landing = `${mergedFile(repo, 'plan_1', 'code', 1)}.landing`;
+    writeFiles(dirname(landing), { [basename(landing)]: '' });
     execFileSync('git', ['apply', patchPath], { cwd: dir });
 
     expect(await merge()).toMatchObject({ type: 'merged' });
+    expect(existsSync(landing)).toBe(false);
+    expect(existsSync(mergedFile(repo, 'plan_1', 'code', 1))).toBe(true);
     expect(read(dir, 'f.txt')).toBe('a\nappended\n');
     expect(read(dir, 'added.txt')).toBe('new\n');
     expect(readFileSync(join(dir, 'img.bin'))).toEqual(Buffer.from([0, 2, 0]));
