@@ -328,6 +328,7 @@ export async function prepareSlots(repo: GitRepository, count: number, { include
       await makeSlot(repo, root, start, { planId: '', stepId: PREPARING.step_id, attempt: 0, include, ...(setup ? { setup } : {}), ...(setupTimeoutMs ? { setupTimeoutMs } : {}), ...(signal ? { signal } : {}) });
     } finally {
       await unlink(claimFile(root)).catch(() => {});
+      wakeSlotWaiters();
     }
   }
 }
