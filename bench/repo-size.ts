@@ -68,7 +68,9 @@ export function makeRepository(files: number): string {
   for (let m = 0; m < Math.min(100, files); m++) mkdirSync(join(dir, 'src', `m${m}`), { recursive: true });
   for (let i = 0; i < files; i++) writeFileSync(join(dir, fileOf(i)), textOf(i));
   writeFileSync(join(dir, 'README.md'), `# bench project, ${files} files\n`);
-  const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=orca-bench', '-c', 'user.email=bench@orca.invalid', ...args], { cwd: dir, stdio: 'ignore' });
+  // gc.auto=0: a commit of thousands of loose objects would start git's gc in the background, which
+  // packs them away while the repository is copied (cp: cannot stat …/.git/objects/…).
+  const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=orca-bench', '-c', 'user.email=bench@orca.invalid', '-c', 'gc.auto=0', ...args], { cwd: dir, stdio: 'ignore' });
   git('init', '-q');
   git('add', '-A');
   git('commit', '-q', '-m', `${files} files`);
