@@ -17,7 +17,8 @@ export type { ReviewState, StepContext, StepEvent, StepInput, StepParentEvent } 
  * file-changing step works in its own worktree (docs/design.md, "Isolation and merge"): git
  * measures what it really changed before each review, and once done its changes land in the
  * user's tree; a change that does not apply waits at the merge gate (Run again on top / Resolved
- * by hand / Stop).
+ * by hand / Stop). In the shared tree, with nothing waiting for its diff (no reviewer, no post-step
+ * hook), the step tells its plan it landed as git begins to measure it (`measuring_landed`).
  *
  * Its review and workspace states are in step.review.states.ts and step.workspace.states.ts; its
  * setup (context, events, ports, guards, actions) in step.setup.ts.

@@ -109,7 +109,7 @@ describe('snapshotCommit with a kept index', () => {
 });
 
 describe('snapshotCommit for a base (recentMs)', () => {
-  it('should give a base the snapshot just taken or running, and a measurement a snapshot begun after it asked', async () => {
+  it('should give a base the snapshot just taken, and a measurement a snapshot begun after it asked', async () => {
     const dir = initRepo(dirs.make());
     const index = join(dirs.make(), 'index', 'base');
     const measured = await snapshotCommit(dir, { exclude: [], index });
@@ -121,13 +121,8 @@ describe('snapshotCommit for a base (recentMs)', () => {
     expect(filesOf(dir, base)).toEqual(['README.md']);
     const fresh = await snapshotCommit(dir, { exclude: [], index });
     expect(filesOf(dir, fresh)).toEqual(['README.md', 'between.txt']);
-
-    // Asked while one runs: that one, not the next.
-    writeFiles(dir, { 'during.txt': 'y\n' });
-    const running = snapshotCommit(dir, { exclude: [], index });
-    const joined = snapshotCommit(dir, { exclude: [], index, recentMs: 60_000 });
-    expect(await joined).toBe(await running);
-    expect(filesOf(dir, await joined)).toEqual(['README.md', 'between.txt', 'during.txt']);
+    // A base asked while a snapshot runs joins it: that saves a git run and changes no tree (two runs of
+    // the same files in the same second make the same commit), so the bench measures it, not this test.
   });
 
   it('should take a new snapshot for a base once Orca wrote to the tree (touchTree), or the last one is older than recentMs', async () => {
