@@ -77,6 +77,8 @@ export async function startBenchServer({ concurrency, latencyMs, env = {}, plugi
         : config,
       // A plan whose every step boots an OpenCode instance for its worktree can take minutes on a busy machine.
       requestTimeoutMs: 600_000,
+      // What a user's OpenCode builds in each instance (the models.dev catalog) is part of what the bench measures.
+      modelCatalog: 'opencode',
       git,
       env,
       ...(projectDir ? { projectDir } : {}),

@@ -13,7 +13,7 @@ const snapshot = process.env.SNAPSHOT !== '0';
 let arrived = 0;
 const model = await startScriptedModel({ respond: () => { arrived = performance.now(); return { text: 'ok' }; } });
 const plugins = process.env.PLUGIN === '1' ? [builtPluginUrl] : [];
-const server = await startOpencode({ modelUrl: model.url, plugins, config: { snapshot }, ...(process.env.LOG ? { logLevel: 'DEBUG' as const } : {}) });
+const server = await startOpencode({ modelUrl: model.url, plugins, config: { snapshot }, modelCatalog: process.env.CATALOG === 'empty' ? 'empty' : 'opencode', ...(process.env.LOG ? { logLevel: 'DEBUG' as const } : {}) });
 const git = (args: string[], cwd = server.projectDir) => execFileSync('git', args, { cwd, stdio: 'pipe' }).toString();
 for (let i = 0; i < files; i++) {
   const dir = join(server.projectDir, 'src', `m${i % 50}`);

@@ -1,6 +1,7 @@
 // The `opencode serve` child process: its own process group, a log buffer, readiness from
 // the stdout line, and termination that reaches every process it started.
 import { spawn } from 'node:child_process';
+import { appendFileSync, readFileSync } from 'node:fs';
 import { opencodeBinary } from './opencode-sandbox.js';
 
 export type OpencodeProcess = {
@@ -70,18 +71,21 @@ export function spawnOpencode({ args, cwd, env, startTimeoutMs }: {
     });
   });
 
+  const account = () => accountCpu(pgid, log);
   return {
     ready,
     logs,
     exited,
     async terminate(graceMs = 5_000) {
       if (!liveGroups.has(pgid)) return;
+      account();
       killGroup(pgid, 'SIGTERM');
       const timer = setTimeout(() => killGroup(pgid, 'SIGKILL'), graceMs);
       await exited;
       clearTimeout(timer);
     },
     async kill9() {
+      if (liveGroups.has(pgid)) account();
       killGroup(pgid, 'SIGKILL');
       await exited;
     },
@@ -94,4 +98,25 @@ function killGroup(pgid: number, signal: NodeJS.Signals): void {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
   }
+}
+
+/**
+ * ORCA_E2E_CPU_LOG=path: where the suite's CPU goes. Each server, as it is stopped or killed, appends a
+ * line: test file, CPU ms of the server's own threads, of the children it reaped (git), the instances it
+ * created (one per directory), user ms, system ms. Read just before the signal, so a killed server counts.
+ */
+function accountCpu(pid: number, log: string): void {
+  const path = process.env.ORCA_E2E_CPU_LOG;
+  if (!path) return;
+  let fields: string[];
+  try {
+    fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  } catch {
+    return; // the process is gone already: nothing to account
+  }
+  const ms = (i: number) => Number(fields[i]) * 10; // clock ticks (USER_HZ 100) to ms
+  const instances = log.split('message="creating instance"').length - 1;
+  // vitest's worker knows the file it runs; elsewhere (bench, scripts) the script's path.
+  const file = (globalThis as { __vitest_worker__?: { filepath?: string } }).__vitest_worker__?.filepath ?? process.argv[1];
+  appendFileSync(path, `${file}\t${ms(11) + ms(12)}\t${ms(13) + ms(14)}\t${instances}\t${ms(11)}\t${ms(12)}\n`);
 }

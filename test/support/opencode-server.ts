@@ -1,6 +1,7 @@
 // Starts the real `opencode serve` binary hermetically (see NOTES-opencode.md) and hands a
 // test everything it needs to drive it: URL, SDK client, timed fetch, logs, stop and kill -9.
-import { rmSync } from 'node:fs';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createOpencodeClient, type OpencodeClient } from '@opencode-ai/sdk/v2';
 import { recordGlobalEvents, type EventLog } from './event-log.js';
 import { buildOpencodeConfig } from './opencode-config.js';
@@ -49,6 +50,14 @@ export type StartOpencodeOptions = {
    * per model step, in OpenCode's process). The files that prove Orca as a user runs it keep them on.
    */
   opencodeSnapshots?: boolean;
+  /**
+   * OpenCode's catalog of every provider's models (models.dev, bundled in the binary): `"empty"` (the
+   * default) starts the server with an empty one, `"opencode"` with OpenCode's own, as a user has it.
+   * Each OpenCode instance (each directory: the project, each worktree slot) builds the catalog on its
+   * first prompt, about 2.5 s of CPU on this machine; the scripted model is a provider of the config
+   * and needs none of it. The bench and the demo keep OpenCode's catalog: they measure what a user pays.
+   */
+  modelCatalog?: 'empty' | 'opencode';
 };
 
 /** Orca's built plugin, as the e2e files and the demo load it (scripts/relay.ts loads a copy elsewhere). */
@@ -116,6 +125,7 @@ export async function startOpencode(options: StartOpencodeOptions): Promise<Open
     if (!process.env.ORCA_E2E_KEEP && sandbox.rootDir) rmSync(sandbox.rootDir, { recursive: true, force: true });
   };
   const env = hermeticEnv(sandbox.homeDir, {
+    ...((options.modelCatalog ?? 'empty') === 'empty' ? { OPENCODE_MODELS_PATH: emptyModelCatalog(sandbox.homeDir) } : {}),
     OPENCODE_CONFIG_CONTENT: JSON.stringify(buildOpencodeConfig(withoutSnapshots(withBlockingCalls(options)))),
     ...(options.password ? { OPENCODE_SERVER_PASSWORD: options.password } : {}),
     ...options.env,
@@ -195,6 +205,13 @@ export async function restartOpencode(
     if (!keepFiles) await rootOwner.stop();
   };
   return next;
+}
+
+/** An empty models.dev catalog in the sandbox's home, for OPENCODE_MODELS_PATH (read instead of OpenCode's bundled one). */
+function emptyModelCatalog(home: string): string {
+  const path = join(home, 'models-catalog.json');
+  if (!existsSync(path)) writeFileSync(path, '{}\n');
+  return path;
 }
 
 // A fresh port per server (see fresh-port.ts); if something grabs it before OpenCode binds it,
