@@ -17,7 +17,7 @@ const cpuOf = (pid: number) => {
 const model = await startScriptedModel({ respond: () => ({ text: 'ok' }) });
 const server = await startOpencode({ modelUrl: model.url, plugins: process.env.PLUGIN === '1' ? [builtPluginUrl] : [], boot: false, modelCatalog: process.env.CATALOG === 'empty' ? 'empty' : 'opencode' });
 const pid = Number(readFileSync(`/proc/self/task/${process.pid}/children`, 'utf8').trim().split(' ').at(-1));
-let last = cpuOf(pid);
+let last = 0;
 const mark = (l: string) => { const c = cpuOf(pid); console.log(`${l.padEnd(30)} +${c - last} ms`); last = c; };
 mark('listening');
 async function prompt(directory: string, l: string) {
