@@ -104,7 +104,10 @@ export const OrcaPlugin: Plugin = async (input, rawOptions) => {
         for (const [name, description] of Object.entries({ ...PLAN_COMMANDS, ...AGENDA_COMMANDS })) registerNoteCommand(config, name, description);
       } else orca.log('warn', `question dialog and slash commands unavailable: ${channel.reason}`);
     },
+    // A turn starting: a restore of the session's model still on its way must not land after its message.
+    'chat.message': async (input) => orca.notes.turnStarting(input.sessionID),
     'command.execute.before': async (input, output) => {
+      orca.notes.turnStarting(input.sessionID);
       if (!isGateCommand(input.command) && !isPlanCommand(input.command) && !isAgendaCommand(input.command)) return;
       // The command's turn runs on the in-process model: give the session its own model back after it.
       orca.notes.restoreAfterTurn(input.sessionID);

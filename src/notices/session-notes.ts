@@ -19,6 +19,12 @@ export interface SessionNotes {
   say(sessionId: string, text: string): Promise<boolean>;
   /** After the session's current turn (a slash command's, on the in-process model), give it back its own agent and model. */
   restoreAfterTurn(sessionId: string): void;
+  /**
+   * A turn starts in the session (a user message, a command: the plugin's `chat.message` and
+   * `command.execute.before` hooks), before its busy status is evented: a restore still on its way
+   * posts nothing then, or its message would land after the new one and be the turn's last.
+   */
+  turnStarting(sessionId: string): void;
   /** Feed OpenCode's events (the plugin's `event` hook): busy and idle sessions. */
   observe(event: { type: string; properties?: unknown }): void;
 }
@@ -62,8 +68,10 @@ export interface NotePorts {
    * A turn on the in-process model leaves it as the session's model: OpenCode 1.18 runs a later
    * prompt that names no model (the API, `opencode run -s`) on the session's last one. This puts the
    * agent and model of the session's last own turn back, with a hidden message and no model turn.
+   * `quiet` says, just before the message is posted, whether no turn started since the restore was
+   * asked (false: post nothing).
    */
-  restore(sessionId: string): Promise<void>;
+  restore(sessionId: string, quiet: () => boolean): Promise<void>;
 }
 
 export function sessionNotes(ports: NotePorts, log: (level: 'warn', message: string) => void): SessionNotes {
@@ -72,6 +80,13 @@ export function sessionNotes(ports: NotePorts, log: (level: 'warn', message: str
   const held = new Map<string, Array<{ text: string; said?: (ok: boolean) => void }>>();
   const restoring = new Set<string>();
   const posting = new Set<string>();
+  /** Turns started per session, as the hooks saw them: a restore posts only if none started since it was asked. */
+  const started = new Map<string, number>();
+  const startedIn = (sessionId: string) => started.get(sessionId) ?? 0;
+  const restore = (sessionId: string, what: string) => {
+    const asked = startedIn(sessionId);
+    return ports.restore(sessionId, () => startedIn(sessionId) === asked).catch(failed(what, sessionId));
+  };
   const failed = (what: string, sessionId: string) => (error: unknown) =>
     log('warn', `${what} for session ${sessionId} failed (${errorMessage(error)})`);
   /**
@@ -97,7 +112,7 @@ export function sessionNotes(ports: NotePorts, log: (level: 'warn', message: str
         said ||= ok;
         for (const note of notes) note.said?.(ok);
       }
-      if (said) await ports.restore(sessionId).catch(failed("putting back the session's model after a note", sessionId));
+      if (said) await restore(sessionId, "putting back the session's model after a note");
     } finally {
       posting.delete(sessionId);
       if (held.get(sessionId)?.length === 0) held.delete(sessionId);
@@ -107,7 +122,7 @@ export function sessionNotes(ports: NotePorts, log: (level: 'warn', message: str
   };
   const release = (sessionId: string) => {
     busy.delete(sessionId);
-    if (restoring.delete(sessionId)) void ports.restore(sessionId).catch(failed("putting back the session's model after a command", sessionId));
+    if (restoring.delete(sessionId)) void restore(sessionId, "putting back the session's model after a command");
     void drain(sessionId);
   };
   const hold = (sessionId: string, note: { text: string; said?: (ok: boolean) => void }) => {
@@ -119,6 +134,9 @@ export function sessionNotes(ports: NotePorts, log: (level: 'warn', message: str
     say: (sessionId, text) => new Promise<boolean>((said) => hold(sessionId, { text, said })),
     restoreAfterTurn(sessionId) {
       restoring.add(sessionId);
+    },
+    turnStarting(sessionId) {
+      started.set(sessionId, startedIn(sessionId) + 1);
     },
     observe(event) {
       const p = event.properties as { sessionID?: unknown; status?: { type?: unknown } } | undefined;
@@ -153,7 +171,7 @@ export function notePortsWith(client: PluginInput['client'], directory: string, 
 }
 
 function restoreWith(client: PluginInput['client'], directory: string, speaker: NoteSpeaker): NotePorts['restore'] {
-  return async (sessionId) => {
+  return async (sessionId, quiet) => {
     const res = await client.session.messages({ path: { id: sessionId }, query: { directory, limit: 50 } });
     if (!res.data) throw new Error(`Expected the messages of session ${sessionId}: ${JSON.stringify(res.error).slice(0, 200)}`);
     const users = res.data.map((m) => m.info as UserInfo).filter((info) => info.role === 'user');
@@ -165,6 +183,8 @@ function restoreWith(client: PluginInput['client'], directory: string, speaker: 
     const status = await client.session.status({ query: { directory } });
     const now = (status.data as Record<string, { type?: string }> | undefined)?.[sessionId];
     if (now !== undefined && now.type !== 'idle') return;
+    // A turn that started during the two reads above is not evented as busy yet: the hooks saw it.
+    if (!quiet()) return;
     const put = await client.session.prompt({
       path: { id: sessionId },
       query: { directory },

@@ -26,7 +26,7 @@ const speaker = { agent: QUESTION_AGENT_ID, model: QUESTION_MODEL, prefix: NOTE_
 describe("putting a session's agent and model back after a note", () => {
   it('should post the hidden message with the last own agent and model when the session is idle', async () => {
     const { client, prompts } = fakeClient([own, hitl], { ses_1: { type: 'idle' } });
-    await notePortsWith(client, '/p', speaker).restore('ses_1');
+    await notePortsWith(client, '/p', speaker).restore('ses_1', () => true);
     expect(prompts).toEqual([
       expect.objectContaining({ body: { agent: 'orca', model: own.model, noReply: true, parts: [{ type: 'text', text: RESTORE_TEXT, synthetic: true }] } }),
     ]);
@@ -34,13 +34,19 @@ describe("putting a session's agent and model back after a note", () => {
 
   it('should post nothing once a new turn runs in the session: the message would land after the user\'s and read as their last words', async () => {
     const { client, prompts } = fakeClient([own, hitl], { ses_1: { type: 'busy' } });
-    await notePortsWith(client, '/p', speaker).restore('ses_1');
+    await notePortsWith(client, '/p', speaker).restore('ses_1', () => true);
+    expect(prompts).toEqual([]);
+  });
+
+  it('should post nothing when a turn started while it read the session (not evented as busy yet): its message would be that turn\'s last', async () => {
+    const { client, prompts } = fakeClient([own, hitl], { ses_1: { type: 'idle' } });
+    await notePortsWith(client, '/p', speaker).restore('ses_1', () => false);
     expect(prompts).toEqual([]);
   });
 
   it('should post nothing when the last turn was the session\'s own', async () => {
     const { client, prompts } = fakeClient([hitl, own], {});
-    await notePortsWith(client, '/p', speaker).restore('ses_1');
+    await notePortsWith(client, '/p', speaker).restore('ses_1', () => true);
     expect(prompts).toEqual([]);
   });
 });
@@ -109,6 +115,45 @@ describe('notes posted close together', () => {
     endTurn();
     await vi.waitFor(() => expect(calls).toHaveLength(3));
     expect(calls[2]).toBe('restore ses_1');
+  });
+});
+
+describe("putting the session's model back after a command, with a turn starting meanwhile", () => {
+  const status = (type: string) => ({ type: 'session.status', properties: { sessionID: 'ses_1', status: { type } } });
+
+  /** A restore port that records what `quiet` says once the test lets its reads finish. */
+  function slowRestore() {
+    const answers: boolean[] = [];
+    let finish: () => void = () => {};
+    const port: NotePorts = {
+      post: async () => {},
+      restore: async (_sessionId, quiet) => {
+        await new Promise<void>((resolve) => (finish = resolve));
+        answers.push(quiet());
+      },
+    };
+    return { port, answers, finish: () => finish() };
+  }
+
+  it('should tell the restore to post nothing when a command or message starts a turn before it posts', async () => {
+    const { port, answers, finish } = slowRestore();
+    const notes = sessionNotes(port, () => {});
+    notes.restoreAfterTurn('ses_1'); // /orca-pause's turn
+    notes.observe(status('busy'));
+    notes.observe(status('idle')); // its turn is over: the restore starts reading
+    notes.turnStarting('ses_1'); // /orca-resume, typed at once
+    finish();
+    await vi.waitFor(() => expect(answers).toEqual([false]));
+  });
+
+  it('should let it post when no turn started', async () => {
+    const { port, answers, finish } = slowRestore();
+    const notes = sessionNotes(port, () => {});
+    notes.restoreAfterTurn('ses_1');
+    notes.observe(status('idle'));
+    notes.turnStarting('ses_2'); // another session's turn
+    finish();
+    await vi.waitFor(() => expect(answers).toEqual([true]));
   });
 });
 
