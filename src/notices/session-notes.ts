@@ -80,12 +80,21 @@ export function sessionNotes(ports: NotePorts, log: (level: 'warn', message: str
   const held = new Map<string, Array<{ text: string; said?: (ok: boolean) => void }>>();
   const restoring = new Set<string>();
   const posting = new Set<string>();
-  /** Turns started per session, as the hooks saw them: a restore posts only if none started since it was asked. */
-  const started = new Map<string, number>();
-  const startedIn = (sessionId: string) => started.get(sessionId) ?? 0;
-  const restore = (sessionId: string, what: string) => {
-    const asked = startedIn(sessionId);
-    return ports.restore(sessionId, () => startedIn(sessionId) === asked).catch(failed(what, sessionId));
+  /**
+   * Sessions with a restore on its way: the turns the hooks saw start there since the first of them
+   * was asked. A restore posts only if none started since it was asked; the entry goes with the last.
+   */
+  const restores = new Map<string, { turns: number; pending: number }>();
+  const restore = async (sessionId: string, what: string) => {
+    const entry = restores.get(sessionId) ?? { turns: 0, pending: 0 };
+    restores.set(sessionId, entry);
+    entry.pending++;
+    const asked = entry.turns;
+    try {
+      await ports.restore(sessionId, () => entry.turns === asked).catch(failed(what, sessionId));
+    } finally {
+      if (--entry.pending === 0) restores.delete(sessionId);
+    }
   };
   const failed = (what: string, sessionId: string) => (error: unknown) =>
     log('warn', `${what} for session ${sessionId} failed (${errorMessage(error)})`);
@@ -136,7 +145,8 @@ export function sessionNotes(ports: NotePorts, log: (level: 'warn', message: str
       restoring.add(sessionId);
     },
     turnStarting(sessionId) {
-      started.set(sessionId, startedIn(sessionId) + 1);
+      const entry = restores.get(sessionId);
+      if (entry) entry.turns++;
     },
     observe(event) {
       const p = event.properties as { sessionID?: unknown; status?: { type?: unknown } } | undefined;
