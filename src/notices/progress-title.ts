@@ -102,9 +102,6 @@ export interface ProgressTitleOptions {
 
 /** Default of ProgressTitleOptions.everyMs. */
 export const TITLE_EVERY_MS = 1000;
-/** After Esc, how often and how long the part is put back again until OpenCode has ended it. */
-export const SETTLE_EVERY_MS = 250;
-export const SETTLE_FOR_MS = 10_000;
 
 /**
  * Retitle the running tool call at each recorded change of its plan. An observer: it hears of a
@@ -112,11 +109,9 @@ export const SETTLE_FOR_MS = 10_000;
  * per `everyMs`, the newest title winning; a failure is logged once and the plan is never held up.
  * `stop` (await it before the tool returns) ends the updates at once, so none can overwrite the
  * completed part, and puts the part back as the model sent it (OpenCode completes the part with its
- * stored input, which the model reads later). `stop({ aborted: true })` (Esc): OpenCode ends the
- * part itself, on its own time, and its write can carry the progress again (seen under load, once it
- * had read the part before Orca put it back): the part is put back again, behind, until it has ended.
+ * stored input, which the model reads later).
  */
-export function followProgressTitle({ host, titles, planId, call, log, viewerUrl, everyMs = TITLE_EVERY_MS }: ProgressTitleOptions): { stop(options?: { aborted?: boolean }): Promise<void> } {
+export function followProgressTitle({ host, titles, planId, call, log, viewerUrl, everyMs = TITLE_EVERY_MS }: ProgressTitleOptions): { stop(): Promise<void> } {
   let part: Promise<ToolPart | null> | null = null;
   let shown: string | null = null;
   let wanted: ToolProgress | null = null;
@@ -159,17 +154,6 @@ export function followProgressTitle({ host, titles, planId, call, log, viewerUrl
     });
   };
 
-  /** Puts the part back again until OpenCode has ended it (it reads not running), within SETTLE_FOR_MS. */
-  const settle = async (found: ToolPart, notRestored: (error: unknown) => false) => {
-    const until = Date.now() + SETTLE_FOR_MS;
-    while (Date.now() < until) {
-      await new Promise<void>((resolve) => {
-        setTimeout(resolve, SETTLE_EVERY_MS).unref?.();
-      });
-      if (!(await titles.restore(found).catch(notRestored))) return;
-    }
-  };
-
   const unsubscribe = host.observe(`the progress title of ${planId}`, ({ planId: changed, file }) => {
     if (changed !== planId || stopped) return;
     // One value: the first line (progressTitle) is the part's title, the lines its progress entry.
@@ -180,20 +164,14 @@ export function followProgressTitle({ host, titles, planId, call, log, viewerUrl
   });
 
   return {
-    async stop({ aborted = false } = {}) {
+    async stop() {
       stopped = true;
       wake?.();
       unsubscribe();
       await chain;
       // The model reads its call's input in every later request: it gets back what it sent.
       const found = shown === null ? null : await part;
-      if (!found) return;
-      const notRestored = (error: unknown): false => {
-        log('warn', `plan ${planId}: the orca_ask_planner call could not be put back as it was sent (its input keeps the progress): ${errorMessage(error)}`);
-        return false;
-      };
-      const running = await titles.restore(found).catch(notRestored);
-      if (aborted && running) void settle(found, notRestored);
+      if (found) await titles.restore(found).catch((error: unknown) => log('warn', `plan ${planId}: the orca_ask_planner call could not be put back as it was sent (its input keeps the progress): ${errorMessage(error)}`));
     },
   };
 }

@@ -47,10 +47,9 @@ export interface ToolTitlePort {
   /**
    * Give the part back the input and the title `find` saw (what the model sent, no progress left in
    * either), in whatever state it is now: on Esc OpenCode marks a call still running 250 ms later as
-   * aborted, with its stored input, and a part put back whole would be running again. Resolves
-   * with whether the part was still running as it read it (OpenCode may still write it then).
+   * aborted, with its stored input, and a part put back whole would be running again.
    */
-  restore(part: ToolPart): Promise<boolean>;
+  restore(part: ToolPart): Promise<void>;
 }
 
 type RawClient = {
@@ -89,13 +88,10 @@ export function toolTitlesFromClient(client: PluginInput['client'], directory: s
     },
     async restore(part) {
       const now = (await partsOf(part.sessionID, part.messageID)).find((p) => p.id === part.id);
-      if (!now) return false;
-      const running = now.state.status === 'running';
-      if (JSON.stringify(now.state.input) === JSON.stringify(part.state.input) && now.state.title === part.state.title) return running;
+      if (!now || (JSON.stringify(now.state.input) === JSON.stringify(part.state.input) && now.state.title === part.state.title)) return;
       // The title goes back with the input: a progress title left on a part whose progress entry is gone would stay behind.
       const { title: _shown, ...state } = now.state;
       await patch({ ...now, state: { ...state, input: part.state.input, ...(part.state.title !== undefined ? { title: part.state.title } : {}) } });
-      return running;
     },
   };
 

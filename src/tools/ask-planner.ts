@@ -106,7 +106,7 @@ export function askPlannerTool(orca: AskPlannerOrca, { viewerUrl, returns = 'ear
         const spent = typeof rendered.spent === 'string' ? ` · ${rendered.spent}` : '';
         return { title: `plan ${planId}: ${String(rendered.status)}${spent}`, output: JSON.stringify(rendered, null, 2), metadata: rendered };
       } catch (error) {
-        await progress?.stop({ aborted: ctx.abort.aborted });
+        await progress?.stop();
         if (following?.signal.reason === DETACHED && !ctx.abort.aborted) {
           const rendered = renderRunning(await handOver());
           return { title: `plan ${planId}: running`, output: JSON.stringify(rendered, null, 2), metadata: rendered };

@@ -68,7 +68,7 @@ describe('progress title', () => {
         titles.push(lines[0]!);
         await gate;
       },
-      restore: async (p) => (restored.push(p), false),
+      restore: async (p) => void restored.push(p),
     };
     const progress = followProgressTitle({
       host,
@@ -101,7 +101,7 @@ describe('progress title', () => {
     const host = { observe: (_name: string, o: PlanObserver) => ((observer = o), () => (observer = undefined)) };
     const part = { id: 'prt_1', sessionID: 'ses_o', messageID: 'msg_1', type: 'tool', tool: 'orca_ask_planner', state: { status: 'running', input: {} } } as ToolPart;
     const titles: string[] = [];
-    const port: ToolTitlePort = { find: async () => part, show: async (_p, lines) => void titles.push(lines[0]!), restore: async () => false };
+    const port: ToolTitlePort = { find: async () => part, show: async (_p, lines) => void titles.push(lines[0]!), restore: async () => {} };
     const progress = followProgressTitle({ host, titles: port, planId: 'plan_X', call: { sessionID: 'ses_o', messageID: 'msg_1', tool: 'orca_ask_planner', input: {} }, log: () => {}, everyMs: 60_000 });
     const change = (patch: Record<string, unknown>) => observer!({ snapshot: {} as never, planId: 'plan_X', before: undefined, after: {} as never, file: file(patch) });
     change({});
@@ -114,37 +114,6 @@ describe('progress title', () => {
     await progress.stop();
     expect(Date.now() - stopped).toBeLessThan(30_000);
     expect(titles).toEqual(['plan_X · 2/5 done · api (coder) running · $0.12']);
-  });
-
-  it('should put the part back again after Esc until OpenCode has ended it, and not after a plain stop', async () => {
-    for (const aborted of [true, false]) {
-      let observer: PlanObserver | undefined;
-      const host = { observe: (_name: string, o: PlanObserver) => ((observer = o), () => (observer = undefined)) };
-      const part = { id: 'prt_1', sessionID: 'ses_o', messageID: 'msg_1', type: 'tool', tool: 'orca_ask_planner', state: { status: 'running', input: { message: 'm' } } } as ToolPart;
-      // What each restore reads: running twice (OpenCode has not ended the part yet), then ended.
-      const reads = ['running', 'running', 'error'];
-      const restores: string[] = [];
-      const port: ToolTitlePort = {
-        find: async () => part,
-        show: async () => {},
-        restore: async () => {
-          const status = reads.shift() ?? 'error';
-          restores.push(status);
-          return status === 'running';
-        },
-      };
-      const progress = followProgressTitle({ host, titles: port, planId: 'plan_X', call: { sessionID: 'ses_o', messageID: 'msg_1', tool: 'orca_ask_planner', input: { message: 'm' } }, log: () => {}, everyMs: 0 });
-      observer!({ snapshot: {} as never, planId: 'plan_X', before: undefined, after: {} as never, file: file() });
-      await vi.waitFor(() => expect(observer).toBeDefined());
-      await new Promise((resolve) => setTimeout(resolve, 20)); // the title shown
-      await progress.stop({ aborted });
-      expect(restores).toEqual(['running']);
-      if (aborted) await vi.waitFor(() => expect(restores).toEqual(['running', 'running', 'error']), { timeout: 3_000 });
-      else {
-        await new Promise((resolve) => setTimeout(resolve, 600));
-        expect(restores).toEqual(['running']);
-      }
-    }
   });
 
   it('should log a failed update once and leave the plan alone', async () => {

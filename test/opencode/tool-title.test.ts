@@ -37,8 +37,7 @@ describe('the tool title over the client', () => {
     const stored = { ...part, state: { status: 'error', input: { message: 'm', progress: 'plan_X · 0/1 done' }, error: 'Tool execution aborted' } };
     const { client, patched } = fakeClient([stored]);
     const found = { ...part, state: { ...part.state, input: { message: 'm' } } };
-    // Ended by OpenCode (not running): nothing it writes later, so no need to look again.
-    expect(await toolTitlesFromClient(client, '/p').restore(found)).toBe(false);
+    await toolTitlesFromClient(client, '/p').restore(found);
     expect(patched).toEqual([{ ...stored, state: { status: 'error', input: { message: 'm' }, error: 'Tool execution aborted' } }]);
   });
 
@@ -46,8 +45,7 @@ describe('the tool title over the client', () => {
     // Still running as the call ends: the last lines shown are on it, input and title alike.
     const stored = { ...part, state: { status: 'running', input: { message: 'm', progress: 'plan_X · 0/1 done\n▶ s1 (coder) running' }, title: 'plan_X · 0/1 done' } };
     const { client, patched } = fakeClient([stored]);
-    // Still running: OpenCode may still write it (the caller looks again after Esc).
-    expect(await toolTitlesFromClient(client, '/p').restore({ ...part, state: { ...part.state, input: { message: 'm' } } })).toBe(true);
+    await toolTitlesFromClient(client, '/p').restore({ ...part, state: { ...part.state, input: { message: 'm' } } });
     expect(patched).toEqual([{ ...stored, state: { status: 'running', input: { message: 'm' } } }]);
     // A part found with a title of its own gets that one back.
     const titled = fakeClient([stored]);
