@@ -93,6 +93,8 @@ export interface ProgressTitleOptions {
   planId: string;
   /** The tool call to retitle: its message, and the tool name and input to tell it from other calls there. */
   call: { sessionID: string; messageID: string; tool: string; input: Record<string, unknown> };
+  /** The turn's abort signal (Esc): after it, the part is put back only once OpenCode has ended the turn. */
+  turn: AbortSignal;
   log: (level: 'warn', message: string) => void;
   /** The plan viewer's URL while it is on (its page of the plan is shown), else undefined. */
   viewerUrl?: () => string | undefined;
@@ -109,9 +111,9 @@ export const TITLE_EVERY_MS = 1000;
  * per `everyMs`, the newest title winning; a failure is logged once and the plan is never held up.
  * `stop` (await it before the tool returns) ends the updates at once, so none can overwrite the
  * completed part, and puts the part back as the model sent it (OpenCode completes the part with its
- * stored input, which the model reads later).
+ * stored input, which the model reads later); after Esc, once OpenCode has ended the turn.
  */
-export function followProgressTitle({ host, titles, planId, call, log, viewerUrl, everyMs = TITLE_EVERY_MS }: ProgressTitleOptions): { stop(): Promise<void> } {
+export function followProgressTitle({ host, titles, planId, call, turn, log, viewerUrl, everyMs = TITLE_EVERY_MS }: ProgressTitleOptions): { stop(): Promise<void> } {
   let part: Promise<ToolPart | null> | null = null;
   let shown: string | null = null;
   let wanted: ToolProgress | null = null;
@@ -171,7 +173,7 @@ export function followProgressTitle({ host, titles, planId, call, log, viewerUrl
       await chain;
       // The model reads its call's input in every later request: it gets back what it sent.
       const found = shown === null ? null : await part;
-      if (found) await titles.restore(found).catch((error: unknown) => log('warn', `plan ${planId}: the orca_ask_planner call could not be put back as it was sent (its input keeps the progress): ${errorMessage(error)}`));
+      if (found) await titles.restore(found, turn).catch((error: unknown) => log('warn', `plan ${planId}: the orca_ask_planner call could not be put back as it was sent (its input keeps the progress): ${errorMessage(error)}`));
     },
   };
 }

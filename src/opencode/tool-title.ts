@@ -46,11 +46,19 @@ export interface ToolTitlePort {
   show(part: ToolPart, lines: ToolProgress): Promise<void>;
   /**
    * Give the part back the input and the title `find` saw (what the model sent, no progress left in
-   * either), in whatever state it is now: on Esc OpenCode marks a call still running 250 ms later as
-   * aborted, with its stored input, and a part put back whole would be running again.
+   * either). Before the tool returns, the part is running and OpenCode completes it with what it
+   * stores then. After Esc (`turn` aborted) OpenCode owns the part until the turn has ended: 250 ms
+   * after the abort it reads the part and writes it again as aborted (with the input it read), so a
+   * write of Orca's in between is lost or, worse, makes the part running again for good. So after
+   * Esc nothing is written until OpenCode has completed the turn's message; then the part gets its
+   * input and title back in the state OpenCode left it, and a part still running then (a write of
+   * Orca's landed after OpenCode's) is ended as OpenCode ends an aborted call.
    */
-  restore(part: ToolPart): Promise<void>;
+  restore(part: ToolPart, turn: AbortSignal): Promise<void>;
 }
+
+/** How often, and how long at most, `restore` after Esc looks whether OpenCode has ended the turn. */
+export const ENDED_POLL = { everyMs: 100, forMs: 30_000 } as const;
 
 type RawClient = {
   get(options: { url: string; query?: Record<string, unknown> }): Promise<{ data?: unknown; error?: unknown }>;
@@ -60,8 +68,17 @@ type RawClient = {
 const sameInput = (a: Record<string, unknown> | undefined, b: Record<string, unknown>) =>
   a !== undefined && Object.keys(b).every((k) => b[k] === undefined || JSON.stringify(a[k]) === JSON.stringify(b[k]));
 
+/** Whether the part shows what the model sent: the input and title `find` saw. */
+const sameAsSent = (now: ToolPart, sent: ToolPart) => JSON.stringify(now.state.input) === JSON.stringify(sent.state.input) && now.state.title === sent.state.title;
+
+/** The part as it is now with the input and title it was found with (the title goes back with the input: a progress title left on a part whose progress entry is gone would stay behind). */
+function putBack(now: ToolPart, sent: ToolPart): ToolPart {
+  const { title: _shown, ...state } = now.state;
+  return { ...now, state: { ...state, input: sent.state.input, ...(sent.state.title !== undefined ? { title: sent.state.title } : {}) } };
+}
+
 /** Over the plugin's v1 client: its hey-api request client, which the v1 groups share (same fetch and auth); v1 has no part API. */
-export function toolTitlesFromClient(client: PluginInput['client'], directory: string): ToolTitlePort {
+export function toolTitlesFromClient(client: PluginInput['client'], directory: string, endedPoll: { everyMs: number; forMs: number } = ENDED_POLL): ToolTitlePort {
   const raw = (client.session as unknown as { _client?: RawClient })._client;
   const rawClient = () => {
     if (typeof raw?.get !== 'function' || typeof raw.patch !== 'function') {
@@ -86,14 +103,41 @@ export function toolTitlesFromClient(client: PluginInput['client'], directory: s
       const input = { ...part.state.input, [PROGRESS_KEY]: shown.join('\n') };
       await patch({ ...part, state: { ...part.state, input, title: shown[0] ?? '' } });
     },
-    async restore(part) {
-      const now = (await partsOf(part.sessionID, part.messageID)).find((p) => p.id === part.id);
-      if (!now || (JSON.stringify(now.state.input) === JSON.stringify(part.state.input) && now.state.title === part.state.title)) return;
-      // The title goes back with the input: a progress title left on a part whose progress entry is gone would stay behind.
-      const { title: _shown, ...state } = now.state;
-      await patch({ ...now, state: { ...state, input: part.state.input, ...(part.state.title !== undefined ? { title: part.state.title } : {}) } });
+    async restore(part, turn) {
+      if (!turn.aborted) {
+        const now = (await partsOf(part.sessionID, part.messageID)).find((p) => p.id === part.id);
+        if (!now) return;
+        // Esc between the read and the write: OpenCode's own end of the part comes after; wait for it.
+        if (!turn.aborted) {
+          if (!sameAsSent(now, part)) await patch(putBack(now, part));
+          if (!turn.aborted) return;
+        }
+      }
+      const now = (await endedMessage(part)).find((p) => p.id === part.id);
+      if (!now) return;
+      if (now.state.status === 'running') {
+        // OpenCode ended the call, then a write of Orca's (a retitle or put-back in flight at Esc) made it running again.
+        const end = Date.now();
+        const started = (now.state.time as { start?: number } | undefined)?.start ?? end;
+        const metadata = typeof now.state.metadata === 'object' && now.state.metadata !== null ? now.state.metadata : {};
+        const aborted = { ...now.state, status: 'error', error: 'Tool execution aborted', metadata: { ...metadata, interrupted: true }, time: { start: started, end } };
+        await patch(putBack({ ...now, state: aborted }, part));
+      } else if (!sameAsSent(now, part)) await patch(putBack(now, part));
     },
   };
+
+  /** The message's parts once OpenCode has completed the message (after Esc, once it has ended every call of it). */
+  async function endedMessage(part: ToolPart): Promise<ToolPart[]> {
+    const until = Date.now() + endedPoll.forMs;
+    for (;;) {
+      const res = await rawClient().get({ url: `/session/${path(part.sessionID)}/message/${path(part.messageID)}`, query: { directory } });
+      const message = res.data as { info?: { time?: { completed?: number } }; parts?: ToolPart[] } | undefined;
+      if (!Array.isArray(message?.parts)) throw new Error(`Expected GET /session/${part.sessionID}/message/${part.messageID} to return the message's parts, got ${quote(res.error ?? res.data)}`);
+      if (message.info?.time?.completed !== undefined) return message.parts;
+      if (Date.now() >= until) throw new Error(`OpenCode had not ended the aborted turn's message ${part.messageID} after ${endedPoll.forMs / 1000} s`);
+      await new Promise((resolve) => setTimeout(resolve, endedPoll.everyMs));
+    }
+  }
 
   async function patch(part: ToolPart): Promise<void> {
     const res = await rawClient().patch({

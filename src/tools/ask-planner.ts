@@ -75,6 +75,7 @@ export function askPlannerTool(orca: AskPlannerOrca, { viewerUrl, returns = 'ear
             titles: orca.titles,
             planId,
             call: { sessionID: ctx.sessionID, messageID: ctx.messageID, tool: 'orca_ask_planner', input: { message: args.message, plan_id: args.plan_id } },
+            turn: ctx.abort,
             log: (level, message) => orca.log(level, message),
             ...(viewerUrl ? { viewerUrl } : {}),
           })

@@ -52,7 +52,7 @@ async function respond(req: RecordedRequest): Promise<ScriptedReply> {
 }
 
 type ToolPart = { type: 'tool'; tool: string; state: { status: string; input: Record<string, unknown>; title?: string } };
-type Message = { info: { role: string }; parts: Array<{ type: string } & Partial<ToolPart>> };
+type Message = { info: { role: string }; parts: Array<({ type: string } & Partial<ToolPart>) | { type: 'text'; text?: string }> };
 
 describe('a running plan shows where it stands in its orca_ask_planner call', () => {
   let server: OpencodeServer;
@@ -141,11 +141,18 @@ describe('a running plan shows where it stands in its orca_ask_planner call', ()
     );
     await server.client.session.abort({ sessionID: session.id });
     await turn;
-    // Whether OpenCode took the call's own result or marked it aborted, the model sent only the message.
-    const part = await waitFor(async () => {
-      const p = await callPart(session.id);
-      return p && p.state.status !== 'running' ? p : undefined;
-    }, { description: 'the call to end' });
+    // Orca posts its note that the plan is paused once it has put the call back (after OpenCode ended it).
+    await waitFor(
+      async () => {
+        const messages = (await server.client.session.messages({ sessionID: session.id })).data as unknown as Message[];
+        return messages.some((m) => m.parts.some((p) => p.type === 'text' && /^Orca: plan `plan_\w+` is paused and saved/.test(String('text' in p ? p.text : ''))));
+      },
+      // The put-back waits for OpenCode to end the aborted turn (up to 30 s under load), the note follows.
+      { timeoutMs: 45_000, description: 'the note that the plan is paused' },
+    );
+    // OpenCode marked the call aborted, and it stays ended; the model sent only the message.
+    const part = (await callPart(session.id))!;
+    expect(part.state.status).toBe('error');
     expect(part.state.input).toEqual({ message });
   }, 120_000);
 });

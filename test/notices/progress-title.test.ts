@@ -61,20 +61,22 @@ describe('progress title', () => {
     const finds: unknown[] = [];
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
-    const restored: ToolPart[] = [];
+    const restored: [ToolPart, AbortSignal][] = [];
+    const turn = new AbortController().signal;
     const port: ToolTitlePort = {
       find: async (at, call) => (finds.push({ ...at, ...call }), part),
       show: async (_p, lines) => {
         titles.push(lines[0]!);
         await gate;
       },
-      restore: async (p) => void restored.push(p),
+      restore: async (p, signal) => void restored.push([p, signal]),
     };
     const progress = followProgressTitle({
       host,
       titles: port,
       planId: 'plan_X',
       call: { sessionID: 'ses_o', messageID: 'msg_1', tool: 'orca_ask_planner', input: { message: 'm' } },
+      turn,
       log: () => {},
       everyMs: 0,
     });
@@ -92,8 +94,8 @@ describe('progress title', () => {
     expect(titles).toEqual(['plan_X · 2/5 done · api (coder) running · $0.12', 'plan_X · 2/5 done · api (coder) running · $0.30']);
     expect(finds).toEqual([{ sessionID: 'ses_o', messageID: 'msg_1', tool: 'orca_ask_planner', input: { message: 'm' } }]);
     expect(observer).toBeUndefined();
-    // Once stopped, the part is put back as found: the model reads its call's input later.
-    expect(restored).toEqual([part]);
+    // Once stopped, the part is put back as found (the port waits for OpenCode's end after Esc): the model reads its call's input later.
+    expect(restored).toEqual([[part, turn]]);
   });
 
   it('should retitle at most once per everyMs, and stop at once during the pause without sending the title that waited', async () => {
@@ -102,7 +104,7 @@ describe('progress title', () => {
     const part = { id: 'prt_1', sessionID: 'ses_o', messageID: 'msg_1', type: 'tool', tool: 'orca_ask_planner', state: { status: 'running', input: {} } } as ToolPart;
     const titles: string[] = [];
     const port: ToolTitlePort = { find: async () => part, show: async (_p, lines) => void titles.push(lines[0]!), restore: async () => {} };
-    const progress = followProgressTitle({ host, titles: port, planId: 'plan_X', call: { sessionID: 'ses_o', messageID: 'msg_1', tool: 'orca_ask_planner', input: {} }, log: () => {}, everyMs: 60_000 });
+    const progress = followProgressTitle({ host, titles: port, planId: 'plan_X', call: { sessionID: 'ses_o', messageID: 'msg_1', tool: 'orca_ask_planner', input: {} }, turn: new AbortController().signal, log: () => {}, everyMs: 60_000 });
     const change = (patch: Record<string, unknown>) => observer!({ snapshot: {} as never, planId: 'plan_X', before: undefined, after: {} as never, file: file(patch) });
     change({});
     await vi.waitFor(() => expect(titles).toHaveLength(1));
@@ -121,7 +123,7 @@ describe('progress title', () => {
     const host = { observe: (_name: string, o: PlanObserver) => ((observer = o), () => {}) };
     const logs: string[] = [];
     const port: ToolTitlePort = { find: async () => { throw new Error('HTTP 500'); }, show: async () => {}, restore: async () => { throw new Error('never called: nothing was shown'); } };
-    const progress = followProgressTitle({ host, titles: port, planId: 'plan_X', call: { sessionID: 's', messageID: 'm', tool: 't', input: {} }, log: (_l, m) => logs.push(m) });
+    const progress = followProgressTitle({ host, titles: port, planId: 'plan_X', call: { sessionID: 's', messageID: 'm', tool: 't', input: {} }, turn: new AbortController().signal, log: (_l, m) => logs.push(m) });
     observer!({ snapshot: {} as never, planId: 'plan_X', before: undefined, after: {} as never, file: file() });
     await vi.waitFor(() => expect(logs).toHaveLength(1));
     observer!({ snapshot: {} as never, planId: 'plan_X', before: undefined, after: {} as never, file: file({ waiting_for: 'budget' }) });
