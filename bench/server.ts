@@ -77,8 +77,9 @@ export async function startBenchServer({ concurrency, latencyMs, env = {}, plugi
         : config,
       // A plan whose every step boots an OpenCode instance for its worktree can take minutes on a busy machine.
       requestTimeoutMs: 600_000,
-      // What a user's OpenCode builds in each instance (the models.dev catalog) is part of what the bench measures.
+      // What a user's OpenCode builds in each instance (the models.dev catalog) and its allocator's work are part of what the bench measures.
       modelCatalog: 'opencode',
+      allocator: 'bun',
       git,
       env,
       ...(projectDir ? { projectDir } : {}),

@@ -115,7 +115,7 @@ const model = await startScriptedModel({
 });
 // No auto policy: the plan waits for a human, and the demo answers OpenCode's question dialog
 // through the HTTP API exactly as a person would in the TUI.
-const server = await startOpencode({ modelUrl: model.url, plugins: [builtPluginUrl], requestTimeoutMs: 120_000, modelCatalog: 'opencode' });
+const server = await startOpencode({ modelUrl: model.url, plugins: [builtPluginUrl], requestTimeoutMs: 120_000, modelCatalog: 'opencode', allocator: 'bun' });
 let planId: string | undefined;
 try {
   say(`OpenCode ${server.url} (real binary), scripted model ${model.url}`);

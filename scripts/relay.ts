@@ -133,6 +133,7 @@ const opencode = await startOpencode({
   // Orca as a user has it: the harness's pin of ask_planner_returns is for the e2e files.
   orcaDefaults: true,
   modelCatalog: 'opencode',
+  allocator: 'bun',
   projectDir,
   homeDir: join(dirs.root, 'home'),
   requestTimeoutMs: 30_000,

@@ -103,7 +103,8 @@ function killGroup(pgid: number, signal: NodeJS.Signals): void {
 /**
  * ORCA_E2E_CPU_LOG=path: where the suite's CPU goes. Each server, as it is stopped or killed, appends a
  * line: test file, CPU ms of the server's own threads, of the children it reaped (git), the instances it
- * created (one per directory), user ms, system ms. Read just before the signal, so a killed server counts.
+ * created (one per directory), user ms, system ms, model requests (LLM calls), sessions created. Read just
+ * before the signal, so a killed server counts.
  */
 function accountCpu(pid: number, log: string): void {
   const path = process.env.ORCA_E2E_CPU_LOG;
@@ -115,8 +116,9 @@ function accountCpu(pid: number, log: string): void {
     return; // the process is gone already: nothing to account
   }
   const ms = (i: number) => Number(fields[i]) * 10; // clock ticks (USER_HZ 100) to ms
-  const instances = log.split('message="creating instance"').length - 1;
+  const count = (marker: string) => log.split(marker).length - 1;
+  const instances = count('message="creating instance"');
   // vitest's worker knows the file it runs; elsewhere (bench, scripts) the script's path.
   const file = (globalThis as { __vitest_worker__?: { filepath?: string } }).__vitest_worker__?.filepath ?? process.argv[1];
-  appendFileSync(path, `${file}\t${ms(11) + ms(12)}\t${ms(13) + ms(14)}\t${instances}\t${ms(11)}\t${ms(12)}\n`);
+  appendFileSync(path, `${file}\t${ms(11) + ms(12)}\t${ms(13) + ms(14)}\t${instances}\t${ms(11)}\t${ms(12)}\t${count('message=stream providerID=')}\t${count('message=created id=ses_')}\n`);
 }

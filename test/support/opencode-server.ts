@@ -58,6 +58,16 @@ export type StartOpencodeOptions = {
    * and needs none of it. The bench and the demo keep OpenCode's catalog: they measure what a user pays.
    */
   modelCatalog?: 'empty' | 'opencode';
+  /**
+   * Whose allocator JavaScriptCore uses in the server: `"system"` (the default) sets `Malloc=1`, which
+   * makes it allocate from the C library instead of its own heaps (bmalloc/libpas); `"bun"` keeps them,
+   * as a user runs OpenCode. Bun's heaps give freed pages back to the kernel and fault them in again at
+   * a high rate (about 680 madvise calls per prompt, TLB flushes and page faults: a fifth of the
+   * server's CPU, measured with strace and perf): with the C library's allocator a server starts on
+   * about a fifth less CPU and a prompt costs a sixth less (`bench/probes/allocator-cpu.ts`).
+   * The bench and the demo keep Bun's: they measure what a user pays.
+   */
+  allocator?: 'system' | 'bun';
 };
 
 /** Orca's built plugin, as the e2e files and the demo load it (scripts/relay.ts loads a copy elsewhere). */
@@ -126,6 +136,7 @@ export async function startOpencode(options: StartOpencodeOptions): Promise<Open
   };
   const env = hermeticEnv(sandbox.homeDir, {
     ...((options.modelCatalog ?? 'empty') === 'empty' ? { OPENCODE_MODELS_PATH: emptyModelCatalog(sandbox.homeDir) } : {}),
+    ...((options.allocator ?? 'system') === 'system' ? { Malloc: '1' } : {}),
     OPENCODE_CONFIG_CONTENT: JSON.stringify(buildOpencodeConfig(withoutSnapshots(withBlockingCalls(options)))),
     ...(options.password ? { OPENCODE_SERVER_PASSWORD: options.password } : {}),
     ...options.env,
