@@ -63,8 +63,9 @@ export type StartOpencodeOptions = {
    * makes it allocate from the C library instead of its own heaps (bmalloc/libpas); `"bun"` keeps them,
    * as a user runs OpenCode. Bun's heaps give freed pages back to the kernel and fault them in again at
    * a high rate (about 680 madvise calls per prompt, TLB flushes and page faults: a fifth of the
-   * server's CPU, measured with strace and perf): with the C library's allocator a server starts on
-   * about a fifth less CPU and a prompt costs a sixth less (`bench/probes/allocator-cpu.ts`).
+   * server's CPU, measured with strace and perf): with the C library's allocator a prompt's system
+   * time falls from about 30 ms to 12 and the e2e files' servers use a quarter less CPU
+   * (`bench/probes/allocator-cpu.ts`, docs/development.md).
    * The bench and the demo keep Bun's: they measure what a user pays.
    */
   allocator?: 'system' | 'bun';
