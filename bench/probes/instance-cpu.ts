@@ -18,7 +18,8 @@ const model = await startScriptedModel({ respond: () => ({ text: 'ok' }) });
 const server = await startOpencode({ modelUrl: model.url, plugins: process.env.PLUGIN === '1' ? [builtPluginUrl] : [], boot: false, modelCatalog: process.env.CATALOG === 'empty' ? 'empty' : 'opencode' });
 const pid = Number(readFileSync(`/proc/self/task/${process.pid}/children`, 'utf8').trim().split(' ').at(-1));
 let last = 0;
-const mark = (l: string) => { const c = cpuOf(pid); console.log(`${l.padEnd(30)} +${c - last} ms`); last = c; };
+let lastAt = Date.now();
+const mark = (l: string) => { const c = cpuOf(pid); console.log(`${l.padEnd(30)} +${c - last} ms CPU, ${Date.now() - lastAt} ms`); last = c; lastAt = Date.now(); };
 mark('listening');
 async function prompt(directory: string, l: string) {
   await (await server.fetch(`/agent?directory=${encodeURIComponent(directory)}`)).text();

@@ -243,6 +243,7 @@ async function makeSlot(repo: GitRepository, root: string, start: string, option
     await git(['worktree', 'add', '-f', '--detach', '--quiet', root, start], at);
   });
   await placeIncluded(repo, root, include);
+  await placeOpencodeInstall(repo, root, signal);
   await mkdir(join(root, repo.prefix), { recursive: true });
   if (!setup) return start;
   await runSetup({
@@ -276,7 +277,34 @@ async function resetSlot(repo: GitRepository, root: string, start: string, inclu
   // `:/`: the whole slot, not only the folder git runs in.
   await git(['-c', 'core.untrackedCache=true', 'clean', '-ffdq', '--', ':/'], at);
   await placeIncluded(repo, root, include);
+  await placeOpencodeInstall(repo, root, signal);
   return start;
+}
+
+/**
+ * What OpenCode keeps in a config folder (`.opencode/`) for the plugin package it installs there, and
+ * hides from git with its own `.opencode/.gitignore`: the folder's dependencies and what says they
+ * are installed.
+ */
+export const OPENCODE_INSTALL = ['node_modules', 'package.json', 'package-lock.json', 'bun.lock', '.gitignore'] as const;
+
+/**
+ * A slot whose project folder has a `.opencode/` (the user's agents, commands, orca.jsonc) is a config
+ * folder to OpenCode's instance there, which installs its plugin package into it from the npm registry
+ * (seconds; about 70 s before it gives up offline) unless it finds it installed: so the user's install
+ * is placed in the slot, node_modules linked and the files beside it copied. Only what git hides in the
+ * user's project: a package.json the user commits is the slot's own, a step may change it. OpenCode's
+ * `.gitignore` hides itself too, so git never carries it: it is placed with the rest and hides them in
+ * the slot as in the project (no step's change).
+ */
+async function placeOpencodeInstall(repo: GitRepository, root: string, signal: AbortSignal | undefined): Promise<void> {
+  const folder = join(repo.prefix, '.opencode');
+  if (!existsSync(join(root, folder))) return; // no config folder in the slot: nothing is installed there
+  const present = OPENCODE_INSTALL.filter((name) => existsSync(join(repo.toplevel, folder, name)));
+  if (present.length === 0) return;
+  const { stdout } = await git(['check-ignore', '--', ...present.map((name) => join(folder, name))], { cwd: repo.toplevel, okCodes: [0, 1], ...(signal ? { signal } : {}) });
+  const ignored = new Set(stdout.split('\n').filter(Boolean));
+  await placeIncluded(repo, root, present.map((name) => join('.opencode', name)).filter((path) => ignored.has(join(repo.prefix, path))));
 }
 
 /** A path of the include list missing in the user's project is skipped: there is nothing to bring. */

@@ -12,6 +12,8 @@ afterEach(() => dirs.cleanup());
 const PLAN = 'plan_01JZ8X6Q4V3M2N1P0R9S8T7W6Y';
 const OTHER = 'plan_01JZ8X6Q4V3M2N1P0R9S8T7W6Z';
 const step = { planId: PLAN, stepId: 'code', attempt: 1, include: [] as string[] };
+/** What OpenCode 1.18 writes as .opencode/.gitignore: its install, and itself. */
+const OPENCODE_GITIGNORE = 'node_modules\npackage.json\npackage-lock.json\nbun.lock\n.gitignore';
 const claimOf = (root: string) => JSON.parse(readFileSync(`${root}.claim.json`, 'utf8'));
 
 describe('openWorktree', () => {
@@ -126,6 +128,57 @@ describe('openWorktree', () => {
     await releaseSlot(repo, workspace.root!, PLAN, 'code');
     const next = await openWorktree(repo, { ...step, stepId: 'next', include });
     expect(read(next.dir, '.env')).toBe('KEY=2\n');
+  });
+
+  it("should place OpenCode's install of its .opencode folder, which its .gitignore hides, in a slot that has that folder: linked node_modules, copied lock; in the project folder of a monorepo too", async () => {
+    // OpenCode writes .opencode/.gitignore hiding its install and itself (never committed); the user's orca.jsonc is untracked and carried.
+    const dir = initRepo(dirs.make(), { 'app/a.txt': 'a\n' });
+    writeFiles(dir, {
+      'app/.opencode/.gitignore': OPENCODE_GITIGNORE,
+      'app/.opencode/orca.jsonc': '{}\n',
+      'app/.opencode/package.json': '{"dependencies":{"@opencode-ai/plugin":"1.0.0"}}\n',
+      'app/.opencode/package-lock.json': '{"lockfileVersion":3}\n',
+      'app/.opencode/node_modules/@opencode-ai/plugin/index.js': 'export {};\n',
+    });
+    const repo = await supported(join(dir, 'app'), dirs.make());
+
+    const workspace = await openWorktree(repo, step);
+
+    const config = join(workspace.dir, '.opencode');
+    expect(read(config, 'orca.jsonc')).toBe('{}\n');
+    expect(readlinkSync(join(config, 'node_modules'))).toBe(join(dir, 'app', '.opencode', 'node_modules'));
+    expect(read(config, 'package.json')).toBe('{"dependencies":{"@opencode-ai/plugin":"1.0.0"}}\n');
+    expect(read(config, 'package-lock.json')).toBe('{"lockfileVersion":3}\n');
+    expect(existsSync(join(config, 'bun.lock'))).toBe(false); // the user has none
+    expect(read(config, '.gitignore')).toBe(OPENCODE_GITIGNORE);
+    // Hidden from git in the slot as in the project: not a change of the step.
+    expect(gitIn(workspace.root!, 'status', '--porcelain')).toBe('');
+
+    // Placed again on reset, as the user's install is now.
+    writeFiles(dir, { 'app/.opencode/package-lock.json': '{"lockfileVersion":3,"packages":{}}\n' });
+    await releaseSlot(repo, workspace.root!, PLAN, 'code');
+    const next = await openWorktree(repo, { ...step, stepId: 'next' });
+    expect(read(join(next.dir, '.opencode'), 'package-lock.json')).toBe('{"lockfileVersion":3,"packages":{}}\n');
+  });
+
+  it('should leave what git carries of the .opencode folder to git, and place nothing in a slot without that folder', async () => {
+    // A package.json the user commits (their own tools' dependencies) is the slot's: a step may change it.
+    const committed = initRepo(dirs.make(), { '.opencode/package.json': '{"committed":true}\n', '.gitignore': 'node_modules\n' });
+    writeFiles(committed, { '.opencode/package.json': '{"edited":true}\n', '.opencode/node_modules/x/index.js': '1\n' });
+    const repo = await supported(committed, dirs.make());
+    const workspace = await openWorktree(repo, step);
+    expect(read(join(workspace.dir, '.opencode'), 'package.json')).toBe('{"edited":true}\n'); // the user's tree, as git carries it
+    expect(lstatSync(join(workspace.dir, '.opencode', 'package.json')).isSymbolicLink()).toBe(false);
+    expect(readlinkSync(join(workspace.dir, '.opencode', 'node_modules'))).toBe(join(committed, '.opencode', 'node_modules'));
+    writeFiles(workspace.dir, { '.opencode/package.json': '{"step":true}\n' });
+    expect(gitIn(workspace.root!, 'status', '--porcelain')).toBe(' M .opencode/package.json\n');
+
+    // Only ignored files under .opencode: git carries no .opencode folder, OpenCode installs nothing there.
+    const hidden = initRepo(dirs.make(), { '.gitignore': '.opencode/node_modules\n.opencode/package.json\n' });
+    writeFiles(hidden, { '.opencode/package.json': '{}\n', '.opencode/node_modules/x/index.js': '1\n' });
+    const other = await supported(hidden, dirs.make());
+    const bare = await openWorktree(other, step);
+    expect(existsSync(join(bare.dir, '.opencode'))).toBe(false);
   });
 
   it('should run the setup command once, in the project folder of a new slot, not when the slot is reused', async () => {
