@@ -37,6 +37,7 @@ export function createSandbox({ homeDir, projectDir, git = true }: { homeDir?: s
   for (const dir of [home, join(home, 'tmp'), project, ...Object.values(xdgDirs(home))]) mkdirSync(dir, { recursive: true });
   if (git && !projectDir && !existsSync(join(project, '.git'))) initGitRepo(project);
   for (const dir of configDirs(home, project)) seedConfigDir(dir);
+  writeIfMissing(join(home, '.npmrc'), OFFLINE_NPMRC);
   return { rootDir, homeDir: home, projectDir: project };
 }
 
@@ -96,6 +97,19 @@ export function seedConfigDir(dir: string): void {
   });
   const link = join(dir, 'node_modules', '@opencode-ai', 'plugin');
   if (!existsSync(link)) symlinkSync(join(projectRoot, 'node_modules', '@opencode-ai', 'plugin'), link, 'dir');
+}
+
+/**
+ * The sandbox user's npm registry: a port nothing listens on. OpenCode installs packages (its plugin
+ * package into a config folder it finds unseeded, an npm plugin) with npm's configuration, ~/.npmrc
+ * included: an install a test did not mean fails at once, in the server log, instead of reaching the
+ * public registry (tests must never need the internet; a slot's install once took 9 s per slot that way).
+ * A file that installs on purpose writes its own registry there (package.e2e: writeUserNpmrc).
+ */
+const OFFLINE_NPMRC = 'registry=http://127.0.0.1:9/\n';
+
+function writeIfMissing(path: string, text: string): void {
+  if (!existsSync(path)) writeFileSync(path, text);
 }
 
 function writeJsonIfMissing(path: string, value: unknown): void {
