@@ -87,12 +87,14 @@ export function toolTitlesFromClient(client: PluginInput['client'], directory: s
     return raw;
   };
   const path = (...segments: string[]) => segments.map(encodeURIComponent).join('/');
-  const partsOf = async (sessionID: string, messageID: string) => {
+  /** The message's parts, and whether OpenCode has completed the message (after Esc: ended every call of it). */
+  const messageOf = async (sessionID: string, messageID: string) => {
     const res = await rawClient().get({ url: `/session/${path(sessionID)}/message/${path(messageID)}`, query: { directory } });
-    const parts = (res.data as { parts?: ToolPart[] } | undefined)?.parts;
-    if (!Array.isArray(parts)) throw new Error(`Expected GET /session/${sessionID}/message/${messageID} to return the message's parts, got ${quote(res.error ?? res.data)}`);
-    return parts;
+    const message = res.data as { info?: { time?: { completed?: number } }; parts?: ToolPart[] } | undefined;
+    if (!Array.isArray(message?.parts)) throw new Error(`Expected GET /session/${sessionID}/message/${messageID} to return the message's parts, got ${quote(res.error ?? res.data)}`);
+    return { parts: message.parts, completed: message.info?.time?.completed !== undefined };
   };
+  const partsOf = async (sessionID: string, messageID: string) => (await messageOf(sessionID, messageID)).parts;
   return {
     async find({ sessionID, messageID }, call) {
       const parts = await partsOf(sessionID, messageID);
@@ -130,10 +132,8 @@ export function toolTitlesFromClient(client: PluginInput['client'], directory: s
   async function endedMessage(part: ToolPart): Promise<ToolPart[]> {
     const until = Date.now() + endedPoll.forMs;
     for (;;) {
-      const res = await rawClient().get({ url: `/session/${path(part.sessionID)}/message/${path(part.messageID)}`, query: { directory } });
-      const message = res.data as { info?: { time?: { completed?: number } }; parts?: ToolPart[] } | undefined;
-      if (!Array.isArray(message?.parts)) throw new Error(`Expected GET /session/${part.sessionID}/message/${part.messageID} to return the message's parts, got ${quote(res.error ?? res.data)}`);
-      if (message.info?.time?.completed !== undefined) return message.parts;
+      const { parts, completed } = await messageOf(part.sessionID, part.messageID);
+      if (completed) return parts;
       if (Date.now() >= until) throw new Error(`OpenCode had not ended the aborted turn's message ${part.messageID} after ${endedPoll.forMs / 1000} s`);
       await new Promise((resolve) => setTimeout(resolve, endedPoll.everyMs));
     }
