@@ -58,7 +58,7 @@ export interface ToolTitlePort {
 }
 
 /** How often, and how long at most, `restore` after Esc looks whether OpenCode has ended the turn. */
-export const ENDED_POLL = { everyMs: 100, forMs: 30_000 } as const;
+const ENDED_POLL = { everyMs: 100, forMs: 30_000 } as const;
 
 type RawClient = {
   get(options: { url: string; query?: Record<string, unknown> }): Promise<{ data?: unknown; error?: unknown }>;
@@ -109,11 +109,9 @@ export function toolTitlesFromClient(client: PluginInput['client'], directory: s
       if (!turn.aborted) {
         const now = (await partsOf(part.sessionID, part.messageID)).find((p) => p.id === part.id);
         if (!now) return;
-        // Esc between the read and the write: OpenCode's own end of the part comes after; wait for it.
-        if (!turn.aborted) {
-          if (!sameAsSent(now, part)) await patch(putBack(now, part));
-          if (!turn.aborted) return;
-        }
+        // Esc during the read: write nothing, OpenCode's own end of the part comes after; wait for it below.
+        if (!turn.aborted && !sameAsSent(now, part)) await patch(putBack(now, part));
+        if (!turn.aborted) return;
       }
       const now = (await endedMessage(part)).find((p) => p.id === part.id);
       if (!now) return;

@@ -186,8 +186,8 @@ async function snapshotIn(dir: string, indexFile: string | undefined, { exclude,
   return commit.stdout.trim();
 }
 
-/** The excluded paths .gitignore ignores (and git does not track). */
-async function ignoredPaths(dir: string, paths: readonly string[], signal: AbortSignal | undefined): Promise<Set<string>> {
+/** Which of these paths (from the repository's top) git ignores (and does not track). */
+export async function ignoredPaths(dir: string, paths: readonly string[], signal: AbortSignal | undefined): Promise<Set<string>> {
   if (paths.length === 0) return new Set();
   // `:/`-relative paths: check-ignore takes them from the top when run there.
   const top = toplevels.get(dir) ?? (await git(['rev-parse', '--show-toplevel'], { cwd: dir, ...(signal ? { signal } : {}) })).stdout.trim();

@@ -6,7 +6,7 @@ import { OrcaError } from '../errors.js';
 import { git } from './git.js';
 import { oneAtATimeIn } from './one-at-a-time.js';
 import { runSetup } from './setup.js';
-import { excludedPaths, projectPath, snapshotCommit, userIndexPath } from './snapshot.js';
+import { excludedPaths, ignoredPaths, projectPath, snapshotCommit, userIndexPath } from './snapshot.js';
 import type { GitRepository } from './support.js';
 import { writeFileAtomic } from './write-atomic.js';
 
@@ -286,12 +286,12 @@ async function resetSlot(repo: GitRepository, root: string, start: string, inclu
  * hides from git with its own `.opencode/.gitignore`: the folder's dependencies and what says they
  * are installed.
  */
-export const OPENCODE_INSTALL = ['node_modules', 'package.json', 'package-lock.json', 'bun.lock', '.gitignore'] as const;
+const OPENCODE_INSTALL = ['node_modules', 'package.json', 'package-lock.json', 'bun.lock', '.gitignore'] as const;
 
 /**
  * A slot whose project folder has a `.opencode/` (the user's agents, commands, orca.jsonc) is a config
  * folder to OpenCode's instance there, which installs its plugin package into it from the npm registry
- * (seconds; about 70 s before it gives up offline) unless it finds it installed: so the user's install
+ * (about 9 s measured; offline it stalls, about 70 s by NOTES-opencode) unless it finds it installed: so the user's install
  * is placed in the slot, node_modules linked and the files beside it copied. Only what git hides in the
  * user's project: a package.json the user commits is the slot's own, a step may change it. OpenCode's
  * `.gitignore` hides itself too, so git never carries it: it is placed with the rest and hides them in
@@ -300,10 +300,11 @@ export const OPENCODE_INSTALL = ['node_modules', 'package.json', 'package-lock.j
 async function placeOpencodeInstall(repo: GitRepository, root: string, signal: AbortSignal | undefined): Promise<void> {
   const folder = join(repo.prefix, '.opencode');
   if (!existsSync(join(root, folder))) return; // no config folder in the slot: nothing is installed there
+  // A linked .opencode (git carries the link): the slot's is the user's own folder, installed already.
+  if ((await lstat(join(repo.toplevel, folder)).catch(() => null))?.isSymbolicLink()) return;
   const present = OPENCODE_INSTALL.filter((name) => existsSync(join(repo.toplevel, folder, name)));
   if (present.length === 0) return;
-  const { stdout } = await git(['check-ignore', '--', ...present.map((name) => join(folder, name))], { cwd: repo.toplevel, okCodes: [0, 1], ...(signal ? { signal } : {}) });
-  const ignored = new Set(stdout.split('\n').filter(Boolean));
+  const ignored = await ignoredPaths(repo.toplevel, present.map((name) => join(folder, name)), signal);
   await placeIncluded(repo, root, present.map((name) => join('.opencode', name)).filter((path) => ignored.has(join(repo.prefix, path))));
 }
 

@@ -1,5 +1,6 @@
 // .opencode/orca.jsonc on the real opencode binary: read at start, per-agent settings applied.
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reportOnFailure } from '../support/failure-report.js';
@@ -58,5 +59,14 @@ describe('.opencode/orca.jsonc', () => {
     // The planner is told the plan policy from the same file (what the plugin does by itself).
     const planner = model.chatRequests().find((r) => agentOf(r) === 'planner')!;
     expect(planner.system).toContain('Retry (until the step has failed 4 times)');
+    // The file gave the step's worktree slot a .opencode folder: OpenCode's install there is the project's
+    // (linked), not one from the registry (~/.npmrc points at a dead port: it would have failed).
+    const slots = execFileSync('git', ['worktree', 'list', '--porcelain'], { cwd: server.projectDir, encoding: 'utf8' })
+      .split('\n')
+      .filter((line) => line.startsWith('worktree ') && line !== `worktree ${server.projectDir}`)
+      .map((line) => line.slice('worktree '.length));
+    expect(slots).toHaveLength(1);
+    expect(readlinkSync(join(slots[0]!, '.opencode', 'node_modules'))).toBe(join(server.projectDir, '.opencode', 'node_modules'));
+    expect(server.logs()).not.toMatch(/127\.0\.0\.1:9\b/);
   }, 60_000);
 });

@@ -102,9 +102,10 @@ export function seedConfigDir(dir: string): void {
 /**
  * The sandbox user's npm registry: a port nothing listens on. OpenCode installs packages (its plugin
  * package into a config folder it finds unseeded, an npm plugin) with npm's configuration, ~/.npmrc
- * included: an install a test did not mean fails at once, in the server log, instead of reaching the
- * public registry (tests must never need the internet; a slot's install once took 9 s per slot that way).
- * A file that installs on purpose writes its own registry there (package.e2e: writeUserNpmrc).
+ * included: an install a test did not mean never reaches the public registry (tests must never need
+ * the internet; a slot's install once took 9 s per slot that way). It stalls as offline instead, so the
+ * test shows it (config.e2e without the slot's placed install: timed out at 60 s). A file that installs
+ * on purpose writes its own registry there (package.e2e: writeUserNpmrc).
  */
 const OFFLINE_NPMRC = 'registry=http://127.0.0.1:9/\n';
 
