@@ -1,4 +1,4 @@
-import { copyFile, mkdir, mkdtemp, rename, rm, stat, unlink } from 'node:fs/promises';
+import { copyFile, lstat, mkdir, mkdtemp, rename, rm, stat, unlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, posix } from 'node:path';
 import { createHash } from 'node:crypto';
@@ -168,17 +168,20 @@ async function snapshotIn(dir: string, indexFile: string | undefined, { exclude,
   const run = (args: string[], okCodes?: number[]) => git(args, { cwd: dir, ...(env ? { env } : {}), ...(signal ? { signal } : {}), ...(okCodes ? { okCodes } : {}) });
   // `top`: the paths are repository-relative wherever `dir` is; `literal`: a `*` in a name is a `*`.
   const pathspec = (path: string, magic = '') => `:(top,literal${magic})${path}`;
+  // A path under a link git carries (a linked `.opencode/`) is never in a tree: git stores the link, and
+  // refuses to be asked about anything beyond it.
+  const reachable = await unlinkedPaths(await toplevel(dir, signal), exclude);
   const [head, ignored] = await Promise.all([
     parent ?? run(['rev-parse', '-q', '--verify', 'HEAD^{commit}'], [0, 1]).then((r) => r.stdout.trim()),
-    ignoredPaths(dir, exclude, signal),
+    ignoredPaths(dir, reachable, signal),
   ]);
   // An excluded path git ignores is never added; naming it in `add` would make git refuse the call.
-  const skipped = exclude.filter((path) => !ignored.has(path)).map((path) => pathspec(path, ',exclude'));
+  const skipped = reachable.filter((path) => !ignored.has(path)).map((path) => pathspec(path, ',exclude'));
   await run(['-c', 'core.untrackedCache=true', 'add', '-A', '--', ':/', ...skipped]);
   // Also removes a state folder or include path the user committed.
   const kept = index !== undefined && indexFile === index;
-  if (exclude.length > 0 && !(kept && excludedFrom.has(index))) {
-    await run(['rm', '--cached', '-r', '-q', '-f', '--ignore-unmatch', '--', ...exclude.map((path) => pathspec(path))]);
+  if (reachable.length > 0 && !(kept && excludedFrom.has(index))) {
+    await run(['rm', '--cached', '-r', '-q', '-f', '--ignore-unmatch', '--', ...reachable.map((path) => pathspec(path))]);
     if (kept) excludedFrom.add(index);
   }
   const tree = (await run(['write-tree'])).stdout.trim();
@@ -190,10 +193,29 @@ async function snapshotIn(dir: string, indexFile: string | undefined, { exclude,
 export async function ignoredPaths(dir: string, paths: readonly string[], signal: AbortSignal | undefined): Promise<Set<string>> {
   if (paths.length === 0) return new Set();
   // `:/`-relative paths: check-ignore takes them from the top when run there.
-  const top = toplevels.get(dir) ?? (await git(['rev-parse', '--show-toplevel'], { cwd: dir, ...(signal ? { signal } : {}) })).stdout.trim();
-  toplevels.set(dir, top);
+  const top = await toplevel(dir, signal);
   const found = await git(['check-ignore', '-z', '--stdin'], { cwd: top, input: paths.map((p) => `${p}\0`).join(''), okCodes: [0, 1], ...(signal ? { signal } : {}) });
   return new Set(found.stdout.split('\0').filter(Boolean));
+}
+
+/** The top folder of the working tree `dir` is in (asked of git once per folder). */
+async function toplevel(dir: string, signal: AbortSignal | undefined): Promise<string> {
+  const known = toplevels.get(dir);
+  if (known) return known;
+  const top = (await git(['rev-parse', '--show-toplevel'], { cwd: dir, ...(signal ? { signal } : {}) })).stdout.trim();
+  toplevels.set(dir, top);
+  return top;
+}
+
+/** The paths (from the top) none of whose parent folders is a link: git answers for those only. */
+async function unlinkedPaths(top: string, paths: readonly string[]): Promise<string[]> {
+  const linked = async (path: string) => {
+    const parents = path.split('/').slice(0, -1).map((_, i, parts) => parts.slice(0, i + 1).join('/'));
+    const found = await Promise.all(parents.map((parent) => lstat(join(top, parent)).then((s) => s.isSymbolicLink(), () => false)));
+    return found.includes(true);
+  };
+  const flags = await Promise.all(paths.map(linked));
+  return paths.filter((_, i) => !flags[i]);
 }
 
 /**

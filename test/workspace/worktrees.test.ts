@@ -181,6 +181,23 @@ describe('openWorktree', () => {
     expect(existsSync(join(bare.dir, '.opencode'))).toBe(false);
   });
 
+  it('should open a slot in a project whose .opencode is a link git carries (a shared config folder), its plans beyond the link left out', async () => {
+    const shared = dirs.make();
+    writeFiles(shared, { 'orca.jsonc': '{}\n', 'plans/plan_x.json': '{}\n' });
+    const dir = initRepo(dirs.make());
+    symlinkSync(shared, join(dir, '.opencode'));
+    gitIn(dir, 'add', '-A');
+    gitIn(dir, 'commit', '-q', '-m', 'link the config folder');
+    writeFiles(dir, { 'README.md': 'edited\n' });
+    const repo = await supported(dir, dirs.make());
+
+    const workspace = await openWorktree(repo, step);
+
+    expect(readlinkSync(join(workspace.dir, '.opencode'))).toBe(shared); // the link, as git carries it
+    expect(read(workspace.dir, 'README.md')).toBe('edited\n');
+    expect(gitIn(workspace.root!, 'ls-tree', '-r', '--name-only', 'HEAD')).toBe('.opencode\nREADME.md\n');
+  });
+
   it('should run the setup command once, in the project folder of a new slot, not when the slot is reused', async () => {
     const dir = initRepo(dirs.make(), { 'app/package.json': '{}\n', '.gitignore': 'setup.log\n' });
     const repo = await supported(join(dir, 'app'), dirs.make());
