@@ -283,6 +283,7 @@ function touchingTree(runStepHooks: QualityPorts['runStepHooks'], worktrees: Wor
 /** Steps of a project git cannot follow never open a workspace (their policy says `none`): these are never called. */
 const NO_WORKSPACES: WorkspacePorts = {
   openWorkspace: () => Promise.reject(new Error('no workspace here: the project is not in a git repository')),
+  followSlot: () => () => {},
   measureStep: () => Promise.reject(new Error('no workspace here: the project is not in a git repository')),
   mergeStep: () => Promise.reject(new Error('no workspace here: the project is not in a git repository')),
 };

@@ -1,9 +1,10 @@
-import { fromPromise } from 'xstate';
+import { fromCallback, fromPromise } from 'xstate';
 import { planMachine } from '../machines/plan.machine.js';
 import { stepMachine } from '../machines/step.machine.js';
 import type { InterruptedTurn, MergeOutcome, PlannerOutput, PlanVerification, ReviewResult, SpecialistResult, StepDiff, StepWorkspace } from '../machines/types.js';
 import type {
   ConsultPlannerInput,
+  FollowSlotInput,
   MeasureStepInput,
   MergeStepInput,
   OpenPlannerSessionInput,
@@ -38,6 +39,9 @@ export function wirePlanMachine(ports: PlanPorts) {
           watchIdle: actor<WatchIdleInput, { idleMs: number }>(ports.watchIdle),
           runStepHooks: actor<StepHooksInput, { failures: string[] }>(ports.runStepHooks),
           openWorkspace: actor<OpenWorkspaceInput, StepWorkspace>(ports.openWorkspace),
+          followSlot: fromCallback<{ type: string }, FollowSlotInput>(({ input, sendBack }) =>
+            ports.followSlot(input, (waiting) => sendBack({ type: waiting ? 'workspace.waiting' : 'workspace.slot_taken' })),
+          ),
           measureStep: actor<MeasureStepInput, StepDiff>(ports.measureStep),
           mergeStep: actor<MergeStepInput, MergeOutcome>(ports.mergeStep),
         },

@@ -1,4 +1,4 @@
-import { fromPromise } from 'xstate';
+import { fromCallback, fromPromise, type EventObject } from 'xstate';
 
 /**
  * The placeholder of an effect a machine invokes, typed with its input and output: the machines
@@ -6,5 +6,11 @@ import { fromPromise } from 'xstate';
  */
 export const notProvided = <Output, Input>(name: string) =>
   fromPromise<Output, Input>(async () => {
+    throw new Error(`The "${name}" actor was not provided: wire it with machine.provide().`);
+  });
+
+/** The placeholder of a callback actor (one that reports events while it runs): fails loudly when started unprovided. */
+export const notProvidedCallback = <Input>(name: string) =>
+  fromCallback<EventObject, Input>(() => {
     throw new Error(`The "${name}" actor was not provided: wire it with machine.provide().`);
   });

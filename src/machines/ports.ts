@@ -37,6 +37,11 @@ export interface PlanPorts {
   runStepHooks(input: StepHooksInput, signal: AbortSignal): Promise<{ failures: string[] }>;
   /** The step's working tree: a worktree from the user's tree as it is now, or the project directory with its state then (idempotent per key). */
   openWorkspace(input: OpenWorkspaceInput, signal: AbortSignal): Promise<StepWorkspace>;
+  /**
+   * While the step opens its workspace: `true` when it waits for a worktree slot (every slot held), `false`
+   * once it holds one; told at once when known, then at each change, until the returned function is called.
+   */
+  followSlot(input: FollowSlotInput, listener: (waiting: boolean) => void): () => void;
   /** What the step changed so far, by git; the patch written beside the plan file. */
   measureStep(input: MeasureStepInput, signal: AbortSignal): Promise<StepDiff>;
   /** Lands a worktree step's changes in the user's tree as uncommitted changes, once (a second call finds them there); a clash resolves as `conflict`. */
@@ -48,7 +53,7 @@ export interface PlanPorts {
 /** The ports that talk to planner and specialist sessions (opencode/session-ports.ts). */
 export type SessionPorts = Pick<PlanPorts, 'openPlannerSession' | 'consultPlanner' | 'openSpecialistSession' | 'runSpecialist'>;
 /** A step's working tree: worktree, diff, merge (workspace/). */
-export type WorkspacePorts = Pick<PlanPorts, 'openWorkspace' | 'measureStep' | 'mergeStep'>;
+export type WorkspacePorts = Pick<PlanPorts, 'openWorkspace' | 'followSlot' | 'measureStep' | 'mergeStep'>;
 /** The plan's verification once every step landed (opencode/verify-port.ts). */
 export type VerifyPorts = Pick<PlanPorts, 'verifyPlan'>;
 /** The quality gate's ports: reviewer, fixer, idle watch, step hooks (opencode/quality-ports.ts). */
@@ -102,6 +107,12 @@ export interface OpenWorkspaceInput {
   stepId: string;
   attempt: number;
   kind: 'worktree' | 'shared';
+}
+
+/** The step whose wait for a worktree slot is followed (a slot is held per plan and step). */
+export interface FollowSlotInput {
+  planId: string;
+  stepId: string;
 }
 
 export interface MeasureStepInput {
@@ -181,6 +192,7 @@ export const idlePlanPorts: PlanPorts = {
   watchIdle: never,
   runStepHooks: never,
   openWorkspace: never,
+  followSlot: () => () => {},
   measureStep: never,
   mergeStep: never,
   verifyPlan: never,

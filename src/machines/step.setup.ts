@@ -1,8 +1,9 @@
 import { assign, enqueueActions, sendParent, setup } from 'xstate';
 import { repeatedSignature, reviewSignature } from './error-signature.js';
-import { notProvided } from './not-provided.js';
+import { notProvided, notProvidedCallback } from './not-provided.js';
 import {
   idempotencyKey,
+  type FollowSlotInput,
   type MergeStepInput,
   type MeasureStepInput,
   type OpenSessionInput,
@@ -98,7 +99,11 @@ export type StepEvent =
   /** `landed_now`: the steps beside it whose changes are in the user's tree now (landedBeside). */
   | ({ type: 'step.retry'; guidance?: string; landed_now?: string[] } & DecisionSource)
   | ({ type: 'step.replan'; guidance?: string } & DecisionSource)
-  | ({ type: 'step.stop'; guidance?: string } & DecisionSource);
+  | ({ type: 'step.stop'; guidance?: string } & DecisionSource)
+  /** From followSlot while the workspace opens: every worktree slot is held, the step waits for one given back. */
+  | { type: 'workspace.waiting' }
+  /** From followSlot: the step holds a slot now (its reset follows). */
+  | { type: 'workspace.slot_taken' };
 
 /** Events a step sends to its plan. */
 export type StepParentEvent =
@@ -143,6 +148,9 @@ export const attemptKey = (c: StepContext) => idempotencyKey(c.planId, c.stepId,
 /** What the retry rule (retry.ts) reads of a step; whether its breaker is open is the state it waits in. */
 const retryState = (c: StepContext, breakerOpen: boolean): RetryState => ({ failures: c.failures.length, maxAttempts: c.maxAttempts, breakerOpen });
 
+/** Who chose a decision (the guards of Retry and Run again on top read it); a report of a port's decides nothing, as the strictest. */
+const decidedBy = (event: StepEvent) => ('channel' in event ? event.channel : 'auto');
+
 export const stepSetup = setup({
   types: {
     context: {} as StepContext,
@@ -158,6 +166,8 @@ export const stepSetup = setup({
     /** Resolves when the session has been idle for `idleMs` (after aborting it). Never an `after` timer: it restores. */
     watchIdle: notProvided<{ idleMs: number }, WatchIdleInput>('watchIdle'),
     openWorkspace: notProvided<StepWorkspace, OpenWorkspaceInput>('openWorkspace'),
+    /** Sends `workspace.waiting` while every worktree slot is held, `workspace.slot_taken` once the step holds one. */
+    followSlot: notProvidedCallback<FollowSlotInput>('followSlot'),
     measureStep: notProvided<StepDiff, MeasureStepInput>('measureStep'),
     mergeStep: notProvided<MergeOutcome, MergeStepInput>('mergeStep'),
   },
@@ -192,9 +202,9 @@ export const stepSetup = setup({
     reviewRoundsRemain: ({ context }) => context.review.round < context.policy.review_rounds,
     sameErrorRepeated: ({ context }) => repeatedSignature(context.failures.map((f) => f.signature), context.policy.same_error_limit) !== null,
     /** Retry at the deviation gate, where the breaker is closed. */
-    retriesRemain: ({ context, event }) => mayRetry(retryState(context, false), event.channel),
+    retriesRemain: ({ context, event }) => mayRetry(retryState(context, false), decidedBy(event)),
     /** Run again on top at the merge gate: the clash is one more failed attempt, under the same limit as Retry. */
-    onTopRemains: ({ context, event }) => mayRetry({ ...retryState(context, false), failures: context.failures.length + 1 }, event.channel),
+    onTopRemains: ({ context, event }) => mayRetry({ ...retryState(context, false), failures: context.failures.length + 1 }, decidedBy(event)),
     /** Retry at the open breaker: only a human may retry, the auto policy's Retry is refused. */
     humanRetry: ({ context }, params: { channel: string }) => mayRetry(retryState(context, true), params.channel),
   },

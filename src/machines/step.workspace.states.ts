@@ -7,9 +7,26 @@ import { attemptKey, leaveGate, stepSetup, type StepContext } from './step.setup
  * they do not apply. The states read the same in step.machine.ts; the chart is unchanged.
  */
 
-/** The step's worktree from the user's tree as it is now (or, in a shared tree, the tree's state before the step). */
+/**
+ * The step's worktree from the user's tree as it is now (or, in a shared tree, the tree's state before
+ * the step). A step that finds every worktree slot held waits for one given back (`waiting_for_slot`),
+ * which the inspector and the plan's view show, rather than being taken for a running one.
+ */
 export const openingWorkspace = stepSetup.createStateConfig({
-  invoke: {
+  initial: 'opening',
+  states: {
+    /** Taking a slot and resetting it to the step's start (or recording the shared tree's state). */
+    opening: { on: { 'workspace.waiting': 'waiting_for_slot' } },
+    /** Every slot is held (by other steps, of this plan or another): first come, first served (docs/worktrees.md). */
+    waiting_for_slot: { on: { 'workspace.slot_taken': 'opening' } },
+  },
+  invoke: [
+    {
+      id: 'followSlot',
+      src: 'followSlot',
+      input: ({ context }) => ({ planId: context.planId, stepId: context.stepId }),
+    },
+    {
     id: 'openWorkspace',
     src: 'openWorkspace',
     input: ({ context }) => ({
@@ -21,7 +38,8 @@ export const openingWorkspace = stepSetup.createStateConfig({
     }),
     onDone: { target: 'preparing', actions: { type: 'recordWorkspace', params: ({ event }) => event.output } },
     onError: { target: 'failed_attempt', actions: { type: 'recordFailure', params: portFailure('workspace') } },
-  },
+    },
+  ],
 });
 
 /** What measureStep is asked: the step's tree against its base, and the files it declared. */

@@ -6,6 +6,7 @@ import { git } from './git.js';
 import { mergeStep } from './merge.js';
 import { excludedPaths, RECENT_BASE_MS, snapshotCommit, touchTree, userIndexPath } from './snapshot.js';
 import type { GitRepository, WorkspaceSupport } from './support.js';
+import { SlotWaits } from './slot-waits.js';
 import { listWorktrees, openWorktree, plansWithRecords, prepareSlots, releasePlanSlots, trimSlots, type OrcaWorktree } from './worktrees.js';
 
 export interface WorkspacesOptions {
@@ -63,6 +64,8 @@ export function createWorkspaces({ directory, support, patchPathOf, include, set
   };
   // One merge at a time: each reads the user's tree, then writes it.
   let merging: Promise<unknown> = Promise.resolve();
+  // Steps waiting for a slot, told to their charts (followSlot).
+  const slotWaits = new SlotWaits();
   // Slots being made ahead: a step waits for them rather than making one more of its own.
   let preparing: Promise<unknown> = Promise.resolve();
 
@@ -72,12 +75,19 @@ export function createWorkspaces({ directory, support, patchPathOf, include, set
       // chart's measuring_landed) has its dependents started, then its measurement, in the same turn of
       // the event loop; the base below asks after this await, and joins that measurement.
       await preparing.catch(() => {});
-      if (kind === 'worktree')
-        return openWorktree(worktrees(), { planId, stepId, attempt, include, ...(setup ? { setup } : {}), setupTimeoutMs, signal, maxSlots, ...(slotWaitMs !== undefined ? { slotWaitMs } : {}), log });
+      if (kind === 'worktree') {
+        const key = `${planId}:${stepId}`;
+        const onWait = (waiting: boolean) => slotWaits.set(key, waiting);
+        return openWorktree(worktrees(), { planId, stepId, attempt, include, ...(setup ? { setup } : {}), setupTimeoutMs, signal, maxSlots, ...(slotWaitMs !== undefined ? { slotWaitMs } : {}), log, onWait }).finally(() => slotWaits.clear(key));
+      }
       const repo = need("measure the step's changes");
       // The tree as the step finds it: a snapshot of it just taken (the measurement of the step before) will do.
       const base = await snapshotCommit(repo.toplevel, { exclude: excludedPaths(repo.prefix, include), index: userIndexPath(repo), recentMs: RECENT_BASE_MS, signal });
       return { kind: 'shared', dir: directory, base };
+    },
+
+    followSlot({ planId, stepId }, listener) {
+      return slotWaits.follow(`${planId}:${stepId}`, listener);
     },
 
     measureStep(input, signal) {

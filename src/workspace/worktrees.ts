@@ -49,6 +49,8 @@ export interface OpenWorktreeOptions {
   slotWaitMs?: number;
   /** Where a step that waited, or made a slot beyond the cap, is said. */
   log?: (level: 'info' | 'warn', message: string) => void;
+  /** Told `true` when the step starts to wait for a slot (all held), `false` once it holds one after waiting. */
+  onWait?: (waiting: boolean) => void;
 }
 
 /** A minute: steps that hold every slot are waiting at a gate, not about to give one back. */
@@ -115,7 +117,7 @@ export async function openWorktree(repo: GitRepository, options: OpenWorktreeOpt
  * and after `slotWaitMs` makes one more.
  */
 async function claimSlot(repo: GitRepository, options: OpenWorktreeOptions): Promise<{ slot: number; held?: SlotClaim }> {
-  const { planId, stepId, maxSlots, signal, log } = options;
+  const { planId, stepId, maxSlots, signal, log, onWait } = options;
   const since = performance.now();
   const waitUntil = since + (options.slotWaitMs ?? DEFAULT_SLOT_WAIT_MS);
   let waited = false;
@@ -137,10 +139,14 @@ async function claimSlot(repo: GitRepository, options: OpenWorktreeOptions): Pro
       }
     });
     if (claimed) {
+      if (waited) onWait?.(false);
       if (waited && overCap === Infinity) log?.('warn', `Step ${stepId} waited ${((performance.now() - since) / 1000).toFixed(1)} s for one of the ${maxSlots} worktree slots, all held by steps waiting at a gate, and made one more.`);
       return claimed;
     }
-    if (!waited) log?.('info', `Step ${stepId} waits for a worktree slot: all ${maxSlots} are held.`);
+    if (!waited) {
+      log?.('info', `Step ${stepId} waits for a worktree slot: all ${maxSlots} are held.`);
+      onWait?.(true);
+    }
     waited = true;
     await slotGivenBack(Math.min(SLOT_POLL_MS, Math.max(0, waitUntil - performance.now())), signal);
   }

@@ -429,7 +429,7 @@ describe('kill -9 while a step runs in its worktree, and while its merge is in f
     const run = runOf('reset');
     await expectCleanEnd(run);
     const s1States = (entries: Journal) => entries.filter((e) => e.kind === 'state' && e.actor === 'step:s1').map((e) => e.state);
-    expect(s1States(run.journalAtKill).at(-1)).toBe('opening_workspace');
+    expect(s1States(run.journalAtKill).at(-1)).toBe('opening_workspace.opening');
     expect(run.logAtKill).toBe(asText([HEADER]));
     // Nothing ran in the slot before the kill; after it, s1 ran once, in the slot it had claimed.
     const s1 = dispatches('reset', 's1');

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -16,6 +16,7 @@ import { fakeSessions } from '../support/fake-sessions.js';
 import { PlanStore } from '../../src/persistence/plan-store.js';
 import { waitingSummaries } from '../../src/persistence/plan-index.js';
 import type { AutoPolicy } from '../../src/config/options.js';
+import { statePath } from '../../src/persistence/plan-envelope.js';
 
 const plan = {
   type: 'plan',
@@ -141,6 +142,54 @@ describe('drivePlan with the OpenCode ports', () => {
       ['docs', 'completed', 'r-docs'],
       ['test', 'completed', 'r-test'],
     ]);
+  });
+
+  it('should show a step that waits for a worktree slot as waiting (its chart in opening_workspace.waiting_for_slot), then run it once it holds one', async () => {
+    const t = setup(succeed, { approval: 'approve' });
+    let giveSlot!: () => void;
+    const slotGiven = new Promise<void>((resolve) => (giveSlot = resolve));
+    const followers = new Set<(waiting: boolean) => void>();
+    const store = new PlanStore(join(dir, 'slot-plans'));
+    const host = new PlanHost({
+      store,
+      ports: {
+        ...idlePlanPorts,
+        ...opencodePorts(t.port),
+        openWorkspace: async ({ stepId }) => {
+          if (stepId === 'docs') {
+            followers.forEach((tell) => tell(true));
+            await slotGiven;
+            followers.forEach((tell) => tell(false));
+          }
+          const root = join(dir, 'slots', stepId); // the session ports start a session only in a folder that exists
+          mkdirSync(root, { recursive: true });
+          return { kind: 'worktree', root, dir: root, base: 'b0' };
+        },
+        followSlot: ({ stepId }, listener) => {
+          if (stepId !== 'docs') return () => {};
+          followers.add(listener);
+          return () => followers.delete(listener);
+        },
+        measureStep: async ({ stepId }) => ({ files: [], undeclared: [], patch_path: null, base: 'b0', result: `r-${stepId}`, where: 'worktree' as const }),
+        mergeStep: async ({ stepId }) => ({ type: 'merged' as const, diff: { files: [], undeclared: [], patch_path: null, base: 'b0', result: `r-${stepId}`, where: 'worktree' as const } }),
+      },
+      policy: { review_agents: [], verify_turn: false, workspace: 'worktree' },
+    });
+    hosts.push(host);
+    const planId = host.create({ message: 'greet' }).getSnapshot().context.plan_id;
+    const driven = drivePlan(host, planId, t.resolve, new AbortController().signal);
+
+    const docsPhase = () => {
+      host.flush(planId);
+      const file = store.load(planId);
+      return statePathOf(file.snapshot.children['step:docs']);
+    };
+    await waitFor(() => docsPhase() === 'opening_workspace.waiting_for_slot');
+    expect(t.prompts.map((p) => p.agent)).not.toContain('document-writer'); // docs has no session yet
+    giveSlot();
+    const result = await driven;
+    expect(result, JSON.stringify(result)).toMatchObject({ kind: 'outcome', tag: 'outcome.completed' });
+    expect(t.prompts.map((p) => p.agent).filter((agent) => agent !== 'planner').sort()).toEqual(['coder', 'document-writer', 'tester']);
   });
 
   it('should stop at the approval gate and report waiting when no channel can answer', async () => {
@@ -480,3 +529,17 @@ describe('drivePlan with several steps at one kind of gate', () => {
     expect(options(result)).toEqual(['approval:Approve:question', 'resume:Re-run:command', 'resume:Re-run:question']);
   });
 });
+
+/** The dotted state of a step's actor in a plan file's snapshot ("opening_workspace.waiting_for_slot"). */
+function statePathOf(child: unknown): string | undefined {
+  const value = (child as { snapshot?: { value?: unknown } } | undefined)?.snapshot?.value;
+  return value === undefined ? undefined : statePath(value);
+}
+
+async function waitFor(done: () => boolean): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    if (done()) return;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error('Expected the condition within 5 s');
+}

@@ -1,4 +1,4 @@
-import { fromPromise } from 'xstate';
+import { fromCallback, fromPromise } from 'xstate';
 import { planMachine } from '../../src/machines/plan.machine.js';
 import { stepMachine } from '../../src/machines/step.machine.js';
 import type { PlannerOutput, StepRecord } from '../../src/machines/types.js';
@@ -7,6 +7,8 @@ import { ONE_TURN, turn } from '../support/turns.js';
 
 /** Invoked actors that never settle: tests drive invoke outcomes with synthetic done/error events. */
 const pending = fromPromise(() => new Promise<never>(() => {}));
+/** A callback actor that never reports: tests send its events (`workspace.waiting`, …) themselves. */
+const quiet = fromCallback(() => () => {});
 const silent = () => {};
 
 export const idleStepMachine = stepMachine.provide({
@@ -18,6 +20,7 @@ export const idleStepMachine = stepMachine.provide({
     watchIdle: pending as never,
     runStepHooks: pending as never,
     openWorkspace: pending as never,
+    followSlot: quiet as never,
     measureStep: pending as never,
     mergeStep: pending as never,
   },

@@ -1,3 +1,4 @@
+import { createActor } from 'xstate';
 import { describe, expect, it } from 'vitest';
 import { coverTransitions, replay } from '../support/model-coverage.js';
 import { done, fail, by, standaloneStepMachine } from './fixtures.js';
@@ -47,8 +48,14 @@ const events = (s: any) => {
   // The worktree walk only needs what a tree of its own adds: the turns' other outcomes are the gated walk's.
   const lean = s.context.policy.workspace === 'worktree';
   switch (statePath(s.value)) {
-    case 'opening_workspace':
-      return [done('openWorkspace', workspaceOf(s)), fail('openWorkspace', 'git worktree add failed')];
+    case 'opening_workspace.opening':
+      return [
+        done('openWorkspace', workspaceOf(s)),
+        fail('openWorkspace', 'git worktree add failed'),
+        ...(s.context.policy.workspace === 'worktree' ? [{ type: 'workspace.waiting' }] : []),
+      ];
+    case 'opening_workspace.waiting_for_slot':
+      return [{ type: 'workspace.slot_taken' }, fail('openWorkspace', 'aborted while waiting for a slot')];
     case 'measuring':
     case 'measuring_landed':
       return [done('measureStep', diff), fail('measureStep', 'git diff-tree failed')];
@@ -321,12 +328,28 @@ describe('step machine: its own worktree, the real diff, the merge gate', () => 
 
   it('should open the worktree first, then pin both sessions and the hooks to it', () => {
     const start = replay(standaloneStepMachine, isolated({ pre_hooks: ['lint'] }), []).snapshot;
-    expect(start.value).toBe('opening_workspace');
+    expect(start.value).toEqual({ opening_workspace: 'opening' });
     const hooks = replay(standaloneStepMachine, isolated({ pre_hooks: ['lint'] }), [done('openWorkspace', tree)]).snapshot;
     expect(hooks.value).toBe('pre_hook');
     expect(hooks.context.workspace).toEqual(tree);
     // A plain step (no workspace policy) never opens one.
     expect(replay(standaloneStepMachine, input(3), []).snapshot.value).toBe('opening_session');
+  });
+
+  it('should restore a step saved while it opened its workspace before the wait for a slot was a state of its own, and wait for a slot after', () => {
+    // Earlier versions saved the atomic state `opening_workspace`: it restores as its first child.
+    const running = createActor(standaloneStepMachine, { input: isolated() }).start();
+    const saved = { ...(running.getPersistedSnapshot() as Record<string, unknown>), value: 'opening_workspace' };
+    running.stop();
+    const restored = createActor(standaloneStepMachine, { snapshot: saved as never, input: undefined as never }).start();
+    expect(restored.getSnapshot().status).toBe('active');
+    expect(restored.getSnapshot().value).toEqual({ opening_workspace: 'opening' });
+    restored.send({ type: 'workspace.waiting' });
+    expect(restored.getSnapshot().value).toEqual({ opening_workspace: 'waiting_for_slot' });
+    restored.send({ type: 'workspace.slot_taken' });
+    restored.send(done('openWorkspace', tree) as never);
+    expect(restored.getSnapshot().value).toBe('opening_session');
+    restored.stop();
   });
 
   it('should give the reviewer the measured diff, and measure again after a fix', () => {
@@ -370,7 +393,7 @@ describe('step machine: its own worktree, the real diff, the merge gate', () => 
     expect(gate.context.merge.conflicts[0].path).toBe('a.ts');
     expect(replay(standaloneStepMachine, isolated(), [...clashed, { type: 'step.merge_resolved', ...human }]).snapshot.value).toBe('completed');
     const onTop = replay(standaloneStepMachine, isolated(), [...clashed, { type: 'step.rerun_on_top', guidance: 'keep their rename', ...human }]).snapshot;
-    expect(onTop.value).toBe('opening_workspace');
+    expect(onTop.value).toEqual({ opening_workspace: 'opening' });
     expect(onTop.context).toMatchObject({ attempt: 2, workspace: null, diff: null, merge: null, sessionId: null });
     expect(onTop.context.failures).toEqual([
       expect.objectContaining({ attempt: 1, kind: 'merge', guidance: 'keep their rename', error: expect.stringContaining("clashed with the user's tree in a.ts") }),

@@ -104,4 +104,36 @@ describe('createWorkspaces', () => {
     expect(existsSync(two.root!)).toBe(false);
     expect(await workspaces.leftovers()).toMatchObject([{ slot: 1, path: one.root, claim: null }]);
   });
+
+  it('should tell a follower of a step that it waits for a slot while every slot is held, and that it holds one once given back', async () => {
+    const dir = initRepo(dirs.make());
+    const { workspaces } = await workspacesIn(dir, { maxSlots: 1 });
+    const first = await workspaces.openWorkspace({ ...open, kind: 'worktree' }, signal);
+
+    const early: boolean[] = [];
+    const stopEarly = workspaces.followSlot({ planId: PLAN, stepId: 'docs' }, (waiting) => early.push(waiting)); // before it asks
+    const second = workspaces.openWorkspace({ ...open, stepId: 'docs', kind: 'worktree' }, signal);
+    await waitUntil(() => early.length > 0);
+    const late: boolean[] = [];
+    const stopLate = workspaces.followSlot({ planId: PLAN, stepId: 'docs' }, (waiting) => late.push(waiting)); // told at once
+    expect(early).toEqual([true]);
+    expect(late).toEqual([true]);
+
+    await workspaces.removePlan(PLAN); // gives back the first step's slot
+    const opened = await second;
+    expect(opened.root).toBe(first.root);
+    expect(early).toEqual([true, false]);
+    expect(late).toEqual([true, false]);
+    stopEarly();
+    stopLate();
+
+    // Once open, nothing is known of the step: a new follower is told nothing.
+    const after: boolean[] = [];
+    workspaces.followSlot({ planId: PLAN, stepId: 'docs' }, (waiting) => after.push(waiting))();
+    expect(after).toEqual([]);
+  });
 });
+
+async function waitUntil(done: () => boolean): Promise<void> {
+  for (let i = 0; i < 200 && !done(); i++) await new Promise((resolve) => setTimeout(resolve, 25));
+}

@@ -301,14 +301,17 @@ describe('openWorktree with a cap on slots (maxSlots)', () => {
     await openWorktree(repo, { ...capped, stepId: 'b' });
 
     let third: string | undefined;
-    const waiting = openWorktree(repo, { ...capped, stepId: 'c' }).then((w) => (third = w.root));
+    const told: boolean[] = [];
+    const waiting = openWorktree(repo, { ...capped, stepId: 'c', onWait: (w) => told.push(w) }).then((w) => (third = w.root));
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(third).toBeUndefined();
+    expect(told).toEqual([true]);
     expect(existsSync(slotRoot(repo, 3))).toBe(false);
 
     await releaseSlot(repo, a.root!, PLAN, 'code');
     await waiting;
     expect(third).toBe(a.root);
+    expect(told).toEqual([true, false]);
     expect((await listWorktrees(repo)).map((w) => [w.slot, w.claim?.step_id])).toEqual([
       [1, 'c'],
       [2, 'b'],
