@@ -364,7 +364,7 @@ export function stepPhases(run: PlanRun, plan: BenchPlan, latencyMs: number) {
       preModel: first - s.running,
       model: s.requests.length * latencyMs,
       postModel: s.completed - (last + latencyMs),
-      workspace: timeIn(s, (st) => st === 'opening_workspace'),
+      workspace: timeIn(s, (st) => st.startsWith('opening_workspace')),
       measure: timeIn(s, (st) => st === 'measuring'),
       review: timeIn(s, (st) => st.startsWith('review')),
       merge: timeIn(s, (st) => st === 'merging'),

@@ -34,8 +34,8 @@ try {
     const orcaSpan = Math.max(...runs.map((r) => r.endedAt)) - Math.min(...runs.map((r) => r.approvedAt));
     console.log(`round ${i}: bare ${bareWall.toFixed(0)} ms (cpu ${(c1 - c0).toFixed(0)} ms, create median ${median(bare.flatMap((r) => r.createMs)).toFixed(1)}, prompt median ${median(bare.flatMap((r) => r.promptMs)).toFixed(0)}); orca ${orcaSpan.toFixed(0)} ms (cpu ${(c2 - c1).toFixed(0)} ms incl. orca+planner turns; calls ${JSON.stringify(runs[0]!.callsByAgent)}, titles ${runs[0]!.titleRequests}); distinct snapshot trees this round ${hashes.size}`);
     const phases = runs.flatMap((r) => stepPhases(r, dag, latencyMs));
-    const med = (k: 'schedule' | 'open' | 'preModel' | 'model' | 'postModel') => median(phases.map((p) => p[k])).toFixed(0);
-    console.log(`  orca per-step phases median ms: schedule ${med('schedule')}, open ${med('open')}, preModel ${med('preModel')}, model ${med('model')}, postModel ${med('postModel')}`);
+    const med = (k: Exclude<keyof (typeof phases)[number], 'id'>) => median(phases.map((p) => p[k])).toFixed(0);
+    console.log(`  orca per-step phases median ms: schedule ${med('schedule')} (workspace ${med('workspace')}), open ${med('open')}, preModel ${med('preModel')}, model ${med('model')}, postModel ${med('postModel')} (measure ${med('measure')}, merge ${med('merge')})`);
   }
 } finally {
   await b.stop();

@@ -171,13 +171,12 @@ async function snapshotIn(dir: string, indexFile: string | undefined, { exclude,
   // A path under a link git carries (a linked `.opencode/`) is never in a tree: git stores the link, and
   // refuses to be asked about anything beyond it.
   const reachable = await unlinkedPaths(await toplevel(dir, signal), exclude);
-  const [head, ignored] = await Promise.all([
+  // HEAD is read beside the add (it takes no lock); an excluded path that git ignores makes add say so and
+  // exit 1 once it added everything else: that is no failure here (asking first was one more git process).
+  const [head] = await Promise.all([
     parent ?? run(['rev-parse', '-q', '--verify', 'HEAD^{commit}'], [0, 1]).then((r) => r.stdout.trim()),
-    ignoredPaths(dir, reachable, signal),
+    run(['-c', 'core.untrackedCache=true', 'add', '-A', '--', ':/', ...reachable.map((path) => pathspec(path, ',exclude'))], [0, 1]).then((added) => onlyIgnoredNamed(added, dir)),
   ]);
-  // An excluded path git ignores is never added; naming it in `add` would make git refuse the call.
-  const skipped = reachable.filter((path) => !ignored.has(path)).map((path) => pathspec(path, ',exclude'));
-  await run(['-c', 'core.untrackedCache=true', 'add', '-A', '--', ':/', ...skipped]);
   // Also removes a state folder or include path the user committed.
   const kept = index !== undefined && indexFile === index;
   if (reachable.length > 0 && !(kept && excludedFrom.has(index))) {
@@ -187,6 +186,17 @@ async function snapshotIn(dir: string, indexFile: string | undefined, { exclude,
   const tree = (await run(['write-tree'])).stdout.trim();
   const commit = await run(['commit-tree', tree, ...(head ? ['-p', head] : []), '-m', 'Orca: snapshot of the working tree']);
   return commit.stdout.trim();
+}
+
+/** git's first line when `add` was named paths it ignores (LC_ALL=C: git.ts), before the list of them. */
+const IGNORED_NAMED = 'The following paths are ignored by one of your .gitignore files:';
+
+/** `add` exited 1: fine when all it said is that excluded paths are ignored; anything else is its failure. */
+function onlyIgnoredNamed(result: { code: number; stderr: string }, dir: string): void {
+  if (result.code === 0) return;
+  const lines = result.stderr.split('\n');
+  if (lines[0] === IGNORED_NAMED && !lines.some((line) => /^(fatal|error):/.test(line))) return;
+  throw new GitError(`git add -A failed (exit ${result.code}) in ${dir}: ${result.stderr.trim()}`, result.code, result.stderr);
 }
 
 /** Which of these paths (from the repository's top) git ignores (and does not track). */
