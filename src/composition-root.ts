@@ -285,6 +285,7 @@ const NO_WORKSPACES: WorkspacePorts = {
   openWorkspace: () => Promise.reject(new Error('no workspace here: the project is not in a git repository')),
   followSlot: () => () => {},
   measureStep: () => Promise.reject(new Error('no workspace here: the project is not in a git repository')),
+  captureStep: () => Promise.reject(new Error('no workspace here: the project is not in a git repository')),
   mergeStep: () => Promise.reject(new Error('no workspace here: the project is not in a git repository')),
 };
 

@@ -3,6 +3,7 @@ import { planMachine } from '../machines/plan.machine.js';
 import { stepMachine } from '../machines/step.machine.js';
 import type { InterruptedTurn, MergeOutcome, PlannerOutput, PlanVerification, ReviewResult, SpecialistResult, StepDiff, StepWorkspace } from '../machines/types.js';
 import type {
+  CaptureStepInput,
   ConsultPlannerInput,
   FollowSlotInput,
   MeasureStepInput,
@@ -43,6 +44,7 @@ export function wirePlanMachine(ports: PlanPorts) {
             ports.followSlot(input, (waiting) => sendBack({ type: waiting ? 'workspace.waiting' : 'workspace.slot_taken' })),
           ),
           measureStep: actor<MeasureStepInput, StepDiff>(ports.measureStep),
+          captureStep: actor<CaptureStepInput, { result: string }>(ports.captureStep),
           mergeStep: actor<MergeStepInput, MergeOutcome>(ports.mergeStep),
         },
       }),

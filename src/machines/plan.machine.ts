@@ -294,7 +294,8 @@ const planSetup = setup({
     /** Completed for its dependents, measured meanwhile: its actor stays until step.completed brings the diff. */
     markLanded: assign(({ context }, p: { stepId: string; output: StepRecord['output']; warnings?: string[] }) => ({
       steps: withCompleted(context.steps, p),
-      measuring: [...(context.measuring ?? []), p.stepId],
+      // Told twice only by a step saved mid-measurement by an earlier version (it captures its tree again).
+      measuring: context.measuring?.includes(p.stepId) ? context.measuring : [...(context.measuring ?? []), p.stepId],
     })),
     forwardToStep: sendTo(
       (_, p: { stepId: string; event: StepEvent }) => stepActorId(p.stepId),

@@ -44,6 +44,8 @@ export interface PlanPorts {
   followSlot(input: FollowSlotInput, listener: (waiting: boolean) => void): () => void;
   /** What the step changed so far, by git; the patch written beside the plan file. */
   measureStep(input: MeasureStepInput, signal: AbortSignal): Promise<StepDiff>;
+  /** The step's tree as it is now, kept by git (a commit): what measureStep later diffs when given it as `result`. */
+  captureStep(input: CaptureStepInput, signal: AbortSignal): Promise<{ result: string }>;
   /** Lands a worktree step's changes in the user's tree as uncommitted changes, once (a second call finds them there); a clash resolves as `conflict`. */
   mergeStep(input: MergeStepInput, signal: AbortSignal): Promise<MergeOutcome>;
   /** Carries out the plan's verification in the user's project once every step has landed: the configured commands, then a turn for the plan's own list. */
@@ -53,7 +55,7 @@ export interface PlanPorts {
 /** The ports that talk to planner and specialist sessions (opencode/session-ports.ts). */
 export type SessionPorts = Pick<PlanPorts, 'openPlannerSession' | 'consultPlanner' | 'openSpecialistSession' | 'runSpecialist'>;
 /** A step's working tree: worktree, diff, merge (workspace/). */
-export type WorkspacePorts = Pick<PlanPorts, 'openWorkspace' | 'followSlot' | 'measureStep' | 'mergeStep'>;
+export type WorkspacePorts = Pick<PlanPorts, 'openWorkspace' | 'followSlot' | 'measureStep' | 'captureStep' | 'mergeStep'>;
 /** The plan's verification once every step landed (opencode/verify-port.ts). */
 export type VerifyPorts = Pick<PlanPorts, 'verifyPlan'>;
 /** The quality gate's ports: reviewer, fixer, idle watch, step hooks (opencode/quality-ports.ts). */
@@ -123,7 +125,11 @@ export interface MeasureStepInput {
   workspace: StepWorkspace;
   /** The files the step declared: a changed file outside them is flagged. */
   declared: string[];
+  /** The step's tree as captured already (captureStep): only its diff from the base is made, the tree is not read again. */
+  result?: string;
 }
+
+export type CaptureStepInput = Pick<MeasureStepInput, 'planId' | 'stepId' | 'attempt' | 'workspace'>;
 
 export interface MergeStepInput extends MeasureStepInput {
   idempotencyKey: string;
@@ -194,6 +200,7 @@ export const idlePlanPorts: PlanPorts = {
   openWorkspace: never,
   followSlot: () => () => {},
   measureStep: never,
+  captureStep: never,
   mergeStep: never,
   verifyPlan: never,
 };

@@ -47,6 +47,7 @@ export const stepMachine = stepSetup.createMachine({
     workspace: null,
     diff: null,
     merge: null,
+    captured: null,
   }),
   initial: 'preparing',
   states: {

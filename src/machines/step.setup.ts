@@ -3,6 +3,7 @@ import { repeatedSignature, reviewSignature } from './error-signature.js';
 import { notProvided, notProvidedCallback } from './not-provided.js';
 import {
   idempotencyKey,
+  type CaptureStepInput,
   type FollowSlotInput,
   type MergeStepInput,
   type MeasureStepInput,
@@ -88,6 +89,11 @@ export interface StepContext {
   diff?: StepDiff | null;
   /** While at the merge gate: what did not apply, and why when git said more than the clashing files. */
   merge?: { conflicts: MergeConflict[]; error?: string } | null;
+  /**
+   * In the shared tree, the step's tree as it landed (a commit), taken before its plan heard it landed:
+   * its diff is made from this, also after a restart, never from a tree the next steps changed since.
+   */
+  captured?: string | null;
 }
 
 export type StepEvent =
@@ -169,6 +175,7 @@ export const stepSetup = setup({
     /** Sends `workspace.waiting` while every worktree slot is held, `workspace.slot_taken` once the step holds one. */
     followSlot: notProvidedCallback<FollowSlotInput>('followSlot'),
     measureStep: notProvided<StepDiff, MeasureStepInput>('measureStep'),
+    captureStep: notProvided<{ result: string }, CaptureStepInput>('captureStep'),
     mergeStep: notProvided<MergeOutcome, MergeStepInput>('mergeStep'),
   },
   guards: {
@@ -212,6 +219,7 @@ export const stepSetup = setup({
     recordSession: assign({ sessionId: (_, params: { sessionId: string }) => params.sessionId }),
     recordWorkspace: assign({ workspace: (_, workspace: StepWorkspace) => workspace }),
     recordDiff: assign({ diff: (_, diff: StepDiff) => diff }),
+    recordCapture: assign({ captured: (_, capture: { result: string }) => capture.result }),
     /** A diff git could not make leaves the step's last one and a warning: the work is judged without it, never blocked. */
     recordDiffUnavailable: assign({ warnings: ({ context }, params: { error: string }) => [...context.warnings, diffUnavailableText(params.error)] }),
     recordMergeClash: assign({

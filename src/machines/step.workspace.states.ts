@@ -69,18 +69,33 @@ export const measuring = stepSetup.createStateConfig({
 });
 
 /**
- * In the shared tree, nothing waiting for it (no reviewer, no post-step hook): the plan is told the
- * step landed as the measurement begins, so its dependents start while git measures; the diff follows
- * with step.completed. A measurement that fails leaves a warning, as in `measuring`.
+ * In the shared tree, nothing waiting for it (no reviewer, no post-step hook): git keeps the step's tree
+ * (`capturing`), then the plan is told the step landed, so its dependents start while git makes the diff
+ * (`diffing`); the diff follows with step.completed. The tree is kept in the step's context before the
+ * plan hears of it: a restart diffs that tree, never one the dependents changed since. A tree git cannot
+ * take, or a diff it cannot make, leaves a warning, as in `measuring`.
  */
 export const measuringLanded = stepSetup.createStateConfig({
-  entry: 'notifyLanded',
-  invoke: {
-    id: 'measureStep',
-    src: 'measureStep',
-    input: measureInput,
-    onDone: { target: 'completed', actions: { type: 'recordDiff', params: ({ event }) => event.output } },
-    onError: { target: 'completed', actions: { type: 'recordDiffUnavailable', params: messageOf } },
+  initial: 'capturing',
+  states: {
+    capturing: {
+      invoke: {
+        id: 'captureStep',
+        src: 'captureStep',
+        input: ({ context }) => ({ planId: context.planId, stepId: context.stepId, attempt: context.attempt, workspace: context.workspace! }),
+        onDone: { target: 'diffing', actions: [{ type: 'recordCapture', params: ({ event }) => event.output }, 'notifyLanded'] },
+        onError: { target: '#step.completed', actions: { type: 'recordDiffUnavailable', params: messageOf } },
+      },
+    },
+    diffing: {
+      invoke: {
+        id: 'measureStep',
+        src: 'measureStep',
+        input: ({ context }) => ({ ...measureInput({ context }), ...(context.captured ? { result: context.captured } : {}) }),
+        onDone: { target: '#step.completed', actions: { type: 'recordDiff', params: ({ event }) => event.output } },
+        onError: { target: '#step.completed', actions: { type: 'recordDiffUnavailable', params: messageOf } },
+      },
+    },
   },
 });
 

@@ -23,14 +23,19 @@ export async function measure(repo: GitRepository, options: MeasureOptions): Pro
 /** measure, and the patch it wrote as bytes (merge checks it against the user's tree). */
 export async function measureWithPatch(repo: GitRepository, options: MeasureOptions): Promise<{ diff: StepDiff; patch: Buffer }> {
   const { workspace, signal } = options;
+  const result = options.result ?? (await capture(repo, options));
+  return diffCommits(repo, { base: workspace.base, result, where: workspace.kind, declared: options.declared, patchPath: options.patchPath, ...(signal ? { signal } : {}) });
+}
+
+/** The step's tree as it is now, as a commit on its base's history (what measure diffs against the base). */
+export async function capture(repo: GitRepository, { workspace, include, signal }: Pick<MeasureOptions, 'workspace' | 'include' | 'signal'>): Promise<string> {
   const tree = workspace.kind === 'worktree' ? workspace.root : repo.toplevel;
   if (!tree || !existsSync(tree))
     throw new GitError(`The step's worktree ${tree ?? '(none recorded)'} is gone, so its changes cannot be measured: run the step again.`);
   // A slot's own index, or Orca's kept index of the user's tree: git reads only what changed since.
   // A slot's parent is the base it was reset to: no look-up of its HEAD.
   const where = workspace.kind === 'worktree' ? { own: true, parent: workspace.base } : { index: userIndexPath(repo) };
-  const result = await snapshotCommit(tree, { exclude: excludedPaths(repo.prefix, options.include), ...where, ...(signal ? { signal } : {}) });
-  return diffCommits(repo, { base: workspace.base, result, where: workspace.kind, declared: options.declared, patchPath: options.patchPath, ...(signal ? { signal } : {}) });
+  return snapshotCommit(tree, { exclude: excludedPaths(repo.prefix, include), ...where, ...(signal ? { signal } : {}) });
 }
 
 export interface DiffCommitsOptions {

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { WorkspacePorts } from '../machines/ports.js';
 import { OrcaError } from '../errors.js';
-import { measure, projectRelative } from './diff.js';
+import { capture, measure, projectRelative } from './diff.js';
 import { git } from './git.js';
 import { mergeStep } from './merge.js';
 import { excludedPaths, RECENT_BASE_MS, snapshotCommit, touchTree, userIndexPath } from './snapshot.js';
@@ -71,9 +71,8 @@ export function createWorkspaces({ directory, support, patchPathOf, include, set
 
   return {
     async openWorkspace({ planId, stepId, attempt, kind }, signal) {
-      // Also what lets a step's measurement ask first: a step that lands before it is measured (the step
-      // chart's measuring_landed) has its dependents started, then its measurement, in the same turn of
-      // the event loop; the base below asks after this await, and joins that measurement.
+      // A step that landed in the shared tree before its diff (the step chart's measuring_landed) had its
+      // tree captured before its dependents started: their base below is that snapshot, taken just now.
       await preparing.catch(() => {});
       if (kind === 'worktree') {
         const key = `${planId}:${stepId}`;
@@ -88,6 +87,10 @@ export function createWorkspaces({ directory, support, patchPathOf, include, set
 
     followSlot({ planId, stepId }, listener) {
       return slotWaits.follow(`${planId}:${stepId}`, listener);
+    },
+
+    async captureStep({ workspace }, signal) {
+      return { result: await capture(need("measure the step's changes"), { workspace, include, signal }) };
     },
 
     measureStep(input, signal) {

@@ -95,7 +95,7 @@ describe('drivePlan with the OpenCode ports', () => {
     ]);
   });
 
-  it('should start the steps after one that landed in the shared tree while git measures it, the measurement asked first, and record every diff', async () => {
+  it('should start the steps after one that landed in the shared tree once its tree is kept, while git diffs it, and record every diff', async () => {
     const t = setup(succeed, { approval: 'approve' }, { policy: { workspace: 'shared' } });
     const calls: string[] = [];
     let testOpened!: () => void;
@@ -108,15 +108,16 @@ describe('drivePlan with the OpenCode ports', () => {
         ...idlePlanPorts,
         ...opencodePorts(t.port),
         openWorkspace: async ({ stepId }) => {
-          // Where the workspace adapter asks for the tree's snapshot: after a turn of the microtask queue
-          // (the step that lands starts its measurement in the same turn of the event loop).
-          await Promise.resolve();
           calls.push(`open:${stepId}`);
           if (stepId === 'test') testOpened();
           return { kind: 'shared', dir, base: `b-${stepId}` };
         },
-        measureStep: async ({ stepId }) => {
-          calls.push(`measure:${stepId}`);
+        captureStep: async ({ stepId }) => {
+          calls.push(`capture:${stepId}`);
+          return { result: `r-${stepId}` };
+        },
+        measureStep: async ({ stepId, result }) => {
+          calls.push(`measure:${stepId}:${result}`);
           // The step's dependents start before its diff is in (a fallback keeps a wrong chart from hanging the test).
           if (stepId !== 'test') await Promise.race([opened, new Promise((resolve) => setTimeout(resolve, 3_000))]);
           calls.push(`measured:${stepId}`);
@@ -131,8 +132,9 @@ describe('drivePlan with the OpenCode ports', () => {
     expect(result.kind === 'outcome' && result.tag).toBe('outcome.completed');
 
     const at = (call: string) => calls.indexOf(call);
-    expect(at('measure:impl')).toBeLessThan(at('open:test'));
-    expect(at('measure:docs')).toBeLessThan(at('open:test'));
+    expect(at('capture:impl')).toBeLessThan(at('open:test'));
+    expect(at('capture:docs')).toBeLessThan(at('open:test'));
+    expect(at('measure:impl:r-impl')).toBeGreaterThan(at('capture:impl')); // the kept tree is diffed
     expect(at('open:test')).toBeLessThan(at('measured:impl'));
     expect(at('open:test')).toBeLessThan(at('measured:docs'));
     host.flush(planId);

@@ -22,6 +22,7 @@ export const idleStepMachine = stepMachine.provide({
     openWorkspace: pending as never,
     followSlot: quiet as never,
     measureStep: pending as never,
+    captureStep: pending as never,
     mergeStep: pending as never,
   },
 });

@@ -1,4 +1,4 @@
-import { createActor } from 'xstate';
+import { createActor, fromPromise } from 'xstate';
 import { describe, expect, it } from 'vitest';
 import { coverTransitions, replay } from '../support/model-coverage.js';
 import { done, fail, by, standaloneStepMachine } from './fixtures.js';
@@ -57,8 +57,10 @@ const events = (s: any) => {
     case 'opening_workspace.waiting_for_slot':
       return [{ type: 'workspace.slot_taken' }, fail('openWorkspace', 'aborted while waiting for a slot')];
     case 'measuring':
-    case 'measuring_landed':
+    case 'measuring_landed.diffing':
       return [done('measureStep', diff), fail('measureStep', 'git diff-tree failed')];
+    case 'measuring_landed.capturing':
+      return [done('captureStep', { result: 'r1' }), fail('captureStep', 'git add failed')];
     case 'merging':
       return [done('mergeStep', { type: 'merged', diff }), done('mergeStep', clash), fail('mergeStep', 'git apply failed')];
     case 'merge_conflict':
@@ -435,23 +437,46 @@ describe('step machine: its own worktree, the real diff, the merge gate', () => 
       done('openWorkspace', { kind: 'shared', dir: '/project', base: 'b0' }),
       done('openSpecialistSession', { sessionId: 'ses_1' }),
       done('runSpecialist', success),
+      done('captureStep', { result: 'r1' }),
       done('measureStep', { ...diff, where: 'shared' }),
     ]).snapshot;
     expect(shared.value).toBe('completed');
     expect(shared.context.diff.where).toBe('shared');
   });
 
-  it('should tell the plan a shared-tree step landed as its measurement begins when nothing waits for it, and measure first otherwise', () => {
+  it('should tell the plan a shared-tree step landed once git kept its tree, when nothing waits for its diff, and diff that tree; measure first otherwise', () => {
     const ran = [done('openWorkspace', { kind: 'shared', dir: '/project', base: 'b0' }), done('openSpecialistSession', { sessionId: 'ses_1' }), done('runSpecialist', success)];
     const told: any[] = [];
     const telling = standaloneStepMachine.provide({ actions: { notifyLanded: ({ context }: any) => void told.push(context.output), notifyCompleted: () => void told.push('completed') } });
-    const landed = replay(telling, input(3, { workspace: 'shared' }), ran).snapshot;
-    expect(landed.value).toBe('measuring_landed');
+    const capturing = replay(telling, input(3, { workspace: 'shared' }), ran).snapshot;
+    expect(capturing.value).toEqual({ measuring_landed: 'capturing' });
+    expect(told).toEqual([]); // not before its tree is kept
+    const landed = replay(telling, input(3, { workspace: 'shared' }), [...ran, done('captureStep', { result: 'r1' })]).snapshot;
+    expect(landed.value).toEqual({ measuring_landed: 'diffing' });
+    expect(landed.context.captured).toBe('r1');
     expect(told).toEqual([{ summary: 'ok', artifacts: ['a.ts'], key_findings: [] }]);
-    const measured = replay(telling, input(3, { workspace: 'shared' }), [...ran, fail('measureStep', 'git diff-tree failed')]).snapshot;
+    const measured = replay(telling, input(3, { workspace: 'shared' }), [...ran, done('captureStep', { result: 'r1' }), fail('measureStep', 'git diff-tree failed')]).snapshot;
     expect(measured.value).toBe('completed');
     expect(measured.context.warnings).toEqual([expect.stringContaining('git diff-tree failed')]);
     expect(told.at(-1)).toBe('completed');
+    // A tree git cannot take: completed with the warning, never landed before it.
+    told.length = 0;
+    const uncaptured = replay(telling, input(3, { workspace: 'shared' }), [...ran, fail('captureStep', 'git add failed')]).snapshot;
+    expect(uncaptured.value).toBe('completed');
+    expect(uncaptured.context.warnings).toEqual([expect.stringContaining('git add failed')]);
+    expect(told).toEqual(['completed']);
+    // Restored while diffing (a restart after the plan heard it landed): the kept tree is diffed again, not the tree now.
+    const asked: any[] = [];
+    const recording = telling.provide({ actors: { measureStep: fromPromise(({ input }: any) => {
+          asked.push(input);
+          return new Promise(() => {}); // still diffing when saved
+        }) as never } });
+    const before = createActor(recording, { input: input(3, { workspace: 'shared' }) }).start();
+    for (const event of [...ran, done('captureStep', { result: 'r1' })]) before.send(event as never);
+    const saved = before.getPersistedSnapshot();
+    before.stop();
+    createActor(recording, { snapshot: saved as never, input: undefined as never }).start().stop();
+    expect(asked.map((i) => i.result)).toEqual(['r1', 'r1']);
     // A reviewer, a post-step hook or a merge waits for the diff: measured before anything goes on.
     expect(replay(standaloneStepMachine, input(3, { workspace: 'shared', review: true }), ran).snapshot.value).toBe('measuring');
     expect(replay(standaloneStepMachine, input(3, { workspace: 'shared', post_hooks: ['notify'] }), ran).snapshot.value).toBe('measuring');

@@ -65,23 +65,27 @@ describe('createWorkspaces', () => {
     expect(diff).toMatchObject({ where: 'shared', files: [{ path: 'README.md', status: 'modified' }] });
   });
 
-  it('should give a shared-tree step that starts while the step before is measured that measurement as its base', async () => {
+  it('should give a shared-tree step that starts once the step before landed that step\'s kept tree as its base, and diff the kept tree, also again after the next one wrote', async () => {
     const dir = initRepo(dirs.make());
     const { workspaces } = await workspacesIn(dir);
     const first = await workspaces.openWorkspace({ ...open, kind: 'shared' }, signal);
     writeFileSync(join(dir, 'README.md'), 'the step before wrote this\n');
 
-    // As the charts do when a step lands before its measurement: the plan starts the next step as it is
-    // told, then the landed step's measurement starts, in the same turn of the event loop.
+    // As the charts do when a step lands before its diff: its tree kept, then the next step starts while the diff is made.
+    const { result } = await workspaces.captureStep({ planId: PLAN, stepId: 'code', attempt: 1, workspace: first }, signal);
     const opening = workspaces.openWorkspace({ ...open, stepId: 'docs', kind: 'shared' }, signal);
-    const measuring = workspaces.measureStep({ planId: PLAN, stepId: 'code', attempt: 1, workspace: first, declared: [] }, signal);
+    const measuring = workspaces.measureStep({ planId: PLAN, stepId: 'code', attempt: 1, workspace: first, declared: [], result }, signal);
     const [next, measured] = await Promise.all([opening, measuring]);
 
     expect(measured.files).toEqual([expect.objectContaining({ path: 'README.md', status: 'modified' })]);
-    expect(next.base).toBe(measured.result);
+    expect(measured.result).toBe(result);
+    expect(next.base).toBe(result); // no second read of the tree
     writeFileSync(join(dir, 'docs.md'), 'docs\n');
     const docs = await workspaces.measureStep({ planId: PLAN, stepId: 'docs', attempt: 1, workspace: next, declared: [] }, signal);
     expect(docs.files.map((f) => f.path)).toEqual(['docs.md']);
+    // A restart while the first step's diff was made: the kept tree is diffed, not the tree the next step changed.
+    const again = await workspaces.measureStep({ planId: PLAN, stepId: 'code', attempt: 1, workspace: first, declared: [], result }, signal);
+    expect(again.files.map((f) => f.path)).toEqual(['README.md']);
   });
 
   it('should refuse a worktree, with the reason, where git cannot give one', async () => {
