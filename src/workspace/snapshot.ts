@@ -1,4 +1,5 @@
-import { copyFile, lstat, mkdir, mkdtemp, rename, rm, stat, unlink } from 'node:fs/promises';
+import { lstatSync } from 'node:fs';
+import { copyFile, mkdir, mkdtemp, rename, rm, stat, unlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, posix } from 'node:path';
 import { createHash } from 'node:crypto';
@@ -170,7 +171,7 @@ async function snapshotIn(dir: string, indexFile: string | undefined, { exclude,
   const pathspec = (path: string, magic = '') => `:(top,literal${magic})${path}`;
   // A path under a link git carries (a linked `.opencode/`) is never in a tree: git stores the link, and
   // refuses to be asked about anything beyond it.
-  const reachable = await unlinkedPaths(await toplevel(dir, signal), exclude);
+  const reachable = unlinkedPaths(await toplevel(dir, signal), exclude);
   // HEAD is read beside the add (it takes no lock); an excluded path that git ignores makes add say so and
   // exit 1 once it added everything else: that is no failure here (asking first was one more git process).
   const [head] = await Promise.all([
@@ -217,15 +218,21 @@ async function toplevel(dir: string, signal: AbortSignal | undefined): Promise<s
   return top;
 }
 
-/** The paths (from the top) none of whose parent folders is a link: git answers for those only. */
-async function unlinkedPaths(top: string, paths: readonly string[]): Promise<string[]> {
-  const linked = async (path: string) => {
-    const parents = path.split('/').slice(0, -1).map((_, i, parts) => parts.slice(0, i + 1).join('/'));
-    const found = await Promise.all(parents.map((parent) => lstat(join(top, parent)).then((s) => s.isSymbolicLink(), () => false)));
-    return found.includes(true);
+/** The paths (from the top) none of whose parent folders is a link: git answers for those only. A few lstat calls, made at once. */
+function unlinkedPaths(top: string, paths: readonly string[]): string[] {
+  const isLink = (path: string) => {
+    try {
+      return lstatSync(join(top, path)).isSymbolicLink();
+    } catch {
+      return false;
+    }
   };
-  const flags = await Promise.all(paths.map(linked));
-  return paths.filter((_, i) => !flags[i]);
+  const linked = (path: string) =>
+    path
+      .split('/')
+      .slice(0, -1)
+      .some((_, i, parts) => isLink(parts.slice(0, i + 1).join('/')));
+  return paths.filter((path) => !linked(path));
 }
 
 /**
