@@ -6,7 +6,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startUiServer, type UiServer } from '../../src/ui/server.js';
 import { launchBrowser, outputDir, screenshot } from '../support/browser.js';
-import { approvalPlan, failedStepPlan, tempProject, type Project } from '../cli/fixtures.js';
+import { approvalPlan, failedStepPlan, runningPlan, tempProject, type Project } from '../cli/fixtures.js';
 import { turn } from '../support/turns.js';
 import { twoInterruptedPlan } from '../support/parallel-plans.js';
 import { inboxDir } from '../../src/persistence/inbox.js';
@@ -126,6 +126,23 @@ describe('the plan page', () => {
     const dir = inboxDir(project.store.dir, two);
     const posted = readdirSync(dir).map((n) => JSON.parse(readFileSync(join(dir, n), 'utf8')).event);
     expect(posted.map((e: { type: string; stepId: string }) => `${e.type}:${e.stepId}`).sort()).toEqual(['resume.rerun:a', 'resume.rerun:b']);
+    expect(pageErrors).toEqual([]);
+  });
+
+  it('says a running step that waits for a worktree slot waits, on its node and in its panel', async () => {
+    const host = project.host();
+    const waiting = runningPlan(host);
+    await host.dispose();
+    // As the step chart saves it while every slot is held (test/host/drive.test.ts has a step get there).
+    const path = project.store.pathOf(waiting);
+    const raw = JSON.parse(readFileSync(path, 'utf8'));
+    raw.snapshot.children['step:s1'].snapshot.value = { opening_workspace: 'waiting_for_slot' };
+    writeFileSync(path, JSON.stringify(raw));
+    await page.goto(`${ui.url}#/plan/${waiting}`);
+    const node = '[data-graph="current"] g.node[data-step="s1"]';
+    await page.waitForSelector(`${node} text.state >> text=running · waiting for slot`);
+    await page.click(node);
+    expect(await page.locator('.step[data-step="s1"] [data-testid="phase"]').textContent()).toBe('Now: opening workspace · waiting for slot');
     expect(pageErrors).toEqual([]);
   });
 

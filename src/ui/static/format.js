@@ -55,6 +55,12 @@ export function usage(u) {
 /** Words for a state name: "awaiting_decision" → "awaiting decision". */
 export const words = (state) => String(state ?? '').replace(/_/g, ' ');
 
+/** Words for a step chart's state path: "opening_workspace.waiting_for_slot" → "opening workspace · waiting for slot". */
+export const phaseWords = (phase) => String(phase ?? '').split('.').map(words).join(' · ');
+
+/** What a step is doing now, its innermost state in words: "waiting for slot", "fixing". */
+export const phaseNow = (phase) => words(String(phase ?? '').split('.').at(-1));
+
 export const WAITING = {
   approval: 'approval',
   question: "the planner's question",

@@ -1,7 +1,7 @@
 // The step graph, drawn as SVG from the layout the server computed (dagre): boxes coloured by
 // state, running steps pulsing, attempts and reviewer rounds on each box.
 import { h, replace, s } from './dom.js';
-import { words } from './format.js';
+import { phaseNow, phaseWords, words } from './format.js';
 
 const clip = (text, max) => (text.length <= max ? text : `${text.slice(0, max - 1)}…`);
 const pathOf = (points) => points.map((p, i) => `${i === 0 ? 'M' : 'L'}${p.x},${p.y}`).join(' ');
@@ -21,12 +21,12 @@ function node(n, selected, onSelect) {
       onclick: select,
       onkeydown: select && ((event) => (event.key === 'Enter' || event.key === ' ') && select()),
     },
-    s('title', {}, `${n.id} (${n.agent}): ${words(n.status)}${n.phase ? `, ${n.phase}` : ''}${meta ? `, ${meta}` : ''}`),
+    s('title', {}, `${n.id} (${n.agent}): ${words(n.status)}${n.phase ? `, ${phaseWords(n.phase)}` : ''}${meta ? `, ${meta}` : ''}`),
     n.status === 'running' ? s('rect', { class: 'pulse', x: -4, y: -4, width: n.width + 8, height: n.height + 8, rx: 11 }) : null,
     s('rect', { class: 'box', width: n.width, height: n.height, rx: 8 }),
     s('text', { class: 'id', x: 10, y: 20 }, clip(n.id, 16)),
     s('text', { class: 'agent', x: n.width - 10, y: 20, 'text-anchor': 'end' }, n.agent),
-    s('text', { class: 'state', x: 10, y: 40 }, clip(`${words(n.status)}${n.phase && n.phase !== n.status ? ` · ${n.phase}` : ''}`, 26)),
+    s('text', { class: 'state', x: 10, y: 40 }, clip(`${words(n.status)}${n.phase && n.phase !== n.status ? ` · ${phaseNow(n.phase)}` : ''}`, 26)),
     meta ? s('text', { class: 'meta', x: 10, y: 58 }, meta) : null,
   );
 }

@@ -1,6 +1,6 @@
 // The selected step: what it produced, how it failed and what the human said, its usage, and what fed its prompt.
 import { h, list, section } from './dom.js';
-import { bytes, usage, words } from './format.js';
+import { bytes, phaseWords, usage, words } from './format.js';
 import { badge } from './list.js';
 
 function output(step) {
@@ -109,7 +109,7 @@ export function renderStep(step) {
     'div',
     { class: 'step', 'data-step': step.id },
     h('h2', {}, `Step ${step.id} `, h('span', { class: 'agent-name' }, step.agent), ' ', badge(step.status)),
-    step.phase ? h('p', { class: 'muted' }, `Now: ${words(step.phase)}`) : null,
+    step.phase ? h('p', { class: 'muted', 'data-testid': 'phase' }, `Now: ${phaseWords(step.phase)}`) : null,
     h('p', { class: 'description' }, step.description),
     step.success ? h('p', {}, h('strong', {}, 'Done when: '), step.success) : null,
     h('p', { class: 'muted' }, [`${step.attempts} attempt${step.attempts === 1 ? '' : 's'}`, step.review, step.session_id ? `session ${step.session_id}` : ''].filter(Boolean).join(' · ')),
