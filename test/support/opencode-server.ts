@@ -1,7 +1,8 @@
 // Starts the real `opencode serve` binary hermetically (see NOTES-opencode.md) and hands a
 // test everything it needs to drive it: URL, SDK client, timed fetch, logs, stop and kill -9.
-import { existsSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { createOpencodeClient, type OpencodeClient } from '@opencode-ai/sdk/v2';
 import { recordGlobalEvents, type EventLog } from './event-log.js';
 import { buildOpencodeConfig } from './opencode-config.js';
@@ -71,8 +72,21 @@ export type StartOpencodeOptions = {
   allocator?: 'system' | 'bun';
 };
 
-/** Orca's built plugin, as the e2e files and the demo load it (scripts/relay.ts loads a copy elsewhere). */
-const isBuiltOrca = (spec: unknown) => typeof spec === 'string' && spec.startsWith('file://') && spec.endsWith('/dist/index.js');
+/**
+ * Orca's built plugin, as the e2e files and the demo load it (scripts/relay.ts loads a copy elsewhere):
+ * a file's `index.js` whose folder's parent holds Orca's package.json, so a build copied under another
+ * name (an older build beside dist/, for an A/B bench) gets the same pinned options.
+ */
+function isBuiltOrca(spec: unknown): boolean {
+  if (typeof spec !== 'string' || !spec.startsWith('file://') || !spec.endsWith('/index.js')) return false;
+  const manifest = join(dirname(fileURLToPath(spec)), '..', 'package.json');
+  try {
+    return (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: unknown }).name === ORCA_PACKAGE;
+  } catch {
+    return false;
+  }
+}
+const ORCA_PACKAGE = 'opencode-orca-statecharts';
 
 /**
  * The e2e files follow one orca_ask_planner call to its outcome and read its result, their gates
