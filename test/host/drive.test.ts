@@ -13,6 +13,7 @@ import type { PlanPorts } from '../../src/machines/ports.js';
 import { instantPorts } from '../support/instant-ports.js';
 import { turn } from '../support/turns.js';
 import { fakeSessions } from '../support/fake-sessions.js';
+import { waitFor } from '../support/wait-for.js';
 import { PlanStore } from '../../src/persistence/plan-store.js';
 import { waitingSummaries } from '../../src/persistence/plan-index.js';
 import type { AutoPolicy } from '../../src/config/options.js';
@@ -43,13 +44,14 @@ afterEach(async () => {
 function setup(
   reply: Parameters<typeof fakeSessions>[0],
   policy: AutoPolicy | undefined,
-  plan: { policy?: Partial<PlanPolicy>; concurrency?: number } = {},
+  plan: { policy?: Partial<PlanPolicy>; concurrency?: number; ports?: Partial<PlanPorts> } = {},
 ) {
   const fake = fakeSessions(reply);
   const store = new PlanStore(join(dir, 'plans'));
   const host = new PlanHost({
     store,
-    ports: { ...idlePlanPorts, ...opencodePorts(fake.port) },
+    // A test's own ports (the workspace's, say) over the fake sessions'.
+    ports: { ...idlePlanPorts, ...opencodePorts(fake.port), ...plan.ports },
     ...(plan.concurrency ? { concurrency: plan.concurrency } : {}),
     // No verifying turn after the last step: these fakes answer step turns only (test/host/verification.test.ts has it).
     policy: { review_agents: [], verify_turn: false, ...plan.policy },
@@ -96,17 +98,13 @@ describe('drivePlan with the OpenCode ports', () => {
   });
 
   it('should start the steps after one that landed in the shared tree once its tree is kept, while git diffs it, and record every diff', async () => {
-    const t = setup(succeed, { approval: 'approve' }, { policy: { workspace: 'shared' } });
     const calls: string[] = [];
     let testOpened!: () => void;
     const opened = new Promise<void>((resolve) => (testOpened = resolve));
     const diffOf = (stepId: string) => ({ files: [{ path: `${stepId}.ts`, status: 'added' as const, added: 1, removed: 0 }], undeclared: [], patch_path: null, base: `b-${stepId}`, result: `r-${stepId}`, where: 'shared' as const });
-    const store = new PlanStore(join(dir, 'shared-plans'));
-    const host = new PlanHost({
-      store,
+    const { host, store, resolve } = setup(succeed, { approval: 'approve' }, {
+      policy: { workspace: 'shared' },
       ports: {
-        ...idlePlanPorts,
-        ...opencodePorts(t.port),
         openWorkspace: async ({ stepId }) => {
           calls.push(`open:${stepId}`);
           if (stepId === 'test') testOpened();
@@ -124,11 +122,9 @@ describe('drivePlan with the OpenCode ports', () => {
           return diffOf(stepId);
         },
       },
-      policy: { review_agents: [], verify_turn: false, workspace: 'shared' },
     });
-    hosts.push(host);
     const planId = host.create({ message: 'greet' }).getSnapshot().context.plan_id;
-    const result = await drivePlan(host, planId, t.resolve, new AbortController().signal);
+    const result = await drivePlan(host, planId, resolve, new AbortController().signal);
     expect(result.kind === 'outcome' && result.tag).toBe('outcome.completed');
 
     const at = (call: string) => calls.indexOf(call);
@@ -147,16 +143,12 @@ describe('drivePlan with the OpenCode ports', () => {
   });
 
   it('should show a step that waits for a worktree slot as waiting (its chart in opening_workspace.waiting_for_slot), then run it once it holds one', async () => {
-    const t = setup(succeed, { approval: 'approve' });
     let giveSlot!: () => void;
     const slotGiven = new Promise<void>((resolve) => (giveSlot = resolve));
     const followers = new Set<(waiting: boolean) => void>();
-    const store = new PlanStore(join(dir, 'slot-plans'));
-    const host = new PlanHost({
-      store,
+    const { host, store, resolve, prompts } = setup(succeed, { approval: 'approve' }, {
+      policy: { workspace: 'worktree' },
       ports: {
-        ...idlePlanPorts,
-        ...opencodePorts(t.port),
         openWorkspace: async ({ stepId }) => {
           if (stepId === 'docs') {
             followers.forEach((tell) => tell(true));
@@ -175,23 +167,21 @@ describe('drivePlan with the OpenCode ports', () => {
         measureStep: async ({ stepId }) => ({ files: [], undeclared: [], patch_path: null, base: 'b0', result: `r-${stepId}`, where: 'worktree' as const }),
         mergeStep: async ({ stepId }) => ({ type: 'merged' as const, diff: { files: [], undeclared: [], patch_path: null, base: 'b0', result: `r-${stepId}`, where: 'worktree' as const } }),
       },
-      policy: { review_agents: [], verify_turn: false, workspace: 'worktree' },
     });
-    hosts.push(host);
     const planId = host.create({ message: 'greet' }).getSnapshot().context.plan_id;
-    const driven = drivePlan(host, planId, t.resolve, new AbortController().signal);
+    const driven = drivePlan(host, planId, resolve, new AbortController().signal);
 
     const docsPhase = () => {
       host.flush(planId);
       const file = store.load(planId);
       return statePathOf(file.snapshot.children['step:docs']);
     };
-    await waitFor(() => docsPhase() === 'opening_workspace.waiting_for_slot');
-    expect(t.prompts.map((p) => p.agent)).not.toContain('document-writer'); // docs has no session yet
+    await waitFor(() => docsPhase() === 'opening_workspace.waiting_for_slot', { description: 'docs waiting for a slot in the plan file' });
+    expect(prompts.map((p) => p.agent)).not.toContain('document-writer'); // docs has no session yet
     giveSlot();
     const result = await driven;
     expect(result, JSON.stringify(result)).toMatchObject({ kind: 'outcome', tag: 'outcome.completed' });
-    expect(t.prompts.map((p) => p.agent).filter((agent) => agent !== 'planner').sort()).toEqual(['coder', 'document-writer', 'tester']);
+    expect(prompts.map((p) => p.agent).filter((agent) => agent !== 'planner').sort()).toEqual(['coder', 'document-writer', 'tester']);
   });
 
   it('should stop at the approval gate and report waiting when no channel can answer', async () => {
@@ -536,12 +526,4 @@ describe('drivePlan with several steps at one kind of gate', () => {
 function statePathOf(child: unknown): string | undefined {
   const value = (child as { snapshot?: { value?: unknown } } | undefined)?.snapshot?.value;
   return value === undefined ? undefined : statePath(value);
-}
-
-async function waitFor(done: () => boolean): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    if (done()) return;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  throw new Error('Expected the condition within 5 s');
 }
