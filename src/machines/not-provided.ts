@@ -6,11 +6,13 @@ import { fromCallback, fromPromise, type EventObject } from 'xstate';
  */
 export const notProvided = <Output, Input>(name: string) =>
   fromPromise<Output, Input>(async () => {
-    throw new Error(`The "${name}" actor was not provided: wire it with machine.provide().`);
+    throw missing(name);
   });
 
 /** The placeholder of a callback actor (one that reports events while it runs): fails loudly when started unprovided. */
 export const notProvidedCallback = <Input>(name: string) =>
   fromCallback<EventObject, Input>(() => {
-    throw new Error(`The "${name}" actor was not provided: wire it with machine.provide().`);
+    throw missing(name);
   });
+
+const missing = (name: string) => new Error(`The "${name}" actor was not provided: wire it with machine.provide().`);

@@ -75,7 +75,7 @@ export function createWorkspaces({ directory, support, patchPathOf, include, set
       // tree captured before its dependents started: their base below is that snapshot, taken just now.
       await preparing.catch(() => {});
       if (kind === 'worktree') {
-        const key = `${planId}:${stepId}`;
+        const key = slotKey(planId, stepId);
         const onWait = (waiting: boolean) => slotWaits.set(key, waiting);
         return openWorktree(worktrees(), { planId, stepId, attempt, include, ...(setup ? { setup } : {}), setupTimeoutMs, signal, maxSlots, ...(slotWaitMs !== undefined ? { slotWaitMs } : {}), log, onWait }).finally(() => slotWaits.clear(key));
       }
@@ -86,7 +86,7 @@ export function createWorkspaces({ directory, support, patchPathOf, include, set
     },
 
     followSlot({ planId, stepId }, listener) {
-      return slotWaits.follow(`${planId}:${stepId}`, listener);
+      return slotWaits.follow(slotKey(planId, stepId), listener);
     },
 
     async captureStep({ workspace }, signal) {
@@ -154,3 +154,6 @@ export function createWorkspaces({ directory, support, patchPathOf, include, set
     },
   };
 }
+
+/** A slot is held per plan and step (every attempt of the step keeps it): the key of a step's wait. */
+const slotKey = (planId: string, stepId: string) => `${planId}:${stepId}`;

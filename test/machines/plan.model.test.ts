@@ -127,6 +127,8 @@ describe('coverage check', () => {
     ]);
     expect(first.context.measuring).toEqual(['s1']);
     expect(first.children['step:s1']).toBeDefined();
+    // Told twice (a step saved mid-measurement by an earlier version captures its tree again): listed once.
+    expect(replay(idlePlanMachine, input, [...landed, { type: 'step.landed', stepId: 's1', output }]).snapshot.context.measuring).toEqual(['s1']);
 
     // s2 ends before s1's diff is in: the plan waits for it.
     const waiting = replay(idlePlanMachine, input, [...landed, { type: 'step.completed', stepId: 's2', output }]).snapshot;
