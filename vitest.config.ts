@@ -23,7 +23,15 @@ export default defineConfig({
     projects: [
       { test: { ...shared, name: 'unit', include: INCLUDE, exclude: [...configDefaults.exclude, ...E2E, ...MOCKING], isolate: false } },
       { test: { ...shared, name: 'unit-mocking', include: MOCKING } },
-      ...(unitOnly ? [] : [{ test: { ...shared, name: 'e2e', include: ['test/**/*.e2e.test.ts', 'test/e2e/**/*.test.ts'] } }]),
+      ...(unitOnly ? [] : [{
+            test: {
+              ...shared,
+              name: 'e2e',
+              include: ['test/**/*.e2e.test.ts', 'test/e2e/**/*.test.ts'],
+              // A shared opencode server per worker, for files that need none of their own (server: 'shared').
+              globalSetup: ['test/support/shared-opencode.ts'],
+            },
+          }]),
     ],
   },
 });

@@ -73,7 +73,7 @@ describe('agents on the real opencode binary', () => {
       },
     });
     plugin = writePluginFile(PLUGIN, 'agents-plugin.ts');
-    server = await startOpencode({ modelUrl: model.url, plugins: [plugin.url], config: USER_CONFIG });
+    server = await startOpencode({ server: 'shared', modelUrl: model.url, plugins: [plugin.url], config: USER_CONFIG });
     buildRequest = await offeredTools('build');
     universe = [...buildRequest.tools, ...OWN_TOOLS];
   }, 60_000);

@@ -43,7 +43,7 @@ describe('with ask_planner_returns "outcome": the whole plan, then the question,
 
   beforeAll(async () => {
     model = await startScriptedModel({ respond });
-    server = await startOpencode({ modelUrl: model.url, config: { plugin: [[builtPluginUrl, { ask_planner_returns: 'outcome', ...SHARED_TREE }]] }, requestTimeoutMs: 180_000 });
+    server = await startOpencode({ server: 'shared', modelUrl: model.url, config: { plugin: [[builtPluginUrl, { ask_planner_returns: 'outcome', ...SHARED_TREE }]] }, requestTimeoutMs: 180_000 });
   }, 60_000);
 
   afterAll(async () => {

@@ -48,6 +48,7 @@ describe('a bad orca_ask_planner call on the real server', () => {
       }),
     });
     server = await startOpencode({
+      server: 'shared',
       modelUrl: model.url,
       config: { plugin: [[builtPluginUrl, { hitl: { auto: { approval: 'approve' } } }]] },
       requestTimeoutMs: 120_000,

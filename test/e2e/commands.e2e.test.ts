@@ -36,7 +36,7 @@ describe('slash commands on a waiting plan', () => {
 
   beforeAll(async () => {
     model = await startScriptedModel({ respond });
-    server = await startOpencode({ modelUrl: model.url, config: { plugin: [[builtPluginUrl, SHARED_TREE]] }, requestTimeoutMs: 60_000 });
+    server = await startOpencode({ server: 'shared', modelUrl: model.url, config: { plugin: [[builtPluginUrl, SHARED_TREE]] }, requestTimeoutMs: 60_000 });
   }, 60_000);
   afterAll(async () => {
     await server?.stop();

@@ -35,8 +35,8 @@ describe("Orca's tools and text stay out of agents that are not Orca's", () => {
 
   beforeAll(async () => {
     model = await startScriptedModel({ respond: () => text('ok') });
-    without = await startOpencode({ modelUrl: model.url, config: USER_CONFIG });
-    withOrca = await startOpencode({ modelUrl: model.url, plugins: [builtPluginUrl], config: USER_CONFIG });
+    without = await startOpencode({ server: 'shared', modelUrl: model.url, config: USER_CONFIG });
+    withOrca = await startOpencode({ server: 'shared', modelUrl: model.url, plugins: [builtPluginUrl], config: USER_CONFIG });
   }, 90_000);
 
   afterAll(async () => {

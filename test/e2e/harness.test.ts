@@ -1,5 +1,6 @@
 // Proves the e2e harness against the real opencode binary: the scripted model answers a plain
 // agent, and a file:// plugin's tool is offered, called, and its output reaches the model.
+import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reportOnFailure } from '../support/failure-report.js';
 import { restartOpencode, startOpencode, type OpencodeServer } from '../support/opencode-server.js';
@@ -136,6 +137,58 @@ describe('server lifecycle', () => {
     const broken = writePluginFile(`import { nope } from 'no-such-package-orca';\nexport const Broken = async () => ({ nope });\n`);
     try {
       await expect(startOpencode({ modelUrl: model.url, plugins: [broken.url] })).rejects.toThrow(
+        /Expected every plugin to load[\s\S]*no-such-package-orca/,
+      );
+    } finally {
+      broken.remove();
+      await model.close();
+    }
+  }, 60_000);
+});
+
+describe('shared server', () => {
+  it('gives each project its own config, model, sessions and events, and stops one without the other', async () => {
+    const models = await Promise.all(['one', 'two'].map((word) => startScriptedModel({ respond: () => text(`model ${word}`) })));
+    const [a, b] = await Promise.all(models.map((model) => startOpencode({ server: 'shared', modelUrl: model.url })));
+    try {
+      expect(a!.url).toBe(b!.url);
+      expect(a!.projectDir).not.toBe(b!.projectDir);
+      const answer = async (server: OpencodeServer) => {
+        const session = await server.client.session.create({ title: 'shared' }, { throwOnError: true });
+        const res = await server.client.session.prompt({ sessionID: session.data.id, agent: 'build', parts: [{ type: 'text', text: 'hi' }] }, { throwOnError: true });
+        return { id: session.data.id, text: res.data.parts.flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('') };
+      };
+      const [ofA, ofB] = [await answer(a!), await answer(b!)];
+      expect([ofA.text, ofB.text]).toEqual(['model one', 'model two']);
+      expect(models.map((m) => m.chatRequests().length)).toEqual([1, 1]);
+      const ids = async (server: OpencodeServer) => ((await server.client.session.list({}, { throwOnError: true })).data ?? []).map((x) => x.id);
+      expect(await ids(a!)).toEqual([ofA.id]);
+      expect(await ids(b!)).toEqual([ofB.id]);
+      // Each project's event log holds its own directory's events only.
+      expect(a!.events.events.length).toBeGreaterThan(0);
+      expect(new Set(a!.events.events.map((e) => e.directory))).toEqual(new Set([a!.projectDir]));
+      expect(new Set(b!.events.events.map((e) => e.directory))).toEqual(new Set([b!.projectDir]));
+
+      await expect(a!.kill9()).rejects.toThrow(/server of the file's own to be killed/);
+      await expect(restartOpencode(a!)).rejects.toThrow(/server of the file's own to be restarted/);
+      await expect(startOpencode({ server: 'shared', modelUrl: models[0]!.url, env: { X: '1' }, logLevel: 'DEBUG' })).rejects.toThrow(
+        "Expected no env, logLevel for a project on the shared server: they are a server process's; start it with server: 'own'.",
+      );
+
+      await a!.stop();
+      expect(existsSync(a!.projectDir)).toBe(false);
+      expect((await answer(b!)).text).toBe('model two');
+    } finally {
+      await Promise.all([a?.stop(), b?.stop()]);
+      await Promise.all(models.map((m) => m.close()));
+    }
+  }, 60_000);
+
+  it('fails the start with the import error when a plugin cannot load', async () => {
+    const model = await startScriptedModel({ respond: () => text('unused') });
+    const broken = writePluginFile(`import { nope } from 'no-such-package-orca';\nexport const Broken = async () => ({ nope });\n`);
+    try {
+      await expect(startOpencode({ server: 'shared', modelUrl: model.url, plugins: [broken.url] })).rejects.toThrow(
         /Expected every plugin to load[\s\S]*no-such-package-orca/,
       );
     } finally {

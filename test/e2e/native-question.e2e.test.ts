@@ -86,7 +86,7 @@ describe('native question dialog on the real opencode binary', () => {
     const t0 = Date.now();
     model = await scriptedUserModel();
     plugin = writePluginFile(PLUGIN, 'native-question-plugin.ts');
-    server = await startOpencode({ modelUrl: model.url, plugins: [plugin.url] });
+    server = await startOpencode({ server: 'shared', modelUrl: model.url, plugins: [plugin.url] });
     timings.push(`server start: ${since(t0)}`);
   }, 60_000);
 
@@ -229,7 +229,7 @@ describe('native question dialog when opencode.json sets no model', () => {
     model = await scriptedUserModel();
     plugin = writePluginFile(PLUGIN, 'native-question-plugin.ts');
     // No "model": registering would let OpenCode pick the question model as the default, so it stays out.
-    server = await startOpencode({ modelUrl: model.url, plugins: [plugin.url], config: { model: undefined } });
+    server = await startOpencode({ server: 'shared', modelUrl: model.url, plugins: [plugin.url], config: { model: undefined } });
   }, 60_000);
 
   afterAll(async () => {

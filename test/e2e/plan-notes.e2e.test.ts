@@ -44,7 +44,7 @@ describe('a plan nobody follows reports to its session', () => {
 
   beforeAll(async () => {
     model = await startScriptedModel({ respond });
-    server = await startOpencode({ modelUrl: model.url, plugins: [builtPluginUrl], requestTimeoutMs: 60_000 });
+    server = await startOpencode({ server: 'shared', modelUrl: model.url, plugins: [builtPluginUrl], requestTimeoutMs: 60_000 });
   }, 60_000);
   afterAll(async () => {
     releaseSlowCoder();

@@ -61,6 +61,7 @@ describe('a running plan shows where it stands in its orca_ask_planner call', ()
   beforeAll(async () => {
     model = await startScriptedModel({ respond });
     server = await startOpencode({
+      server: 'shared',
       modelUrl: model.url,
       config: {
         plugin: [[builtPluginUrl, { hitl: { auto: { approval: 'approve' } }, ...SHARED_TREE }]],
@@ -168,6 +169,7 @@ describe('with ask_planner_returns "early", the session is free while its plan r
   beforeAll(async () => {
     model = await startScriptedModel({ respond });
     server = await startOpencode({
+      server: 'shared',
       modelUrl: model.url,
       config: { plugin: [[builtPluginUrl, { hitl: { auto: { approval: 'approve' } }, ask_planner_returns: 'early', ...SHARED_TREE }]] },
       requestTimeoutMs: 60_000,

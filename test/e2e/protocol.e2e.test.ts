@@ -74,6 +74,7 @@ describe('output protocol and orca_ask_specialist end to end', () => {
   beforeAll(async () => {
     model = await startScriptedModel({ respond });
     server = await startOpencode({
+      server: 'shared',
       modelUrl: model.url,
       config: { plugin: [[builtPluginUrl, { hitl: { auto: { approval: 'approve' } } }]] },
       requestTimeoutMs: 120_000,

@@ -137,9 +137,9 @@ describe('the quality gate, step hooks and the idle timeout', () => {
     model = await startScriptedModel({ respond });
     // Both start at once; settle both before failing, so afterAll stops whichever did start.
     const started = await Promise.allSettled([
-      startOpencode({ modelUrl: model.url, config: { plugin: [[builtPluginUrl, GATE_OPTIONS]] }, requestTimeoutMs: 120_000 }).then((s) => (gate = s)),
-      startOpencode({ modelUrl: model.url, config: { plugin: [[builtPluginUrl, IDLE_OPTIONS]] }, requestTimeoutMs: 120_000 }).then((s) => (idle = s)),
-      startOpencode({ modelUrl: model.url, config: { plugin: [[builtPluginUrl, BUDGET_OPTIONS]] }, requestTimeoutMs: 120_000 }).then((s) => (budget = s)),
+      startOpencode({ server: 'shared', modelUrl: model.url, config: { plugin: [[builtPluginUrl, GATE_OPTIONS]] }, requestTimeoutMs: 120_000 }).then((s) => (gate = s)),
+      startOpencode({ server: 'shared', modelUrl: model.url, config: { plugin: [[builtPluginUrl, IDLE_OPTIONS]] }, requestTimeoutMs: 120_000 }).then((s) => (idle = s)),
+      startOpencode({ server: 'shared', modelUrl: model.url, config: { plugin: [[builtPluginUrl, BUDGET_OPTIONS]] }, requestTimeoutMs: 120_000 }).then((s) => (budget = s)),
     ]);
     for (const s of started) if (s.status === 'rejected') throw s.reason;
     // Every plan starts now and runs alongside the others; each test awaits its own.

@@ -58,7 +58,7 @@ describe('gates asked in the session that started the plan, the session free', (
 
   beforeAll(async () => {
     model = await startScriptedModel({ respond });
-    server = await startOpencode({ modelUrl: model.url, config: { plugin: [[builtPluginUrl, SHARED_TREE]] }, orcaDefaults: true, requestTimeoutMs: 120_000 });
+    server = await startOpencode({ server: 'shared', modelUrl: model.url, config: { plugin: [[builtPluginUrl, SHARED_TREE]] }, orcaDefaults: true, requestTimeoutMs: 120_000 });
   }, 60_000);
   afterAll(async () => {
     releaseFirst();

@@ -73,6 +73,7 @@ describe('what the user sees in child sessions, and structured output refused', 
   beforeAll(async () => {
     model = await startScriptedModel({ respond });
     server = await startOpencode({
+      server: 'shared',
       modelUrl: model.url,
       // The researcher is configured for structured output; its model refuses it (see respond).
       config: { plugin: [[builtPluginUrl, { agents: { researcher: { output: 'structured' } } }]] },

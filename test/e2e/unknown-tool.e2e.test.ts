@@ -51,6 +51,7 @@ describe('a specialist calling a tool it does not have, on the real server', () 
       },
     });
     server = await startOpencode({
+      server: 'shared',
       modelUrl: model.url,
       config: { plugin: [[builtPluginUrl, { hitl: { auto: { approval: 'approve', deviation: 'stop' } } }]] },
       requestTimeoutMs: 30_000,

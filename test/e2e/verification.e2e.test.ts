@@ -77,7 +77,7 @@ describe("a plan's verification in the user's project once every step landed", (
     model = await startScriptedModel({ respond });
     // The session stays free (the default): the gate is asked in it, and a slash command answers it.
     const options = { hitl: { auto: { approval: 'approve' } }, verification: { commands: ['node cli.js'], turn: true }, ask_planner_returns: 'early' };
-    server = await startOpencode({ modelUrl: model.url, config: { plugin: [[builtPluginUrl, options]] }, requestTimeoutMs: 300_000 });
+    server = await startOpencode({ server: 'shared', modelUrl: model.url, config: { plugin: [[builtPluginUrl, options]] }, requestTimeoutMs: 300_000 });
     writeFileSync(join(server.projectDir, 'lib.js'), LIB);
     gitIn('add', 'lib.js');
     gitIn('commit', '-q', '-m', 'lib');

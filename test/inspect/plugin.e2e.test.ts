@@ -42,6 +42,7 @@ describe('the inspector in the plugin', () => {
       }),
     });
     server = await startOpencode({
+      server: 'shared',
       modelUrl: model.url,
       config: { plugin: [[builtPluginUrl, { inspect: { port }, hitl: { auto: { approval: 'approve' } } }]] },
       requestTimeoutMs: 120_000,

@@ -21,14 +21,21 @@ export type EventLog = {
   close(): void;
 };
 
-export async function recordGlobalEvents(baseUrl: string, headers: Record<string, string>, connectTimeoutMs = 10_000): Promise<EventLog> {
+/** `directory`: only that project's events (a project on a server other projects use too). */
+export async function recordGlobalEvents(
+  baseUrl: string,
+  headers: Record<string, string>,
+  { directory, connectTimeoutMs = 10_000 }: { directory?: string; connectTimeoutMs?: number } = {},
+): Promise<EventLog> {
   const events: RecordedEvent[] = [];
   const controller = new AbortController();
   // The stream is endless by design; only connecting gets a deadline.
   const timer = setTimeout(() => controller.abort(new Error(`Expected GET /global/event to answer within ${connectTimeoutMs} ms.`)), connectTimeoutMs);
   const res = await fetch(new URL('/global/event', baseUrl), { headers, signal: controller.signal }).finally(() => clearTimeout(timer));
   if (!res.ok || !res.body) throw new Error(`Expected GET /global/event to stream events, got HTTP ${res.status}.`);
-  void readEvents(res.body, (event) => events.push(event)).catch(() => {
+  void readEvents(res.body, (event) => {
+    if (directory === undefined || event.directory === directory) events.push(event);
+  }).catch(() => {
     // The stream ends when the server stops or is killed; the events so far stay readable.
   });
 

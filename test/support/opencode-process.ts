@@ -24,11 +24,15 @@ process.once('exit', () => {
   for (const pgid of liveGroups) killGroup(pgid, 'SIGKILL');
 });
 
-export function spawnOpencode({ args, cwd, env, startTimeoutMs }: {
+export function spawnOpencode({ args, cwd, env, startTimeoutMs, onOutput, accountAs }: {
   args: string[];
   cwd: string;
   env: NodeJS.ProcessEnv;
   startTimeoutMs: number;
+  /** Also handed every chunk of stdout and stderr (the shared servers write them to a file). */
+  onOutput?: (chunk: Buffer) => void;
+  /** The name its line in ORCA_E2E_CPU_LOG carries instead of the test file's. */
+  accountAs?: string;
 }): OpencodeProcess {
   const child = spawn(opencodeBinary(), args, {
     cwd,
@@ -57,6 +61,7 @@ export function spawnOpencode({ args, cwd, env, startTimeoutMs }: {
       reject(new Error(`Expected "opencode server listening on …" within ${startTimeoutMs} ms.\n--- server log ---\n${log}`));
     }, startTimeoutMs);
     child.stdout.on('data', (chunk: Buffer) => {
+      onOutput?.(chunk);
       log += chunk.toString('utf8');
       const match = READY_LINE.exec(log);
       if (match) {
@@ -64,14 +69,17 @@ export function spawnOpencode({ args, cwd, env, startTimeoutMs }: {
         resolve(match[1]!);
       }
     });
-    child.stderr.on('data', (chunk: Buffer) => (log += chunk.toString('utf8')));
+    child.stderr.on('data', (chunk: Buffer) => {
+      onOutput?.(chunk);
+      log += chunk.toString('utf8');
+    });
     void exited.then((code) => {
       clearTimeout(timer);
       reject(new Error(`Expected opencode serve to start, but it exited (${code}).\n--- server log ---\n${log}`));
     });
   });
 
-  const account = () => accountCpu(pgid, log);
+  const account = () => accountCpu(pgid, log, accountAs);
   return {
     ready,
     logs,
@@ -106,7 +114,7 @@ function killGroup(pgid: number, signal: NodeJS.Signals): void {
  * created (one per directory), user ms, system ms, model requests (LLM calls), sessions created. Read just
  * before the signal, so a killed server counts.
  */
-function accountCpu(pid: number, log: string): void {
+function accountCpu(pid: number, log: string, accountAs: string | undefined): void {
   const path = process.env.ORCA_E2E_CPU_LOG;
   if (!path) return;
   let fields: string[];
@@ -119,6 +127,6 @@ function accountCpu(pid: number, log: string): void {
   const count = (marker: string) => log.split(marker).length - 1;
   const instances = count('message="creating instance"');
   // vitest's worker knows the file it runs; elsewhere (bench, scripts) the script's path.
-  const file = (globalThis as { __vitest_worker__?: { filepath?: string } }).__vitest_worker__?.filepath ?? process.argv[1];
+  const file = accountAs ?? (globalThis as { __vitest_worker__?: { filepath?: string } }).__vitest_worker__?.filepath ?? process.argv[1];
   appendFileSync(path, `${file}\t${ms(11) + ms(12)}\t${ms(13) + ms(14)}\t${instances}\t${ms(11)}\t${ms(12)}\t${count('message=stream providerID=')}\t${count('message=created id=ses_')}\n`);
 }

@@ -74,6 +74,13 @@ export function hermeticEnv(home: string, extra: Record<string, string>): NodeJS
   };
 }
 
+/** An empty models.dev catalog in the sandbox's home, for OPENCODE_MODELS_PATH (read instead of OpenCode's bundled one). */
+export function emptyModelCatalog(home: string): string {
+  const path = join(home, 'models-catalog.json');
+  writeIfMissing(path, '{}\n');
+  return path;
+}
+
 /** Every dir OpenCode treats as a config dir for this project (ConfigPaths.directories in 1.18). */
 export function configDirs(home: string, project: string): string[] {
   return [join(xdgDirs(home).XDG_CONFIG_HOME, 'opencode'), join(project, '.opencode')];

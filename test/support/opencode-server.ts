@@ -1,14 +1,15 @@
 // Starts the real `opencode serve` binary hermetically (see NOTES-opencode.md) and hands a
 // test everything it needs to drive it: URL, SDK client, timed fetch, logs, stop and kill -9.
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createOpencodeClient, type OpencodeClient } from '@opencode-ai/sdk/v2';
 import { recordGlobalEvents, type EventLog } from './event-log.js';
+import type { SharedServer } from './shared-opencode.js';
 import { buildOpencodeConfig } from './opencode-config.js';
 import { freshPort } from './fresh-port.js';
 import { spawnOpencode, type OpencodeProcess } from './opencode-process.js';
-import { createSandbox, hermeticEnv } from './opencode-sandbox.js';
+import { createSandbox, emptyModelCatalog, hermeticEnv } from './opencode-sandbox.js';
 import { fetchWithTimeout } from './wait-for.js';
 
 export { FAKE_MODEL } from './opencode-config.js';
@@ -17,6 +18,15 @@ export { waitFor } from './wait-for.js';
 export type StartOpencodeOptions = {
   /** Base URL of the scripted model, e.g. `model.url`. */
   modelUrl: string;
+  /**
+   * `"own"` (the default): a server process of this file's own. `"shared"`: a project of its own on the
+   * shared server of this vitest worker (test/support/shared-opencode.ts), its config in the project's
+   * `.opencode/opencode.json` instead of the server's environment: no server start to pay (about 3.3 s of
+   * CPU). Its `homeDir` is the shared server's (every shared project's sessions and worktree slots), its
+   * `logs()` every project's lines since it opened, and it cannot be killed or restarted, nor take the
+   * options of a server process (env, password, logLevel, homeDir, modelCatalog, allocator).
+   */
+  server?: 'own' | 'shared';
   /** Plugin specs: `file:///abs/dist/index.js` or a package name. */
   plugins?: string[];
   /** Deep-merged into the generated opencode config. */
@@ -145,6 +155,7 @@ export type OpencodeServer = {
 };
 
 export async function startOpencode(options: StartOpencodeOptions): Promise<OpencodeServer> {
+  if (options.server === 'shared') return openSharedProject(options);
   const sandbox = createSandbox({ homeDir: options.homeDir, projectDir: options.projectDir, git: options.git });
   const removeSandbox = () => {
     if (!process.env.ORCA_E2E_KEEP && sandbox.rootDir) rmSync(sandbox.rootDir, { recursive: true, force: true });
@@ -221,6 +232,7 @@ export async function restartOpencode(
   previous: OpencodeServer,
   overrides: Partial<StartOpencodeOptions> = {},
 ): Promise<OpencodeServer> {
+  if (previous.options.server === 'shared') throw new Error(NOT_SHARED('restarted'));
   await previous.stop({ keepFiles: true });
   const next = await startOpencode({ ...previous.options, ...overrides });
   // The temp dirs belong to the first server; the last one in a restart chain removes them.
@@ -233,11 +245,76 @@ export async function restartOpencode(
   return next;
 }
 
-/** An empty models.dev catalog in the sandbox's home, for OPENCODE_MODELS_PATH (read instead of OpenCode's bundled one). */
-function emptyModelCatalog(home: string): string {
-  const path = join(home, 'models-catalog.json');
-  if (!existsSync(path)) writeFileSync(path, '{}\n');
-  return path;
+/** Options that belong to a server process: a project on the shared server cannot take them. */
+const SERVER_OPTIONS = ['env', 'password', 'logLevel', 'homeDir', 'modelCatalog', 'allocator', 'startTimeoutMs'] as const;
+const NOT_SHARED = (what: string) => `Expected a server of the file's own to be ${what}: this project is on the shared server; start it with server: 'own'.`;
+
+/** A project of the file's own on its worker's shared server (see StartOpencodeOptions.server). */
+async function openSharedProject(options: StartOpencodeOptions): Promise<OpencodeServer> {
+  const given = SERVER_OPTIONS.filter((name) => options[name] !== undefined);
+  if (given.length > 0) throw new Error(`Expected no ${given.join(', ')} for a project on the shared server: they are a server process's; start it with server: 'own'.`);
+  const shared = await sharedServer();
+  const sandbox = createSandbox({ homeDir: shared.homeDir, projectDir: options.projectDir, git: options.git });
+  const { projectDir } = sandbox;
+  const removeSandbox = () => {
+    if (!process.env.ORCA_E2E_KEEP && sandbox.rootDir) rmSync(sandbox.rootDir, { recursive: true, force: true });
+  };
+  // Where OpenCode reads a project's config (its instance for this directory only).
+  writeFileSync(join(projectDir, '.opencode', 'opencode.json'), JSON.stringify(buildOpencodeConfig(withoutSnapshots(withBlockingCalls(options))), null, 2) + '\n');
+  const logFrom = statSync(shared.logPath).size;
+  const logs = () => readFileSync(shared.logPath).subarray(logFrom).toString('utf8');
+  const requestTimeoutMs = options.requestTimeoutMs ?? 60_000;
+  const timedFetch = (input: string | URL | Request, init: RequestInit & { timeoutMs?: number } = {}) =>
+    fetchWithTimeout(input, { timeoutMs: requestTimeoutMs, ...init });
+  const events = await recordGlobalEvents(shared.url, {}, { directory: projectDir }).catch((error: unknown) => {
+    removeSandbox();
+    throw error;
+  });
+  const pluginErrors = () => [...events.pluginErrors(), ...pluginErrorsInLog(logs())];
+  let closed = false;
+  const close = async () => {
+    if (closed) return;
+    closed = true;
+    events.close();
+    // Its instance (Orca's plugin with it) ends before its folder goes.
+    await fetchWithTimeout(projectUrl(shared.url, '/instance/dispose', projectDir, 'POST'), { method: 'POST', timeoutMs: requestTimeoutMs, ...withHeaders({}, {}, projectDir) }).catch(() => undefined);
+  };
+  if (options.boot ?? true) {
+    await bootInstance(shared.url, projectDir, {}, requestTimeoutMs, pluginErrors).catch(async (error: Error) => {
+      await close();
+      removeSandbox();
+      throw new Error(`${error.message}\n--- server log (every shared project's) ---\n${logs()}`);
+    });
+  }
+  return {
+    url: shared.url,
+    port: Number(new URL(shared.url).port),
+    projectDir,
+    homeDir: shared.homeDir,
+    options: { ...options, projectDir },
+    logs,
+    fetch: (path, init = {}) => timedFetch(projectUrl(shared.url, path, projectDir, init.method), withHeaders(init, {}, projectDir)),
+    client: createOpencodeClient({ baseUrl: shared.url, directory: projectDir, fetch: (input, init) => timedFetch(input, init) }),
+    events,
+    pluginErrors,
+    exited: new Promise(() => {}),
+    async stop({ keepFiles = false } = {}) {
+      await close();
+      if (!keepFiles) removeSandbox();
+    },
+    async kill9() {
+      throw new Error(NOT_SHARED('killed'));
+    },
+  };
+}
+
+/** The shared server of this vitest worker, provided by the e2e project's globalSetup. */
+async function sharedServer(): Promise<SharedServer> {
+  const { inject } = await import('vitest');
+  const servers = inject('sharedOpencode') as SharedServer[] | undefined;
+  if (!servers?.length) throw new Error("Expected the e2e project's globalSetup (test/support/shared-opencode.ts) to provide shared servers; run the file with vitest's e2e project.");
+  const worker = Number(process.env.VITEST_POOL_ID ?? '1');
+  return servers[(worker - 1) % servers.length]!;
 }
 
 // A fresh port per server (see fresh-port.ts); if something grabs it before OpenCode binds it,

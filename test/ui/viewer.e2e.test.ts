@@ -57,7 +57,7 @@ describe('the plan viewer in a browser', () => {
   beforeAll(async () => {
     model = await startScriptedModel({ respond });
     [server, browser] = await Promise.all([
-      startOpencode({ modelUrl: model.url, config: { plugin: [[builtPluginUrl, { ui: true }]] }, requestTimeoutMs: 60_000 }),
+      startOpencode({ server: 'shared', modelUrl: model.url, config: { plugin: [[builtPluginUrl, { ui: true }]] }, requestTimeoutMs: 60_000 }),
       launchBrowser(),
     ]);
     for (const scenario of ['approve', 'retry'] as const) {

@@ -1,0 +1,67 @@
+// Shared `opencode serve` processes for the e2e project (vitest globalSetup): a server costs about
+// 3.3 s of CPU to start, and most e2e files need nothing of a server of their own. A file that passes
+// `server: 'shared'` to startOpencode gets its own project (its own sandbox folder, its config in the
+// project's .opencode/opencode.json) on the shared server of its vitest worker; OpenCode runs one
+// instance per directory, so files never see each other's sessions, agents or plugin options.
+// Everything of the server itself (its environment, home, allocator, catalog, a kill -9, a restart)
+// stays with a server of the file's own.
+import { createWriteStream, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import type { TestProject } from 'vitest/node';
+import { freshPort } from './fresh-port.js';
+import { spawnOpencode, type OpencodeProcess } from './opencode-process.js';
+import { createSandbox, emptyModelCatalog, hermeticEnv } from './opencode-sandbox.js';
+
+export type SharedServer = {
+  url: string;
+  /** The server's HOME: its XDG dirs hold every shared project's sessions and Orca's worktree slots. */
+  homeDir: string;
+  /** Every line the server wrote, every project's (stdout and stderr). */
+  logPath: string;
+};
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** One shared server per vitest worker (VITEST_POOL_ID 1, 2, …). */
+    sharedOpencode: SharedServer[];
+  }
+}
+
+/** As many as vitest.config.ts's maxWorkers: each worker's files use their own, never both at once. */
+const SERVERS = 2;
+
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const started = await Promise.allSettled(Array.from({ length: SERVERS }, () => startShared()));
+  const servers = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
+  const teardown = async () => {
+    await Promise.all(servers.map(async ({ child, rootDir }) => {
+      await child.terminate();
+      if (!process.env.ORCA_E2E_KEEP) rmSync(rootDir, { recursive: true, force: true });
+    }));
+  };
+  const failed = started.find((s) => s.status === 'rejected');
+  if (failed) {
+    await teardown();
+    throw failed.reason;
+  }
+  project.provide('sharedOpencode', servers.map((s) => s.shared));
+  return teardown;
+}
+
+async function startShared(): Promise<{ shared: SharedServer; child: OpencodeProcess; rootDir: string }> {
+  // The project folder of the sandbox is only the server's cwd: every file brings its own project.
+  const sandbox = createSandbox({ git: false });
+  const logPath = join(sandbox.rootDir!, 'server.log');
+  const log = createWriteStream(logPath);
+  const env = hermeticEnv(sandbox.homeDir, {
+    OPENCODE_MODELS_PATH: emptyModelCatalog(sandbox.homeDir),
+    Malloc: '1',
+  });
+  const args = ['serve', '--hostname', '127.0.0.1', '--port', String(await freshPort()), '--print-logs'];
+  const child = spawnOpencode({ args, cwd: sandbox.projectDir, env, startTimeoutMs: 60_000, onOutput: (chunk) => log.write(chunk), accountAs: 'shared server' });
+  const url = await child.ready.catch((error: unknown) => {
+    rmSync(sandbox.rootDir!, { recursive: true, force: true });
+    throw error;
+  });
+  return { shared: { url, homeDir: sandbox.homeDir, logPath }, child, rootDir: sandbox.rootDir! };
+}
