@@ -2,6 +2,7 @@
 // the stdout line, and termination that reaches every process it started.
 import { spawn } from 'node:child_process';
 import { appendFileSync, readFileSync } from 'node:fs';
+import { freshPort } from './fresh-port.js';
 import { opencodeBinary } from './opencode-sandbox.js';
 
 export type OpencodeProcess = {
@@ -98,6 +99,25 @@ export function spawnOpencode({ args, cwd, env, startTimeoutMs, onOutput, accoun
       await exited;
     },
   };
+}
+
+/**
+ * `opencode serve` on 127.0.0.1 at a fresh port (see fresh-port.ts), ready to take requests; if something
+ * grabs the port before OpenCode binds it, OpenCode exits with "ServeError" and another port is tried.
+ */
+export async function launchOpencode({ logLevel, ...spawnOptions }: Omit<Parameters<typeof spawnOpencode>[0], 'args'> & { logLevel?: string }): Promise<OpencodeProcess> {
+  for (let attempt = 1; ; attempt++) {
+    const args = ['serve', '--hostname', '127.0.0.1', '--port', String(await freshPort()), '--print-logs'];
+    if (logLevel) args.push('--log-level', logLevel);
+    const child = spawnOpencode({ ...spawnOptions, args });
+    try {
+      await child.ready;
+      return child;
+    } catch (error) {
+      await child.kill9();
+      if (attempt >= 3 || !child.logs().includes('ServeError')) throw error;
+    }
+  }
 }
 
 function killGroup(pgid: number, signal: NodeJS.Signals): void {

@@ -7,8 +7,7 @@ import { createOpencodeClient, type OpencodeClient } from '@opencode-ai/sdk/v2';
 import { recordGlobalEvents, type EventLog } from './event-log.js';
 import type { SharedServer } from './shared-opencode.js';
 import { buildOpencodeConfig } from './opencode-config.js';
-import { freshPort } from './fresh-port.js';
-import { spawnOpencode, type OpencodeProcess } from './opencode-process.js';
+import { launchOpencode } from './opencode-process.js';
 import { createSandbox, emptyModelCatalog, hermeticEnv } from './opencode-sandbox.js';
 import { fetchWithTimeout } from './wait-for.js';
 
@@ -167,7 +166,7 @@ export async function startOpencode(options: StartOpencodeOptions): Promise<Open
     ...(options.password ? { OPENCODE_SERVER_PASSWORD: options.password } : {}),
     ...options.env,
   });
-  const child = await launch(sandbox.projectDir, env, options).catch((error: unknown) => {
+  const child = await launchOpencode({ cwd: sandbox.projectDir, env, logLevel: options.logLevel, startTimeoutMs: options.startTimeoutMs ?? 60_000 }).catch((error: unknown) => {
     removeSandbox();
     throw error;
   });
@@ -315,23 +314,6 @@ async function sharedServer(): Promise<SharedServer> {
   if (!servers?.length) throw new Error("Expected the e2e project's globalSetup (test/support/shared-opencode.ts) to provide shared servers; run the file with vitest's e2e project.");
   const worker = Number(process.env.VITEST_POOL_ID ?? '1');
   return servers[(worker - 1) % servers.length]!;
-}
-
-// A fresh port per server (see fresh-port.ts); if something grabs it before OpenCode binds it,
-// OpenCode exits with "ServeError" and we try another.
-async function launch(cwd: string, env: NodeJS.ProcessEnv, options: StartOpencodeOptions): Promise<OpencodeProcess> {
-  for (let attempt = 1; ; attempt++) {
-    const args = ['serve', '--hostname', '127.0.0.1', '--port', String(await freshPort()), '--print-logs'];
-    if (options.logLevel) args.push('--log-level', options.logLevel);
-    const child = spawnOpencode({ args, cwd, env, startTimeoutMs: options.startTimeoutMs ?? 60_000 });
-    try {
-      await child.ready;
-      return child;
-    } catch (error) {
-      await child.kill9();
-      if (attempt >= 3 || !child.logs().includes('ServeError')) throw error;
-    }
-  }
 }
 
 // The first request for a directory boots its instance and loads the plugins; a failed import

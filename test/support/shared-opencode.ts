@@ -8,8 +8,7 @@
 import { createWriteStream, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { freshPort } from './fresh-port.js';
-import { spawnOpencode, type OpencodeProcess } from './opencode-process.js';
+import { launchOpencode, type OpencodeProcess } from './opencode-process.js';
 import { createSandbox, emptyModelCatalog, hermeticEnv } from './opencode-sandbox.js';
 
 export type SharedServer = {
@@ -57,11 +56,9 @@ async function startShared(): Promise<{ shared: SharedServer; child: OpencodePro
     OPENCODE_MODELS_PATH: emptyModelCatalog(sandbox.homeDir),
     Malloc: '1',
   });
-  const args = ['serve', '--hostname', '127.0.0.1', '--port', String(await freshPort()), '--print-logs'];
-  const child = spawnOpencode({ args, cwd: sandbox.projectDir, env, startTimeoutMs: 60_000, onOutput: (chunk) => log.write(chunk), accountAs: 'shared server' });
-  const url = await child.ready.catch((error: unknown) => {
+  const child = await launchOpencode({ cwd: sandbox.projectDir, env, startTimeoutMs: 60_000, onOutput: (chunk) => log.write(chunk), accountAs: 'shared server' }).catch((error: unknown) => {
     rmSync(sandbox.rootDir!, { recursive: true, force: true });
     throw error;
   });
-  return { shared: { url, homeDir: sandbox.homeDir, logPath }, child, rootDir: sandbox.rootDir! };
+  return { shared: { url: await child.ready, homeDir: sandbox.homeDir, logPath }, child, rootDir: sandbox.rootDir! };
 }
