@@ -41,6 +41,7 @@ describe('orca_ask_planner end to end', () => {
       }),
     });
     server = await startOpencode({
+      server: 'shared',
       modelUrl: model.url,
       config: { plugin: [[builtPluginUrl, { hitl: { auto: { approval: 'approve' } } }]] },
       requestTimeoutMs: 120_000,

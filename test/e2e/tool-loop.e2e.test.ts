@@ -68,6 +68,7 @@ describe('identical tool failures in a specialist session', () => {
   beforeAll(async () => {
     model = await startScriptedModel({ respond });
     server = await startOpencode({
+      server: 'shared',
       modelUrl: model.url,
       config: { plugin: [[builtPluginUrl, { hitl: { auto: { approval: 'approve', deviation: 'stop' } } }]] },
       requestTimeoutMs: 90_000,
