@@ -312,8 +312,10 @@ async function sharedServer(): Promise<SharedServer> {
   const { inject } = await import('vitest');
   const servers = inject('sharedOpencode') as SharedServer[] | undefined;
   if (!servers?.length) throw new Error("Expected the e2e project's globalSetup (test/support/shared-opencode.ts) to provide shared servers; run the file with vitest's e2e project.");
-  const worker = Number(process.env.VITEST_POOL_ID ?? '1');
-  return servers[(worker - 1) % servers.length]!;
+  const worker = Number(process.env.VITEST_POOL_ID);
+  const server = servers[worker - 1];
+  if (!server) throw new Error(`Expected a shared server for vitest worker ${process.env.VITEST_POOL_ID} (VITEST_POOL_ID), but ${servers.length} were started.`);
+  return server;
 }
 
 // The first request for a directory boots its instance and loads the plugins; a failed import

@@ -21,16 +21,16 @@ export type SharedServer = {
 
 declare module 'vitest' {
   export interface ProvidedContext {
-    /** One shared server per vitest worker (VITEST_POOL_ID 1, 2, …). */
+    /** One shared server per vitest worker (VITEST_POOL_ID 1, 2, … maxWorkers). */
     sharedOpencode: SharedServer[];
   }
 }
 
-/** As many as vitest.config.ts's maxWorkers: each worker's files use their own, never both at once. */
-const SERVERS = 2;
-
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  const started = await Promise.allSettled(Array.from({ length: SERVERS }, () => startShared()));
+  // As many as vitest's workers: a worker runs its files one at a time, so a server's log from a
+  // project's opening on is that file's.
+  const count = Math.max(1, project.globalConfig.maxWorkers);
+  const started = await Promise.allSettled(Array.from({ length: count }, () => startShared()));
   const servers = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
   const teardown = async () => {
     await Promise.all(servers.map(async ({ child, rootDir }) => {
