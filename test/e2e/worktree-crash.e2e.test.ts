@@ -257,6 +257,12 @@ describe('kill -9 while a step runs in its worktree, and while its merge is in f
     // 2. kill -9; the held request goes (its connection is gone); restart on the same project and home, without the shim.
     await server.kill9();
     const killedAt = Date.now();
+    // The held request's connection went with the server. Release it only once the model has seen it
+    // close: released earlier (a busy machine), its reply is written into the dead connection and the
+    // request looks answered.
+    if (point === 'running') {
+      await waitFor(() => dispatches(point, 's1')[0]?.aborted, { timeoutMs: 30_000, intervalMs: 20, description: `${point}: the held request's connection closed by the kill` });
+    }
     release(holdKey);
     armed.delete(holdKey);
     const logAtKill = readFileSync(join(dir, 'log.txt'), 'utf8');
