@@ -1,6 +1,8 @@
 // Proves the e2e harness against the real opencode binary: the scripted model answers a plain
 // agent, and a file:// plugin's tool is offered, called, and its output reaches the model.
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reportOnFailure } from '../support/failure-report.js';
 import { restartOpencode, startOpencode, type OpencodeServer } from '../support/opencode-server.js';
@@ -183,6 +185,20 @@ describe('shared server', () => {
       await Promise.all(models.map((m) => m.close()));
     }
   }, 60_000);
+
+  it("refuses a project folder that holds an OpenCode config of its own, and leaves it as it was", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'orca-shared-'));
+    try {
+      mkdirSync(join(dir, '.opencode'));
+      writeFileSync(join(dir, '.opencode', 'opencode.json'), '{ "theme": "mine" }\n');
+      await expect(startOpencode({ server: 'shared', modelUrl: 'http://127.0.0.1:9/v1', projectDir: dir, git: false })).rejects.toThrow(
+        `Expected no ${join(dir, '.opencode', 'opencode.json')} in a project on the shared server`,
+      );
+      expect(readFileSync(join(dir, '.opencode', 'opencode.json'), 'utf8')).toBe('{ "theme": "mine" }\n');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 
   it('fails the start with the import error when a plugin cannot load', async () => {
     const model = await startScriptedModel({ respond: () => text('unused') });

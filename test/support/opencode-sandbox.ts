@@ -74,8 +74,19 @@ export function hermeticEnv(home: string, extra: Record<string, string>): NodeJS
   };
 }
 
+/**
+ * What a test server's environment adds to the hermetic one for its catalog and allocator (see
+ * StartOpencodeOptions.modelCatalog and .allocator): by default an empty catalog and the C library's allocator.
+ */
+export function serverTuning(home: string, { modelCatalog = 'empty', allocator = 'system' }: { modelCatalog?: 'empty' | 'opencode'; allocator?: 'system' | 'bun' } = {}): Record<string, string> {
+  return {
+    ...(modelCatalog === 'empty' ? { OPENCODE_MODELS_PATH: emptyModelCatalog(home) } : {}),
+    ...(allocator === 'system' ? { Malloc: '1' } : {}),
+  };
+}
+
 /** An empty models.dev catalog in the sandbox's home, for OPENCODE_MODELS_PATH (read instead of OpenCode's bundled one). */
-export function emptyModelCatalog(home: string): string {
+function emptyModelCatalog(home: string): string {
   const path = join(home, 'models-catalog.json');
   writeIfMissing(path, '{}\n');
   return path;

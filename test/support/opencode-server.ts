@@ -1,6 +1,6 @@
 // Starts the real `opencode serve` binary hermetically (see NOTES-opencode.md) and hands a
 // test everything it needs to drive it: URL, SDK client, timed fetch, logs, stop and kill -9.
-import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createOpencodeClient, type OpencodeClient } from '@opencode-ai/sdk/v2';
@@ -8,7 +8,7 @@ import { recordGlobalEvents, type EventLog } from './event-log.js';
 import type { SharedServer } from './shared-opencode.js';
 import { buildOpencodeConfig } from './opencode-config.js';
 import { launchOpencode } from './opencode-process.js';
-import { createSandbox, emptyModelCatalog, hermeticEnv } from './opencode-sandbox.js';
+import { createSandbox, hermeticEnv, serverTuning } from './opencode-sandbox.js';
 import { fetchWithTimeout } from './wait-for.js';
 
 export { FAKE_MODEL } from './opencode-config.js';
@@ -23,7 +23,8 @@ export type StartOpencodeOptions = {
    * `.opencode/opencode.json` instead of the server's environment: no server start to pay (about 3.3 s of
    * CPU). Its `homeDir` is the shared server's (every shared project's sessions and worktree slots), its
    * `logs()` every project's lines since it opened, and it cannot be killed or restarted, nor take the
-   * options of a server process (env, password, logLevel, homeDir, modelCatalog, allocator).
+   * options of a server process (env, password, logLevel, homeDir, modelCatalog, allocator, startTimeoutMs).
+   * A project folder the file passes must not hold an `.opencode/opencode.json` of its own.
    */
   server?: 'own' | 'shared';
   /** Plugin specs: `file:///abs/dist/index.js` or a package name. */
@@ -160,8 +161,7 @@ export async function startOpencode(options: StartOpencodeOptions): Promise<Open
     if (!process.env.ORCA_E2E_KEEP && sandbox.rootDir) rmSync(sandbox.rootDir, { recursive: true, force: true });
   };
   const env = hermeticEnv(sandbox.homeDir, {
-    ...((options.modelCatalog ?? 'empty') === 'empty' ? { OPENCODE_MODELS_PATH: emptyModelCatalog(sandbox.homeDir) } : {}),
-    ...((options.allocator ?? 'system') === 'system' ? { Malloc: '1' } : {}),
+    ...serverTuning(sandbox.homeDir, { ...(options.modelCatalog ? { modelCatalog: options.modelCatalog } : {}), ...(options.allocator ? { allocator: options.allocator } : {}) }),
     OPENCODE_CONFIG_CONTENT: JSON.stringify(buildOpencodeConfig(withoutSnapshots(withBlockingCalls(options)))),
     ...(options.password ? { OPENCODE_SERVER_PASSWORD: options.password } : {}),
     ...options.env,
@@ -258,8 +258,13 @@ async function openSharedProject(options: StartOpencodeOptions): Promise<Opencod
   const removeSandbox = () => {
     if (!process.env.ORCA_E2E_KEEP && sandbox.rootDir) rmSync(sandbox.rootDir, { recursive: true, force: true });
   };
-  // Where OpenCode reads a project's config (its instance for this directory only).
-  writeFileSync(join(projectDir, '.opencode', 'opencode.json'), JSON.stringify(buildOpencodeConfig(withoutSnapshots(withBlockingCalls(options))), null, 2) + '\n');
+  // Where OpenCode reads a project's config (its instance for this directory only); never over one the file wrote.
+  const configPath = join(projectDir, '.opencode', 'opencode.json');
+  if (existsSync(configPath)) {
+    removeSandbox();
+    throw new Error(`Expected no ${configPath} in a project on the shared server: its OpenCode config goes there; pass it as \`config\`, or start it with server: 'own'.`);
+  }
+  writeFileSync(configPath, JSON.stringify(buildOpencodeConfig(withoutSnapshots(withBlockingCalls(options))), null, 2) + '\n');
   const logFrom = statSync(shared.logPath).size;
   const logs = () => readFileSync(shared.logPath).subarray(logFrom).toString('utf8');
   const requestTimeoutMs = options.requestTimeoutMs ?? 60_000;

@@ -5,11 +5,11 @@
 // instance per directory, so files never see each other's sessions, agents or plugin options.
 // Everything of the server itself (its environment, home, allocator, catalog, a kill -9, a restart)
 // stays with a server of the file's own.
-import { createWriteStream, rmSync } from 'node:fs';
+import { createWriteStream, rmSync, type WriteStream } from 'node:fs';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { launchOpencode, type OpencodeProcess } from './opencode-process.js';
-import { createSandbox, emptyModelCatalog, hermeticEnv } from './opencode-sandbox.js';
+import { createSandbox, hermeticEnv, serverTuning } from './opencode-sandbox.js';
 
 export type SharedServer = {
   url: string;
@@ -33,8 +33,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const started = await Promise.allSettled(Array.from({ length: count }, () => startShared()));
   const servers = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
   const teardown = async () => {
-    await Promise.all(servers.map(async ({ child, rootDir }) => {
+    await Promise.all(servers.map(async ({ child, rootDir, log }) => {
       await child.terminate();
+      await new Promise((resolve) => log.end(resolve));
       if (!process.env.ORCA_E2E_KEEP) rmSync(rootDir, { recursive: true, force: true });
     }));
   };
@@ -47,18 +48,16 @@ export default async function setup(project: TestProject): Promise<() => Promise
   return teardown;
 }
 
-async function startShared(): Promise<{ shared: SharedServer; child: OpencodeProcess; rootDir: string }> {
+async function startShared(): Promise<{ shared: SharedServer; child: OpencodeProcess; rootDir: string; log: WriteStream }> {
   // The project folder of the sandbox is only the server's cwd: every file brings its own project.
   const sandbox = createSandbox({ git: false });
   const logPath = join(sandbox.rootDir!, 'server.log');
   const log = createWriteStream(logPath);
-  const env = hermeticEnv(sandbox.homeDir, {
-    OPENCODE_MODELS_PATH: emptyModelCatalog(sandbox.homeDir),
-    Malloc: '1',
-  });
+  const env = hermeticEnv(sandbox.homeDir, serverTuning(sandbox.homeDir));
   const child = await launchOpencode({ cwd: sandbox.projectDir, env, startTimeoutMs: 60_000, onOutput: (chunk) => log.write(chunk), accountAs: 'shared server' }).catch((error: unknown) => {
+    log.end();
     rmSync(sandbox.rootDir!, { recursive: true, force: true });
     throw error;
   });
-  return { shared: { url: await child.ready, homeDir: sandbox.homeDir, logPath }, child, rootDir: sandbox.rootDir! };
+  return { shared: { url: await child.ready, homeDir: sandbox.homeDir, logPath }, child, rootDir: sandbox.rootDir!, log };
 }
