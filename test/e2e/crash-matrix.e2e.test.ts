@@ -171,6 +171,10 @@ type Run = {
   inFlight: Set<string>;
   foundByKey: Set<string>;
   askedToResume: boolean;
+  /** The approval questions answered or seen open, by id: the one open at the kill, then the one asked after the resume. */
+  approvalIds: string[];
+  /** The plan file right after the kill, before the restart. */
+  fileAfterKill?: { status: string; waiting_for?: string };
   resumed?: Turn;
   completedAt?: number;
   /** The resumed Orca turn's answer, or why it had none. */
@@ -297,6 +301,7 @@ describe('crash matrix: kill -9 at every point of a 4-step plan, restart, resume
         continue;
       }
       const approving = runs.find((r) => approvalOf([q], r.tag) !== undefined);
+      if (approving && !approving.approvalIds.includes(q.id)) approving.approvalIds.push(q.id);
       if (approving && approve(approving)) await reply(server, q, [['Approve'], ['No guidance']]);
     }
     return open;
@@ -334,6 +339,7 @@ describe('crash matrix: kill -9 at every point of a 4-step plan, restart, resume
       inFlight: new Set(),
       foundByKey: new Set(),
       askedToResume: false,
+      approvalIds: [],
     }));
     const alive = () => runs.filter((r) => !r.failure);
 
@@ -380,6 +386,7 @@ describe('crash matrix: kill -9 at every point of a 4-step plan, restart, resume
     armed.clear(); // a hold not reached before the kill must not catch the resumed dispatch
     releaseAll();
     const afterKill = new Map(alive().map((run) => [run, planFile(run.planId!)]));
+    for (const [run, file] of afterKill) run.fileAfterKill = file;
     server = await restartOpencode(server);
     times.restartedAt = Date.now();
     // In flight = OpenCode had stored its prompt in the step's session before the kill: its model
@@ -527,6 +534,12 @@ describe('crash matrix: kill -9 at every point of a 4-step plan, restart, resume
             expect(reviewsOf(tag, `s${k}`)[0]!.aborted).toBe(true);
           }
           if (point.kind === 'completed' && k === 4) expect(Object.values(counts)).toEqual([1, 1, 1, 1]);
+          // Killed with the approval dialog open: the file kept the gate, and the resumed plan asked anew (a new question, approved).
+          if (point.kind === 'pending_approval') {
+            expect(run.fileAfterKill).toMatchObject({ status: 'pending_approval', waiting_for: 'approval' });
+            expect(run.approvalIds).toHaveLength(2);
+            expect(file.decisions).toContainEqual(expect.objectContaining({ gate: 'approval', option: 'Approve' }));
+          }
 
           // The journal shows the kill and the resume: state entries continue after the restart.
           const after = journal(planId!).filter((e) => Date.parse(e.at) > killedAt);

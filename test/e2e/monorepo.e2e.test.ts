@@ -1,6 +1,6 @@
 // A project that is a folder of a larger git repository (issue 33.4), on the real opencode binary
-// with a scripted model. The server's directory is a folder inside a repository built here, one
-// server per case, all started at once:
+// with a scripted model. The project is a folder inside a repository built here, one per case, all
+// started at once (OWN_SERVER says which cases need a server of their own):
 // - `tracked`: git tracks the folder's files;
 // - `untracked`: the folder holds only untracked files;
 // - `empty`: a new package, git carries nothing of it (the harness's own `.opencode` seed in it is
@@ -31,6 +31,13 @@ import { agentOf, jsonReply, passingReview, scenarioOf } from './team.js';
 
 type Case = 'tracked' | 'untracked' | 'empty' | 'ignored' | 'linked';
 const CASES: Case[] = ['tracked', 'untracked', 'empty', 'ignored', 'linked'];
+/**
+ * The cases on a server of their own; the others are projects on the worker's shared server, whose
+ * OpenCode config is the project's `.opencode/opencode.json`. `ignored`: its server's HOME is that
+ * repository. `empty`: git carries nothing of the folder, so a slot's copy of it has no such config
+ * file: the scripted model's provider must come from the server's own config.
+ */
+const OWN_SERVER: Case[] = ['empty', 'ignored'];
 
 /** What each case's coder reads (project-relative, when the folder has a file) and the file it writes. */
 const WORK: Record<Case, { read?: string; target: string }> = {
@@ -207,10 +214,11 @@ describe('a project inside a larger git repository', () => {
     const config = { plugin: [[plugin.url, { hitl: { auto: { approval: 'approve', deviation: 'stop' } } }]] };
     const start = (c: Case) =>
       startOpencode({
+        ...(layouts[c]!.home ? { homeDir: layouts[c]!.home } : {}),
+        ...(OWN_SERVER.includes(c) ? {} : { server: 'shared' as const }),
         modelUrl: model.url,
         git: false,
         projectDir: layouts[c]!.project,
-        ...(layouts[c]!.home ? { homeDir: layouts[c]!.home } : {}),
         config,
         requestTimeoutMs: 300_000, // the Orca prompt blocks while its plan runs: two minutes at load 16
       }).then((s) => (servers[c] = s));

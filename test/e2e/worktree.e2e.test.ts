@@ -6,11 +6,12 @@
 // project without git still runs its steps in the project directory; no worktree outlives its plan.
 // The user's own uncommitted edits, index, branch and commits are never touched.
 //
-// Three servers start at once: `auto` (hitl.auto.merge=rerun) runs the hunks, clash and undeclared
-// plans side by side on one project; `human` (no merge policy) runs the clash answered by a slash
-// command; `plain` is a project without git. Every plan starts in beforeAll; each test awaits its own.
+// Three projects open at once on the worker's shared server: `auto` (hitl.auto.merge=rerun) runs the
+// hunks, clash and undeclared plans side by side; `human` (no merge policy) runs the clash answered by
+// a slash command; `plain` is a project without git. Every plan starts in beforeAll; each test awaits its own.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join, sep } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reportOnFailure } from '../support/failure-report.js';
@@ -179,14 +180,20 @@ function seedProject(dir: string, git: boolean) {
   writeFileSync(join(dir, 'notes.txt'), USER_NOTES);
 }
 
+/** Orca's worktrees folder in a server's home. */
+const worktreesRoot = (home: string) => join(home, '.local', 'share', 'opencode-orca', 'worktrees');
+
 /**
- * What is left under Orca's worktrees folder of this server's home, below each repository's folder:
- * plan folders, their step worktrees (`<step>.<attempt>`) and the records beside them.
+ * What is left under Orca's worktrees folder for the repository of `projectDir` (the server's home is
+ * the worker's shared one, which other files' repositories use too): its slots, plan folders, their
+ * step worktrees (`<step>.<attempt>`) and the records beside them. Named as Orca names it: the first
+ * 12 hex digits of the SHA-1 of the repository's common git folder.
  */
-function worktreeLeftovers(home: string): string[] {
-  const root = join(home, '.local', 'share', 'opencode-orca', 'worktrees');
-  if (!existsSync(root)) return [];
-  return readdirSync(root).flatMap((repo) => readdirSync(join(root, repo), { recursive: true, encoding: 'utf8' }).map((path) => join(repo, path)));
+function worktreeLeftovers(home: string, projectDir: string): string[] {
+  const repo = createHash('sha1').update(realpathSync(join(projectDir, '.git'))).digest('hex').slice(0, 12);
+  const folder = join(worktreesRoot(home), repo);
+  if (!existsSync(folder)) return [];
+  return readdirSync(folder, { recursive: true, encoding: 'utf8' }).map((path) => join(repo, path));
 }
 
 describe('every file-changing step in its own git worktree', () => {
@@ -220,7 +227,7 @@ describe('every file-changing step in its own git worktree', () => {
       provider: { fake: { options: { setCacheKey: true } } },
     });
     const start = (name: 'auto' | 'human' | 'plain', auto: Record<string, string>, git: boolean) =>
-      startOpencode({ modelUrl: model.url, git, config: policy(auto), requestTimeoutMs: 180_000 }).then((s) => (servers[name] = s));
+      startOpencode({ server: 'shared', modelUrl: model.url, git, config: policy(auto), requestTimeoutMs: 180_000 }).then((s) => (servers[name] = s));
     // All three start at once; settle all before failing, so afterAll stops whichever did start.
     const started = await Promise.allSettled([start('auto', { merge: 'rerun' }, true), start('human', {}, true), start('plain', {}, false)]);
     for (const s of started) if (s.status === 'rejected') throw s.reason;
@@ -434,7 +441,10 @@ describe('every file-changing step in its own git worktree', () => {
     const [step] = planFile('plain', res.plan_id).steps;
     expect(step).toMatchObject({ status: 'completed', attempts: 1 });
     expect(step.diff).toBeUndefined();
-    expect(worktreeLeftovers(p.homeDir)).toEqual([]);
+    // No repository, so no folder of its own under the worktrees folder: nothing there names its plan.
+    const root = worktreesRoot(p.homeDir);
+    const named = existsSync(root) ? readdirSync(root, { recursive: true, encoding: 'utf8' }).filter((path) => path.includes(res.plan_id)) : [];
+    expect(named).toEqual([]);
   }, 180_000);
 
   it('no slot is held once its plan ended: the free ones stay, warm, within the pool, and no step folder or record is left', async () => {
@@ -447,7 +457,7 @@ describe('every file-changing step in its own git worktree', () => {
     });
     for (const s of [servers.auto!, h]) {
       // A step's slot is given back when it lands, its plan's records go when the plan ends: bounded polling, not a sleep.
-      const held = () => worktreeLeftovers(s.homeDir).filter((path) => path.endsWith('.claim.json') || /plan_/.test(path));
+      const held = () => worktreeLeftovers(s.homeDir, s.projectDir).filter((path) => path.endsWith('.claim.json') || /plan_/.test(path));
       await waitFor(() => held().length === 0, { timeoutMs: 10_000, description: `no claim or plan record under ${worktreesOf(s)}` }).catch(() => {});
       expect(held()).toEqual([]);
       const slots = gitIn(s.projectDir, 'worktree', 'list', '--porcelain')
