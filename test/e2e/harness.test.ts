@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reportOnFailure } from '../support/failure-report.js';
-import { restartOpencode, startOpencode, type OpencodeServer } from '../support/opencode-server.js';
+import { openProject, restartOpencode, startOpencode, type OpencodeServer } from '../support/opencode-server.js';
 import { writePluginFile, type PluginFile } from '../support/plugin-file.js';
 import { fetchWithTimeout } from '../support/wait-for.js';
 import {
@@ -117,22 +117,60 @@ describe('e2e harness on the real opencode binary', () => {
 });
 
 describe('server lifecycle', () => {
-  it('restarts after kill -9 on the same project and home, keeping sessions', async () => {
-    const model = await startScriptedModel({ respond: () => text('still here') });
+  // One server start and one restart for both (each costs about 3.4 s of CPU): the project opened on the
+  // server is re-opened by the same restart that the server's own session must survive.
+  it('restarts after kill -9 on the same project and home, keeping sessions; a project opened on it (openProject) follows it', async () => {
+    const model = await startScriptedModel({ respond: (req) => text(`working in ${/Working directory: (.+)/.exec(req.system)?.[1]?.trim()}`) });
     let server = await startOpencode({ modelUrl: model.url });
+    const project = await openProject(server);
+    const answer = async (session: string) => {
+      const res = await project.client.session.prompt({ sessionID: session, agent: 'build', parts: [{ type: 'text', text: 'where?' }] }, { throwOnError: true });
+      return res.data.parts.flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('');
+    };
+    const ids = async (s: OpencodeServer) => ((await s.client.session.list({}, { throwOnError: true })).data ?? []).map((x) => x.id);
     try {
+      // Its own folder (a git repository of its own) on the same server and home; its sessions and events are its own.
+      expect(project.url).toBe(server.url);
+      expect(project.homeDir).toBe(server.homeDir);
+      expect(project.projectDir).not.toBe(server.projectDir);
+      expect(existsSync(join(project.projectDir, '.git'))).toBe(true);
       const session = await server.client.session.create({ title: 'survives a crash' }, { throwOnError: true });
+      const guest = await project.client.session.create({ title: 'follows its server' }, { throwOnError: true });
+      expect(guest.data.directory).toBe(project.projectDir);
+      expect(await answer(guest.data.id)).toBe(`working in ${project.projectDir}`);
+      expect(await ids(server)).toEqual([session.data.id]);
+      expect(await ids(project)).toEqual([guest.data.id]);
+      expect(project.events.events.length).toBeGreaterThan(0);
+      expect(new Set(project.events.events.map((e) => e.directory))).toEqual(new Set([project.projectDir]));
+      await expect(project.kill9()).rejects.toThrow(/opened on one \(openProject\); kill that one/);
+      await expect(restartOpencode(project)).rejects.toThrow(/opened on one \(openProject\); restart that one/);
+      await expect(openProject(project)).rejects.toThrow(/Expected a server of the file's own/);
+
       await server.kill9();
       const started = Date.now();
       server = await restartOpencode(server);
       console.info(`[harness] restart after kill -9 took ${Date.now() - started} ms`);
       const again = await server.client.session.get({ sessionID: session.data.id }, { throwOnError: true });
       expect(again.data.title).toBe('survives a crash');
+      // The project is the restarted server's now: same object, same folder and sessions, new events.
+      expect(project.url).toBe(server.url);
+      const recorded = project.events.events.length;
+      expect((await project.client.session.get({ sessionID: guest.data.id }, { throwOnError: true })).data.title).toBe('follows its server');
+      expect(await answer(guest.data.id)).toBe(`working in ${project.projectDir}`);
+      expect(project.events.events.length).toBeGreaterThan(recorded);
+      expect(new Set(project.events.events.map((e) => e.directory))).toEqual(new Set([project.projectDir]));
+      expect(model.chatRequests()).toHaveLength(2);
+
+      // Stopping it removes its folder and ends its instance only: the server goes on.
+      await project.stop();
+      expect(existsSync(project.projectDir)).toBe(false);
+      expect(await ids(server)).toEqual([session.data.id]);
     } finally {
+      await project.stop();
       await server.stop();
       await model.close();
     }
-  }, 60_000);
+  }, 90_000);
 
   it('fails the start with the import error when a plugin cannot load', async () => {
     const model = await startScriptedModel({ respond: () => text('unused') });

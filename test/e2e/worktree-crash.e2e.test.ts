@@ -1,15 +1,19 @@
 // Crash safety of steps that run in their own git worktree, on the real opencode binary with a
 // scripted model: kill -9 while a step runs in its worktree, and while its merge into the user's
-// tree is in flight; the server is restarted on the same project and home, the plan is resumed with
+// tree is in flight; the server is restarted on the same home, the plan is resumed with
 // `RESUME plan_…` (resume gate answered Re-run by hitl.auto.resume), and it must finish with each
 // step's change landed exactly once, nothing staged, no commit, and no slot held once the plan ended.
 //
-// One plan per point, each on its own project and server, all at once (Promise.allSettled):
+// One plan per point, each in a project of its own (its own git repository: the merge lands in the
+// user's tree), all on one server (openProject), as crash-matrix.e2e batches its points: every plan
+// is started at once and held at its own kill point, the server is killed and restarted once, then
+// every plan is resumed at once. Each point keeps its own test, asserting on what the batch recorded.
 // - `running`: s1's first model request is held (the scripted model does not answer) until the kill;
 //   after the restart s1 runs again, attempt 1, in the same worktree and session.
-// - `merge_after`: a `git` shim first on the server's PATH runs the real `git apply` of s1's merge,
-//   then touches a marker and sleeps: the kill finds the change already in the user's tree, and the
-//   retried merge (the restored step re-enters `merging`) must see it applied and not apply it twice.
+// - `merge_after`: a `git` shim first on the server's PATH, told by a file in the repository's git
+//   directory what to do there, runs the real `git apply` of s1's merge, then touches a marker and
+//   sleeps: the kill finds the change already in the user's tree, and the retried merge (the
+//   restored step re-enters `merging`) must see it applied and not apply it twice.
 // - `merge_before`: the shim touches the marker and sleeps BEFORE the real apply: killed with nothing
 //   applied, the retried merge applies it once.
 // - `reset`: the shim touches the marker and sleeps before the first `git reset --hard` (s1's worktree
@@ -20,13 +24,15 @@
 // The last describe runs s1 and s2 side by side instead, both clashing with a line the user added,
 // and kills the server while both wait at the merge gate: each must be asked after the restart.
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, sep } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { snapshotDist } from '../support/dist-snapshot.js';
 import { reportOnFailure } from '../support/failure-report.js';
-import { restartOpencode, startOpencode, waitFor, type OpencodeServer } from '../support/opencode-server.js';
+import { xdgDirs } from '../support/opencode-sandbox.js';
+import { openProject, restartOpencode, startOpencode, waitFor, type OpencodeServer } from '../support/opencode-server.js';
 import { lastToolResult, startScriptedModel, textOf, type RecordedRequest, type ScriptedModel, type ScriptedReply } from '../support/scripted-model.js';
 import { fetchWithTimeout } from '../support/wait-for.js';
 import { agentOf, jsonReply, orcaResumeRelay, passingReview, scenarioOf } from './team.js';
@@ -76,6 +82,9 @@ function release(key: string) {
   held.get(key)?.();
   held.delete(key);
 }
+function releaseAll() {
+  for (const key of [...held.keys()]) release(key);
+}
 
 /** A coder step: read log.txt in its own directory, write it back with its line appended, report. */
 function coder(req: RecordedRequest): ScriptedReply {
@@ -116,66 +125,105 @@ function respond(req: RecordedRequest): ScriptedReply | Promise<ScriptedReply> {
 const gitIn = (dir: string, ...args: string[]) =>
   execFileSync('git', ['-c', 'user.name=orca-e2e', '-c', 'user.email=e2e@orca.invalid', ...args], { cwd: dir, encoding: 'utf8' });
 
+/** What the shim does in a repository whose git directory holds SHIM_MODE: see gitShim. */
+type ShimMode = 'after' | 'before' | 'reset';
+const SHIM_MODES: Partial<Record<Point, ShimMode>> = { merge_after: 'after', merge_before: 'before', reset: 'reset' };
+/** In a repository's common git directory, which its worktree slots share: the shim's mode there, and the marker it touches when it holds. */
+const SHIM_MODE = 'orca-e2e-shim-mode';
+const SHIM_HIT = 'orca-e2e-shim-hit';
+/** How long the shim holds git: longer than the batch waits at its kill points (the kill ends it sooner). */
+const SHIM_HOLD_S = 600;
+const shimHitOf = (s: OpencodeServer) => join(s.projectDir, '.git', SHIM_HIT);
+
 /**
- * A `git` first on PATH: the real git for everything but an `apply` that is not `--check` (the
- * merge landing a step's changes); that one touches the marker and sleeps, after the real apply
- * (`after`) or instead of it (`before`), until the kill ends it. With `reset`, the first
- * `reset --hard` (a worktree slot reset to a step's start) does that instead.
+ * A `git` first on the server's PATH: the real git, except in a repository whose common git
+ * directory holds SHIM_MODE. There an `apply` that is not `--check` (the merge landing a step's
+ * changes) touches SHIM_HIT and sleeps, after the real apply (`after`) or instead of it (`before`),
+ * until the kill ends it; with `reset`, a `reset --hard` (a worktree slot reset to a step's start)
+ * does that instead. Only those calls ask git for the repository (never reading stdin: `apply`
+ * reads its patch there).
  */
-function gitShim(mode: 'after' | 'before' | 'reset'): { dir: string; marker: string } {
+function gitShim(): string {
   const realGit = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
   if (!realGit.startsWith('/')) throw new Error(`command -v git gave ${JSON.stringify(realGit)}`);
   const dir = mkdtempSync(join(tmpdir(), 'orca-wt-crash-shim-'));
-  const marker = join(dir, 'apply-in-flight');
-  const onApply = mode === 'after' ? `"${realGit}" "$@"\ntouch "${marker}"\nexec sleep 60` : `touch "${marker}"\nexec sleep 60`;
-  const trap =
-    mode === 'reset'
-      ? ['reset=0; hard=0', 'for a in "$@"; do case "$a" in reset) reset=1 ;; --hard) hard=1 ;; esac; done', 'if [ "$reset" = 1 ] && [ "$hard" = 1 ]; then', `touch "${marker}"\nexec sleep 60`, 'fi']
-      : ['apply=0; check=0', 'for a in "$@"; do case "$a" in apply) apply=1 ;; --check) check=1 ;; esac; done', 'if [ "$apply" = 1 ] && [ "$check" = 0 ]; then', onApply, 'fi'];
   writeFileSync(
     join(dir, 'git'),
     [
       '#!/bin/sh',
-      ...trap,
+      'apply=0; check=0; reset=0; hard=0',
+      'for a in "$@"; do case "$a" in apply) apply=1 ;; --check) check=1 ;; reset) reset=1 ;; --hard) hard=1 ;; esac; done',
+      'landing=0; resetting=0',
+      'if [ "$apply" = 1 ] && [ "$check" = 0 ]; then landing=1; fi',
+      'if [ "$reset" = 1 ] && [ "$hard" = 1 ]; then resetting=1; fi',
+      'if [ "$landing" = 1 ] || [ "$resetting" = 1 ]; then',
+      `  common=$("${realGit}" rev-parse --git-common-dir </dev/null 2>/dev/null) || common=`,
+      '  mode=',
+      `  if [ -n "$common" ] && [ -f "$common/${SHIM_MODE}" ]; then mode=$(cat "$common/${SHIM_MODE}"); fi`,
+      `  hold() { touch "$common/${SHIM_HIT}"; exec sleep ${SHIM_HOLD_S}; }`,
+      '  case "$mode:$landing:$resetting" in',
+      `    after:1:*) "${realGit}" "$@"; hold ;;`,
+      '    before:1:*) hold ;;',
+      '    reset:*:1) hold ;;',
+      '  esac',
+      'fi',
       `exec "${realGit}" "$@"`,
       '',
     ].join('\n'),
   );
   chmodSync(join(dir, 'git'), 0o755);
-  return { dir, marker };
+  return dir;
 }
 
 type Journal = Array<{ at: string; kind: string; actor?: string; state?: string; [k: string]: unknown }>;
-/** What a point recorded, for its test to assert on. */
+/** The kill and the restart, shared by every point of the batch. */
+type BatchTimes = { started: number; killedAt: number; restartedAt: number };
+/** What the batch recorded of one point, for its test to assert on. */
 type Run = {
   point: Point;
-  server: OpencodeServer;
+  /** The point's own project (its own git repository) on the batch's server. */
+  project: OpencodeServer;
   head: string;
   commits: string;
-  planId: string;
-  killedAt: number;
-  logAtKill: string;
-  journalAtKill: Journal;
-  /** Seconds: started → at the kill point → killed → restarted → completed. */
-  phases: number[];
-  turn: { error?: unknown };
+  batch: BatchTimes;
+  planId?: string;
+  /** Why the first Orca turn ended before the kill point, if it did. */
+  early?: string;
+  heldAt?: number;
+  logAtKill?: string;
+  journalAtKill?: Journal;
+  resumed?: Promise<{ error?: unknown }>;
+  completedAt?: number;
+  turn?: { error?: unknown };
+  /** What stopped the batch from taking this point to its end. */
+  failure?: Error;
 };
+/** A point the batch took to its end: killed at its kill point, restarted, resumed. */
+type Finished = Run & Required<Pick<Run, 'planId' | 'logAtKill' | 'journalAtKill' | 'turn'>>;
 
-function worktreeLeftovers(home: string): string[] {
-  const root = join(home, '.local', 'share', 'opencode-orca', 'worktrees');
-  if (!existsSync(root)) return [];
-  return readdirSync(root).flatMap((repo) => readdirSync(join(root, repo), { recursive: true, encoding: 'utf8' }).map((path) => join(repo, path)));
+/**
+ * The folder of Orca's worktree slots and records for a project's repository (ending in a separator):
+ * `<data home>/opencode-orca/worktrees/<sha1 of the real path of its git directory, 12 hex>` (src/workspace/support.ts).
+ */
+const worktreesOf = (s: OpencodeServer) =>
+  join(realpathSync(xdgDirs(s.homeDir).XDG_DATA_HOME), 'opencode-orca', 'worktrees', createHash('sha1').update(realpathSync(join(s.projectDir, '.git'))).digest('hex').slice(0, 12)) + sep;
+/** Every path under a project's worktree folder, relative to it. */
+function worktreeLeftovers(s: OpencodeServer): string[] {
+  const folder = worktreesOf(s);
+  return existsSync(folder) ? readdirSync(folder, { recursive: true, encoding: 'utf8' }) : [];
 }
-const worktreesOf = (s: OpencodeServer) => join(s.homeDir, '.local', 'share', 'opencode-orca', 'worktrees') + sep;
+
+/** Servers this file started (a start, a restart): printed with the phases. */
+let serversStarted = 0;
 
 describe('kill -9 while a step runs in its worktree, and while its merge is in flight', () => {
   let model: ScriptedModel;
   let plugin: Awaited<ReturnType<typeof snapshotDist>>;
-  const servers = new Map<Point, OpencodeServer>();
-  const shims: string[] = [];
+  let server: OpencodeServer;
+  let shim: string | undefined;
   const runs = new Map<Point, Run>();
-  const failures = new Map<Point, unknown>();
-  for (const point of POINTS) reportOnFailure(() => ({ server: servers.get(point), model }));
+  let batchFailure: Error | undefined;
+  reportOnFailure(() => ({ server, model }));
   const fileStarted = Date.now();
 
   const plansDir = (s: OpencodeServer) => join(s.projectDir, '.opencode', 'plans');
@@ -214,126 +262,159 @@ describe('kill -9 while a step runs in its worktree, and while its merge is in f
     return done;
   }
 
-  async function runPoint(point: Point): Promise<Run> {
-    const started = Date.now();
-    const shim = point === 'running' ? undefined : gitShim(point === 'merge_after' ? 'after' : point === 'reset' ? 'reset' : 'before');
-    if (shim) shims.push(shim.dir);
-    let server = await startOpencode({
-      modelUrl: model.url,
-      config: { plugin: [[plugin.url, { hitl: { auto: { approval: 'approve', resume: 'rerun', deviation: 'stop' } } }]] },
-      env: shim ? { PATH: `${shim.dir}:${process.env.PATH}` } : {},
-      requestTimeoutMs: 60_000,
-    });
-    servers.set(point, server);
-    const dir = server.projectDir;
+  /** A point's project on the batch's server: log.txt committed, and the shim's mode for its repository. */
+  async function openPoint(point: Point, batch: BatchTimes): Promise<Run> {
+    const project = await openProject(server, { requestTimeoutMs: 60_000 });
+    const dir = project.projectDir;
     writeFileSync(join(dir, 'log.txt'), asText([HEADER]));
     gitIn(dir, 'add', 'log.txt');
     gitIn(dir, 'commit', '-q', '-m', 'seed log.txt');
-    const head = gitIn(dir, 'rev-parse', 'HEAD').trim();
-    const commits = gitIn(dir, 'rev-list', '--count', 'HEAD').trim();
+    const mode = SHIM_MODES[point];
+    if (mode) writeFileSync(join(dir, '.git', SHIM_MODE), mode);
+    return { point, project, head: gitIn(dir, 'rev-parse', 'HEAD').trim(), commits: gitIn(dir, 'rev-list', '--count', 'HEAD').trim(), batch };
+  }
 
-    // 1. Up to the kill point: s1's first model request held, or s1's merge inside the shim's apply.
-    const holdKey = `${point}:s1`;
-    if (point === 'running') armed.add(holdKey);
-    const first = startTurn(server, `SCENARIO:${point}`);
-    const endedEarly = first.then(
-      (r) => `the first Orca turn ended before the kill point: ${JSON.stringify(r).slice(0, 500)}`,
-      (e: unknown) => `the first Orca turn failed before the kill point: ${String(e)}`,
-    );
-    let early: string | undefined;
-    void endedEarly.then((why) => (early = why));
+  /** At its kill point: s1's first model request held, or s1's git call inside the shim; and its plan file found. */
+  function atKillPoint(run: Run): boolean {
+    const there = run.point === 'running' ? held.has(`${run.point}:s1`) : existsSync(shimHitOf(run.project));
+    if (there) run.planId ??= planOf(run.project, run.point);
+    return there && run.planId !== undefined;
+  }
+
+  const failed = (some: Run[], why: (run: Run) => string, error: unknown) => {
+    for (const run of some) run.failure ??= new Error(`${run.point}: ${why(run)}: ${error instanceof Error ? error.message : String(error)}`);
+  };
+
+  /** Takes every point to its kill point, kills and restarts the server once (without the shim), resumes every plan to completion. */
+  async function runBatch(batch: BatchTimes) {
+    for (const run of await Promise.all(POINTS.map((point) => openPoint(point, batch)))) runs.set(run.point, run);
+    const all = [...runs.values()];
+    const alive = () => all.filter((r) => !r.failure);
+
+    // 1. Up to the kill points, every plan at once.
+    armed.add('running:s1');
+    for (const run of all) {
+      void startTurn(run.project, `SCENARIO:${run.point}`).then(
+        (r) => (run.early = `the first Orca turn ended before the kill point: ${JSON.stringify(r).slice(0, 500)}`),
+        (e: unknown) => (run.early = `the first Orca turn failed before the kill point: ${String(e)}`),
+      );
+    }
+    const pending = () => alive().filter((r) => r.heldAt === undefined);
     await waitFor(
       () => {
-        if (early) throw new Error(early);
-        return point === 'running' ? held.has(holdKey) : existsSync(shim!.marker);
+        for (const run of pending()) {
+          if (run.early) run.failure = new Error(`${run.point}: ${run.early}`);
+          else if (atKillPoint(run)) run.heldAt = Date.now();
+        }
+        return pending().length === 0;
       },
-      { timeoutMs: WAIT_MS, intervalMs: 50, description: `${point}: the kill point` },
-    ).catch((error: Error) => {
-      throw early ? new Error(early) : error;
-    });
-    const heldAt = Date.now();
-    const planId = await waitFor(() => planOf(server, point), { timeoutMs: 10_000, description: `${point}: its plan file` });
+      { timeoutMs: WAIT_MS, intervalMs: 50, description: 'every point at its kill point' },
+    ).catch((error) => failed(pending(), () => 'did not reach its kill point', error));
 
-    // 2. kill -9; the held request goes (its connection is gone); restart on the same project and home, without the shim.
+    // 2. kill -9; the held request goes (its connection is gone); restart on the same projects and home, without the shim.
     await server.kill9();
-    const killedAt = Date.now();
+    batch.killedAt = Date.now();
     // The held request's connection went with the server. Release it only once the model has seen it
     // close: released earlier (a busy machine), its reply is written into the dead connection and the
     // request looks answered.
-    if (point === 'running') {
-      await waitFor(() => dispatches(point, 's1')[0]?.aborted, { timeoutMs: 30_000, intervalMs: 20, description: `${point}: the held request's connection closed by the kill` });
+    const running = alive().find((r) => r.point === 'running');
+    if (running) {
+      await waitFor(() => dispatches('running', 's1')[0]?.aborted, { timeoutMs: 30_000, intervalMs: 20, description: "running: the held request's connection closed by the kill" }).catch((error) =>
+        failed([running], () => 'its held request was not seen closed', error),
+      );
     }
-    release(holdKey);
-    armed.delete(holdKey);
-    const logAtKill = readFileSync(join(dir, 'log.txt'), 'utf8');
-    const journalAtKill = journal(server, planId);
+    armed.clear(); // a hold not reached before the kill must not catch the resumed dispatch
+    releaseAll();
+    for (const run of alive()) {
+      run.logAtKill = readFileSync(join(run.project.projectDir, 'log.txt'), 'utf8');
+      run.journalAtKill = journal(run.project, run.planId!);
+    }
     server = await restartOpencode(server, { env: {} });
-    servers.set(point, server);
-    const restartedAt = Date.now();
+    serversStarted++;
+    batch.restartedAt = Date.now();
 
-    // 3. Resume; the resume gate (if asked) is answered by hitl.auto.resume=rerun.
-    const resumed = startTurn(server, `SCENARIO:${point} RESUME ${planId}`);
-    await waitFor(() => planFile(server, planId).status === 'completed', { timeoutMs: WAIT_MS, intervalMs: 100, description: `${point}: plan ${planId} completed after the resume` });
-    const completedAt = Date.now();
-    const turn = await Promise.race([
-      resumed,
-      new Promise<{ error: string }>((resolve) => setTimeout(() => resolve({ error: 'the resumed Orca turn did not end within 60 s' }), 60_000)),
-    ]).catch((error: unknown) => ({ error }));
-    const s = (ms: number) => Number((ms / 1000).toFixed(1));
-    return {
-      point,
-      server,
-      head,
-      commits,
-      planId,
-      killedAt,
-      logAtKill,
-      journalAtKill,
-      phases: [s(heldAt - started), s(killedAt - heldAt), s(restartedAt - killedAt), s(completedAt - restartedAt)],
-      turn,
-    };
+    // 3. Resume every plan; a resume gate (if asked) is answered by hitl.auto.resume=rerun.
+    for (const run of alive()) run.resumed = startTurn(run.project, `SCENARIO:${run.point} RESUME ${run.planId}`);
+    const unfinished = () => alive().filter((r) => r.completedAt === undefined);
+    await waitFor(
+      () => {
+        for (const run of unfinished()) if (planFile(run.project, run.planId!).status === 'completed') run.completedAt = Date.now();
+        return unfinished().length === 0;
+      },
+      { timeoutMs: WAIT_MS, intervalMs: 100, description: 'every plan completed after the resume' },
+    ).catch((error) =>
+      failed(unfinished(), (r) => `plan ${r.planId} did not complete after the resume (steps ${JSON.stringify(planFile(r.project, r.planId!).steps.map((s: any) => [s.id, s.status]))})`, error),
+    );
+    await Promise.all(
+      alive().map(async (run) => {
+        run.turn = await Promise.race([
+          run.resumed!,
+          new Promise<{ error: string }>((resolve) => setTimeout(() => resolve({ error: 'the resumed Orca turn did not end within 60 s' }), 60_000)),
+        ]).catch((error: unknown) => ({ error }));
+      }),
+    );
   }
 
   beforeAll(async () => {
     plugin = await snapshotDist('orca-wt-crash-');
     model = await startScriptedModel({ respond });
-    const settled = await Promise.allSettled(POINTS.map((point) => runPoint(point)));
-    settled.forEach((result, i) => {
-      if (result.status === 'fulfilled') runs.set(POINTS[i]!, result.value);
-      else failures.set(POINTS[i]!, result.reason);
+    shim = gitShim();
+    const batch: BatchTimes = { started: Date.now(), killedAt: 0, restartedAt: 0 };
+    // Its own folder serves no point (each has a project of its own): not booted.
+    server = await startOpencode({
+      modelUrl: model.url,
+      config: { plugin: [[plugin.url, { hitl: { auto: { approval: 'approve', resume: 'rerun', deviation: 'stop' } } }]] },
+      env: { PATH: `${shim}:${process.env.PATH}` },
+      requestTimeoutMs: 60_000,
+      boot: false,
+    });
+    serversStarted++;
+    await runBatch(batch).catch((error: unknown) => {
+      batchFailure = error instanceof Error ? error : new Error(String(error));
     });
   }, 2 * WAIT_MS + 180_000);
 
   afterAll(async () => {
-    for (const key of [...held.keys()]) release(key);
-    await Promise.all([...servers.values()].map((s) => s.stop()));
+    releaseAll();
+    await Promise.all([...runs.values()].map((run) => run.project.stop()));
+    await server?.stop();
     await model?.close();
     plugin?.remove();
-    for (const dir of shims) rmSync(dir, { recursive: true, force: true });
+    if (shim) rmSync(shim, { recursive: true, force: true });
+    const s = (ms: number) => (ms / 1000).toFixed(1);
+    const phases = (r: Run) => [r.heldAt! - r.batch.started, r.batch.killedAt - r.heldAt!, r.batch.restartedAt - r.batch.killedAt, r.completedAt! - r.batch.restartedAt].map(s).join(' / ');
+    const row = (p: Point) => {
+      const run = runs.get(p);
+      const failure = run?.failure ?? batchFailure;
+      return `| ${p} | ${failure || !run ? `FAILED: ${String(failure).slice(0, 200)}` : phases(run)} |`;
+    };
     console.log(
       [
         '| point | at kill point / kill / restart / resume→completed (s) |',
         '| --- | --- |',
-        ...POINTS.map((p) => `| ${p} | ${runs.get(p)?.phases.join(' / ') ?? `FAILED: ${String(failures.get(p)).slice(0, 200)}`} |`),
-        `total (file): ${((Date.now() - fileStarted) / 1000).toFixed(1)} s`,
+        ...POINTS.map(row),
+        `OpenCode servers started: ${serversStarted}`,
+        `total (file): ${s(Date.now() - fileStarted)} s`,
       ].join('\n'),
     );
   }, 60_000);
 
-  function runOf(point: Point): Run {
+  function runOf(point: Point): Finished {
+    if (batchFailure) throw batchFailure;
     const run = runs.get(point);
-    if (!run) throw failures.get(point) instanceof Error ? failures.get(point) : new Error(`${point}: ${String(failures.get(point))}`);
-    return run;
+    if (!run) throw new Error(`${point}: the batch did not open its project`);
+    if (run.failure) throw run.failure;
+    return run as Finished;
   }
 
   /** What every point must end with: completed, each line landed once in order, nothing staged or committed, no worktree left. */
-  async function expectCleanEnd(run: Run) {
-    const { server, planId } = run;
+  async function expectCleanEnd(run: Finished) {
+    const { project, planId } = run;
     expect(run.turn.error).toBeUndefined();
     const lastOrca = chat(run.point).filter((r) => agentOf(r) === 'orca' && /RESUME/.test(r.lastUser) && lastToolResult(r)).at(-1);
     expect(lastOrca, 'the resumed Orca turn reported orca_ask_planner’s result').toBeDefined();
     expect(JSON.parse(lastToolResult(lastOrca!)!.content)).toMatchObject({ status: 'completed', plan_id: planId });
-    const file = planFile(server, planId);
+    const file = planFile(project, planId);
     expect(file.status).toBe('completed');
     expect(file.steps.map((s: any) => [s.id, s.status, s.attempts])).toEqual([
       ['s1', 'completed', 1],
@@ -341,7 +422,7 @@ describe('kill -9 while a step runs in its worktree, and while its merge is in f
     ]);
     expect(file.decisions.filter((d: any) => d.gate === 'merge')).toEqual([]);
 
-    const dir = server.projectDir;
+    const dir = project.projectDir;
     expect(readFileSync(join(dir, 'log.txt'), 'utf8')).toBe(FINAL);
     expect(gitIn(dir, 'diff', '--cached', '--name-only')).toBe('');
     expect(gitIn(dir, 'rev-parse', 'HEAD').trim()).toBe(run.head);
@@ -350,13 +431,13 @@ describe('kill -9 while a step runs in its worktree, and while its merge is in f
     // s2 started from the user's tree with s1's line landed: its worktree read it.
     const s2 = dispatches(run.point, 's2');
     expect(s2).toHaveLength(1);
-    // No slot is held once the plan ended, and no record of it is left: bounded polling, not a sleep.
-    const held = () => worktreeLeftovers(server.homeDir).filter((path) => path.endsWith('.claim.json') || path.includes(planId));
-    await waitFor(() => held().length === 0, { timeoutMs: 15_000, description: `no claim or record under ${worktreesOf(server)}` }).catch(() => {});
+    // No slot of this project's repository is held once the plan ended, and no record of it is left: bounded polling, not a sleep.
+    const held = () => worktreeLeftovers(project).filter((path) => path.endsWith('.claim.json') || path.includes(planId));
+    await waitFor(() => held().length === 0, { timeoutMs: 15_000, description: `no claim or record under ${worktreesOf(project)}` }).catch(() => {});
     expect(held()).toEqual([]);
-    // The chain s1 → s2 needed one slot at a time: one free slot stays, warm; git knows it.
+    // The chain s1 → s2 needed one slot at a time: one free slot stays, warm, in this repository's folder; git knows it.
     const listed = gitIn(dir, 'worktree', 'list', '--porcelain').split('\n').filter((l) => l.startsWith('worktree '));
-    expect(listed).toEqual([`worktree ${dir}`, expect.stringMatching(new RegExp(`^worktree ${escapeRe(worktreesOf(server))}[0-9a-f]{12}${escapeRe(sep)}slots${escapeRe(sep)}1$`))]);
+    expect(listed).toEqual([`worktree ${dir}`, `worktree ${worktreesOf(project)}slots${sep}1`]);
     expect(model.errors()).toEqual([]);
     return file;
   }
@@ -364,7 +445,7 @@ describe('kill -9 while a step runs in its worktree, and while its merge is in f
   it('killed while s1 runs in its worktree: s1 runs again, attempt 1, in the same worktree and session; each line lands once', async () => {
     const run = runOf('running');
     const file = await expectCleanEnd(run);
-    const { server, planId } = run;
+    const { project, planId } = run;
 
     // Nothing had landed at the kill: s1 was waiting for its model.
     expect(run.logAtKill).toBe(asText([HEADER]));
@@ -373,8 +454,7 @@ describe('kill -9 while a step runs in its worktree, and while its merge is in f
     expect(s1).toHaveLength(2);
     expect(s1[0]!.aborted).toBe(true);
     const worktree = workdirOf(s1[0]!);
-    expect(worktree.startsWith(worktreesOf(server))).toBe(true);
-    expect(worktree.endsWith(`${sep}slots${sep}1`)).toBe(true);
+    expect(worktree).toBe(`${worktreesOf(project)}slots${sep}1`);
     expect(workdirOf(s1[1]!)).toBe(worktree);
     // Every request of the re-run turn (read, write, report) worked there too, and so did its reviewer.
     const rerun = chat('running').filter((r) => agentOf(r) === 'coder' && stepOf(r) === 's1' && r.at >= s1[1]!.at);
@@ -384,13 +464,13 @@ describe('kill -9 while a step runs in its worktree, and while its merge is in f
     // The same session: its conversation holds both prompts; the session's own directory is the worktree.
     expect(s1[1]!.messages.filter((m) => m.role === 'user' && textOf(m.content).includes('# Your step: s1'))).toHaveLength(2);
     const step = file.steps[0];
-    const session = (await server.client.session.get({ sessionID: step.session_id })).data!;
+    const session = (await project.client.session.get({ sessionID: step.session_id })).data!;
     expect(session.directory).toBe(worktree);
     expect(session.title).toBe('Orca coder · s1 attempt 1');
 
     // The resume gate asked and hitl.auto.resume answered Re-run.
     expect(file.decisions).toContainEqual(expect.objectContaining({ gate: 'resume', option: 'Re-run', channel: 'auto', step_id: 's1' }));
-    expect(journal(server, planId)).toContainEqual(
+    expect(journal(project, planId)).toContainEqual(
       expect.objectContaining({ kind: 'reconcile', role: 'specialist', decision: 'interrupted', idempotency_key: `${planId}:s1:1`, session_id: step.session_id }),
     );
     // s2 started once s1 had landed and given its slot back: it got the same slot, warm.
@@ -398,13 +478,13 @@ describe('kill -9 while a step runs in its worktree, and while its merge is in f
   }, 120_000);
 
   /** The merge in flight at the kill: s1 entered `merging` before it, completed after it, and neither s1 nor its review ran again. */
-  function expectMergeRetried(run: Run, file: any) {
-    const { server, planId } = run;
+  function expectMergeRetried(run: Finished, file: any) {
+    const { project, planId } = run;
     const s1States = (entries: Journal) => entries.filter((e) => e.kind === 'state' && e.actor === 'step:s1').map((e) => e.state);
     expect(s1States(run.journalAtKill)).toContain('merging');
     expect(s1States(run.journalAtKill)).not.toContain('completed');
     expect(s1States(run.journalAtKill).at(-1)).toBe('merging');
-    const after = journal(server, planId).filter((e) => Date.parse(e.at) > run.killedAt);
+    const after = journal(project, planId).filter((e) => Date.parse(e.at) > run.batch.killedAt);
     expect(after).toContainEqual(expect.objectContaining({ kind: 'event', event: expect.objectContaining({ type: 'xstate.init' }) })); // restored
     expect(s1States(after)).toContain('completed');
     expect(s1States(after)).not.toContain('running');
@@ -440,14 +520,10 @@ describe('kill -9 while a step runs in its worktree, and while its merge is in f
     // Nothing ran in the slot before the kill; after it, s1 ran once, in the slot it had claimed.
     const s1 = dispatches('reset', 's1');
     expect(s1).toHaveLength(1);
-    expect(workdirOf(s1[0]!)).toMatch(new RegExp(`${escapeRe(sep)}slots${escapeRe(sep)}1$`));
+    expect(workdirOf(s1[0]!)).toBe(`${worktreesOf(run.project)}slots${sep}1`);
     expect(dispatches('reset', 's2').map(workdirOf)).toEqual([workdirOf(s1[0]!)]);
   }, 120_000);
 });
-
-function escapeRe(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
 
 // Two parallel steps whose changes both fail to apply: s1 and s2 run side by side, each in its own
 // worktree (their first model requests held until both run), and meanwhile the user adds a line
@@ -487,6 +563,7 @@ describe('kill -9 with two parallel steps at the merge gate: each asked after th
     // Approval by the policy; the merge gate by the person (hitl.auto.merge unset).
     const config = { plugin: [[plugin.url, { hitl: { auto: { approval: 'approve' } } }]] };
     server = await startOpencode({ modelUrl: model.url, config, requestTimeoutMs: 60_000 });
+    serversStarted++;
     const dir = server.projectDir;
     writeFileSync(join(dir, 'log.txt'), asText([HEADER]));
     gitIn(dir, 'add', 'log.txt');
@@ -511,6 +588,7 @@ describe('kill -9 with two parallel steps at the merge gate: each asked after th
     // 2. kill -9 at the gates; restart on the same project and home.
     await server.kill9();
     server = await restartOpencode(server);
+    serversStarted++;
 
     // 3. Resume; answer each merge gate as its dialog comes: Resolved by hand.
     const resumed = startTurn(`SCENARIO:${PARALLEL} RESUME ${planId}`);
@@ -544,10 +622,11 @@ describe('kill -9 with two parallel steps at the merge gate: each asked after th
   }, 2 * WAIT_MS + 180_000);
 
   afterAll(async () => {
-    for (const key of [...held.keys()]) release(key);
+    releaseAll();
     await server?.stop();
     await model?.close();
     plugin?.remove();
+    console.log(`OpenCode servers started by the file: ${serversStarted}`);
   }, 60_000);
 
   it('both steps at the merge gate at the kill; after the restart each is asked at its own gate, Resolved by hand, and the plan completes', async () => {

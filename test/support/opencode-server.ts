@@ -8,7 +8,7 @@ import { recordGlobalEvents, type EventLog } from './event-log.js';
 import type { SharedServer } from './shared-opencode.js';
 import { buildOpencodeConfig } from './opencode-config.js';
 import { launchOpencode } from './opencode-process.js';
-import { createSandbox, hermeticEnv, serverTuning } from './opencode-sandbox.js';
+import { createSandbox, hermeticEnv, serverTuning, type Sandbox } from './opencode-sandbox.js';
 import { fetchWithTimeout } from './wait-for.js';
 
 export { FAKE_MODEL } from './opencode-config.js';
@@ -157,9 +157,7 @@ export type OpencodeServer = {
 export async function startOpencode(options: StartOpencodeOptions): Promise<OpencodeServer> {
   if (options.server === 'shared') return openSharedProject(options);
   const sandbox = createSandbox({ homeDir: options.homeDir, projectDir: options.projectDir, git: options.git });
-  const removeSandbox = () => {
-    if (!process.env.ORCA_E2E_KEEP && sandbox.rootDir) rmSync(sandbox.rootDir, { recursive: true, force: true });
-  };
+  const removeSandbox = sandboxRemover(sandbox);
   const env = hermeticEnv(sandbox.homeDir, {
     ...serverTuning(sandbox.homeDir, { ...(options.modelCatalog ? { modelCatalog: options.modelCatalog } : {}), ...(options.allocator ? { allocator: options.allocator } : {}) }),
     OPENCODE_CONFIG_CONTENT: JSON.stringify(buildOpencodeConfig(withoutSnapshots(withBlockingCalls(options)))),
@@ -177,9 +175,7 @@ export async function startOpencode(options: StartOpencodeOptions): Promise<Open
     throw error;
   };
 
-  const auth: Record<string, string> = options.password
-    ? { authorization: `Basic ${Buffer.from(`opencode:${options.password}`).toString('base64')}` }
-    : {};
+  const auth = basicAuth(options.password);
   const requestTimeoutMs = options.requestTimeoutMs ?? 60_000;
   const timedFetch = (input: string | URL | Request, init: RequestInit & { timeoutMs?: number } = {}) =>
     fetchWithTimeout(input, { timeoutMs: requestTimeoutMs, ...init });
@@ -232,6 +228,7 @@ export async function restartOpencode(
   overrides: Partial<StartOpencodeOptions> = {},
 ): Promise<OpencodeServer> {
   if (previous.options.server === 'shared') throw new Error(NOT_SHARED('restarted'));
+  if (guests.has(previous)) throw new Error(NOT_A_GUEST('restarted'));
   await previous.stop({ keepFiles: true });
   const next = await startOpencode({ ...previous.options, ...overrides });
   // The temp dirs belong to the first server; the last one in a restart chain removes them.
@@ -241,6 +238,13 @@ export async function restartOpencode(
     await stopNext({ keepFiles: true });
     if (!keepFiles) await rootOwner.stop();
   };
+  // The projects opened on the previous server (openProject) follow it.
+  const followers = guestsOf.get(previous) ?? [];
+  guestsOf.set(next, followers);
+  await Promise.all(followers.map((follow) => follow(next))).catch(async (error: unknown) => {
+    await stopNext({ keepFiles: true });
+    throw error;
+  });
   return next;
 }
 
@@ -255,9 +259,7 @@ async function openSharedProject(options: StartOpencodeOptions): Promise<Opencod
   const shared = await sharedServer();
   const sandbox = createSandbox({ homeDir: shared.homeDir, projectDir: options.projectDir, git: options.git });
   const { projectDir } = sandbox;
-  const removeSandbox = () => {
-    if (!process.env.ORCA_E2E_KEEP && sandbox.rootDir) rmSync(sandbox.rootDir, { recursive: true, force: true });
-  };
+  const removeSandbox = sandboxRemover(sandbox);
   // Where OpenCode reads a project's config (its instance for this directory only); never over one the file wrote.
   const configPath = join(projectDir, '.opencode', 'opencode.json');
   if (existsSync(configPath)) {
@@ -267,40 +269,24 @@ async function openSharedProject(options: StartOpencodeOptions): Promise<Opencod
   writeFileSync(configPath, JSON.stringify(buildOpencodeConfig(withoutSnapshots(withBlockingCalls(options))), null, 2) + '\n');
   const logFrom = statSync(shared.logPath).size;
   const logs = () => readFileSync(shared.logPath).subarray(logFrom).toString('utf8');
-  const requestTimeoutMs = options.requestTimeoutMs ?? 60_000;
-  const timedFetch = (input: string | URL | Request, init: RequestInit & { timeoutMs?: number } = {}) =>
-    fetchWithTimeout(input, { timeoutMs: requestTimeoutMs, ...init });
-  const events = await recordGlobalEvents(shared.url, {}, { directory: projectDir }).catch((error: unknown) => {
+  const { close, ...link } = await linkProject({
+    url: shared.url,
+    auth: {},
+    projectDir,
+    requestTimeoutMs: options.requestTimeoutMs ?? 60_000,
+    boot: options.boot ?? true,
+    logs,
+    logHeading: "server log (every shared project's)",
+  }).catch((error: unknown) => {
     removeSandbox();
     throw error;
   });
-  const pluginErrors = () => [...events.pluginErrors(), ...pluginErrorsInLog(logs())];
-  let closed = false;
-  const close = async () => {
-    if (closed) return;
-    closed = true;
-    events.close();
-    // Its instance (Orca's plugin with it) ends before its folder goes.
-    await fetchWithTimeout(projectUrl(shared.url, '/instance/dispose', projectDir, 'POST'), { method: 'POST', timeoutMs: requestTimeoutMs, ...withHeaders({}, {}, projectDir) }).catch(() => undefined);
-  };
-  if (options.boot ?? true) {
-    await bootInstance(shared.url, projectDir, {}, requestTimeoutMs, pluginErrors).catch(async (error: Error) => {
-      await close();
-      removeSandbox();
-      throw new Error(`${error.message}\n--- server log (every shared project's) ---\n${logs()}`);
-    });
-  }
   return {
-    url: shared.url,
-    port: Number(new URL(shared.url).port),
+    ...link,
     projectDir,
     homeDir: shared.homeDir,
     options: { ...options, projectDir },
     logs,
-    fetch: (path, init = {}) => timedFetch(projectUrl(shared.url, path, projectDir, init.method), withHeaders(init, {}, projectDir)),
-    client: createOpencodeClient({ baseUrl: shared.url, directory: projectDir, fetch: (input, init) => timedFetch(input, init) }),
-    events,
-    pluginErrors,
     exited: new Promise(() => {}),
     async stop({ keepFiles = false } = {}) {
       await close();
@@ -310,6 +296,135 @@ async function openSharedProject(options: StartOpencodeOptions): Promise<Opencod
       throw new Error(NOT_SHARED('killed'));
     },
   };
+}
+
+export type OpenProjectOptions = Pick<StartOpencodeOptions, 'projectDir' | 'git' | 'boot' | 'requestTimeoutMs'>;
+
+/** Projects opened on a server (openProject), each re-opened on the server that restarts it. */
+const guestsOf = new WeakMap<OpencodeServer, Array<(next: OpencodeServer) => Promise<void>>>();
+/** What openProject returned: a project, not a server process. */
+const guests = new WeakSet<OpencodeServer>();
+const NOT_A_GUEST = (what: string) => `Expected a server of the file's own to be ${what}: this project was opened on one (openProject); ${what === 'killed' ? 'kill' : 'restart'} that one, its projects follow.`;
+
+/**
+ * Another project folder on a server of the file's own (`owner`, from startOpencode): a file that needs
+ * several projects (each its own git repository, its own sessions and plans) pays one server start (about
+ * 3.4 s of CPU) for all of them. Every request carries the project's directory and its `events` are its
+ * directory's only, as on the shared server; its OpenCode config is the owner's (OPENCODE_CONFIG_CONTENT
+ * applies to every directory the server serves). Its `homeDir` is the owner's (every project's sessions and
+ * worktree slots), its `logs()` the owner's whole log. It follows its owner: `restartOpencode(owner)`
+ * re-opens it on the restarted server (the same object, its url, client and events then the new server's).
+ * It cannot be killed or restarted itself (kill or restart its owner); `stop()` ends its instance and removes
+ * the folder it made (not one the file passed as `projectDir`). Stopping the owner does not: stop each project too.
+ */
+export async function openProject(owner: OpencodeServer, options: OpenProjectOptions = {}): Promise<OpencodeServer> {
+  if (owner.options.server === 'shared' || guests.has(owner)) {
+    throw new Error("Expected a server of the file's own (startOpencode, server: 'own') to open a project on; this is a project on another server.");
+  }
+  const sandbox = createSandbox({ homeDir: owner.homeDir, projectDir: options.projectDir, git: options.git });
+  const { projectDir } = sandbox;
+  const removeSandbox = sandboxRemover(sandbox);
+  let host = owner;
+  const linkTo = (server: OpencodeServer) =>
+    linkProject({
+      url: server.url,
+      auth: basicAuth(server.options.password),
+      projectDir,
+      requestTimeoutMs: options.requestTimeoutMs ?? server.options.requestTimeoutMs ?? 60_000,
+      boot: options.boot ?? true,
+      logs: server.logs,
+      logHeading: 'server log',
+    });
+  let { close, ...link } = await linkTo(owner).catch((error: unknown) => {
+    removeSandbox();
+    throw error;
+  });
+  const follow = async (next: OpencodeServer) => {
+    link.events.close(); // its server is gone: nothing to dispose
+    ({ close, ...link } = await linkTo(next));
+    host = next;
+    Object.assign(project, link, { exited: next.exited });
+  };
+  const project: OpencodeServer = {
+    ...link,
+    projectDir,
+    homeDir: owner.homeDir,
+    options: { ...owner.options, ...options, projectDir },
+    logs: () => host.logs(),
+    exited: owner.exited,
+    async stop({ keepFiles = false } = {}) {
+      const followers = guestsOf.get(host) ?? [];
+      if (followers.includes(follow)) followers.splice(followers.indexOf(follow), 1);
+      await close();
+      if (!keepFiles) removeSandbox();
+    },
+    async kill9() {
+      throw new Error(NOT_A_GUEST('killed'));
+    },
+  };
+  guests.add(project);
+  guestsOf.set(owner, [...(guestsOf.get(owner) ?? []), follow]);
+  return project;
+}
+
+type ProjectLink = Pick<OpencodeServer, 'url' | 'port' | 'fetch' | 'client' | 'events' | 'pluginErrors'> & {
+  /** Stops recording its events and ends its instance (Orca's plugin with it) on the server. */
+  close(): Promise<void>;
+};
+
+/**
+ * A project folder on a running server that serves other folders too (the shared server, a project
+ * opened on a file's own): requests carry its directory, its events are its directory's only, and
+ * (with `boot`) its instance is booted, failing with the plugins' errors and the server's log.
+ */
+async function linkProject({ url, auth, projectDir, requestTimeoutMs, boot, logs, logHeading }: {
+  url: string;
+  auth: Record<string, string>;
+  projectDir: string;
+  requestTimeoutMs: number;
+  boot: boolean;
+  logs: () => string;
+  logHeading: string;
+}): Promise<ProjectLink> {
+  const timedFetch = (input: string | URL | Request, init: RequestInit & { timeoutMs?: number } = {}) =>
+    fetchWithTimeout(input, { timeoutMs: requestTimeoutMs, ...init });
+  const events = await recordGlobalEvents(url, auth, { directory: projectDir });
+  const pluginErrors = () => [...events.pluginErrors(), ...pluginErrorsInLog(logs())];
+  let closed = false;
+  const close = async () => {
+    if (closed) return;
+    closed = true;
+    events.close();
+    // Its instance (Orca's plugin with it) ends before its folder goes.
+    await timedFetch(projectUrl(url, '/instance/dispose', projectDir, 'POST'), withHeaders({ method: 'POST' }, auth, projectDir)).catch(() => undefined);
+  };
+  if (boot) {
+    await bootInstance(url, projectDir, auth, requestTimeoutMs, pluginErrors).catch(async (error: Error) => {
+      await close();
+      throw new Error(`${error.message}\n--- ${logHeading} ---\n${logs()}`);
+    });
+  }
+  return {
+    url,
+    port: Number(new URL(url).port),
+    fetch: (path, init = {}) => timedFetch(projectUrl(url, path, projectDir, init.method), withHeaders(init, auth, projectDir)),
+    client: createOpencodeClient({ baseUrl: url, directory: projectDir, headers: auth, fetch: (input, init) => timedFetch(input, init) }),
+    events,
+    pluginErrors,
+    close,
+  };
+}
+
+/** Removes a sandbox's temp dir (none when the caller gave both dirs), unless ORCA_E2E_KEEP is set. */
+function sandboxRemover(sandbox: Sandbox): () => void {
+  return () => {
+    if (!process.env.ORCA_E2E_KEEP && sandbox.rootDir) rmSync(sandbox.rootDir, { recursive: true, force: true });
+  };
+}
+
+/** The headers of a server started with OPENCODE_SERVER_PASSWORD (none without one). */
+function basicAuth(password: string | undefined): Record<string, string> {
+  return password ? { authorization: `Basic ${Buffer.from(`opencode:${password}`).toString('base64')}` } : {};
 }
 
 /** The shared server of this vitest worker, provided by the e2e project's globalSetup. */
