@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reportOnFailure } from '../support/failure-report.js';
-import { openProject, restartOpencode, startOpencode, type OpencodeServer } from '../support/opencode-server.js';
+import { openProject, reopenProject, restartOpencode, startOpencode, type OpencodeServer } from '../support/opencode-server.js';
 import { writePluginFile, type PluginFile } from '../support/plugin-file.js';
 import { fetchWithTimeout } from '../support/wait-for.js';
 import {
@@ -187,7 +187,7 @@ describe('server lifecycle', () => {
 });
 
 describe('shared server', () => {
-  it('gives each project its own config, model, sessions and events, and stops one without the other', async () => {
+  it('gives each project its own config, model, sessions and events, stops one without the other, and reopens one with another config', async () => {
     const models = await Promise.all(['one', 'two'].map((word) => startScriptedModel({ respond: () => text(`model ${word}`) })));
     const [a, b] = await Promise.all(models.map((model) => startOpencode({ server: 'shared', modelUrl: model.url })));
     try {
@@ -218,6 +218,15 @@ describe('shared server', () => {
       await a!.stop();
       expect(existsSync(a!.projectDir)).toBe(false);
       expect((await answer(b!)).text).toBe('model two');
+
+      // Reopened with another model (its config written anew): the same folder and sessions, the new config's answers.
+      const reopened = await reopenProject(b!, { modelUrl: models[0]!.url });
+      expect(reopened.projectDir).toBe(b!.projectDir);
+      expect(await ids(reopened)).toContain(ofB.id);
+      expect((await answer(reopened)).text).toBe('model one');
+      await expect(reopenProject({ options: {} } as OpencodeServer)).rejects.toThrow(/Expected a project on the shared server to reopen/);
+      await reopened.stop();
+      expect(existsSync(b!.projectDir)).toBe(false);
     } finally {
       await Promise.all([a?.stop(), b?.stop()]);
       await Promise.all(models.map((m) => m.close()));

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reportOnFailure } from '../support/failure-report.js';
-import { restartOpencode, startOpencode, waitFor, type OpencodeServer } from '../support/opencode-server.js';
+import { reopenProject, startOpencode, waitFor, type OpencodeServer } from '../support/opencode-server.js';
 import { lastToolResult, startScriptedModel, type RecordedRequest, type ScriptedModel, type ScriptedReply, type ScriptedUsage } from '../support/scripted-model.js';
 import { runCli } from '../cli/fixtures.js';
 import { nextQuestion, reply } from './hitl-answers.js';
@@ -110,7 +110,7 @@ describe('usage and cost of a plan on the real server', () => {
 
   beforeAll(async () => {
     model = await startScriptedModel({ respond });
-    server = await startOpencode({ modelUrl: model.url, plugins: [builtPluginUrl], config: cost, requestTimeoutMs: 180_000 });
+    server = await startOpencode({ server: 'shared', modelUrl: model.url, plugins: [builtPluginUrl], config: cost, requestTimeoutMs: 180_000 });
   }, 60_000);
 
   afterAll(async () => {
@@ -271,7 +271,8 @@ describe('usage and cost of a plan on the real server', () => {
 
   describe('with budget.max_tokens 2,000', () => {
     beforeAll(async () => {
-      server = await restartOpencode(server, { config: { ...cost, plugin: [[builtPluginUrl, { budget: { max_tokens: 2000 } }]] }, plugins: [] });
+      // The project's config changed and OpenCode restarted on it: the same plans and usage history.
+      server = await reopenProject(server, { config: { ...cost, plugin: [[builtPluginUrl, { budget: { max_tokens: 2000 } }]] }, plugins: [] });
     }, 60_000);
 
     it('should forecast from the first plan, pause at the budget gate after the first step, and complete on Continue', async () => {

@@ -248,6 +248,28 @@ export async function restartOpencode(
   return next;
 }
 
+/**
+ * A project on the shared server opened again with other options (its plugins' options, its config):
+ * its instance ends (Orca's plugin with it), its `.opencode/opencode.json` is written anew and a new
+ * instance boots on the same folder, plans, sessions and home. What a user gets by changing the
+ * project's config and restarting OpenCode, without a server process of the file's own (about 3.4 s of
+ * CPU each). `logs()` starts at the reopening. Not a crash: a kill needs a server of the file's own.
+ */
+export async function reopenProject(previous: OpencodeServer, overrides: Partial<StartOpencodeOptions> = {}): Promise<OpencodeServer> {
+  if (previous.options.server !== 'shared') throw new Error('Expected a project on the shared server to reopen; restart a server of the file\'s own with restartOpencode.');
+  await previous.stop({ keepFiles: true });
+  // Written by openSharedProject, which never writes over a config file it did not write.
+  rmSync(join(previous.projectDir, '.opencode', 'opencode.json'), { force: true });
+  const next = await startOpencode({ ...previous.options, ...overrides, server: 'shared', projectDir: previous.projectDir });
+  // The folder is the first opening's; the last one of a chain removes it.
+  const stopNext = next.stop;
+  next.stop = async ({ keepFiles = false } = {}) => {
+    await stopNext({ keepFiles: true });
+    if (!keepFiles) await previous.stop();
+  };
+  return next;
+}
+
 /** Options that belong to a server process: a project on the shared server cannot take them. */
 const SERVER_OPTIONS = ['env', 'password', 'logLevel', 'homeDir', 'modelCatalog', 'allocator', 'startTimeoutMs'] as const;
 const NOT_SHARED = (what: string) => `Expected a server of the file's own to be ${what}: this project is on the shared server; start it with server: 'own'.`;
