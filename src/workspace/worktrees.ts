@@ -6,7 +6,7 @@ import { OrcaError } from '../errors.js';
 import { git } from './git.js';
 import { oneAtATimeIn } from './one-at-a-time.js';
 import { runSetup } from './setup.js';
-import { excludedPaths, ignoredPaths, projectPath, snapshotCommit, userIndexPath } from './snapshot.js';
+import { STATE_FOLDERS, excludedPaths, ignoredPaths, projectPath, snapshotCommit, userIndexPath } from './snapshot.js';
 import type { GitRepository } from './support.js';
 import { writeFileAtomic } from './write-atomic.js';
 
@@ -249,7 +249,7 @@ async function makeSlot(repo: GitRepository, root: string, start: string, option
     await git(['worktree', 'add', '-f', '--detach', '--quiet', root, start], at);
   });
   await placeIncluded(repo, root, include);
-  await placeOpencodeInstall(repo, root, signal);
+  await placeOpencodeConfig(repo, root, signal);
   await mkdir(join(root, repo.prefix), { recursive: true });
   if (!setup) return start;
   await runSetup({
@@ -283,7 +283,7 @@ async function resetSlot(repo: GitRepository, root: string, start: string, inclu
   // `:/`: the whole slot, not only the folder git runs in.
   await git(['-c', 'core.untrackedCache=true', 'clean', '-ffdq', '--', ':/'], at);
   await placeIncluded(repo, root, include);
-  await placeOpencodeInstall(repo, root, signal);
+  await placeOpencodeConfig(repo, root, signal);
   return start;
 }
 
@@ -292,26 +292,46 @@ async function resetSlot(repo: GitRepository, root: string, start: string, inclu
  * hides from git with its own `.opencode/.gitignore`: the folder's dependencies and what says they
  * are installed.
  */
-const OPENCODE_INSTALL = ['node_modules', 'package.json', 'package-lock.json', 'bun.lock', '.gitignore'] as const;
+const OPENCODE_INSTALL: readonly string[] = ['node_modules', 'package.json', 'package-lock.json', 'bun.lock', '.gitignore'];
+
+/** OpenCode's config files, which it looks for from the session's folder up to the top of its git tree. */
+const OPENCODE_CONFIG_FILES = ['opencode.json', 'opencode.jsonc'] as const;
 
 /**
- * A slot whose project folder has a `.opencode/` (the user's agents, commands, orca.jsonc) is a config
- * folder to OpenCode's instance there, which installs its plugin package into it from the npm registry
- * (about 9 s measured; offline it stalls, about 70 s by NOTES-opencode) unless it finds it installed: so the user's install
- * is placed in the slot, node_modules linked and the files beside it copied. Only what git hides in the
- * user's project: a package.json the user commits is the slot's own, a step may change it. OpenCode's
- * `.gitignore` hides itself too, so git never carries it: it is placed with the rest and hides them in
- * the slot as in the project (no step's change).
+ * What git hides of the project's OpenCode config is placed in the slot, so the step's OpenCode
+ * instance there reads the config the user's does (docs/worktrees.md):
+ * - in `.opencode/`, every entry git ignores but Orca's own state (plans, agenda): folders linked, files
+ *   copied. OpenCode's install there (hidden by its own `.gitignore`) spares the slot's instance an
+ *   install from the npm registry (about 9 s measured; offline it stalls, about 70 s by NOTES-opencode).
+ *   A slot gets a `.opencode/` git did not carry only for config (an install alone configures nothing);
+ * - an `opencode.json` or `opencode.jsonc` git ignores, in the project folder or a folder above it in the
+ *   repository: copied.
+ * Only what git hides in the user's project: what git carries is the slot's own, a step may change it.
+ * Placed again at every reset, as the user's is then.
  */
-async function placeOpencodeInstall(repo: GitRepository, root: string, signal: AbortSignal | undefined): Promise<void> {
+async function placeOpencodeConfig(repo: GitRepository, root: string, signal: AbortSignal | undefined): Promise<void> {
   const folder = join(repo.prefix, '.opencode');
-  if (!existsSync(join(root, folder))) return; // no config folder in the slot: nothing is installed there
-  // A linked .opencode (git carries the link): the slot's is the user's own folder, installed already.
-  if ((await lstat(join(repo.toplevel, folder)).catch(() => null))?.isSymbolicLink()) return;
-  const present = OPENCODE_INSTALL.filter((name) => existsSync(join(repo.toplevel, folder, name)));
-  if (present.length === 0) return;
-  const ignored = await ignoredPaths(repo.toplevel, present.map((name) => join(folder, name)), signal);
-  await placeIncluded(repo, root, present.map((name) => join('.opencode', name)).filter((path) => ignored.has(join(repo.prefix, path))));
+  // A linked .opencode (git carries the link): the slot's is the user's own folder.
+  const linked = (await lstat(join(repo.toplevel, folder)).catch(() => null))?.isSymbolicLink() ?? false;
+  const state = new Set(STATE_FOLDERS.map((path) => path.slice('.opencode/'.length)));
+  const entries = linked ? [] : (await readdir(join(repo.toplevel, folder)).catch(() => [] as string[])).filter((name) => !state.has(name));
+  const files = configFilesAbove(repo).filter((path) => existsSync(join(repo.toplevel, path)));
+  if (entries.length === 0 && files.length === 0) return;
+  const ignored = await ignoredPaths(repo.toplevel, [...entries.map((name) => join(folder, name)), ...files], signal);
+  const hidden = entries.filter((name) => ignored.has(join(folder, name)));
+  const intoFolder = existsSync(join(root, folder)) || hidden.some((name) => !OPENCODE_INSTALL.includes(name));
+  if (intoFolder) await placeIncluded(repo, root, hidden.map((name) => join('.opencode', name)));
+  for (const path of files.filter((file) => ignored.has(file))) {
+    await mkdir(dirname(join(root, path)), { recursive: true });
+    await copyFile(join(repo.toplevel, path), join(root, path));
+  }
+}
+
+/** OpenCode's config file names in the project folder and each folder above it up to the repository's top, from the top. */
+function configFilesAbove(repo: GitRepository): string[] {
+  const parts = repo.prefix.split('/').filter(Boolean);
+  const folders = parts.map((_, i) => parts.slice(0, i + 1).join('/'));
+  return ['', ...folders].flatMap((dir) => OPENCODE_CONFIG_FILES.map((name) => (dir ? `${dir}/${name}` : name)));
 }
 
 /** A path of the include list missing in the user's project is skipped: there is nothing to bring. */

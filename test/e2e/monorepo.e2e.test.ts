@@ -32,12 +32,12 @@ import { agentOf, jsonReply, passingReview, scenarioOf } from './team.js';
 type Case = 'tracked' | 'untracked' | 'empty' | 'ignored' | 'linked';
 const CASES: Case[] = ['tracked', 'untracked', 'empty', 'ignored', 'linked'];
 /**
- * The cases on a server of their own; the others are projects on the worker's shared server, whose
- * OpenCode config is the project's `.opencode/opencode.json`. `ignored`: its server's HOME is that
- * repository. `empty`: git carries nothing of the folder, so a slot's copy of it has no such config
- * file: the scripted model's provider must come from the server's own config.
+ * The cases on a server of their own (`ignored`: its server's HOME is that repository); the others are
+ * projects on the worker's shared server, whose OpenCode config (the scripted model's provider, Orca)
+ * is the project's `.opencode/opencode.json`. In `empty`, git carries nothing of the folder, that file
+ * included: Orca places it in the slot's copy of the folder, or the step's instance there has no model.
  */
-const OWN_SERVER: Case[] = ['empty', 'ignored'];
+const OWN_SERVER: Case[] = ['ignored'];
 
 /** What each case's coder reads (project-relative, when the folder has a file) and the file it writes. */
 const WORK: Record<Case, { read?: string; target: string }> = {

@@ -181,6 +181,45 @@ describe('openWorktree', () => {
     expect(existsSync(join(bare.dir, '.opencode'))).toBe(false);
   });
 
+  it("should give a slot the project's OpenCode config git ignores: a .opencode folder git carries nothing of (but Orca's plans), and opencode.json files up to the top", async () => {
+    // A monorepo package whose whole .opencode is ignored, and config files the user keeps out of git.
+    const dir = initRepo(dirs.make(), { 'app/a.txt': 'a\n', '.gitignore': '.opencode/\nopencode.json\nopencode.jsonc\n' });
+    writeFiles(dir, {
+      'opencode.json': '{"top":true}\n',
+      'app/opencode.jsonc': '{"app":true}\n',
+      'app/.opencode/opencode.json': '{"provider":{}}\n',
+      'app/.opencode/orca.jsonc': '{"review":{"enabled":false}}\n',
+      'app/.opencode/agent/helper.md': '# helper\n',
+      'app/.opencode/node_modules/x/index.js': '1\n',
+      'app/.opencode/plans/plan_x.json': '{}\n',
+      'app/.opencode/agenda/items.json': '{}\n',
+    });
+    const repo = await supported(join(dir, 'app'), dirs.make());
+
+    const workspace = await openWorktree(repo, step);
+
+    const config = join(workspace.dir, '.opencode');
+    expect(read(config, 'opencode.json')).toBe('{"provider":{}}\n');
+    expect(read(config, 'orca.jsonc')).toBe('{"review":{"enabled":false}}\n');
+    expect(lstatSync(join(config, 'orca.jsonc')).isSymbolicLink()).toBe(false);
+    expect(readlinkSync(join(config, 'agent'))).toBe(join(dir, 'app', '.opencode', 'agent'));
+    expect(readlinkSync(join(config, 'node_modules'))).toBe(join(dir, 'app', '.opencode', 'node_modules'));
+    // Orca's own state stays the project's.
+    expect(existsSync(join(config, 'plans'))).toBe(false);
+    expect(existsSync(join(config, 'agenda'))).toBe(false);
+    expect(read(workspace.dir, 'opencode.jsonc')).toBe('{"app":true}\n');
+    expect(read(workspace.root!, 'opencode.json')).toBe('{"top":true}\n');
+    // Hidden from git in the slot as in the project: not a change of the step.
+    expect(gitIn(workspace.root!, 'status', '--porcelain', '--untracked-files=all')).toBe('');
+
+    // Placed again on reset, as the user's config is then.
+    writeFiles(dir, { 'app/.opencode/orca.jsonc': '{}\n', 'app/opencode.jsonc': '{"app":2}\n' });
+    await releaseSlot(repo, workspace.root!, PLAN, 'code');
+    const next = await openWorktree(repo, { ...step, stepId: 'next' });
+    expect(read(join(next.dir, '.opencode'), 'orca.jsonc')).toBe('{}\n');
+    expect(read(next.dir, 'opencode.jsonc')).toBe('{"app":2}\n');
+  });
+
   it('should open a slot in a project whose .opencode is a link git carries (a shared config folder), its plans beyond the link left out', async () => {
     const shared = dirs.make();
     writeFiles(shared, { 'orca.jsonc': '{}\n', 'plans/plan_x.json': '{}\n' });
