@@ -220,6 +220,22 @@ describe('openWorktree', () => {
     expect(read(next.dir, 'opencode.jsonc')).toBe('{"app":2}\n');
   });
 
+  it('should leave a folder of .opencode that git ignores but carries files of (added with -f) as git made it in the slot', async () => {
+    // git does not call a folder holding tracked files ignored: replaced by a link, it would be a change of the step (its files deleted).
+    const dir = initRepo(dirs.make(), { '.gitignore': '.opencode/agent/\n', 'README.md': 'hello\n' });
+    writeFiles(dir, { '.opencode/agent/shared.md': '# committed anyway\n', '.opencode/agent/mine.md': '# ignored\n' });
+    gitIn(dir, 'add', '-f', '.opencode/agent/shared.md');
+    gitIn(dir, 'commit', '-q', '-m', 'force-add one agent');
+    const repo = await supported(dir, dirs.make());
+
+    const workspace = await openWorktree(repo, step);
+
+    const agents = join(workspace.dir, '.opencode', 'agent');
+    expect(lstatSync(agents).isSymbolicLink()).toBe(false);
+    expect(read(agents, 'shared.md')).toBe('# committed anyway\n');
+    expect(gitIn(workspace.root!, 'status', '--porcelain')).toBe('');
+  });
+
   it('should open a slot in a project whose .opencode is a link git carries (a shared config folder), its plans beyond the link left out', async () => {
     const shared = dirs.make();
     writeFiles(shared, { 'orca.jsonc': '{}\n', 'plans/plan_x.json': '{}\n' });
