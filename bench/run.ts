@@ -61,7 +61,7 @@ async function main() {
   say(`machine: ${machine.cores} cores, ${machine.cpuModel}, ${machine.memoryGiB} GiB RAM, ${machine.platform}`);
   say(`node ${machine.node}, opencode ${machine.opencode}, temp dir ${machine.tmpdir}`);
   say(`load average at start (1/5/15 min): ${loadStart.join(' / ')} — other processes may be loading this machine; figures vary with it.`);
-  say(LONG ? 'long runs on (more rounds, the 200-step plan, snapshots off, 3 warm rounds per repository size)' : `long runs off: more rounds, the 200-step plan, the snapshot-off DAG and more warm rounds per repository size are not run (${LONG_HINT}, or ORCA_BENCH_LONG=1)`);
+  say(LONG ? 'long runs on (more rounds, the 200-step plan, snapshots off, 5 warm rounds per repository size)' : `long runs off: more rounds, the 200-step plan, the snapshot-off DAG and more warm rounds per repository size are not run (${LONG_HINT}, or ORCA_BENCH_LONG=1)`);
 
   await clock.time('npm run build (dist/ older than src/)', async () => ensureBuilt());
 
@@ -186,7 +186,7 @@ async function main() {
 
   // -------------------------------------------------------------------------------------------
   section('RS: repository size, shared tree against worktree slots');
-  const repoSizes = await clock.time('RS repository size (servers)', () => measureRepoSizes(say, { latencyMs: LATENCY, warmRounds: LONG ? 3 : 1 }));
+  const repoSizes = await clock.time('RS repository size (servers)', () => measureRepoSizes(say, { latencyMs: LATENCY, warmRounds: LONG ? 5 : 3 }));
 
   // -------------------------------------------------------------------------------------------
   const crit = criticalPathCalls(DAG, dag4.callsPerStep);
