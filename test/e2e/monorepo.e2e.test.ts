@@ -15,7 +15,6 @@
 // directory when ignored; its change must land in the user's folder as an uncommitted change, the
 // user's index (a change staged beforehand), HEAD and branch untouched.
 import { execFile, execFileSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, sep } from 'node:path';
@@ -23,7 +22,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { snapshotDist } from '../support/dist-snapshot.js';
 import { reportOnFailure } from '../support/failure-report.js';
-import { xdgDirs } from '../support/opencode-sandbox.js';
+import { orcaWorktrees, xdgDirs } from '../support/opencode-sandbox.js';
 import { startOpencode, type OpencodeServer } from '../support/opencode-server.js';
 import { lastToolResult, startScriptedModel, toolResults, type RecordedRequest, type ScriptedModel, type ScriptedReply } from '../support/scripted-model.js';
 import { readLines } from '../support/read-tool.js';
@@ -183,7 +182,7 @@ function respond(req: RecordedRequest): ScriptedReply {
 }
 
 const escapeRe = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-const worktreesOf = (s: OpencodeServer) => join(realpathSync(xdgDirs(s.homeDir).XDG_DATA_HOME), 'opencode-orca', 'worktrees');
+const worktreesOf = (s: OpencodeServer) => orcaWorktrees(s.homeDir);
 const count = (text: string, part: string) => text.split(part).length - 1;
 
 describe('a project inside a larger git repository', () => {
@@ -271,7 +270,7 @@ describe('a project inside a larger git repository', () => {
     const coders = requestsOf('coder', c);
     expect(coders.length).toBeGreaterThan(0);
     const dir = workdirOf(coders[0]!);
-    const slots = join(worktreesOf(s), createHash('sha1').update(realpathSync(join(l.common, '.git'))).digest('hex').slice(0, 12), 'slots');
+    const slots = join(orcaWorktrees(s.homeDir, l.common), 'slots');
     expect(dir).toMatch(new RegExp(`^${escapeRe(slots + sep)}\\d+${escapeRe(sep + folder)}$`));
     const slot = dir.slice(0, -folder.length - 1);
     expect(gitIn(l.toplevel, 'worktree', 'list', '--porcelain')).toContain(`worktree ${slot}\n`);

@@ -8,6 +8,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, sep } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reportOnFailure } from '../support/failure-report.js';
+import { orcaWorktrees } from '../support/opencode-sandbox.js';
 import { startOpencode, type OpencodeServer } from '../support/opencode-server.js';
 import { lastToolResult, startScriptedModel, toolResults, type RecordedRequest, type ScriptedModel, type ScriptedReply } from '../support/scripted-model.js';
 import { agentOf, builtPluginUrl, orcaResumeRelay, scenarioOf, jsonReply } from './team.js';
@@ -130,10 +131,10 @@ describe('identical tool failures in a specialist session', () => {
 
     it('should run the coder in its worktree and read the relative path there', () => {
       const coder = requests('coder', 'coder_loop');
-      const worktrees = join(server.homeDir, '.local', 'share', 'opencode-orca', 'worktrees') + sep;
-      for (const req of coder) expect(workdirOf(req)!.startsWith(worktrees)).toBe(true);
-      // A warm slot of the project's pool: <worktrees>/<project key>/slots/<n>.
-      expect(workdirOf(coder[0]!)!.slice(worktrees.length)).toMatch(new RegExp(`^[0-9a-f]{12}\\${sep}slots\\${sep}\\d+$`));
+      // A warm slot of the project's own pool: <worktrees>/<its repository's key>/slots/<n>.
+      const slots = join(orcaWorktrees(server.homeDir, server.projectDir), 'slots') + sep;
+      for (const req of coder) expect(workdirOf(req)!.startsWith(slots)).toBe(true);
+      expect(workdirOf(coder[0]!)!.slice(slots.length)).toMatch(/^\d+$/);
       // Each read failed on the missing file, resolved in the worktree, not in the project.
       const reads = toolResults(coder.at(-1)!).filter((r) => r.name === 'read');
       expect(reads).toHaveLength(3);

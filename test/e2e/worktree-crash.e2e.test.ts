@@ -24,14 +24,13 @@
 // The last describe runs s1 and s2 side by side instead, both clashing with a line the user added,
 // and kills the server while both wait at the merge gate: each must be asked after the restart.
 import { execFileSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, sep } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { snapshotDist } from '../support/dist-snapshot.js';
 import { reportOnFailure } from '../support/failure-report.js';
-import { xdgDirs } from '../support/opencode-sandbox.js';
+import { orcaWorktrees } from '../support/opencode-sandbox.js';
 import { openProject, restartOpencode, startOpencode, waitFor, type OpencodeServer } from '../support/opencode-server.js';
 import { lastToolResult, startScriptedModel, textOf, type RecordedRequest, type ScriptedModel, type ScriptedReply } from '../support/scripted-model.js';
 import { fetchWithTimeout } from '../support/wait-for.js';
@@ -201,12 +200,8 @@ type Run = {
 /** A point the batch took to its end: killed at its kill point, restarted, resumed. */
 type Finished = Run & Required<Pick<Run, 'planId' | 'logAtKill' | 'journalAtKill' | 'turn'>>;
 
-/**
- * The folder of Orca's worktree slots and records for a project's repository (ending in a separator):
- * `<data home>/opencode-orca/worktrees/<sha1 of the real path of its git directory, 12 hex>` (src/workspace/support.ts).
- */
-const worktreesOf = (s: OpencodeServer) =>
-  join(realpathSync(xdgDirs(s.homeDir).XDG_DATA_HOME), 'opencode-orca', 'worktrees', createHash('sha1').update(realpathSync(join(s.projectDir, '.git'))).digest('hex').slice(0, 12)) + sep;
+/** The folder of Orca's worktree slots and records for a project's repository, ending in a separator. */
+const worktreesOf = (s: OpencodeServer) => orcaWorktrees(s.homeDir, s.projectDir) + sep;
 /** Every path under a project's worktree folder, relative to it. */
 function worktreeLeftovers(s: OpencodeServer): string[] {
   const folder = worktreesOf(s);

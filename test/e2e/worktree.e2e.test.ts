@@ -10,11 +10,11 @@
 // hunks, clash and undeclared plans side by side; `human` (no merge policy) runs the clash answered by
 // a slash command; `plain` is a project without git. Every plan starts in beforeAll; each test awaits its own.
 import { execFileSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, sep } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reportOnFailure } from '../support/failure-report.js';
+import { orcaWorktrees } from '../support/opencode-sandbox.js';
 import { startOpencode, waitFor, type OpencodeServer } from '../support/opencode-server.js';
 import {
   lastToolResult,
@@ -180,20 +180,14 @@ function seedProject(dir: string, git: boolean) {
   writeFileSync(join(dir, 'notes.txt'), USER_NOTES);
 }
 
-/** Orca's worktrees folder in a server's home. */
-const worktreesRoot = (home: string) => join(home, '.local', 'share', 'opencode-orca', 'worktrees');
-
 /**
  * What is left under Orca's worktrees folder for the repository of `projectDir` (the server's home is
  * the worker's shared one, which other files' repositories use too): its slots, plan folders, their
- * step worktrees (`<step>.<attempt>`) and the records beside them. Named as Orca names it: the first
- * 12 hex digits of the SHA-1 of the repository's common git folder.
+ * step worktrees (`<step>.<attempt>`) and the records beside them.
  */
 function worktreeLeftovers(home: string, projectDir: string): string[] {
-  const repo = createHash('sha1').update(realpathSync(join(projectDir, '.git'))).digest('hex').slice(0, 12);
-  const folder = join(worktreesRoot(home), repo);
-  if (!existsSync(folder)) return [];
-  return readdirSync(folder, { recursive: true, encoding: 'utf8' }).map((path) => join(repo, path));
+  const folder = orcaWorktrees(home, projectDir);
+  return existsSync(folder) ? readdirSync(folder, { recursive: true, encoding: 'utf8' }) : [];
 }
 
 describe('every file-changing step in its own git worktree', () => {
@@ -217,7 +211,7 @@ describe('every file-changing step in its own git worktree', () => {
     return JSON.parse(tool.content);
   }
   const projectFile = (scenario: Scenario, path: string) => readFileSync(join(server(scenario).projectDir, path), 'utf8');
-  const worktreesOf = (s: OpencodeServer) => join(s.homeDir, '.local', 'share', 'opencode-orca', 'worktrees') + sep;
+  const worktreesOf = (s: OpencodeServer) => orcaWorktrees(s.homeDir) + sep;
 
   beforeAll(async () => {
     model = await startScriptedModel({ respond });
@@ -442,7 +436,7 @@ describe('every file-changing step in its own git worktree', () => {
     expect(step).toMatchObject({ status: 'completed', attempts: 1 });
     expect(step.diff).toBeUndefined();
     // No repository, so no folder of its own under the worktrees folder: nothing there names its plan.
-    const root = worktreesRoot(p.homeDir);
+    const root = orcaWorktrees(p.homeDir);
     const named = existsSync(root) ? readdirSync(root, { recursive: true, encoding: 'utf8' }).filter((path) => path.includes(res.plan_id)) : [];
     expect(named).toEqual([]);
   }, 180_000);

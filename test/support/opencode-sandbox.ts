@@ -1,7 +1,8 @@
 // A throwaway HOME and project for one OpenCode server, so tests never read or write the
 // developer's real config, data or caches and never reach the network.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -48,6 +49,16 @@ export function xdgDirs(home: string) {
     XDG_CACHE_HOME: join(home, '.cache'),
     XDG_STATE_HOME: join(home, '.local', 'state'),
   };
+}
+
+/**
+ * Orca's worktrees folder in a sandbox home (real path, as `git worktree list` names it), or, given a
+ * repository's folder, that repository's own folder in it: `<12 hex of the SHA-1 of the real path of its
+ * git directory>` (src/workspace/support.ts). Several repositories share a home: count one's slots there.
+ */
+export function orcaWorktrees(home: string, repoDir?: string): string {
+  const root = join(realpathSync(xdgDirs(home).XDG_DATA_HOME), 'opencode-orca', 'worktrees');
+  return repoDir === undefined ? root : join(root, createHash('sha1').update(realpathSync(join(repoDir, '.git'))).digest('hex').slice(0, 12));
 }
 
 /**

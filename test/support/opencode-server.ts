@@ -231,13 +231,7 @@ export async function restartOpencode(
   if (guests.has(previous)) throw new Error(NOT_A_GUEST('restarted'));
   await previous.stop({ keepFiles: true });
   const next = await startOpencode({ ...previous.options, ...overrides });
-  // The temp dirs belong to the first server; the last one in a restart chain removes them.
-  const rootOwner = previous;
-  const stopNext = next.stop;
-  next.stop = async ({ keepFiles = false } = {}) => {
-    await stopNext({ keepFiles: true });
-    if (!keepFiles) await rootOwner.stop();
-  };
+  const stopNext = removesWithPrevious(next, previous);
   // The projects opened on the previous server (openProject) follow it.
   const followers = guestsOf.get(previous) ?? [];
   guestsOf.set(next, followers);
@@ -261,13 +255,21 @@ export async function reopenProject(previous: OpencodeServer, overrides: Partial
   // Written by openSharedProject, which never writes over a config file it did not write.
   rmSync(join(previous.projectDir, '.opencode', 'opencode.json'), { force: true });
   const next = await startOpencode({ ...previous.options, ...overrides, server: 'shared', projectDir: previous.projectDir });
-  // The folder is the first opening's; the last one of a chain removes it.
+  removesWithPrevious(next, previous);
+  return next;
+}
+
+/**
+ * The temp dirs of a restarted server or a reopened project belong to the first one: `next.stop()` stops it
+ * and then has `previous` remove them (down the chain to the first). Returns next's own stop.
+ */
+function removesWithPrevious(next: OpencodeServer, previous: OpencodeServer): OpencodeServer['stop'] {
   const stopNext = next.stop;
   next.stop = async ({ keepFiles = false } = {}) => {
     await stopNext({ keepFiles: true });
     if (!keepFiles) await previous.stop();
   };
-  return next;
+  return stopNext;
 }
 
 /** Options that belong to a server process: a project on the shared server cannot take them. */
