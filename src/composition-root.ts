@@ -4,6 +4,7 @@ import { opencodePorts } from './opencode/session-ports.js';
 import { qualityPorts } from './opencode/quality-ports.js';
 import { planPolicy } from './config/policy.js';
 import type { SessionMonitor } from './opencode/session-monitor.js';
+import type { ToolActivity } from './opencode/tool-activity.js';
 import { PlanHost, type PlanHostOptions } from './host/plan-host.js';
 import { PlanStore } from './persistence/plan-store.js';
 import type { PlanFields } from './persistence/plan-file.js';
@@ -97,6 +98,8 @@ export interface OrcaParts {
   titles?: ToolTitlePort;
   /** What git can do for this project (plugin start); absent: steps share the project directory, unmeasured. */
   support?: WorkspaceSupport;
+  /** When each session's tool calls last ran (opencode/tool-activity.ts); absent: every measurement of the shared tree takes a snapshot of its own. */
+  toolActivity?: Pick<ToolActivity, 'quietSince'>;
   /** Lets OpenCode drop its instance for a directory no longer used (a removed worktree); absent: nothing to drop. */
   closeDirectory?: (directory: string) => Promise<void>;
   /** Gets OpenCode's instance for a worktree slot's folder ready ahead (one in-process turn there); absent: the first step there waits for it. */
@@ -107,7 +110,7 @@ export interface OrcaParts {
 export function createOrca(
   input: Pick<PluginInput, 'client' | 'directory'>,
   options: OrcaOptions,
-  hooks: Pick<PlanHostOptions, 'inspect'> & { monitor: SessionMonitor; meter?: UsageMeter; support?: WorkspaceSupport },
+  hooks: Pick<PlanHostOptions, 'inspect'> & { monitor: SessionMonitor; meter?: UsageMeter; support?: WorkspaceSupport; toolActivity?: Pick<ToolActivity, 'quietSince'> },
 ): Orca {
   const { client, directory } = input;
   const log: Orca['log'] = (level, message, extra) => {
@@ -121,6 +124,7 @@ export function createOrca(
     asker: createQuestionAsker({ client, directory, log: (level, message) => log(level, message) }),
     notes: sessionNotes(notePortsWith(client, directory, { agent: QUESTION_AGENT_ID, model: QUESTION_MODEL, prefix: NOTE_PREFIX }), (level, message) => log(level, message)),
     monitor: hooks.monitor,
+    ...(hooks.toolActivity ? { toolActivity: hooks.toolActivity } : {}),
     titles: toolTitlesFromClient(client, directory),
     log,
     runCommand: commandRunnerFromClient(client, directory),
@@ -290,7 +294,7 @@ const NO_WORKSPACES: WorkspacePorts = {
 };
 
 /** Where file-changing steps work (`isolation` and git), said once in the log; the worktrees' ports when git is there. */
-function assembleWorkspaces({ directory, options, support, closeDirectory, log }: OrcaParts, store: PlanStore): Orca['workspace'] {
+function assembleWorkspaces({ directory, options, support, closeDirectory, toolActivity, log }: OrcaParts, store: PlanStore): Orca['workspace'] {
   const settings = isolationSettings(options);
   const resolved = support ? workspaceKindOf(settings.mode, support) : { kind: 'none' as const, reason: 'git was not asked (no OpenCode server)' };
   if (support) log('info', workspaceKindText(resolved));
@@ -305,6 +309,7 @@ function assembleWorkspaces({ directory, options, support, closeDirectory, log }
           ...(settings.setup ? { setup: settings.setup } : {}),
           setupTimeoutMs: settings.setupTimeoutMs,
           keepSlots: options.concurrency ?? DEFAULT_CONCURRENCY,
+          ...(toolActivity ? { quietSince: (sessionId: string) => toolActivity.quietSince(sessionId) } : {}),
           log,
         })
       : null;

@@ -7,6 +7,7 @@ import { agentPlanning } from './config/policy.js';
 import { createOrca } from './composition-root.js';
 import { guarded } from './host/observers.js';
 import { createSessionMonitor, toolFailureLimits } from './opencode/session-monitor.js';
+import { createToolActivity } from './opencode/tool-activity.js';
 import { unavailableToolText } from './opencode/tool-failures.js';
 import { createUsageMeter } from './opencode/usage-meter.js';
 import { planIdOfMetadata, promptCacheHooks, promptCacheSettings } from './opencode/prompt-cache.js';
@@ -55,16 +56,20 @@ export const OrcaPlugin: Plugin = async (input, rawOptions) => {
   });
   // The earlier model requests of a prompt that called tools are known only from message.updated events.
   const meter = createUsageMeter();
+  // When each session's tool calls last ran: a step in the shared tree is measured by a snapshot begun after its last one.
+  const toolActivity = createToolActivity();
   // What git can do here decides where file-changing steps work (issue 25): a few git calls, once.
   const support = await workspaceSupport(input.directory);
-  const orca = createOrca(input, options, { inspect: (event) => inspector?.inspect(event), monitor, meter, support });
+  const orca = createOrca(input, options, { inspect: (event) => inspector?.inspect(event), monitor, meter, support, toolActivity });
   const log = (level: 'warn' | 'error', message: string) => orca.log(level, message);
   const cache = promptCacheHooks(promptCacheSettings(options.prompt_cache), async (sessionID) => planIdOfMetadata((await orca.sessions.get(sessionID))?.metadata), log);
   const observeSession = guarded('the session monitor', (event: Parameters<typeof monitor.observe>[0]) => monitor.observe(event), log);
   const observeUsage = guarded('the usage meter', (event: Parameters<typeof meter.observe>[0]) => meter.observe(event), log);
+  const observeTools = guarded('the tool activity', (event: Parameters<typeof toolActivity.observe>[0]) => toolActivity.observe(event), log);
   const observeEvent = (event: Parameters<typeof monitor.observe>[0]) => {
     observeSession(event);
     observeUsage(event);
+    observeTools(event);
   };
   // The steps' worktree instances hand this one their events and model requests (src/passive/).
   const unregisterMain = registerMainInstanceOf(
@@ -146,7 +151,10 @@ export const OrcaPlugin: Plugin = async (input, rawOptions) => {
     // Runs before every model request with the session's transcript: where the tool-loop breaker acts.
     'experimental.chat.messages.transform': async (_input, output) => monitor.beforeModelRequest(output.messages),
     // A call to a tool the agent lacks reaches OpenCode's `invalid` tool: say plainly what was called and what the agent has.
+    // Around every tool call, on its path (OpenCode awaits both): when a session last could have written to the tree.
+    'tool.execute.before': async (input) => toolActivity.before(input),
     'tool.execute.after': async (input, output) => {
+      toolActivity.after(input);
       if (input.tool !== INVALID_TOOL) return;
       const text = unavailableToolText(input.args);
       if (text) output.output = text;

@@ -5,7 +5,7 @@
 // Each run is profiled on its own (start/stop tracking around it: the samples' timestamps cannot be
 // mapped to wall time reliably, many read 0). Per extra step = (12-step DAG − 1-step plan) / 11, so
 // the orca and planner turns and the approval cancel out.
-// env: ROUNDS (default 3), LAT (default 300), CONC (default 4).
+// env: ROUNDS (default 3), LAT (default 300), CONC (default 4), ISOLATION=none (the shared tree; default: worktree slots).
 import { WebSocket } from 'ws';
 import { freshPort } from '../../test/support/fresh-port.js';
 import { bareScript, runBare } from '../bare.js';
@@ -14,14 +14,14 @@ import { runPlans, startBenchServer } from '../server.js';
 
 interface Frame { name: string; url: string; line: number }
 interface Trace { stackFrames: Frame[] }
-interface Tally { inclusive: Map<string, number>; samples: number; plugin: number }
+interface Tally { inclusive: Map<string, number>; self: Map<string, number>; samples: number; plugin: number }
 
 const rounds = Number(process.env.ROUNDS ?? 3);
 const concurrency = Number(process.env.CONC ?? 4);
 const plan = layeredDag(3, 4);
 const one = { ...plan, goal: `${plan.goal} (one step)`, steps: plan.steps.slice(0, 1) };
 const port = await freshPort();
-const b = await startBenchServer({ concurrency, latencyMs: Number(process.env.LAT ?? 300), env: { BUN_INSPECT: `ws://127.0.0.1:${port}/orca-bench` } });
+const b = await startBenchServer({ concurrency, latencyMs: Number(process.env.LAT ?? 300), env: { BUN_INSPECT: `ws://127.0.0.1:${port}/orca-bench` }, ...(process.env.ISOLATION === 'none' ? { pluginOptions: { isolation: { mode: 'none' } } } : {}) });
 const ws = new WebSocket(`ws://127.0.0.1:${port}/orca-bench`);
 await new Promise<void>((resolve, reject) => {
   ws.once('open', () => resolve());
@@ -42,7 +42,7 @@ const send = (method: string, params: Record<string, unknown> = {}) =>
     ws.send(JSON.stringify({ id: n, method, params }));
   });
 const frameKey = (f: Frame) => `${f.name || '(anonymous)'} ${f.url.replace(/^.*\/(dist|src)\//, '$1/').replace('/$bunfs/root/', '').slice(-50)}:${f.line}`;
-const tally = (): Tally => ({ inclusive: new Map(), samples: 0, plugin: 0 });
+const tally = (): Tally => ({ inclusive: new Map(), self: new Map(), samples: 0, plugin: 0 });
 
 /** Runs `fn` with the profiler on and adds its samples to `into`. */
 async function profiled(into: Tally, fn: () => Promise<unknown>) {
@@ -57,6 +57,9 @@ async function profiled(into: Tally, fn: () => Promise<unknown>) {
     into.samples++;
     if (t.stackFrames.some((f) => f.url.includes('/dist/') && !f.url.includes('node_modules'))) into.plugin++;
     for (const key of new Set(t.stackFrames.map(frameKey))) into.inclusive.set(key, (into.inclusive.get(key) ?? 0) + 1);
+    // The innermost frame of the plugin's own code, if any: where the plugin spends what it causes.
+    const own = t.stackFrames.find((f) => f.url.includes('/dist/') && !f.url.includes('node_modules'));
+    if (own) into.self.set(frameKey(own), (into.self.get(frameKey(own)) ?? 0) + 1);
   }
 }
 
@@ -88,6 +91,9 @@ try {
     .slice(0, 40);
   console.log('inclusive samples per extra step, Orca − bare (Orca, bare):');
   for (const r of rows) console.log(`${(r.orca - r.bare).toFixed(1).padStart(6)} (${r.orca.toFixed(1)}, ${r.bare.toFixed(1)})  ${r.k}`);
+  const ownRows = [...orca.self.keys()].map((k) => ({ k, n: ((orca.self.get(k) ?? 0) - (orcaOne.self.get(k) ?? 0)) / rounds / extra })).sort((x, y) => y.n - x.n).slice(0, 25);
+  console.log("the plugin's innermost function on the stack, samples per extra step:");
+  for (const r of ownRows) console.log(`${r.n.toFixed(1).padStart(6)}  ${r.k}`);
 } finally {
   ws.close();
   await b.stop();

@@ -129,7 +129,14 @@ export interface MeasureStepInput {
   result?: string;
 }
 
-export type CaptureStepInput = Pick<MeasureStepInput, 'planId' | 'stepId' | 'attempt' | 'workspace'>;
+export interface CaptureStepInput extends Pick<MeasureStepInput, 'planId' | 'stepId' | 'attempt' | 'workspace'> {
+  /**
+   * The session whose tool calls alone changed the step's tree (its specialist's, with no reviewer
+   * or hook after it): in the shared tree, a snapshot begun once that session's last call had ended
+   * holds all the step did, and will do. Absent or null: a snapshot begun after this call.
+   */
+  sessionId?: string | null;
+}
 
 export interface MergeStepInput extends MeasureStepInput {
   idempotencyKey: string;

@@ -82,7 +82,7 @@ export const measuringLanded = stepSetup.createStateConfig({
       invoke: {
         id: 'captureStep',
         src: 'captureStep',
-        input: ({ context }) => ({ planId: context.planId, stepId: context.stepId, attempt: context.attempt, workspace: context.workspace! }),
+        input: ({ context }) => ({ planId: context.planId, stepId: context.stepId, attempt: context.attempt, workspace: context.workspace!, sessionId: context.sessionId }),
         onDone: { target: 'diffing', actions: [{ type: 'recordCapture', params: ({ event }) => event.output }, 'notifyLanded'] },
         onError: { target: '#step.completed', actions: { type: 'recordDiffUnavailable', params: messageOf } },
       },

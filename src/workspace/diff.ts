@@ -3,7 +3,7 @@ import { posix } from 'node:path';
 import type { MeasureStepInput } from '../machines/ports.js';
 import type { FileChange, StepDiff } from '../machines/types.js';
 import { git, GitError, gitBytes } from './git.js';
-import { excludedPaths, snapshotCommit, userIndexPath } from './snapshot.js';
+import { excludedPaths, snapshotCommit, userIndexPath, type SnapshotOptions } from './snapshot.js';
 import type { GitRepository } from './support.js';
 import { writeFileAtomic } from './write-atomic.js';
 
@@ -28,13 +28,17 @@ export async function measureWithPatch(repo: GitRepository, options: MeasureOpti
 }
 
 /** The step's tree as it is now, as a commit on its base's history (what measure diffs against the base). */
-export async function capture(repo: GitRepository, { workspace, include, signal }: Pick<MeasureOptions, 'workspace' | 'include' | 'signal'>): Promise<string> {
+export async function capture(
+  repo: GitRepository,
+  { workspace, include, signal, quietSince }: Pick<MeasureOptions, 'workspace' | 'include' | 'signal'> & Pick<SnapshotOptions, 'quietSince'>,
+): Promise<string> {
   const tree = workspace.kind === 'worktree' ? workspace.root : repo.toplevel;
   if (!tree || !existsSync(tree))
     throw new GitError(`The step's worktree ${tree ?? '(none recorded)'} is gone, so its changes cannot be measured: run the step again.`);
   // A slot's own index, or Orca's kept index of the user's tree: git reads only what changed since.
   // A slot's parent is the base it was reset to: no look-up of its HEAD.
-  const where = workspace.kind === 'worktree' ? { own: true, parent: workspace.base } : { index: userIndexPath(repo) };
+  // In the shared tree, a snapshot begun after the step's session was last active holds all it did (quietSince).
+  const where = workspace.kind === 'worktree' ? { own: true, parent: workspace.base } : { index: userIndexPath(repo), ...(quietSince !== undefined ? { quietSince } : {}) };
   return snapshotCommit(tree, { exclude: excludedPaths(repo.prefix, include), ...where, ...(signal ? { signal } : {}) });
 }
 

@@ -55,6 +55,13 @@ export interface SnapshotOptions {
    * most this many ms ago, will do when Orca wrote nothing to the tree since it began (touchTree).
    */
   recentMs?: number;
+  /**
+   * For a measurement of the shared tree: a performance.now() time since which nothing the step runs
+   * wrote to the tree (its session's last tool call ended then). A snapshot in Orca's kept index begun
+   * at or after it holds all the step did and will do, running or ended, when Orca wrote nothing to the
+   * tree since it began (touchTree): steps that end at once share one snapshot, not two in a row.
+   */
+  quietSince?: number;
 }
 
 /**
@@ -76,7 +83,8 @@ export async function snapshotCommit(dir: string, options: SnapshotOptions): Pro
   if (own) return snapshotIn(dir, undefined, options);
   if (!index) return withTemporaryIndex((temp) => seedFromHead(dir, temp, signal).then(() => snapshotIn(dir, temp, options)));
   const key = `${dir}\0${index}\0${options.exclude.join('\0')}`;
-  const recent = options.recentMs === undefined ? undefined : recentSnapshot(key, dir, options.recentMs);
+  const recent =
+    options.recentMs !== undefined ? recentSnapshot(key, dir, options.recentMs) : options.quietSince !== undefined ? snapshotSince(key, dir, options.quietSince) : undefined;
   // Snapshots of the user's tree asked for while one runs share the next one (steps starting and
   // ending at once, a merge): it runs to the end for them all, each caller stopping its wait on abort.
   const shared = recent ?? sharedNext(key, () => remembered(key, dir, () => keptIndexSnapshot(dir, index, options.exclude)));
@@ -104,9 +112,17 @@ function recentSnapshot(key: string, dir: string, withinMs: number): Promise<str
   return last.endedAt === null || performance.now() - last.endedAt <= withinMs ? last.run : undefined;
 }
 
+/** The latest snapshot of the tree under `key` when it began at or after `since`, Orca having written nothing since it began. */
+function snapshotSince(key: string, dir: string, since: number): Promise<string> | undefined {
+  const last = latest.get(key);
+  return last && last.startedAt >= since && last.generation === (generations.get(dir) ?? 0) ? last.run : undefined;
+}
+
 /** Runs a snapshot of the tree under `key`, kept as the latest one (a failed one is forgotten). */
 function remembered(key: string, dir: string, snapshot: () => Promise<string>): Promise<string> {
-  const entry: LatestSnapshot = { run: snapshot(), generation: generations.get(dir) ?? 0, endedAt: null };
+  // Taken before the run is asked for: git reads the tree at this moment or later.
+  const startedAt = performance.now();
+  const entry: LatestSnapshot = { run: snapshot(), generation: generations.get(dir) ?? 0, startedAt, endedAt: null };
   latest.set(key, entry);
   entry.run.then(
     () => {
@@ -289,6 +305,8 @@ interface LatestSnapshot {
   run: Promise<string>;
   /** The tree's generation when it began. */
   generation: number;
+  /** performance.now() when it was asked for (git read the tree then or later). */
+  startedAt: number;
   /** performance.now() when it ended; null while it runs. */
   endedAt: number | null;
 }

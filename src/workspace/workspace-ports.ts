@@ -29,6 +29,12 @@ export interface WorkspacesOptions {
   maxSlots?: number;
   /** How long a step waits for a slot while all are held before it makes one more (a minute unless set). */
   slotWaitMs?: number;
+  /**
+   * Since when (performance.now()) no tool call of the session ran (opencode/tool-activity.ts), or
+   * undefined while one runs: a step in the shared tree is captured by a snapshot begun after that.
+   * Absent: every capture takes a snapshot begun after it asked.
+   */
+  quietSince?: (sessionId: string) => number | undefined;
   log(level: 'debug' | 'info' | 'warn' | 'error', message: string): void;
 }
 
@@ -52,7 +58,7 @@ export interface Workspaces extends WorkspacePorts {
 }
 
 /** The workspace ports over git; worktrees only where `support` allows them. */
-export function createWorkspaces({ directory, support, patchPathOf, include, setup, setupTimeoutMs, keepSlots, maxSlots = keepSlots, slotWaitMs, log }: WorkspacesOptions): Workspaces {
+export function createWorkspaces({ directory, support, patchPathOf, include, setup, setupTimeoutMs, keepSlots, maxSlots = keepSlots, slotWaitMs, quietSince, log }: WorkspacesOptions): Workspaces {
   const repository: GitRepository | undefined = support.ok ? support : support.repository;
   const need = (what: string): GitRepository => {
     if (!repository) throw new OrcaError(`Cannot ${what}: ${support.ok ? 'no git repository' : support.reason}`);
@@ -89,8 +95,9 @@ export function createWorkspaces({ directory, support, patchPathOf, include, set
       return slotWaits.follow(slotKey(planId, stepId), listener);
     },
 
-    async captureStep({ workspace }, signal) {
-      return { result: await capture(need("measure the step's changes"), { workspace, include, signal }) };
+    async captureStep({ workspace, sessionId }, signal) {
+      const since = sessionId ? quietSince?.(sessionId) : undefined;
+      return { result: await capture(need("measure the step's changes"), { workspace, include, signal, ...(since !== undefined ? { quietSince: since } : {}) }) };
     },
 
     measureStep(input, signal) {

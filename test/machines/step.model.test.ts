@@ -477,6 +477,16 @@ describe('step machine: its own worktree, the real diff, the merge gate', () => 
     before.stop();
     createActor(recording, { snapshot: saved as never, input: undefined as never }).start().stop();
     expect(asked.map((i) => i.result)).toEqual(['r1', 'r1']);
+    // Captured with the specialist's session named: its tools alone changed the tree (a snapshot begun after its last call will do).
+    const captureInputs: any[] = [];
+    const naming = telling.provide({ actors: { captureStep: fromPromise(({ input }: any) => {
+          captureInputs.push(input);
+          return new Promise(() => {});
+        }) as never } });
+    const named = createActor(naming, { input: input(3, { workspace: 'shared' }) }).start();
+    for (const event of ran) named.send(event as never);
+    named.stop();
+    expect(captureInputs).toEqual([expect.objectContaining({ stepId: expect.any(String), sessionId: 'ses_1' })]);
     // A reviewer, a post-step hook or a merge waits for the diff: measured before anything goes on.
     expect(replay(standaloneStepMachine, input(3, { workspace: 'shared', review: true }), ran).snapshot.value).toBe('measuring');
     expect(replay(standaloneStepMachine, input(3, { workspace: 'shared', post_hooks: ['notify'] }), ran).snapshot.value).toBe('measuring');

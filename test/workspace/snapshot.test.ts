@@ -140,6 +140,44 @@ describe('snapshotCommit for a base (recentMs)', () => {
   });
 });
 
+describe('snapshotCommit for a measurement (quietSince)', () => {
+  it("should give a measurement a snapshot begun after the step's last write, running or ended, and a new one when the snapshot began before that write", async () => {
+    const dir = initRepo(dirs.make());
+    const index = join(dirs.make(), 'index', 'quiet');
+    // The step's session wrote its file, and its last tool call ended: then another step's snapshot began.
+    writeFiles(dir, { 'mine.txt': 'mine\n' });
+    const quietSince = performance.now();
+    const other = snapshotCommit(dir, { exclude: [], index });
+    // Asked while it runs: joined (a second run of the same files in the same second would make the
+    // same commit, so this line cannot tell them apart; the one below can).
+    const mine = await snapshotCommit(dir, { exclude: [], index, quietSince });
+    expect(mine).toBe(await other);
+    expect(filesOf(dir, mine)).toEqual(['README.md', 'mine.txt']);
+    // Ended by now, it still holds all the step did: taken, though someone else wrote since.
+    writeFiles(dir, { 'sibling.txt': 'theirs\n' });
+    expect(await snapshotCommit(dir, { exclude: [], index, quietSince })).toBe(mine);
+
+    // The step wrote again after that snapshot began: the measurement takes a snapshot of its own.
+    writeFiles(dir, { 'later.txt': 'later\n' });
+    const afterWrite = performance.now();
+    const fresh = await snapshotCommit(dir, { exclude: [], index, quietSince: afterWrite });
+    expect(fresh).not.toBe(mine);
+    expect(filesOf(dir, fresh)).toEqual(['README.md', 'later.txt', 'mine.txt', 'sibling.txt']);
+  });
+
+  it('should take a new snapshot for a measurement once Orca wrote to the tree after the last one began (touchTree)', async () => {
+    const dir = initRepo(dirs.make());
+    const index = join(dirs.make(), 'index', 'quiet-touched');
+    const quietSince = performance.now();
+    const first = await snapshotCommit(dir, { exclude: [], index });
+    writeFiles(dir, { 'landed.txt': 'x\n' });
+    touchTree(dir);
+    const measured = await snapshotCommit(dir, { exclude: [], index, quietSince });
+    expect(measured).not.toBe(first);
+    expect(filesOf(dir, measured)).toEqual(['README.md', 'landed.txt']);
+  });
+});
+
 describe('excludedPaths', () => {
   it('should name the state folders and the include list under the prefix', () => {
     expect(excludedPaths('app/', ['./node_modules/', '.env'])).toEqual(['app/.opencode/plans', 'app/.opencode/agenda', 'app/node_modules', 'app/.env']);

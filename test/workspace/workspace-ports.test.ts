@@ -88,6 +88,32 @@ describe('createWorkspaces', () => {
     expect(again.files.map((f) => f.path)).toEqual(['README.md']);
   });
 
+  it("should capture a shared-tree step with a snapshot begun after its session's last tool call, and with one of its own while a call runs or with no session", async () => {
+    const dir = initRepo(dirs.make());
+    const quiet = new Map<string, number | undefined>();
+    const { workspaces } = await workspacesIn(dir, { quietSince: (sessionId) => quiet.get(sessionId) });
+    const code = await workspaces.openWorkspace({ ...open, kind: 'shared' }, signal);
+    writeFileSync(join(dir, 'code.ts'), 'the step wrote this\n');
+    quiet.set('ses_code', performance.now()); // its last tool call ended
+    const docs = await workspaces.openWorkspace({ ...open, stepId: 'docs', kind: 'shared' }, signal);
+    // A sibling step ended first: its capture began after ses_code's last call.
+    const sibling = await workspaces.captureStep({ planId: PLAN, stepId: 'docs', attempt: 1, workspace: docs }, signal);
+    writeFileSync(join(dir, 'late.md'), 'someone wrote this after\n');
+
+    const kept = await workspaces.captureStep({ planId: PLAN, stepId: 'code', attempt: 1, workspace: code, sessionId: 'ses_code' }, signal);
+    expect(kept.result).toBe(sibling.result);
+    const measured = await workspaces.measureStep({ planId: PLAN, stepId: 'code', attempt: 1, workspace: code, declared: [], result: kept.result }, signal);
+    expect(measured.files.map((f) => f.path)).toEqual(['code.ts']);
+    // A call still running, or no session named: a snapshot of its own, which reads the tree now.
+    quiet.set('ses_code', undefined);
+    const running = await workspaces.captureStep({ planId: PLAN, stepId: 'code', attempt: 1, workspace: code, sessionId: 'ses_code' }, signal);
+    const unnamed = await workspaces.captureStep({ planId: PLAN, stepId: 'code', attempt: 1, workspace: code, sessionId: null }, signal);
+    for (const { result } of [running, unnamed]) {
+      const diff = await workspaces.measureStep({ planId: PLAN, stepId: 'code', attempt: 1, workspace: code, declared: [], result }, signal);
+      expect(diff.files.map((f) => f.path)).toEqual(['code.ts', 'late.md']);
+    }
+  });
+
   it('should refuse a worktree, with the reason, where git cannot give one', async () => {
     const dir = dirs.make();
     const { workspaces } = await workspacesIn(dir);
