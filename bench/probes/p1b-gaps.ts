@@ -5,11 +5,16 @@
 // of layer 2's first step; with GIT_TRACE=1 the git processes the server ran around that boundary.
 // Measured 2026-11-29 in the shared tree: Orca's gaps ~300 / 650 / 600 / 380 ms against the bare
 // driver's ~250 / 350 / 350 / 90: the capture of the landed tree (~200 ms, git) sits between layers.
-// env: ROUNDS (default 3), LAT, CONC, ISOLATION (worktree|none), PLUGIN (a dist's index.js URL), GIT_TRACE=1.
+// env: ROUNDS (default 3), LAT, CONC, ISOLATION (worktree|none), PLUGIN (a dist's index.js URL), GIT_TRACE=1,
+// WRITE=1 (each step, Orca's and the bare driver's, first writes src/<step>.txt with the write tool, then answers: two model calls).
 import { rmSync } from 'node:fs';
 import { bareScript, runBare } from '../bare.js';
 import { layeredDag } from '../plans.js';
-import { runPlans, startBenchServer, stepIdOf } from '../server.js';
+import { join } from 'node:path';
+import { runPlans, SPECIALIST_AGENTS, startBenchServer, stepIdOf } from '../server.js';
+import { stepResult } from '../plans.js';
+import { jsonReply, team, type AgentScript } from '../../test/e2e/team.js';
+import { lastToolResult, type RecordedRequest } from '../../test/support/scripted-model.js';
 import { gitProcesses, gitTraceFolder } from '../git-trace.js';
 const trace = process.env.GIT_TRACE === '1' ? gitTraceFolder() : undefined;
 
@@ -19,6 +24,16 @@ const concurrency = Number(process.env.CONC ?? 4);
 const dag = layeredDag(3, 4);
 const layerOf = (id: string) => Number(/^l(\d+)/.exec(id)?.[1] ?? 0);
 const b = await startBenchServer({ concurrency, latencyMs, ...(process.env.PLUGIN ? { pluginUrl: process.env.PLUGIN } : {}), ...(process.env.ISOLATION ? { pluginOptions: { isolation: { mode: process.env.ISOLATION } } } : {}), git: true, ...(trace ? { env: { GIT_TRACE2_EVENT: trace } } : {}) });
+const writes = process.env.WRITE === '1';
+let written = 0;
+/** WRITE=1: a step's first call writes its own file where it works, the next answers. */
+const writing: AgentScript = (req: RecordedRequest) => {
+  const id = stepIdOf(req) ?? 'unknown';
+  if (lastToolResult(req)) return jsonReply(stepResult(id));
+  const dir = /Working directory: (.+)/.exec(req.system)?.[1]?.trim() ?? b.server.projectDir;
+  return { toolCalls: [{ name: 'write', arguments: { filePath: join(dir, 'src', `${id}.txt`), content: `${id} write ${++written}\n` } }] };
+};
+const bareWriting = () => team(Object.fromEntries(SPECIALIST_AGENTS.map((a) => [a, writing])));
 function gaps(reqs: Array<{ at: number; id: string }>, start: number, end: number) {
   const out: number[] = [];
   let prevEnd = start;
@@ -32,12 +47,12 @@ function gaps(reqs: Array<{ at: number; id: string }>, start: number, end: numbe
 }
 try {
   for (let i = 0; i < rounds; i++) {
-    b.setScript(bareScript());
+    b.setScript(writes ? bareWriting() : bareScript());
     const t0 = Date.now();
     const bare = await runBare(b, dag, concurrency);
     const t1 = Date.now();
     const bareReqs = bare.requests.map((r) => ({ at: r.at, id: stepIdOf(r) ?? '' }));
-    const [run] = await runPlans(b, [{ plan: { ...dag, goal: `${dag.goal} r${i}` }, request: `Run round ${i}` }]);
+    const [run] = await runPlans(b, [{ plan: { ...dag, goal: `${dag.goal} r${i}` }, request: `Run round ${i}` }], writes ? { specialist: writing } : {});
     const tA = run!.approvedAt;
     const orcaReqs = run!.steps.flatMap((s) => s.requests.map((at) => ({ at: at + tA, id: s.id })));
     const last = (l: number) => run!.steps.filter((s) => layerOf(s.id) === l).sort((a, b) => b.requests.at(-1)! - a.requests.at(-1)!)[0]!;
