@@ -5,7 +5,8 @@
 // Each run is profiled on its own (start/stop tracking around it: the samples' timestamps cannot be
 // mapped to wall time reliably, many read 0). Per extra step = (12-step DAG − 1-step plan) / 11, so
 // the orca and planner turns and the approval cancel out.
-// env: ROUNDS (default 3), LAT (default 300), CONC (default 4), ISOLATION=none (the shared tree; default: worktree slots).
+// env: ROUNDS (default 3), LAT (default 300), CONC (default 4), ISOLATION=none (the shared tree; default: worktree slots),
+// S8=1 (instead: eight copies of the DAG at once, after a warm-up round of them, profiled whole: what S8x12 costs the thread).
 import { WebSocket } from 'ws';
 import { freshPort } from '../../test/support/fresh-port.js';
 import { bareScript, runBare } from '../bare.js';
@@ -63,7 +64,22 @@ async function profiled(into: Tally, fn: () => Promise<unknown>) {
   }
 }
 
-try {
+/** S8=1: the whole of eight plans at once, after one warm-up round of them (slots made and warm). */
+async function profileS8() {
+  const plans = (tag: string) => Array.from({ length: 8 }, (_, k) => ({ plan: { ...plan, goal: `S8 ${tag} ${k}` }, request: `Run S8 ${tag} copy ${k}` }));
+  await runPlans(b, plans('warm-up'));
+  const t = tally();
+  await profiled(t, () => runPlans(b, plans('measured')));
+  console.log(`samples (≈ ms of JavaScript on OpenCode's thread) over eight plans at once: ${t.samples}; with the plugin's own code on the stack ${t.plugin}`);
+  const top = (m: Map<string, number>, n: number) => [...m].sort((x, y) => y[1] - x[1]).slice(0, n);
+  console.log('inclusive samples, top 40:');
+  for (const [k, v] of top(t.inclusive, 40)) console.log(`${String(v).padStart(7)}  ${k}`);
+  console.log("the plugin's innermost function on the stack, top 25:");
+  for (const [k, v] of top(t.self, 25)) console.log(`${String(v).padStart(7)}  ${k}`);
+}
+
+/** Per extra step of the DAG, Orca against the bare driver (the default). */
+async function profilePerStep() {
   // Warm-up, not counted.
   b.setScript(bareScript());
   await runBare(b, plan, concurrency);
@@ -94,6 +110,10 @@ try {
   const ownRows = [...orca.self.keys()].map((k) => ({ k, n: ((orca.self.get(k) ?? 0) - (orcaOne.self.get(k) ?? 0)) / rounds / extra })).sort((x, y) => y.n - x.n).slice(0, 25);
   console.log("the plugin's innermost function on the stack, samples per extra step:");
   for (const r of ownRows) console.log(`${r.n.toFixed(1).padStart(6)}  ${r.k}`);
+}
+
+try {
+  await (process.env.S8 === '1' ? profileS8() : profilePerStep());
 } finally {
   ws.close();
   await b.stop();

@@ -120,48 +120,80 @@ async function claimSlot(repo: GitRepository, options: OpenWorktreeOptions): Pro
   const { planId, stepId, maxSlots, signal, log, onWait } = options;
   const since = performance.now();
   const waitUntil = since + (options.slotWaitMs ?? DEFAULT_SLOT_WAIT_MS);
-  let waited = false;
-  for (;;) {
-    const overCap = maxSlots !== undefined && performance.now() < waitUntil ? maxSlots : Infinity;
-    const claimed = await oneAtATime(repo.commonDir, async () => {
-      for (;;) {
-        const slots = await readSlots(repo);
-        const held = slots.find((s) => s.claim?.plan_id === planId && s.claim.step_id === stepId);
-        if (held) return { slot: held.slot, held: held.claim! };
-        const free = slots.filter((s) => !s.claim && s.made).map((s) => s.slot);
-        const used = new Set(slots.map((s) => s.slot));
-        const next = slots.length < overCap ? [...free, firstUnused(used)] : free;
-        if (next.length === 0) return null;
-        for (const slot of next) {
-          // A hard link fails when the claim exists: only one process ever takes a slot.
-          if (await createClaim(slotRoot(repo, slot), { plan_id: planId, step_id: stepId, attempt: 0, base: null })) return { slot };
+  let waiter: SlotWaiter | undefined;
+  try {
+    for (;;) {
+      const overCap = maxSlots !== undefined && performance.now() < waitUntil ? maxSlots : Infinity;
+      const claimed = await oneAtATime(repo.commonDir, async () => {
+        for (;;) {
+          const slots = await readSlots(repo);
+          const held = slots.find((s) => s.claim?.plan_id === planId && s.claim.step_id === stepId);
+          if (held) return { slot: held.slot, held: held.claim! };
+          const free = slots.filter((s) => !s.claim && s.made).map((s) => s.slot);
+          const used = new Set(slots.map((s) => s.slot));
+          const next = slots.length < overCap ? [...free, firstUnused(used)] : free;
+          if (next.length === 0) return null;
+          for (const slot of next) {
+            // A hard link fails when the claim exists: only one process ever takes a slot.
+            if (await createClaim(slotRoot(repo, slot), { plan_id: planId, step_id: stepId, attempt: 0, base: null })) return { slot };
+          }
         }
+      });
+      if (claimed) {
+        if (waiter) onWait?.(false);
+        if (waiter && overCap === Infinity) log?.('warn', `Step ${stepId} waited ${((performance.now() - since) / 1000).toFixed(1)} s for one of the ${maxSlots} worktree slots, all held by steps waiting at a gate, and made one more.`);
+        return claimed;
       }
-    });
-    if (claimed) {
-      if (waited) onWait?.(false);
-      if (waited && overCap === Infinity) log?.('warn', `Step ${stepId} waited ${((performance.now() - since) / 1000).toFixed(1)} s for one of the ${maxSlots} worktree slots, all held by steps waiting at a gate, and made one more.`);
-      return claimed;
+      if (!waiter) {
+        log?.('info', `Step ${stepId} waits for a worktree slot: all ${maxSlots} are held.`);
+        onWait?.(true);
+        waiter = joinSlotQueue(repo.commonDir);
+      }
+      const left = Math.max(0, waitUntil - performance.now());
+      // The first in line also looks every second (for a slot another process gave back); the others wait to be woken, or for their own minute.
+      await slotGivenBack(waiter, isFirstInLine(repo.commonDir, waiter) ? Math.min(SLOT_POLL_MS, left) : left, signal);
     }
-    if (!waited) {
-      log?.('info', `Step ${stepId} waits for a worktree slot: all ${maxSlots} are held.`);
-      onWait?.(true);
-    }
-    waited = true;
-    await slotGivenBack(Math.min(SLOT_POLL_MS, Math.max(0, waitUntil - performance.now())), signal);
+  } finally {
+    if (waiter) leaveSlotQueue(repo.commonDir, waiter);
   }
 }
 
-/** Steps waiting for a slot in this process: woken all at once when one is given back (they claim in the order they asked). */
-const waitingForSlot = new Set<() => void>();
+/** A step of this process waiting for a slot: `wake` ends its current wait. */
+interface SlotWaiter {
+  wake: () => void;
+}
 
-/** Resolves when a slot is given back in this process, after `ms` (another process may have), or rejects on abort. */
-function slotGivenBack(ms: number, signal: AbortSignal | undefined): Promise<void> {
+/**
+ * Steps of this process waiting for a slot, per repository (its common git folder), in the order they
+ * asked. A slot given back wakes the first in line only: all of them looking at once cost each a read
+ * of every claim for one slot (eight plans of twelve steps on four slots: about a second of OpenCode's
+ * thread, measured by bench/probes/opencode-profile.ts with S8=1).
+ */
+const slotQueues = new Map<string, SlotWaiter[]>();
+
+function joinSlotQueue(key: string): SlotWaiter {
+  const waiter: SlotWaiter = { wake: () => {} };
+  slotQueues.set(key, [...(slotQueues.get(key) ?? []), waiter]);
+  return waiter;
+}
+
+/** The waiter got a slot (or gave up): the next in line looks now, as another slot may be free, and is first from now on. */
+function leaveSlotQueue(key: string, waiter: SlotWaiter): void {
+  const rest = (slotQueues.get(key) ?? []).filter((w) => w !== waiter);
+  if (rest.length === 0) slotQueues.delete(key);
+  else slotQueues.set(key, rest);
+  rest[0]?.wake();
+}
+
+const isFirstInLine = (key: string, waiter: SlotWaiter) => slotQueues.get(key)?.[0] === waiter;
+
+/** Resolves when the waiter is woken (a slot given back in this process), after `ms` (another process may have given one back, or its wait is over), or rejects on abort. */
+function slotGivenBack(waiter: SlotWaiter, ms: number, signal: AbortSignal | undefined): Promise<void> {
   if (signal?.aborted) return Promise.reject(signal.reason);
   return new Promise<void>((resolve, reject) => {
     const stop = () => {
       clearTimeout(timer);
-      waitingForSlot.delete(done);
+      waiter.wake = () => {};
       signal?.removeEventListener('abort', onAbort);
     };
     const done = () => {
@@ -173,12 +205,13 @@ function slotGivenBack(ms: number, signal: AbortSignal | undefined): Promise<voi
       reject(signal!.reason);
     };
     const timer = setTimeout(done, ms);
-    waitingForSlot.add(done);
+    waiter.wake = done;
     signal?.addEventListener('abort', onAbort, { once: true });
   });
 }
 
-const wakeSlotWaiters = () => [...waitingForSlot].forEach((wake) => wake());
+/** `count` slots of the repository were given back (or made): as many steps first in line look. */
+const wakeSlotWaiters = (repo: GitRepository, count = 1) => (slotQueues.get(repo.commonDir) ?? []).slice(0, count).forEach((w) => w.wake());
 
 const firstUnused = (used: ReadonlySet<number>) => {
   let n = 1;
@@ -383,7 +416,7 @@ export async function prepareSlots(repo: GitRepository, count: number, { include
       await makeSlot(repo, root, start, { planId: '', stepId: PREPARING.step_id, attempt: 0, include, ...(setup ? { setup } : {}), ...(setupTimeoutMs ? { setupTimeoutMs } : {}), ...(signal ? { signal } : {}) });
     } finally {
       await unlink(claimFile(root)).catch(() => {});
-      wakeSlotWaiters();
+      wakeSlotWaiters(repo);
     }
   }
 }
@@ -394,7 +427,7 @@ const PREPARING: SlotClaim = { plan_id: '', step_id: 'prepare', attempt: 0, base
 export async function releaseSlot(repo: GitRepository, root: string, planId: string, stepId: string): Promise<void> {
   const claim = await readClaim(root);
   if (claim?.plan_id === planId && claim.step_id === stepId) await unlink(claimFile(root)).catch(() => {});
-  wakeSlotWaiters();
+  wakeSlotWaiters(repo);
 }
 
 /** Every slot a plan's steps hold goes back to the pool, and the plan's landing records go. */
@@ -406,7 +439,7 @@ export async function releasePlanSlots(repo: GitRepository, planId: string): Pro
     await unlink(claimFile(root)).catch(() => {});
     released.push(root);
   }
-  if (released.length > 0) wakeSlotWaiters();
+  if (released.length > 0) wakeSlotWaiters(repo, released.length);
   // Also what versions before slots kept there: a worktree per step attempt (git forgets it by a prune).
   const folder = join(repo.worktrees, segment(planId, 'plan id'));
   if (existsSync(folder)) {

@@ -374,6 +374,40 @@ describe('openWorktree with a cap on slots (maxSlots)', () => {
     expect(logged).toEqual(['Step c waits for a worktree slot: all 2 are held.']);
   });
 
+  it('should give slots back to the waiting steps in the order they asked, only the first in line looking for one another process gave back', async () => {
+    const dir = initRepo(dirs.make());
+    const repo = await supported(dir, dirs.make());
+    const capped = { ...step, maxSlots: 1 };
+    const a = await openWorktree(repo, capped);
+    const got: string[] = [];
+    const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+    const waitFor = (stepId: string, signal?: AbortSignal) =>
+      openWorktree(repo, { ...capped, stepId, ...(signal ? { signal } : {}) }).then((w) => {
+        got.push(stepId);
+        return w;
+      });
+    const b = waitFor('b');
+    await sleep(100);
+    const stop = new AbortController();
+    const c = waitFor('c', stop.signal);
+    await sleep(400);
+    // d asks half a second after b: were every waiter to look each second, d would look first after the release below.
+    const d = waitFor('d');
+    stop.abort(new Error('plan stopped'));
+    await expect(c).rejects.toThrow('plan stopped');
+    await sleep(700);
+    // Given back by another process: its claim removed, this process not told.
+    unlinkSync(`${a.root}.claim.json`);
+
+    const first = await b;
+    expect(first.root).toBe(a.root);
+    await sleep(50);
+    expect(got).toEqual(['b']);
+    await releaseSlot(repo, first.root!, PLAN, 'b');
+    expect((await d).root).toBe(a.root);
+    expect(got).toEqual(['b', 'd']);
+  });
+
   it('should make one more slot, and say so, once a step waited slotWaitMs; and stop waiting when its signal aborts', async () => {
     const dir = initRepo(dirs.make());
     const repo = await supported(dir, dirs.make());
