@@ -150,8 +150,8 @@ export const OrcaPlugin: Plugin = async (input, rawOptions) => {
     'chat.params': async (input, output) => cache.chatParams(input, output),
     // Runs before every model request with the session's transcript: where the tool-loop breaker acts.
     'experimental.chat.messages.transform': async (_input, output) => monitor.beforeModelRequest(output.messages),
-    // A call to a tool the agent lacks reaches OpenCode's `invalid` tool: say plainly what was called and what the agent has.
     // Around every tool call, on its path (OpenCode awaits both): when a session last could have written to the tree.
+    // After: also, a call to a tool the agent lacks reaches OpenCode's `invalid` tool: say plainly what was called and what the agent has.
     'tool.execute.before': async (input) => toolActivity.before(input),
     'tool.execute.after': async (input, output) => {
       toolActivity.after(input);

@@ -95,8 +95,19 @@ describe('the plan viewer in a browser', () => {
   }
 
   const planFile = (planId: string) => JSON.parse(readFileSync(join(server.projectDir, '.opencode', 'plans', `${planId}.json`), 'utf8'));
-  const node = (page: Page, step: string, status: string) => page.waitForSelector(`[data-graph="current"] g.node[data-step="${step}"][data-status="${status}"]`, { timeout: TURNS_MS });
-  const planStatus = (page: Page, status: string) => page.waitForSelector(`.plan-head .badge[data-status="${status}"]`, { timeout: TURNS_MS });
+  /** A wait that did not end says what the page showed instead: its address, the graph's nodes, the plan's badge. */
+  const orWhatItShows = <T>(page: Page, waiting: Promise<T>) =>
+    waiting.catch(async (error: unknown) => {
+      const shown = await (async () => {
+        const nodes = await Promise.all((await page.locator('g.node').all()).map(async (n) => `${await n.getAttribute('data-step')}:${await n.getAttribute('data-status')}`));
+        const badge = await page.locator('.plan-head .badge').first().getAttribute('data-status', { timeout: 1_000 }).catch(() => null);
+        const text = (await page.locator('body').innerText({ timeout: 1_000 })).slice(0, 400);
+        return { url: page.url(), nodes, badge, text };
+      })().catch((failed: unknown) => ({ unreadable: String(failed) }));
+      throw new Error(`${error instanceof Error ? error.message : String(error)}\nthe page showed: ${JSON.stringify(shown)}`);
+    });
+  const node = (page: Page, step: string, status: string) => orWhatItShows(page, page.waitForSelector(`[data-graph="current"] g.node[data-step="${step}"][data-status="${status}"]`, { timeout: TURNS_MS }));
+  const planStatus = (page: Page, status: string) => orWhatItShows(page, page.waitForSelector(`.plan-head .badge[data-status="${status}"]`, { timeout: TURNS_MS }));
 
   it('refuses a request without the token, or with a foreign Origin or Host', async () => {
     const { origin, searchParams } = new URL(viewerUrl);
