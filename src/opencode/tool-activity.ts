@@ -9,6 +9,8 @@ const ANSWER_TOOL = 'StructuredOutput';
  * its own tools, plugin tools, MCP tools and subtasks, and `tool.execute.after` once it returned. A
  * call that throws gets no `after` (https://github.com/anomalyco/opencode/issues/27900): its part's
  * `error` on the bus ends it then, later than it really ended, which only makes the answer later.
+ * What writes without a tool call is a person's doing, not the step's turn: a shell command typed in
+ * the step's session (`!`, which fires no hook) or an undo there; it counts as any edit of yours would.
  *
  * What it is for: a step in the shared tree is measured by a snapshot of the tree, and a snapshot
  * another step began once this session's last call had ended holds everything this session wrote

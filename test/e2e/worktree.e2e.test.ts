@@ -55,6 +55,13 @@ const PLANS: Record<Scenario, StepPlan[]> = {
   human: clashSteps,
   plain: [{ id: 'plain', files: ['src/plain.txt'], description: 'Create src/plain.txt' }],
 };
+/**
+ * The plans' concurrency, and so the pool of slots. Five steps start at once on the auto server (hunks 2,
+ * clash 2, sneaky 1): with the default four one would wait, and could take the slot of a sibling that
+ * ended first (then `top` and `bottom` share a folder one after the other: right, but not what the hunks
+ * test is about).
+ */
+const POOL = 5;
 const SERVER_OF: Record<Scenario, 'auto' | 'human' | 'plain'> = { hunks: 'auto', clash: 'auto', sneaky: 'auto', human: 'human', plain: 'plain' };
 
 /** What each editing step does to its file's lines (1-based line numbers). */
@@ -217,7 +224,7 @@ describe('every file-changing step in its own git worktree', () => {
     model = await startScriptedModel({ respond });
     // setCacheKey: OpenCode sets a prompt cache key per session on this provider, as it does for OpenAI's; Orca makes it per plan and role.
     const policy = (auto: Record<string, string>) => ({
-      plugin: [[builtPluginUrl, { hitl: { auto: { approval: 'approve', deviation: 'stop', ...auto } } }]],
+      plugin: [[builtPluginUrl, { hitl: { auto: { approval: 'approve', deviation: 'stop', ...auto } }, concurrency: POOL }]],
       provider: { fake: { options: { setCacheKey: true } } },
     });
     const start = (name: 'auto' | 'human' | 'plain', auto: Record<string, string>, git: boolean) =>
@@ -458,9 +465,9 @@ describe('every file-changing step in its own git worktree', () => {
         .split('\n')
         .filter((l) => l.startsWith('worktree '))
         .slice(1);
-      // The pool keeps at most the plans' concurrency (4) of free slots, each a worktree git knows.
+      // The pool keeps at most the plans' concurrency (POOL) of free slots, each a worktree git knows.
       expect(slots.length).toBeGreaterThan(0);
-      expect(slots.length).toBeLessThanOrEqual(4);
+      expect(slots.length).toBeLessThanOrEqual(POOL);
       for (const line of slots) expect(line).toMatch(new RegExp(`^worktree ${escapeRe(worktreesOf(s))}[0-9a-f]{12}${escapeRe(sep)}slots${escapeRe(sep)}\\d+$`));
     }
   }, 180_000);
