@@ -54,10 +54,14 @@ export interface DiffCommitsOptions {
 /** The changes base→result as a StepDiff, with the patch written to `patchPath` (null in the diff when it could not be). */
 export async function diffCommits(repo: GitRepository, { base, result, where, declared, patchPath, signal }: DiffCommitsOptions): Promise<{ diff: StepDiff; patch: Buffer }> {
   const at = { cwd: repo.toplevel, ...(signal ? { signal } : {}) };
-  const [listed, patch] = await Promise.all([
-    git(['diff-tree', '-r', '-M', '-z', '--raw', '--numstat', '--no-ext-diff', base, result], at),
-    gitBytes(['diff-tree', '-p', '--binary', '-M', '--no-ext-diff', '--no-color', base, result], at),
-  ]);
+  // One snapshot measured the step's start and end (a step that changed nothing): no git to ask.
+  const [listed, patch] =
+    base === result
+      ? [{ stdout: '' }, { stdout: Buffer.alloc(0) }]
+      : await Promise.all([
+          git(['diff-tree', '-r', '-M', '-z', '--raw', '--numstat', '--no-ext-diff', base, result], at),
+          gitBytes(['diff-tree', '-p', '--binary', '-M', '--no-ext-diff', '--no-color', base, result], at),
+        ]);
   const files = parseChanges(listed.stdout).map((change) => toProject(change, repo.prefix));
   const written = await writeFileAtomic(patchPath, patch.stdout).then(
     () => patchPath,

@@ -77,6 +77,19 @@ describe('measure', () => {
     expect(diff).toMatchObject({ patch_path: null, where: 'shared', base });
   });
 
+  it('should measure a step whose start and end are one snapshot as no change, without asking git', async () => {
+    const dir = initRepo(dirs.make(), { 'a.ts': 'a\n' });
+    const repo = await supported(dir, dirs.make());
+    // No such commit: git would fail to diff it, so an empty answer means git was not asked.
+    const same = 'f'.repeat(40);
+    const patchPath = join(dirs.make(), 'plans', 'p.s.patch');
+
+    const diff = await measure(repo, { planId: 'p', stepId: 's', attempt: 1, workspace: { kind: 'shared', dir, base: same }, result: same, declared: ['a.ts'], include: [], patchPath });
+
+    expect(diff).toEqual({ files: [], undeclared: [], patch_path: patchPath, base: same, result: same, where: 'shared' });
+    expect(readFileSync(patchPath, 'utf8')).toBe('');
+  });
+
   it("should reject when the step's worktree is gone", async () => {
     const dir = initRepo(dirs.make());
     const repo = await supported(dir, dirs.make());
