@@ -6,6 +6,7 @@ import { parsePlanFileText, PlanStore } from '../persistence/plan-store.js';
 import type { PlanFile } from '../persistence/plan-file.js';
 import type { AgendaItemView } from './view.js';
 import { errorMessage } from '../errors.js';
+import { isFinalPlanStatus } from '../machines/types.js';
 
 /**
  * What became of the plan an item's last firing started (or resumed), read from its plan file and
@@ -31,7 +32,6 @@ export interface FiringPlan {
   words: string;
 }
 
-const FINISHED = new Set(['completed', 'failed', 'rejected']);
 
 /** The plan file as it is, read only (a file that does not load is reported, never quarantined from here). */
 function readPlan(projectDir: string, planId: string): { file: PlanFile; held: boolean } | { problem: string } {
@@ -56,7 +56,7 @@ export function firingPlanOf(planId: string, file: PlanFile, held: boolean): Fir
   const steps = file.steps.filter((s) => s.status === 'running').map((s) => s.id);
   const base = { planId, status: file.status, steps };
   const where = steps.length > 0 ? ` at step${steps.length > 1 ? 's' : ''} ${steps.join(', ')}` : file.status === 'drafting' ? ' while the planner drafted it' : '';
-  if (FINISHED.has(file.status)) return { ...base, now: 'finished', words: `${planId} ${file.status}` };
+  if (isFinalPlanStatus(file.status)) return { ...base, now: 'finished', words: `${planId} ${file.status}` };
   switch (activityOf(summarize(file), held)) {
     case 'waiting':
       return { ...base, now: 'waiting', waitingFor: file.waiting_for!, words: `${planId} waits for ${file.waiting_for}` };

@@ -23,6 +23,15 @@ export const PLAN_STATUSES = [
 ] as const;
 export type PlanStatus = (typeof PLAN_STATUSES)[number];
 
+/**
+ * The statuses a plan never leaves: the plan chart's final states (plan.machine.ts; a test holds the
+ * two together). Nothing runs, resumes or waits on a plan in one.
+ */
+export const FINAL_PLAN_STATUSES = ['completed', 'failed', 'rejected'] as const satisfies readonly PlanStatus[];
+const finalStatuses: ReadonlySet<string> = new Set(FINAL_PLAN_STATUSES);
+/** Whether a plan in this status (a plan file's, a summary's) is over. */
+export const isFinalPlanStatus = (status: string): boolean => finalStatuses.has(status);
+
 /** The model output's shapes (src/schemas, zod) as the machines keep them: the same types, re-exported or named for their use here. */
 export type { HitlQuestion } from '../schemas/hitl-question.js';
 export type { PlannerOutput } from '../schemas/planner-output.js';

@@ -1,6 +1,7 @@
 import type { AgendaItemView } from '../agenda/view.js';
 import type { PlanSummary } from '../persistence/plan-index.js';
 import { describeTrigger, describeAction } from '../agenda/describe.js';
+import { isFinalPlanStatus } from '../machines/types.js';
 
 /**
  * What `experimental.session.compacting` adds to a session's summary: its unfinished plans and
@@ -8,12 +9,11 @@ import { describeTrigger, describeAction } from '../agenda/describe.js';
  * which compaction is about to replace), so Orca continues with the right plan_id afterwards.
  */
 
-const TERMINAL = new Set(['completed', 'failed', 'rejected']);
 const MAX_PLANS = 20;
 const MAX_ITEMS = 20;
 
 export function compactionContext(sessionID: string, plans: PlanSummary[], items: AgendaItemView[]): string | null {
-  const unfinished = plans.filter((p) => p.caller_session_id === sessionID && !TERMINAL.has(p.status));
+  const unfinished = plans.filter((p) => p.caller_session_id === sessionID && !isFinalPlanStatus(p.status));
   const pending = items.filter((i) => (i.status === 'pending' || i.status === 'running') && (i.sessionId === undefined || i.sessionId === sessionID));
   if (unfinished.length === 0 && pending.length === 0) return null;
   const lines = ['Orca state to keep in the summary (from the plugin\'s plan files and agenda, not from this conversation):'];

@@ -9,6 +9,7 @@ import type { PlanStore } from '../../persistence/plan-store.js';
 import { outcomeOf } from '../../host/drive.js';
 import type { PlanFollower } from '../../host/follow.js';
 import type { PlanHost, PlanSnapshot } from '../../host/plan-host.js';
+import { isFinalPlanStatus } from '../../machines/types.js';
 
 /**
  * The agenda's actions that need Orca (docs/design.md, "Items, triggers and actions"): `plan`
@@ -37,7 +38,6 @@ export interface AgendaActionDeps {
 }
 
 export const FIRST_STOP_MS = 60_000;
-const TERMINAL = new Set(['completed', 'failed', 'rejected']);
 
 export function agendaActions(deps: AgendaActionDeps): Pick<AgendaPorts, 'execute' | 'reconcile'> {
   const firstStopMs = deps.firstStopMs ?? FIRST_STOP_MS;
@@ -63,7 +63,7 @@ export function agendaActions(deps: AgendaActionDeps): Pick<AgendaPorts, 'execut
     const planId = action.plan_id;
     const summary = deps.host.index.getSnapshot().context.plans[planId];
     if (!summary) throw new Error(`${planId} does not exist in this project (orca_list_plans lists the plans)`);
-    if (TERMINAL.has(summary.status)) return { result: `${planId} is already ${summary.status}: nothing to resume`, planId };
+    if (isFinalPlanStatus(summary.status)) return { result: `${planId} is already ${summary.status}: nothing to resume`, planId };
     const actor = await deps.host.openWhenFree(planId);
     let note = '';
     if (action.message !== undefined) {

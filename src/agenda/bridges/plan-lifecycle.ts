@@ -3,6 +3,7 @@ import type { PlanSummary } from '../../persistence/plan-index.js';
 import type { PlanChange } from '../../host/observers.js';
 import type { PlanHost } from '../../host/plan-host.js';
 import { errorMessage } from '../../errors.js';
+import { isFinalPlanStatus } from '../../machines/types.js';
 
 /**
  * Orca's lifecycle on the agenda's bus (docs/design.md, "The bus"): plan.created, plan.approved,
@@ -24,7 +25,6 @@ export interface PlanMemory {
   steps: Record<string, { status: string; failures: number }>;
 }
 
-const TERMINAL = new Set(['completed', 'failed', 'rejected']);
 const stepsOf = (file: PlanFields): PlanMemory['steps'] =>
   Object.fromEntries(file.steps.map((s) => [s.id, { status: s.status, failures: s.failures.length }]));
 
@@ -71,7 +71,7 @@ export function publishLifecycle(
   const memory = new Map<string, PlanMemory>();
   return host.observe('the agenda lifecycle events', (change) => {
     const { events, memory: next } = lifecycleEvents(change, memory.get(change.planId));
-    if (TERMINAL.has(next.status)) memory.delete(change.planId);
+    if (isFinalPlanStatus(next.status)) memory.delete(change.planId);
     else memory.set(change.planId, next);
     if (events.length === 0) return;
     setImmediate(() => {
