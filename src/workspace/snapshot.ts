@@ -216,15 +216,6 @@ function onlyIgnoredNamed(result: { code: number; stderr: string }, dir: string)
   throw new GitError(`git add -A failed (exit ${result.code}) in ${dir}: ${result.stderr.trim()}`, result.code, result.stderr);
 }
 
-/** Which of these paths (from the repository's top) git ignores (and does not track). */
-export async function ignoredPaths(dir: string, paths: readonly string[], signal: AbortSignal | undefined): Promise<Set<string>> {
-  if (paths.length === 0) return new Set();
-  // `:/`-relative paths: check-ignore takes them from the top when run there.
-  const top = await toplevel(dir, signal);
-  const found = await git(['check-ignore', '-z', '--stdin'], { cwd: top, input: paths.map((p) => `${p}\0`).join(''), okCodes: [0, 1], ...(signal ? { signal } : {}) });
-  return new Set(found.stdout.split('\0').filter(Boolean));
-}
-
 /** The top folder of the working tree `dir` is in (asked of git once per folder). */
 async function toplevel(dir: string, signal: AbortSignal | undefined): Promise<string> {
   const known = toplevels.get(dir);

@@ -1,12 +1,12 @@
 import { existsSync } from 'node:fs';
-import { copyFile, link, lstat, mkdir, readdir, readFile, realpath, rm, stat, symlink, unlink, writeFile } from 'node:fs/promises';
+import { copyFile, cp, link, lstat, mkdir, readdir, readFile, realpath, rm, stat, symlink, unlink, writeFile } from 'node:fs/promises';
 import { dirname, join, sep } from 'node:path';
 import type { StepWorkspace } from '../machines/types.js';
 import { OrcaError } from '../errors.js';
 import { git } from './git.js';
 import { oneAtATimeIn } from './one-at-a-time.js';
 import { runSetup } from './setup.js';
-import { STATE_FOLDERS, excludedPaths, ignoredPaths, projectPath, snapshotCommit, userIndexPath } from './snapshot.js';
+import { STATE_FOLDERS, excludedPaths, projectPath, snapshotCommit, userIndexPath } from './snapshot.js';
 import type { GitRepository } from './support.js';
 import { writeFileAtomic } from './write-atomic.js';
 
@@ -333,9 +333,11 @@ const OPENCODE_CONFIG_FILES = ['opencode.json', 'opencode.jsonc'] as const;
 /**
  * What git hides of the project's OpenCode config is placed in the slot, so the step's OpenCode
  * instance there reads the config the user's does (docs/worktrees.md):
- * - in `.opencode/`, every entry git ignores but Orca's own state (plans, agenda): folders linked, files
- *   copied. OpenCode's install there (hidden by its own `.gitignore`) spares the slot's instance an
- *   install from the npm registry (about 9 s measured; offline it stalls, about 70 s by NOTES-opencode).
+ * - in `.opencode/`, everything git ignores at any depth but Orca's own state (plans, agenda): folders
+ *   linked, files copied (an agent of yours ignored in an `agent/` folder git carries, too). OpenCode's
+ *   install there (hidden by its own `.gitignore`) spares the slot's instance an install from the npm
+ *   registry (about 9 s measured; offline it stalls, about 70 s by NOTES-opencode). A `.opencode/`
+ *   ignored whole gives its entries, each placed as above.
  *   A slot gets a `.opencode/` git did not carry only for config (an install alone configures nothing);
  * - an `opencode.json` or `opencode.jsonc` git ignores, in the project folder or a folder above it in the
  *   repository: copied.
@@ -346,18 +348,52 @@ async function placeOpencodeConfig(repo: GitRepository, root: string, signal: Ab
   const folder = join(repo.prefix, '.opencode');
   // A linked .opencode (git carries the link): the slot's is the user's own folder.
   const linked = (await lstat(join(repo.toplevel, folder)).catch(() => null))?.isSymbolicLink() ?? false;
-  const state = new Set(STATE_FOLDERS.map((path) => path.slice('.opencode/'.length)));
-  const entries = linked ? [] : (await readdir(join(repo.toplevel, folder)).catch(() => [] as string[])).filter((name) => !state.has(name));
+  const withFolder = !linked && existsSync(join(repo.toplevel, folder));
   const files = configFilesAbove(repo).filter((path) => existsSync(join(repo.toplevel, path)));
-  if (entries.length === 0 && files.length === 0) return;
-  const ignored = await ignoredPaths(repo.toplevel, [...entries.map((name) => join(folder, name)), ...files], signal);
-  const hidden = entries.filter((name) => ignored.has(join(folder, name)));
-  const intoFolder = existsSync(join(root, folder)) || hidden.some((name) => !OPENCODE_INSTALL.includes(name));
-  if (intoFolder) await placeIncluded(repo, root, hidden.map((name) => join('.opencode', name)));
+  if (!withFolder && files.length === 0) return;
+  const ignored = await hiddenFromGit(repo.toplevel, [...(withFolder ? [`${folder}/`] : []), ...files], signal);
+  const state = STATE_FOLDERS.map((path) => path.slice('.opencode/'.length));
+  const inFolder = ignored.has(`${folder}/`)
+    ? await readdir(join(repo.toplevel, folder)) // ignored whole: each entry, as git hides them all
+    : [...ignored].filter((path) => path.startsWith(`${folder}/`)).map((path) => path.slice(folder.length + 1).replace(/\/$/, ''));
+  const hidden = inFolder.filter((path) => !state.some((name) => path === name || path.startsWith(`${name}/`)));
+  const intoFolder = existsSync(join(root, folder)) || hidden.some((path) => !OPENCODE_INSTALL.includes(path.split('/')[0]!));
+  if (intoFolder) {
+    await placeIncluded(repo, root, hidden.map((path) => join('.opencode', path)));
+    await copyWhereLinkShows(repo, root, hidden.map((path) => join(folder, path)), signal);
+  }
   for (const path of files.filter((file) => ignored.has(file))) {
     await mkdir(dirname(join(root, path)), { recursive: true });
     await copyFile(join(repo.toplevel, path), join(root, path));
   }
+}
+
+/**
+ * A folder placed as a link that git does not ignore as a link (a rule for folders only: `private/`)
+ * would be the step's change: copied instead. One git process when any link was placed.
+ */
+async function copyWhereLinkShows(repo: GitRepository, root: string, paths: readonly string[], signal: AbortSignal | undefined): Promise<void> {
+  const isLink = async (path: string) => (await lstat(join(root, path)).catch(() => null))?.isSymbolicLink() ?? false;
+  const links = (await Promise.all(paths.map(async (path) => ((await isLink(path)) ? [path] : [])))).flat();
+  if (links.length === 0) return;
+  const checked = await git(['check-ignore', '-z', '--stdin'], { cwd: root, input: links.map((path) => `${path}\0`).join(''), okCodes: [0, 1], ...(signal ? { signal } : {}) });
+  const hidden = new Set(checked.stdout.split('\0').filter(Boolean));
+  for (const path of links.filter((link) => !hidden.has(link))) {
+    await unlink(join(root, path));
+    await cp(join(repo.toplevel, path), join(root, path), { recursive: true, verbatimSymlinks: true });
+  }
+}
+
+/**
+ * What git ignores (and does not track) of these repository-relative paths, at any depth: one git
+ * process. A folder ignored whole is named once, with a trailing `/`, and not walked.
+ */
+async function hiddenFromGit(top: string, paths: readonly string[], signal: AbortSignal | undefined): Promise<Set<string>> {
+  const listed = await git(['ls-files', '-z', '--others', '--ignored', '--exclude-standard', '--directory', '--', ...paths.map((path) => `:(top,literal)${path}`)], {
+    cwd: top,
+    ...(signal ? { signal } : {}),
+  });
+  return new Set(listed.stdout.split('\0').filter(Boolean));
 }
 
 /** OpenCode's config file names in the project folder and each folder above it up to the repository's top, from the top. */

@@ -233,7 +233,41 @@ describe('openWorktree', () => {
     const agents = join(workspace.dir, '.opencode', 'agent');
     expect(lstatSync(agents).isSymbolicLink()).toBe(false);
     expect(read(agents, 'shared.md')).toBe('# committed anyway\n');
+    // What git hides beside it is placed as any hidden config is.
+    expect(read(agents, 'mine.md')).toBe('# ignored\n');
     expect(gitIn(workspace.root!, 'status', '--porcelain')).toBe('');
+  });
+
+  it('should place what git hides deeper in .opencode (an agent of yours in a folder git carries, a folder ignored as a folder: copied), never a plan', async () => {
+    const dir = initRepo(dirs.make(), {
+      '.gitignore': '*.local.md\nprivate/\n.opencode/plans/\n',
+      '.opencode/agent/team.md': '# team\n',
+      '.opencode/command/deploy.md': '# deploy\n',
+    });
+    writeFiles(dir, {
+      '.opencode/agent/me.local.md': '# mine\n',
+      '.opencode/command/private/secret.md': '# secret\n',
+      '.opencode/plans/plan_x.json': '{}\n',
+    });
+    const repo = await supported(dir, dirs.make());
+
+    const workspace = await openWorktree(repo, step);
+
+    const config = join(workspace.dir, '.opencode');
+    expect(read(join(config, 'agent'), 'team.md')).toBe('# team\n');
+    expect(read(join(config, 'agent'), 'me.local.md')).toBe('# mine\n');
+    expect(lstatSync(join(config, 'agent', 'me.local.md')).isSymbolicLink()).toBe(false);
+    // `private/` ignores folders only: a link there would show as the step's new file, so it is a copy.
+    expect(lstatSync(join(config, 'command', 'private')).isSymbolicLink()).toBe(false);
+    expect(read(join(config, 'command', 'private'), 'secret.md')).toBe('# secret\n');
+    expect(existsSync(join(config, 'plans'))).toBe(false);
+    expect(gitIn(workspace.root!, 'status', '--porcelain', '--untracked-files=all')).toBe('');
+
+    // Placed again at the next reset, as the user's file is then.
+    writeFiles(dir, { '.opencode/agent/me.local.md': '# mine, edited\n' });
+    await releaseSlot(repo, workspace.root!, PLAN, 'code');
+    const next = await openWorktree(repo, { ...step, stepId: 'next' });
+    expect(read(join(next.dir, '.opencode', 'agent'), 'me.local.md')).toBe('# mine, edited\n');
   });
 
   it('should open a slot in a project whose .opencode is a link git carries (a shared config folder), its plans beyond the link left out', async () => {
