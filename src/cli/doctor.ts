@@ -21,7 +21,7 @@ import { prunePlans } from '../persistence/prune.js';
 import { bytesText, DEFAULT_DRAFT_DAYS, type PlanKind, type RetentionRules, type Verdict } from '../persistence/retention.js';
 import { pruneRules, rulesText } from './prune.js';
 import { hasLiveSteps } from '../persistence/retention.js';
-import { listWorktrees, workspaceSupport } from '../workspace/index.js';
+import { hiddenOpencodeConfig, listWorktrees, workspaceSupport } from '../workspace/index.js';
 import { homedir } from 'node:os';
 
 /**
@@ -36,6 +36,16 @@ async function checkWorktrees(project: string, env: NodeJS.ProcessEnv, live: Rea
     return;
   }
   say('ok', `file-changing steps get their own worktree, under ${support.worktrees} (unless isolation.mode is "none")`);
+  // A slot is what git carries: the config git hides reaches it only as Orca places it (docs/worktrees.md).
+  const hidden = await hiddenOpencodeConfig(support).catch((error: unknown) => error as Error);
+  if (hidden instanceof Error) say('warn', `could not tell what git hides of your OpenCode config: ${hidden.message}`);
+  else if (hidden.inFolder.length + hidden.files.length > 0)
+    say(
+      'ok',
+      'OpenCode config git hides, placed in each slot at every reset (folders linked, files copied; from the repository\'s top):',
+      ...hidden.inFolder.map((path) => join(support.prefix, '.opencode', path)),
+      ...hidden.files,
+    );
   const slots = await listWorktrees(support);
   const size = (list: typeof slots) => bytesText(list.reduce((n, w) => n + w.bytes, 0));
   const held = slots.filter((w) => w.claim && live.has(w.claim.plan_id));

@@ -345,27 +345,44 @@ const OPENCODE_CONFIG_FILES = ['opencode.json', 'opencode.jsonc'] as const;
  * Placed again at every reset, as the user's is then.
  */
 async function placeOpencodeConfig(repo: GitRepository, root: string, signal: AbortSignal | undefined): Promise<void> {
+  const { inFolder: hidden, files } = await hiddenOpencodeConfig(repo, signal);
   const folder = join(repo.prefix, '.opencode');
-  // A linked .opencode (git carries the link): the slot's is the user's own folder.
-  const linked = (await lstat(join(repo.toplevel, folder)).catch(() => null))?.isSymbolicLink() ?? false;
-  const withFolder = !linked && existsSync(join(repo.toplevel, folder));
-  const files = configFilesAbove(repo).filter((path) => existsSync(join(repo.toplevel, path)));
-  if (!withFolder && files.length === 0) return;
-  const ignored = await hiddenFromGit(repo.toplevel, [...(withFolder ? [`${folder}/`] : []), ...files], signal);
-  const state = STATE_FOLDERS.map((path) => path.slice('.opencode/'.length));
-  const inFolder = ignored.has(`${folder}/`)
-    ? await readdir(join(repo.toplevel, folder)) // ignored whole: each entry, as git hides them all
-    : [...ignored].filter((path) => path.startsWith(`${folder}/`)).map((path) => path.slice(folder.length + 1).replace(/\/$/, ''));
-  const hidden = inFolder.filter((path) => !state.some((name) => path === name || path.startsWith(`${name}/`)));
   const intoFolder = existsSync(join(root, folder)) || hidden.some((path) => !OPENCODE_INSTALL.includes(path.split('/')[0]!));
   if (intoFolder) {
     await placeIncluded(repo, root, hidden.map((path) => join('.opencode', path)));
     await copyWhereLinkShows(repo, root, hidden.map((path) => join(folder, path)), signal);
   }
-  for (const path of files.filter((file) => ignored.has(file))) {
+  for (const path of files) {
     await mkdir(dirname(join(root, path)), { recursive: true });
     await copyFile(join(repo.toplevel, path), join(root, path));
   }
+}
+
+/** What git hides of the project's OpenCode config (placeOpencodeConfig places it in each slot; `orca doctor` lists it). */
+export interface HiddenConfig {
+  /** In the project's `.opencode/`, relative to it: what git ignores there, at any depth, less Orca's own state. */
+  inFolder: string[];
+  /** The ignored `opencode.json` / `opencode.jsonc` in the project folder and the folders above it, repository-relative. */
+  files: string[];
+}
+
+/** See HiddenConfig: at most one git process, none when there is no config to look at. */
+export async function hiddenOpencodeConfig(repo: GitRepository, signal?: AbortSignal): Promise<HiddenConfig> {
+  const folder = join(repo.prefix, '.opencode');
+  // A linked .opencode (git carries the link): the slot's is the user's own folder.
+  const linked = (await lstat(join(repo.toplevel, folder)).catch(() => null))?.isSymbolicLink() ?? false;
+  const withFolder = !linked && existsSync(join(repo.toplevel, folder));
+  const present = configFilesAbove(repo).filter((path) => existsSync(join(repo.toplevel, path)));
+  if (!withFolder && present.length === 0) return { inFolder: [], files: [] };
+  const ignored = await hiddenFromGit(repo.toplevel, [...(withFolder ? [`${folder}/`] : []), ...present], signal);
+  const state = STATE_FOLDERS.map((path) => path.slice('.opencode/'.length));
+  const inFolder = ignored.has(`${folder}/`)
+    ? await readdir(join(repo.toplevel, folder)) // ignored whole: each entry, as git hides them all
+    : [...ignored].filter((path) => path.startsWith(`${folder}/`)).map((path) => path.slice(folder.length + 1).replace(/\/$/, ''));
+  return {
+    inFolder: inFolder.filter((path) => !state.some((name) => path === name || path.startsWith(`${name}/`))).sort(),
+    files: present.filter((path) => ignored.has(path)),
+  };
 }
 
 /**

@@ -191,8 +191,13 @@ describe('orca doctor', () => {
     const gone = 'plan_01JDX4Z6Q5H2M3N4P5R6S7T8V9';
     const left = await openWorktree(support, { planId: gone, stepId: 'docs', attempt: 2, include: [] });
     await releaseSlot(support, (await openWorktree(support, { planId: gone, stepId: 'free', attempt: 1, include: [] })).root!, gone, 'free');
+    write(join(project.dir, '.opencode', 'agent', 'helper.md'), '# helper\n');
     const { stdout } = await doctor();
     expect(stdout).toContain(`  ✓ file-changing steps get their own worktree, under ${support.worktrees} (unless isolation.mode is "none")\n`);
+    // .opencode is ignored whole: its entries reach each slot, Orca's plans never.
+    const hidden = /✓ OpenCode config git hides, placed in each slot at every reset \(folders linked, files copied; from the repository's top\):\n((?: {6}.*\n)+)/.exec(stdout);
+    expect(hidden?.[1]).toContain('      .opencode/agent\n');
+    expect(hidden?.[1]).not.toContain('plans');
     expect(stdout).toMatch(/ {2}✓ 1 worktree slot\(s\) held by steps of plans not finished: \d/);
     expect(stdout).toMatch(/ {2}✓ 1 free worktree slot\(s\), kept for the next steps: \d/);
     expect(stdout).toMatch(
