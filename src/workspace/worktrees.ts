@@ -104,9 +104,14 @@ export async function openWorktree(repo: GitRepository, options: OpenWorktreeOpt
 
   await writeClaim(root, { plan_id: planId, step_id: stepId, attempt, base: null });
   const exclude = excludedPaths(repo.prefix, include);
+  const made = existsSync(join(root, '.git'));
+  // A made slot loses what the last step added while the user's tree is read (see resetSlot).
+  const cleaned = made ? cleanSlot(repo, root, signal) : Promise.resolve();
+  cleaned.catch(() => {}); // awaited below, once the snapshot is taken
   // The user's tree as the step finds it: a snapshot running as it asks (steps starting at once), with nothing landed since, will do.
   const start = await snapshotCommit(repo.toplevel, { exclude, index: userIndexPath(repo), recentMs: 0, ...(signal ? { signal } : {}) });
-  const base = existsSync(join(root, '.git')) ? await resetSlot(repo, root, start, include, signal) : await makeSlot(repo, root, start, options);
+  await cleaned;
+  const base = made ? await resetSlot(repo, root, start, include, signal) : await makeSlot(repo, root, start, options);
   await writeClaim(root, { plan_id: planId, step_id: stepId, attempt, base });
   return workspace(base);
 }
@@ -300,21 +305,31 @@ async function makeSlot(repo: GitRepository, root: string, start: string, option
 }
 
 /**
- * A slot brought to `start` for its next step: git rewrites only the files that differ, removes what
- * the last step added, and leaves what .gitignore hides (a `node_modules` the setup installed, build
- * output) as it was; the include list is placed again from the user's copies.
+ * A slot's files that git does not track at its base and does not ignore (what its last step added)
+ * removed, before the slot is reset (resetSlot): this needs no knowledge of the next start, so it runs
+ * while the user's tree is read. What the reset then finds untracked is what its start has: a file
+ * git writes back. What .gitignore hides (a `node_modules` the setup installed, build output) stays.
+ * Run from the project folder: git (2.35 on) never removes the directory it runs in, so the folder
+ * stays, also when git carries nothing of it (an empty new package, which `clean` would remove and the
+ * reset make again): OpenCode's instance for it, maybe in a warm-up turn right now, would meet it gone
+ * ("Unexpected server error").
  */
-async function resetSlot(repo: GitRepository, root: string, start: string, include: readonly string[], signal: AbortSignal | undefined): Promise<string> {
-  // Run from the project folder: git (2.35 on) never removes the directory it runs in, so the folder
-  // stays while the slot is reset, also when git carries nothing of it (an empty new package, which
-  // `clean` would remove and the reset make again): OpenCode's instance for it, maybe in a warm-up
-  // turn right now, would meet it gone ("Unexpected server error").
+async function cleanSlot(repo: GitRepository, root: string, signal: AbortSignal | undefined): Promise<void> {
   const folder = join(root, repo.prefix);
   await mkdir(folder, { recursive: true });
-  const at = { cwd: folder, ...(signal ? { signal } : {}) };
-  await git(['reset', '-q', '--hard', start], at);
   // `:/`: the whole slot, not only the folder git runs in.
-  await git(['-c', 'core.untrackedCache=true', 'clean', '-ffdq', '--', ':/'], at);
+  await git(['-c', 'core.untrackedCache=true', 'clean', '-ffdq', '--', ':/'], { cwd: folder, ...(signal ? { signal } : {}) });
+}
+
+/**
+ * A cleaned slot (cleanSlot) brought to `start` for its next step: git rewrites only the files that
+ * differ and removes the tracked ones `start` has not; the include list is placed again from the
+ * user's copies.
+ */
+async function resetSlot(repo: GitRepository, root: string, start: string, include: readonly string[], signal: AbortSignal | undefined): Promise<string> {
+  const folder = join(root, repo.prefix);
+  await mkdir(folder, { recursive: true });
+  await git(['reset', '-q', '--hard', start], { cwd: folder, ...(signal ? { signal } : {}) });
   await placeIncluded(repo, root, include);
   await placeOpencodeConfig(repo, root, signal);
   return start;
