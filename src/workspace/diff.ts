@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { posix } from 'node:path';
 import type { MeasureStepInput } from '../machines/ports.js';
 import type { FileChange, StepDiff } from '../machines/types.js';
-import { git, GitError, gitBytes } from './git.js';
+import { GitError, gitBytes } from './git.js';
 import { excludedPaths, snapshotCommit, userIndexPath, type SnapshotOptions } from './snapshot.js';
 import type { GitRepository } from './support.js';
 import { writeFileAtomic } from './write-atomic.js';
@@ -55,22 +55,26 @@ export interface DiffCommitsOptions {
 export async function diffCommits(repo: GitRepository, { base, result, where, declared, patchPath, signal }: DiffCommitsOptions): Promise<{ diff: StepDiff; patch: Buffer }> {
   const at = { cwd: repo.toplevel, ...(signal ? { signal } : {}) };
   // One snapshot measured the step's start and end (a step that changed nothing): no git to ask.
-  const [listed, patch] =
-    base === result
-      ? [{ stdout: '' }, { stdout: Buffer.alloc(0) }]
-      : await Promise.all([
-          git(['diff-tree', '-r', '-M', '-z', '--raw', '--numstat', '--no-ext-diff', base, result], at),
-          gitBytes(['diff-tree', '-p', '--binary', '-M', '--no-ext-diff', '--no-color', base, result], at),
-        ]);
-  const files = parseChanges(listed.stdout).map((change) => toProject(change, repo.prefix));
-  const written = await writeFileAtomic(patchPath, patch.stdout).then(
+  const { listed, patch } = base === result ? { listed: '', patch: Buffer.alloc(0) } : splitChanges((await gitBytes(['diff-tree', '-r', '-M', '-z', '--raw', '--numstat', '-p', '--binary', '--no-ext-diff', '--no-color', base, result], at)).stdout);
+  const files = parseChanges(listed).map((change) => toProject(change, repo.prefix));
+  const written = await writeFileAtomic(patchPath, patch).then(
     () => patchPath,
     () => null,
   );
   return {
     diff: { files, undeclared: undeclaredPaths(files, declared), patch_path: written, base, result, where },
-    patch: patch.stdout,
+    patch,
   };
+}
+
+/**
+ * `diff-tree -z --raw --numstat -p` in one: its records (see parseChanges), an empty one, then the
+ * patch, byte for byte what `diff-tree -p` alone writes. No record is empty before it (a rename's
+ * numstat record ends in a tab, not a NUL), so the first two NULs in a row end the records.
+ */
+export function splitChanges(output: Buffer): { listed: string; patch: Buffer } {
+  const end = output.indexOf('\0\0');
+  return end < 0 ? { listed: output.toString('utf8'), patch: Buffer.alloc(0) } : { listed: output.subarray(0, end + 1).toString('utf8'), patch: output.subarray(end + 2) };
 }
 
 const STATUS: Record<string, FileChange['status']> = { A: 'added', D: 'deleted', R: 'renamed', M: 'modified', T: 'modified' };

@@ -1,10 +1,11 @@
 import { chmodSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { measure, parseChanges, projectRelative, undeclaredPaths } from '../../src/workspace/diff.js';
+import { measure, parseChanges, projectRelative, splitChanges, undeclaredPaths } from '../../src/workspace/diff.js';
 import { snapshotCommit } from '../../src/workspace/snapshot.js';
 import { openWorktree } from '../../src/workspace/worktrees.js';
-import { initRepo, supported, tempDirs, writeFiles } from './repo.js';
+import { gitIn, initRepo, supported, tempDirs, writeFiles } from './repo.js';
+import { execFileSync } from 'node:child_process';
 
 const dirs = tempDirs();
 afterEach(() => dirs.cleanup());
@@ -97,6 +98,34 @@ describe('measure', () => {
     await expect(measure(repo, { planId: 'p', stepId: 's', attempt: 1, workspace, declared: [], include: [], patchPath: join(dir, 'x') })).rejects.toThrow(
       /worktree .*nowhere is gone/,
     );
+  });
+});
+
+describe('splitChanges', () => {
+  it("should split git's records from the patch, which is byte for byte what diff-tree -p writes alone, odd names included", () => {
+    const dir = initRepo(dirs.make(), { 'old name.txt': lines(20), 'run.sh': 'echo\n', 'gone.txt': 'bye\n' });
+    renameSync(join(dir, 'old name.txt'), join(dir, 'new\tname "é".txt'));
+    chmodSync(join(dir, 'run.sh'), 0o755);
+    rmSync(join(dir, 'gone.txt'));
+    writeFiles(dir, { 'logo.bin': Buffer.from([0, 0, 1, 0, 0]), 'ä/b.ts': 'export {};\n' });
+    gitIn(dir, 'add', '-A');
+    gitIn(dir, 'commit', '-q', '-m', 'change');
+    const run = (...args: string[]) => execFileSync('git', ['diff-tree', ...args, 'HEAD~1', 'HEAD'], { cwd: dir });
+
+    const { listed, patch } = splitChanges(run('-r', '-M', '-z', '--raw', '--numstat', '-p', '--binary', '--no-ext-diff', '--no-color'));
+
+    expect(patch.equals(run('-p', '--binary', '-M', '--no-ext-diff', '--no-color'))).toBe(true);
+    expect(parseChanges(listed).map((c) => [c.status, c.path, c.added])).toEqual([
+      ['deleted', 'gone.txt', 0],
+      ['added', 'logo.bin', null],
+      ['renamed', 'new\tname "é".txt', 0],
+      ['modified', 'run.sh', 0],
+      ['added', 'ä/b.ts', 1],
+    ]);
+  });
+
+  it('should read an empty answer (no change) as no records and an empty patch', () => {
+    expect(splitChanges(Buffer.alloc(0))).toEqual({ listed: '', patch: Buffer.alloc(0) });
   });
 });
 
