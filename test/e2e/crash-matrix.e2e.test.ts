@@ -93,14 +93,27 @@ const startsTurn = (req: RecordedRequest) => req.messages.at(-1)?.role === 'user
 
 // Held requests: a key is armed before its request arrives; the request then waits for release.
 const armed = new Set<string>();
-const held = new Map<string, () => void>();
+const held = new Map<string, { go: () => void; req: RecordedRequest }>();
 const holdKey = (scenario: string, what: string) => `${scenario}:${what}`;
 function release(key: string) {
-  held.get(key)?.();
+  held.get(key)?.go();
   held.delete(key);
 }
 function releaseAll() {
   for (const key of [...held.keys()]) release(key);
+}
+/**
+ * After a kill -9: every held request's connection seen closed by the model (it marks the request
+ * aborted) before its reply is let go. A busy event loop may take in the closed connection after the
+ * reply was written into it, and the request would read as answered.
+ */
+async function releaseAllKilled(): Promise<void> {
+  await waitFor(() => [...held.values()].every(({ req }) => req.aborted === true), {
+    timeoutMs: 10_000,
+    intervalMs: 20,
+    description: 'the model to see the connection of every held request closed by the kill',
+  });
+  releaseAll();
 }
 
 /** The request a point is held at when the server is killed (none for pending_approval and completed:s4). */
@@ -152,7 +165,7 @@ function respond(req: RecordedRequest): ScriptedReply | Promise<ScriptedReply> {
   const key = what && holdKey(scenarioOf(req), what);
   if (!key || !armed.has(key) || !startsTurn(req)) return reply;
   armed.delete(key);
-  return new Promise((resolve) => held.set(key, () => resolve(reply)));
+  return new Promise((resolve) => held.set(key, { go: () => resolve(reply), req }));
 }
 
 type Turn = { session: { id: string }; done: Promise<{ error?: unknown }> };
@@ -384,7 +397,7 @@ describe('crash matrix: kill -9 at every point of a 4-step plan, restart, resume
     await server.kill9();
     times.killedAt = Date.now();
     armed.clear(); // a hold not reached before the kill must not catch the resumed dispatch
-    releaseAll();
+    await releaseAllKilled();
     const afterKill = new Map(alive().map((run) => [run, planFile(run.planId!)]));
     for (const [run, file] of afterKill) run.fileAfterKill = file;
     server = await restartOpencode(server);
@@ -647,7 +660,7 @@ describe('crash matrix: kill -9 with 2 and 4 parallel steps in flight, each aske
       // 2. kill -9 with every step in flight; restart on the same project and home.
       await server.kill9();
       armed.clear();
-      releaseAll();
+      await releaseAllKilled();
       server = await restartOpencode(server);
       // Each step's session, from its file or (its id written behind) by its idempotency key.
       const byKey = new Map(
