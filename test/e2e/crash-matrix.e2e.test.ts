@@ -105,11 +105,11 @@ function releaseAll() {
 /**
  * After a kill -9: every held request's connection seen closed by the model (it marks the request
  * aborted) before its reply is let go. A busy event loop may take in the closed connection after the
- * reply was written into it, and the request would read as answered.
+ * reply was written into it, and the request would read as answered (as worktree-crash.e2e waits).
  */
 async function releaseAllKilled(): Promise<void> {
   await waitFor(() => [...held.values()].every(({ req }) => req.aborted === true), {
-    timeoutMs: 10_000,
+    timeoutMs: 30_000,
     intervalMs: 20,
     description: 'the model to see the connection of every held request closed by the kill',
   });
