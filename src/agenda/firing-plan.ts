@@ -32,7 +32,6 @@ export interface FiringPlan {
   words: string;
 }
 
-
 /** The plan file as it is, read only (a file that does not load is reported, never quarantined from here). */
 function readPlan(projectDir: string, planId: string): { file: PlanFile; held: boolean } | { problem: string } {
   const store = PlanStore.forProject(projectDir);
