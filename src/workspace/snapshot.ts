@@ -1,10 +1,11 @@
 import { lstatSync } from 'node:fs';
-import { copyFile, mkdir, mkdtemp, rename, rm, stat, unlink } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readFile, rename, rm, stat, unlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, isAbsolute, join, posix } from 'node:path';
+import { dirname, isAbsolute, join, posix, resolve } from 'node:path';
 import { createHash } from 'node:crypto';
 import { OrcaError } from '../errors.js';
 import { git, GitError } from './git.js';
+import { cachedRootTree } from './index-file.js';
 import { oneAtATimeIn, sharedNextIn } from './one-at-a-time.js';
 import type { GitRepository } from './support.js';
 
@@ -200,9 +201,47 @@ async function snapshotIn(dir: string, indexFile: string | undefined, { exclude,
     await run(['rm', '--cached', '-r', '-q', '-f', '--ignore-unmatch', '--', ...reachable.map((path) => pathspec(path))]);
     if (kept) excludedFrom.add(index);
   }
+  // Nothing changed since the index's tree was last written (its cache tree is valid, and git wrote that
+  // tree in this process a moment ago): that tree, and the commit made of it on this parent, will do.
+  // Known per working tree: another clone holds the same ids, not the same objects.
+  const top = await toplevel(dir, signal);
+  const oidBytes = head.length / 2;
+  const cached = oidBytes === 20 || oidBytes === 32 ? await cachedRootTree(indexFile ?? (await ownIndexFile(top)), oidBytes) : undefined;
+  const tree = (cached !== undefined ? recall(knownTrees, `${top}\0${cached}`) : undefined) ?? (await writeTree(run, top));
+  const made = recall(knownCommits, `${top}\0${tree}\0${head}`);
+  if (made) return made;
+  const commit = (await run(['commit-tree', tree, ...(head ? ['-p', head] : []), '-m', 'Orca: snapshot of the working tree'])).stdout.trim();
+  remember(knownCommits, `${top}\0${tree}\0${head}`, commit);
+  return commit;
+}
+
+async function writeTree(run: (args: string[]) => Promise<{ stdout: string }>, top: string): Promise<string> {
   const tree = (await run(['write-tree'])).stdout.trim();
-  const commit = await run(['commit-tree', tree, ...(head ? ['-p', head] : []), '-m', 'Orca: snapshot of the working tree']);
-  return commit.stdout.trim();
+  remember(knownTrees, `${top}\0${tree}`, tree);
+  return tree;
+}
+
+/** The index file of the working tree whose top folder is `top`: `.git/index`, or a worktree's own. */
+async function ownIndexFile(top: string): Promise<string> {
+  const dotGit = join(top, '.git');
+  const linked = await readFile(dotGit, 'utf8').catch(() => null);
+  const gitdir = linked?.match(/^gitdir: (.+)$/m)?.[1]?.trim();
+  return join(gitdir ? resolve(top, gitdir) : dotGit, 'index');
+}
+
+/** How many trees and commits are remembered (the oldest is forgotten first), and for how long. */
+const KNOWN_LIMIT = 256;
+const KNOWN_MS = 10 * 60_000;
+
+function remember(known: Map<string, Known>, key: string, value: string): void {
+  known.delete(key);
+  known.set(key, { value, at: Date.now() });
+  if (known.size > KNOWN_LIMIT) known.delete(known.keys().next().value!);
+}
+
+function recall(known: Map<string, Known>, key: string): string | undefined {
+  const entry = known.get(key);
+  return entry && Date.now() - entry.at <= KNOWN_MS ? entry.value : undefined;
 }
 
 /** git's first line when `add` was named paths it ignores (LC_ALL=C: git.ts), before the list of them. */
@@ -305,5 +344,18 @@ const latest = new Map<string, LatestSnapshot>();
 const generations = new Map<string, number>();
 /** Kept indexes the excluded paths were dropped from in this process. */
 const excludedFrom = new Set<string>();
+/**
+ * Trees git wrote (write-tree also freshens one it had) and snapshot commits made, by tree and parent,
+ * each in the working tree it was asked in: a snapshot of files unchanged since the last asks git for
+ * neither again. For ten minutes: far younger
+ * than the loose objects git prunes (two weeks), which no ref holds.
+ */
+interface Known {
+  value: string;
+  /** Date.now() when git made it (meeting it again does not renew it: git does not either). */
+  at: number;
+}
+const knownTrees = new Map<string, Known>();
+const knownCommits = new Map<string, Known>();
 /** The top folder of each tree snapshotted (it does not move while the process runs). */
 const toplevels = new Map<string, string>();

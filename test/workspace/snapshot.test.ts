@@ -1,4 +1,4 @@
-import { existsSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { OrcaError } from '../../src/errors.js';
@@ -105,6 +105,88 @@ describe('snapshotCommit with a kept index', () => {
     writeFiles(dir, { 'x.txt': 'x\n' });
     const commits = await Promise.all([1, 2, 3].map(() => snapshotCommit(dir, { exclude: [], index })));
     expect(new Set(commits.map((c) => treeOf(dir, c))).size).toBe(1);
+  });
+});
+
+describe('snapshotCommit of files unchanged since the last', () => {
+  /** The git subcommands the test's snapshots ran, from git's own trace (one file per process). */
+  function traced(run: () => Promise<string>): Promise<{ commit: string; verbs: string[] }> {
+    const folder = dirs.make();
+    const before = process.env.GIT_TRACE2_EVENT;
+    process.env.GIT_TRACE2_EVENT = folder;
+    const restore = () => (before === undefined ? delete process.env.GIT_TRACE2_EVENT : (process.env.GIT_TRACE2_EVENT = before));
+    return run()
+      .finally(restore)
+      .then((commit) => ({
+        commit,
+        verbs: readdirSync(folder).map((name) => {
+          const start = readFileSync(join(folder, name), 'utf8')
+            .split('\n')
+            .map((line) => (line ? (JSON.parse(line) as { event: string; argv?: string[] }) : null))
+            .find((event) => event?.event === 'start');
+          return start?.argv?.find((arg) => /^[a-z][a-z-]+$/.test(arg) && arg !== 'git') ?? '?';
+        }),
+      }));
+  }
+
+  /**
+   * Files written a minute ago, as a user's files mostly are: git takes one written in the second its
+   * index is written as maybe changed at the next look (racy git), and adds it again then.
+   */
+  const backdate = (dir: string, paths: string[]) => {
+    const then = new Date(Date.now() - 60_000);
+    for (const path of paths) utimesSync(join(dir, path), then, then);
+  };
+
+  it('should ask git for no tree and no commit when the index is as the last snapshot left it, and for both once a file changed', async () => {
+    const dir = initRepo(dirs.make(), { 'a.txt': 'a\n', 'src/b.ts': 'b\n' });
+    const index = join(dirs.make(), 'index', 'unchanged');
+    writeFiles(dir, { 'untracked.txt': 'u\n' });
+    backdate(dir, ['a.txt', 'src/b.ts', 'untracked.txt']);
+    const first = await traced(() => snapshotCommit(dir, { exclude: [], index }));
+    expect(first.verbs).toEqual(expect.arrayContaining(['add', 'write-tree', 'commit-tree']));
+    const again = await traced(() => snapshotCommit(dir, { exclude: [], index }));
+    expect(again.commit).toBe(first.commit);
+    expect(again.verbs).not.toContain('write-tree');
+    expect(again.verbs).not.toContain('commit-tree');
+    expect(again.verbs).toContain('add');
+
+    writeFiles(dir, { 'src/b.ts': 'b changed\n' });
+    const changed = await traced(() => snapshotCommit(dir, { exclude: [], index }));
+    expect(changed.verbs).toEqual(expect.arrayContaining(['write-tree', 'commit-tree']));
+    expect(show(dir, changed.commit, 'src/b.ts')).toBe('b changed\n');
+    // Back as it was: the tree git wrote before, and its commit, serve again.
+    writeFiles(dir, { 'src/b.ts': 'b\n' });
+    const back = await traced(() => snapshotCommit(dir, { exclude: [], index }));
+    expect(back.commit).toBe(first.commit);
+    expect(back.verbs).not.toContain('commit-tree');
+  });
+
+  it('should make the commit anew in a clone, which holds the same ids but not the same objects', async () => {
+    const dir = initRepo(dirs.make(), { 'a.txt': 'a\n' });
+    const clone = join(dirs.make(), 'clone');
+    gitIn(dir, 'clone', '-q', dir, clone);
+    for (const where of [dir, clone]) {
+      writeFiles(where, { 'same.txt': 's\n' });
+      backdate(where, ['a.txt', 'same.txt']);
+    }
+    const mine = await snapshotCommit(dir, { exclude: [], index: join(dirs.make(), 'index') });
+    const theirs = await snapshotCommit(clone, { exclude: [], index: join(dirs.make(), 'index') });
+    expect(filesOf(clone, theirs)).toEqual(['a.txt', 'same.txt']);
+    expect(gitIn(clone, 'rev-parse', `${theirs}^{tree}`)).toBe(gitIn(dir, 'rev-parse', `${mine}^{tree}`));
+  });
+
+  it("should do the same in a worktree's own index, found through its .git file", async () => {
+    const dir = initRepo(dirs.make(), { 'a.txt': 'a\n' });
+    const root = join(dirs.make(), 'slot');
+    gitIn(dir, 'worktree', 'add', '-q', '--detach', root);
+    writeFiles(root, { 'step.txt': 's\n' });
+    backdate(root, ['a.txt', 'step.txt']);
+    const first = await traced(() => snapshotCommit(root, { exclude: [], own: true }));
+    const again = await traced(() => snapshotCommit(root, { exclude: [], own: true }));
+    expect(again.commit).toBe(first.commit);
+    expect(again.verbs).not.toContain('write-tree');
+    expect(filesOf(dir, again.commit)).toEqual(['a.txt', 'step.txt']);
   });
 });
 

@@ -1,0 +1,60 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { cachedRootTree, rootTreeOf } from '../../src/workspace/index-file.js';
+import { gitIn, initRepo, tempDirs, writeFiles } from './repo.js';
+
+const dirs = tempDirs();
+afterEach(() => dirs.cleanup());
+
+const index = (dir: string) => join(dir, '.git', 'index');
+const rootTree = (dir: string) => rootTreeOf(readFileSync(index(dir)), 20);
+
+describe('cachedRootTree', () => {
+  it("should read the tree write-tree prints from the index's cache tree, and nothing once an add changed an entry", async () => {
+    const dir = initRepo(dirs.make(), { 'a.txt': 'a\n', 'src/b.ts': 'b\n', 'src/deep/c.ts': 'c\n' });
+    const tree = gitIn(dir, 'write-tree').trim();
+    expect(await cachedRootTree(index(dir), 20)).toBe(tree);
+
+    writeFiles(dir, { 'src/deep/c.ts': 'changed\n' });
+    gitIn(dir, 'add', '-A');
+    expect(rootTree(dir)).toBeUndefined();
+    expect(rootTree(dir)).toBeUndefined();
+    const next = gitIn(dir, 'write-tree').trim();
+    expect(next).not.toBe(tree);
+    expect(rootTree(dir)).toBe(next);
+  });
+
+  it('should read index versions 3 (a skip-worktree entry has extended flags) and 4 (names prefix-compressed), and a name of 4095 bytes or more', async () => {
+    const dir = initRepo(dirs.make(), { 'one/a.txt': 'a\n', 'one/ab.txt': 'ab\n', 'two/x.txt': 'x\n' });
+    const blob = gitIn(dir, 'hash-object', '-w', '--stdin').trim();
+    // Only in the index: no file system takes a path this long.
+    const long = `${'d'.repeat(200)}/`.repeat(21) + 'end.txt';
+    gitIn(dir, 'update-index', '--add', '--cacheinfo', `100644,${blob},${long}`);
+    gitIn(dir, 'update-index', '--skip-worktree', 'one/ab.txt');
+    expect(readFileSync(index(dir)).readUInt32BE(4)).toBe(3);
+    const three = gitIn(dir, 'write-tree').trim();
+    expect(rootTree(dir)).toBe(three);
+
+    gitIn(dir, 'update-index', '--index-version', '4');
+    expect(readFileSync(index(dir)).readUInt32BE(4)).toBe(4);
+    expect(gitIn(dir, 'write-tree').trim()).toBe(three);
+    expect(rootTree(dir)).toBe(three);
+    expect(gitIn(dir, 'ls-tree', '-r', '--name-only', three)).toContain('end.txt');
+  });
+
+  it('should say nothing for what it does not read: no file, not an index, a split index; nor when git keeps the root invalid (an intent-to-add entry)', async () => {
+    const dir = initRepo(dirs.make());
+    writeFiles(dir, { 'later.txt': 'l\n' });
+    gitIn(dir, 'add', '-N', 'later.txt');
+    gitIn(dir, 'write-tree');
+    expect(rootTree(dir)).toBeUndefined();
+    gitIn(dir, 'rm', '-q', '--cached', 'later.txt');
+    expect(gitIn(dir, 'write-tree').trim()).toBe(rootTree(dir));
+    expect(await cachedRootTree(join(dir, 'missing'), 20)).toBeUndefined();
+    expect(rootTreeOf(Buffer.from('not an index at all, long enough to be read'), 20)).toBeUndefined();
+    gitIn(dir, 'update-index', '--split-index');
+    gitIn(dir, 'write-tree');
+    expect(rootTree(dir)).toBeUndefined();
+  });
+});
