@@ -5,7 +5,7 @@ import { dirname, isAbsolute, join, posix, resolve } from 'node:path';
 import { createHash } from 'node:crypto';
 import { OrcaError } from '../errors.js';
 import { git, GitError } from './git.js';
-import { cachedRootTree } from './index-file.js';
+import { holdsAny, readIndexFile, rootTreeOf } from './index-file.js';
 import { oneAtATimeIn, sharedNextIn } from './one-at-a-time.js';
 import type { GitRepository } from './support.js';
 
@@ -195,18 +195,24 @@ async function snapshotIn(dir: string, indexFile: string | undefined, { exclude,
     parent ?? run(['rev-parse', '-q', '--verify', 'HEAD^{commit}'], [0, 1]).then((r) => r.stdout.trim()),
     run(['-c', 'core.untrackedCache=true', 'add', '-A', '--', ':/', ...reachable.map((path) => pathspec(path, ',exclude'))], [0, 1]).then((added) => onlyIgnoredNamed(added, dir)),
   ]);
-  // Also removes a state folder or include path the user committed.
+  const top = await toplevel(dir, signal);
+  const file = indexFile ?? (await ownIndexFile(top));
+  const oidBytes = head.length / 2;
+  const readable = oidBytes === 20 || oidBytes === 32;
+  // Also removes a state folder or include path the user committed (HEAD, or the user's index a kept
+  // one was seeded from), or someone added in a slot. A kept index has them removed once in this process
+  // (`add` never adds them); another is read for them first: a slot's rarely has any.
   const kept = index !== undefined && indexFile === index;
-  if (reachable.length > 0 && !(kept && excludedFrom.has(index))) {
+  let bytes = readable ? await readIndexFile(file) : undefined;
+  if (reachable.length > 0 && (kept ? !excludedFrom.has(index) : !bytes || holdsAny(bytes, reachable, oidBytes) !== false)) {
     await run(['rm', '--cached', '-r', '-q', '-f', '--ignore-unmatch', '--', ...reachable.map((path) => pathspec(path))]);
     if (kept) excludedFrom.add(index);
+    bytes = readable ? await readIndexFile(file) : undefined;
   }
   // Nothing changed since the index's tree was last written (its cache tree is valid, and git wrote that
   // tree in this process a moment ago): that tree, and the commit made of it on this parent, will do.
   // Known per working tree: another clone holds the same ids, not the same objects.
-  const top = await toplevel(dir, signal);
-  const oidBytes = head.length / 2;
-  const cached = oidBytes === 20 || oidBytes === 32 ? await cachedRootTree(indexFile ?? (await ownIndexFile(top)), oidBytes) : undefined;
+  const cached = bytes ? rootTreeOf(bytes, oidBytes) : undefined;
   const tree = (cached !== undefined ? recall(knownTrees, `${top}\0${cached}`) : undefined) ?? (await writeTree(run, top));
   const made = recall(knownCommits, `${top}\0${tree}\0${head}`);
   if (made) return made;

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cachedRootTree, rootTreeOf } from '../../src/workspace/index-file.js';
+import { holdsAny, readIndexFile, rootTreeOf } from '../../src/workspace/index-file.js';
 import { gitIn, initRepo, tempDirs, writeFiles } from './repo.js';
 
 const dirs = tempDirs();
@@ -10,11 +10,11 @@ afterEach(() => dirs.cleanup());
 const index = (dir: string) => join(dir, '.git', 'index');
 const rootTree = (dir: string) => rootTreeOf(readFileSync(index(dir)), 20);
 
-describe('cachedRootTree', () => {
+describe('rootTreeOf', () => {
   it("should read the tree write-tree prints from the index's cache tree, and nothing once an add changed an entry", async () => {
     const dir = initRepo(dirs.make(), { 'a.txt': 'a\n', 'src/b.ts': 'b\n', 'src/deep/c.ts': 'c\n' });
     const tree = gitIn(dir, 'write-tree').trim();
-    expect(await cachedRootTree(index(dir), 20)).toBe(tree);
+    expect(rootTreeOf((await readIndexFile(index(dir)))!, 20)).toBe(tree);
 
     writeFiles(dir, { 'src/deep/c.ts': 'changed\n' });
     gitIn(dir, 'add', '-A');
@@ -51,10 +51,31 @@ describe('cachedRootTree', () => {
     expect(rootTree(dir)).toBeUndefined();
     gitIn(dir, 'rm', '-q', '--cached', 'later.txt');
     expect(gitIn(dir, 'write-tree').trim()).toBe(rootTree(dir));
-    expect(await cachedRootTree(join(dir, 'missing'), 20)).toBeUndefined();
+    expect(await readIndexFile(join(dir, 'missing'))).toBeUndefined();
     expect(rootTreeOf(Buffer.from('not an index at all, long enough to be read'), 20)).toBeUndefined();
     gitIn(dir, 'update-index', '--split-index');
     gitIn(dir, 'write-tree');
     expect(rootTree(dir)).toBeUndefined();
+  });
+});
+
+describe('holdsAny', () => {
+  it('should find an entry at or under a path, not one that only begins with its name, in index versions 2 and 4', async () => {
+    const dir = initRepo(dirs.make(), { 'a.txt': 'a\n', '.opencode/plansx/keep.md': 'k\n', 'app/.env': 'K=1\n', 'app/src/main.ts': 'm\n' });
+    // A name longer than the reader's first buffer for names (v4), only in the index.
+    const long = `${'d'.repeat(200)}/`.repeat(25) + 'end.txt';
+    gitIn(dir, 'update-index', '--add', '--cacheinfo', `100644,${gitIn(dir, 'hash-object', '-w', 'a.txt').trim()},${long}`);
+    for (const version of ['2', '4']) {
+      gitIn(dir, 'update-index', '--index-version', version);
+      expect(readFileSync(index(dir)).readUInt32BE(4)).toBe(Number(version));
+      expect(holdsAny(readFileSync(index(dir)), [long.slice(0, 4020).replace(/\/$/, '')], 20)).toBe(true);
+      expect(holdsAny(readFileSync(index(dir)), [`${long.slice(0, 4019)}x`], 20)).toBe(false);
+      expect(holdsAny(readFileSync(index(dir)), ['.opencode/plans', 'app/.opencode/plans', 'node_modules'], 20)).toBe(false);
+      expect(holdsAny(readFileSync(index(dir)), ['.opencode/plans', 'app/.env'], 20)).toBe(true);
+      expect(holdsAny(readFileSync(index(dir)), ['app/src'], 20)).toBe(true);
+      expect(holdsAny(readFileSync(index(dir)), ['app/s'], 20)).toBe(false);
+    }
+    gitIn(dir, 'update-index', '--split-index');
+    expect(holdsAny(readFileSync(index(dir)), ['a.txt'], 20)).toBeUndefined();
   });
 });

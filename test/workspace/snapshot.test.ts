@@ -162,6 +162,22 @@ describe('snapshotCommit of files unchanged since the last', () => {
     expect(back.verbs).not.toContain('commit-tree');
   });
 
+  it("should ask git to drop excluded paths from a worktree's own index only when it holds some (added there by hand)", async () => {
+    const dir = initRepo(dirs.make(), { 'a.txt': 'a\n' });
+    const root = join(dirs.make(), 'slot');
+    gitIn(dir, 'worktree', 'add', '-q', '--detach', root);
+    const exclude = excludedPaths('', ['.env']);
+    writeFiles(root, { 'step.txt': 's\n', '.env': 'K=1\n', '.opencode/plans/p.json': '{}\n' });
+    const clean = await traced(() => snapshotCommit(root, { exclude, own: true }));
+    expect(clean.verbs).not.toContain('rm');
+    expect(filesOf(dir, clean.commit)).toEqual(['a.txt', 'step.txt']);
+
+    gitIn(root, 'add', '-f', '.env', '.opencode/plans/p.json');
+    const added = await traced(() => snapshotCommit(root, { exclude, own: true }));
+    expect(added.verbs).toContain('rm');
+    expect(filesOf(dir, added.commit)).toEqual(['a.txt', 'step.txt']);
+  });
+
   it('should make the commit anew in a clone, which holds the same ids but not the same objects', async () => {
     const dir = initRepo(dirs.make(), { 'a.txt': 'a\n' });
     const clone = join(dirs.make(), 'clone');
