@@ -3,7 +3,7 @@ import { posix } from 'node:path';
 import type { MeasureStepInput } from '../machines/ports.js';
 import type { FileChange, StepDiff } from '../machines/types.js';
 import { GitError, gitBytes } from './git.js';
-import { excludedPaths, snapshotCommit, userIndexPath, type SnapshotOptions } from './snapshot.js';
+import { excludedPaths, snapshotCommit, snapshotTree, userIndexPath, type SnapshotOptions } from './snapshot.js';
 import type { GitRepository } from './support.js';
 import { writeFileAtomic } from './write-atomic.js';
 
@@ -54,8 +54,9 @@ export interface DiffCommitsOptions {
 /** The changes base→result as a StepDiff, with the patch written to `patchPath` (null in the diff when it could not be). */
 export async function diffCommits(repo: GitRepository, { base, result, where, declared, patchPath, signal }: DiffCommitsOptions): Promise<{ diff: StepDiff; patch: Buffer }> {
   const at = { cwd: repo.toplevel, ...(signal ? { signal } : {}) };
-  // One snapshot measured the step's start and end (a step that changed nothing): no git to ask.
-  const { listed, patch } = base === result ? { listed: '', patch: Buffer.alloc(0) } : splitChanges((await gitBytes(['diff-tree', '-r', '-M', '-z', '--raw', '--numstat', '-p', '--binary', '--no-ext-diff', '--no-color', base, result], at)).stdout);
+  // One snapshot, or two of one tree, measured the step's start and end (a step that changed nothing): no git to ask.
+  const same = base === result || (snapshotTree(base) ?? base) === snapshotTree(result);
+  const { listed, patch } = same ? { listed: '', patch: Buffer.alloc(0) } : splitChanges((await gitBytes(['diff-tree', '-r', '-M', '-z', '--raw', '--numstat', '-p', '--binary', '--no-ext-diff', '--no-color', base, result], at)).stdout);
   const files = parseChanges(listed).map((change) => toProject(change, repo.prefix));
   const written = await writeFileAtomic(patchPath, patch).then(
     () => patchPath,

@@ -214,11 +214,22 @@ async function snapshotIn(dir: string, indexFile: string | undefined, { exclude,
   // Known per working tree: another clone holds the same ids, not the same objects.
   const cached = bytes ? rootTreeOf(bytes, oidBytes) : undefined;
   const tree = (cached !== undefined ? recall(knownTrees, `${top}\0${cached}`) : undefined) ?? (await writeTree(run, top));
-  const made = recall(knownCommits, `${top}\0${tree}\0${head}`);
-  if (made) return made;
-  const commit = (await run(['commit-tree', tree, ...(head ? ['-p', head] : []), '-m', 'Orca: snapshot of the working tree'])).stdout.trim();
-  remember(knownCommits, `${top}\0${tree}\0${head}`, commit);
+  const key = `${top}\0${tree}\0${head}`;
+  let commit = recall(knownCommits, key);
+  if (!commit) {
+    commit = (await run(['commit-tree', tree, ...(head ? ['-p', head] : []), '-m', 'Orca: snapshot of the working tree'])).stdout.trim();
+    remember(knownCommits, key, commit);
+  }
+  remember(treesOfSnapshots, commit, tree);
   return commit;
+}
+
+/**
+ * The tree of a snapshot this process made, when it still knows it: a commit's id names its tree, in
+ * any repository. Two snapshots of one tree differ in nothing (diffCommits asks git nothing then).
+ */
+export function snapshotTree(commit: string): string | undefined {
+  return treesOfSnapshots.get(commit)?.value;
 }
 
 async function writeTree(run: (args: string[]) => Promise<{ stdout: string }>, top: string): Promise<string> {
@@ -363,5 +374,7 @@ interface Known {
 }
 const knownTrees = new Map<string, Known>();
 const knownCommits = new Map<string, Known>();
+/** The tree of each snapshot commit made or met (snapshotTree), however old: an id does not change what it names. */
+const treesOfSnapshots = new Map<string, Known>();
 /** The top folder of each tree snapshotted (it does not move while the process runs). */
 const toplevels = new Map<string, string>();

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { measure, parseChanges, projectRelative, splitChanges, undeclaredPaths } from '../../src/workspace/diff.js';
 import { snapshotCommit } from '../../src/workspace/snapshot.js';
 import { openWorktree } from '../../src/workspace/worktrees.js';
-import { gitIn, initRepo, supported, tempDirs, writeFiles } from './repo.js';
+import { gitIn, initRepo, supported, tempDirs, tracedGit, writeFiles } from './repo.js';
 import { execFileSync } from 'node:child_process';
 
 const dirs = tempDirs();
@@ -89,6 +89,27 @@ describe('measure', () => {
 
     expect(diff).toEqual({ files: [], undeclared: [], patch_path: patchPath, base: same, result: same, where: 'shared' });
     expect(readFileSync(patchPath, 'utf8')).toBe('');
+  });
+
+  it('should measure a step whose start and end are two snapshots of one tree (a slot on its base) as no change, without asking git', async () => {
+    const dir = initRepo(dirs.make(), { 'a.ts': 'a\n' });
+    const repo = await supported(dir, dirs.make());
+    const base = await snapshotCommit(dir, { exclude: [], index: join(dirs.make(), 'index') });
+    const root = join(dirs.make(), 'slot');
+    gitIn(dir, 'worktree', 'add', '-q', '--detach', root, base);
+    const workspace = { kind: 'worktree' as const, root, dir: root, base };
+    const patchPath = join(dirs.make(), 'plans', 'p.s.patch');
+
+    const { result: diff, verbs } = await tracedGit(dirs.make(), () => measure(repo, { planId: 'p', stepId: 's', attempt: 1, workspace, declared: [], include: [], patchPath }));
+
+    expect(diff.result).not.toBe(base);
+    expect(diff.files).toEqual([]);
+    expect(verbs).not.toContain('diff-tree');
+    expect(readFileSync(patchPath, 'utf8')).toBe('');
+    // Once the slot's tree differs, git is asked.
+    writeFiles(root, { 'b.ts': 'b\n' });
+    const changed = await measure(repo, { planId: 'p', stepId: 's', attempt: 2, workspace, declared: [], include: [], patchPath });
+    expect(changed.files.map((file) => file.path)).toEqual(['b.ts']);
   });
 
   it("should reject when the step's worktree is gone", async () => {

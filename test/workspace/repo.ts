@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { workspaceSupport, type GitRepository } from '../../src/workspace/support.js';
@@ -65,4 +65,28 @@ export function userState(dir: string) {
     status: gitIn(dir, 'status', '--porcelain'),
     refs: gitIn(dir, 'for-each-ref'),
   };
+}
+
+/**
+ * `run`'s result and the git subcommands Orca ran meanwhile in this process, from git's own trace
+ * (GIT_TRACE2_EVENT: one file per process, in `folder`).
+ */
+export async function tracedGit<T>(folder: string, run: () => Promise<T>): Promise<{ result: T; verbs: string[] }> {
+  const before = process.env.GIT_TRACE2_EVENT;
+  process.env.GIT_TRACE2_EVENT = folder;
+  let result: T;
+  try {
+    result = await run();
+  } finally {
+    if (before === undefined) delete process.env.GIT_TRACE2_EVENT;
+    else process.env.GIT_TRACE2_EVENT = before;
+  }
+  const verbs = readdirSync(folder).map((name) => {
+    const start = readFileSync(join(folder, name), 'utf8')
+      .split('\n')
+      .map((line) => (line ? (JSON.parse(line) as { event: string; argv?: string[] }) : null))
+      .find((event) => event?.event === 'start');
+    return start?.argv?.find((arg) => /^[a-z][a-z-]+$/.test(arg) && arg !== 'git') ?? '?';
+  });
+  return { result, verbs };
 }

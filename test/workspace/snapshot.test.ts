@@ -1,9 +1,9 @@
-import { existsSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { OrcaError } from '../../src/errors.js';
 import { excludedPaths, projectPath, snapshotCommit, touchTree } from '../../src/workspace/snapshot.js';
-import { gitIn, initRepo, tempDirs, userState, writeFiles } from './repo.js';
+import { gitIn, initRepo, tempDirs, tracedGit, userState, writeFiles } from './repo.js';
 
 const dirs = tempDirs();
 afterEach(() => dirs.cleanup());
@@ -109,25 +109,7 @@ describe('snapshotCommit with a kept index', () => {
 });
 
 describe('snapshotCommit of files unchanged since the last', () => {
-  /** The git subcommands the test's snapshots ran, from git's own trace (one file per process). */
-  function traced(run: () => Promise<string>): Promise<{ commit: string; verbs: string[] }> {
-    const folder = dirs.make();
-    const before = process.env.GIT_TRACE2_EVENT;
-    process.env.GIT_TRACE2_EVENT = folder;
-    const restore = () => (before === undefined ? delete process.env.GIT_TRACE2_EVENT : (process.env.GIT_TRACE2_EVENT = before));
-    return run()
-      .finally(restore)
-      .then((commit) => ({
-        commit,
-        verbs: readdirSync(folder).map((name) => {
-          const start = readFileSync(join(folder, name), 'utf8')
-            .split('\n')
-            .map((line) => (line ? (JSON.parse(line) as { event: string; argv?: string[] }) : null))
-            .find((event) => event?.event === 'start');
-          return start?.argv?.find((arg) => /^[a-z][a-z-]+$/.test(arg) && arg !== 'git') ?? '?';
-        }),
-      }));
-  }
+  const traced = (run: () => Promise<string>) => tracedGit(dirs.make(), run).then(({ result, verbs }) => ({ commit: result, verbs }));
 
   /**
    * Files written a minute ago, as a user's files mostly are: git takes one written in the second its
