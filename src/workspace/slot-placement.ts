@@ -31,9 +31,10 @@ const OPENCODE_CONFIG_FILES = ['opencode.json', 'opencode.jsonc'] as const;
  *   repository: copied.
  * Only what git hides in the user's project: what git carries is the slot's own, a step may change it.
  * Placed again at every reset, as the user's is then.
+ * `known`: that config as hiddenOpencodeConfig read it while the slot was reset.
  */
-export async function placeOpencodeConfig(repo: GitRepository, root: string, signal: AbortSignal | undefined): Promise<void> {
-  const { inFolder: hidden, files } = await hiddenOpencodeConfig(repo, signal);
+export async function placeOpencodeConfig(repo: GitRepository, root: string, signal: AbortSignal | undefined, known?: HiddenConfig): Promise<void> {
+  const { inFolder: hidden, files } = known ?? (await hiddenOpencodeConfig(repo, signal));
   const folder = join(repo.prefix, '.opencode');
   const intoFolder = existsSync(join(root, folder)) || hidden.some((path) => !OPENCODE_INSTALL.includes(path.split('/')[0]!));
   if (intoFolder) {

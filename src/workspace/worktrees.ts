@@ -9,7 +9,7 @@ import { runSetup } from './setup.js';
 import { excludedPaths, snapshotCommit, userIndexPath } from './snapshot.js';
 import type { GitRepository } from './support.js';
 import { writeFileAtomic } from './write-atomic.js';
-import { placeIncluded, placeOpencodeConfig } from './slot-placement.js';
+import { hiddenOpencodeConfig, placeIncluded, placeOpencodeConfig, type HiddenConfig } from './slot-placement.js';
 
 /**
  * A step's worktree is a **slot**: a git worktree of the repository, `<worktrees>/slots/<n>`, kept
@@ -108,11 +108,13 @@ export async function openWorktree(repo: GitRepository, options: OpenWorktreeOpt
   const made = existsSync(join(root, '.git'));
   // A made slot loses what the last step added while the user's tree is read (see resetSlot).
   const cleaned = made ? cleanSlot(repo, root, signal) : Promise.resolve();
-  cleaned.catch(() => {}); // awaited below, once the snapshot is taken
+  // What git hides of the project's OpenCode config, placed after the reset: read from the user's tree meanwhile.
+  const hidden = made ? hiddenOpencodeConfig(repo, signal) : undefined;
+  for (const running of [cleaned, hidden]) running?.catch(() => {}); // awaited below, once the snapshot is taken
   // The user's tree as the step finds it: a snapshot running as it asks (steps starting at once), with nothing landed since, will do.
   const start = await snapshotCommit(repo.toplevel, { exclude, index: userIndexPath(repo), recentMs: 0, ...(signal ? { signal } : {}) });
   await cleaned;
-  const base = made ? await resetSlot(repo, root, start, include, signal) : await makeSlot(repo, root, start, options);
+  const base = made ? await resetSlot(repo, root, start, include, signal, hidden) : await makeSlot(repo, root, start, options);
   await writeClaim(root, { plan_id: planId, step_id: stepId, attempt, base });
   return workspace(base);
 }
@@ -325,14 +327,14 @@ async function cleanSlot(repo: GitRepository, root: string, signal: AbortSignal 
 /**
  * A cleaned slot (cleanSlot) brought to `start` for its next step: git rewrites only the files that
  * differ and removes the tracked ones `start` has not; the include list is placed again from the
- * user's copies.
+ * user's copies, and the OpenCode config git hides (`hidden`, when it was read meanwhile).
  */
-async function resetSlot(repo: GitRepository, root: string, start: string, include: readonly string[], signal: AbortSignal | undefined): Promise<string> {
+async function resetSlot(repo: GitRepository, root: string, start: string, include: readonly string[], signal: AbortSignal | undefined, hidden?: Promise<HiddenConfig>): Promise<string> {
   const folder = join(root, repo.prefix);
   await mkdir(folder, { recursive: true });
   await git(['reset', '-q', '--hard', start], { cwd: folder, ...(signal ? { signal } : {}) });
   await placeIncluded(repo, root, include);
-  await placeOpencodeConfig(repo, root, signal);
+  await placeOpencodeConfig(repo, root, signal, hidden ? await hidden : undefined);
   return start;
 }
 

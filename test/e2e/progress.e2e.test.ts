@@ -10,6 +10,7 @@ import { reportOnFailure } from '../support/failure-report.js';
 import { startOpencode, waitFor, type OpencodeServer } from '../support/opencode-server.js';
 import { lastToolResult, startScriptedModel, type RecordedRequest, type ScriptedModel, type ScriptedReply } from '../support/scripted-model.js';
 import { agentOf, builtPluginUrl, jsonReply, passingReview, scenarioOf, SHARED_TREE } from './team.js';
+import { NOTE_PREFIX } from '../../src/hitl/native-question/index.js';
 
 const MESSAGE = 'SCENARIO:progress build three modules';
 let model: ScriptedModel;
@@ -214,7 +215,9 @@ describe('with ask_planner_returns "early", the session is free while its plan r
     const notes = await waitFor(
       async () => {
         const all = await texts(session.id);
-        return all.some((t) => t.includes(`Orca: plan \`${result.plan_id}\` completed, 3 of 3 steps done`)) ? all : undefined;
+        // Said back by the in-process model: the note's own user message (hidden, NOTE_PREFIX) comes first, and
+        // may carry the last step's note and the outcome together while their reply is on its way.
+        return all.some((t) => !t.startsWith(NOTE_PREFIX) && t.includes(`Orca: plan \`${result.plan_id}\` completed, 3 of 3 steps done`)) ? all : undefined;
       },
       { timeoutMs: 90_000, description: 'the outcome note' },
     );
