@@ -43,6 +43,17 @@ describe('rootTreeOf', () => {
     expect(gitIn(dir, 'ls-tree', '-r', '--name-only', three)).toContain('end.txt');
   });
 
+  it('should read the index of a SHA-256 repository (32-byte ids)', () => {
+    const dir = dirs.make();
+    gitIn(dir, 'init', '-q', '--object-format=sha256');
+    writeFiles(dir, { 'a.txt': 'a\n', 'src/b.ts': 'b\n' });
+    gitIn(dir, 'add', '-A');
+    const tree = gitIn(dir, 'write-tree').trim();
+    expect(tree).toHaveLength(64);
+    expect(rootTreeOf(readFileSync(index(dir)), 32)).toBe(tree);
+    expect(holdsAny(readFileSync(index(dir)), ['src'], 32)).toBe(true);
+  });
+
   it('should say nothing for what it does not read: no file, not an index, a split index; nor when git keeps the root invalid (an intent-to-add entry)', async () => {
     const dir = initRepo(dirs.make());
     writeFiles(dir, { 'later.txt': 'l\n' });

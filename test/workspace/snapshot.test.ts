@@ -160,6 +160,23 @@ describe('snapshotCommit of files unchanged since the last', () => {
     expect(filesOf(dir, added.commit)).toEqual(['a.txt', 'step.txt']);
   });
 
+  it('should do the same in a SHA-256 repository', async () => {
+    const dir = dirs.make();
+    gitIn(dir, 'init', '-q', '--object-format=sha256');
+    writeFiles(dir, { 'a.txt': 'a\n' });
+    gitIn(dir, 'add', '-A');
+    gitIn(dir, 'commit', '-q', '-m', 'initial');
+    writeFiles(dir, { 'new.txt': 'n\n' });
+    backdate(dir, ['a.txt', 'new.txt']);
+    const index = join(dirs.make(), 'index', 'sha256');
+    const first = await traced(() => snapshotCommit(dir, { exclude: [], index }));
+    const again = await traced(() => snapshotCommit(dir, { exclude: [], index }));
+    expect(first.commit).toHaveLength(64);
+    expect(again.commit).toBe(first.commit);
+    expect(again.verbs).not.toContain('write-tree');
+    expect(filesOf(dir, again.commit)).toEqual(['a.txt', 'new.txt']);
+  });
+
   it('should make the commit anew in a clone, which holds the same ids but not the same objects', async () => {
     const dir = initRepo(dirs.make(), { 'a.txt': 'a\n' });
     const clone = join(dirs.make(), 'clone');
