@@ -28,7 +28,7 @@ import { askSpecialistTool } from './tools/ask-specialist.js';
 import { describePlanTool } from './tools/describe-plan.js';
 import { listPlansTool } from './tools/list-plans.js';
 import { startConfiguredUi } from './ui/plugin-ui.js';
-import { forMarkdown } from './notices/session-notes.js';
+import { forMarkdown, isRestoreMessage } from './notices/session-notes.js';
 import { errorMessage } from './errors.js';
 import { isOrcaWorktree } from './passive/detect.js';
 import { passiveHooks } from './passive/plugin.js';
@@ -109,10 +109,13 @@ export const OrcaPlugin: Plugin = async (input, rawOptions) => {
         for (const [name, description] of Object.entries({ ...PLAN_COMMANDS, ...AGENDA_COMMANDS })) registerNoteCommand(config, name, description);
       } else orca.log('warn', `question dialog and slash commands unavailable: ${channel.reason}`);
     },
-    // A turn starting: a restore of the session's model still on its way must not land after its message.
-    'chat.message': async (input) => orca.notes.turnStarting(input.sessionID),
+    // A turn starting: a restore of the session's model still on its way must not land after its message
+    // (the restore's own message comes through here too, and never waits for itself).
+    'chat.message': async (input, output) => {
+      if (!isRestoreMessage(output.parts)) await orca.notes.turnStarting(input.sessionID);
+    },
     'command.execute.before': async (input, output) => {
-      orca.notes.turnStarting(input.sessionID);
+      await orca.notes.turnStarting(input.sessionID);
       if (!isGateCommand(input.command) && !isPlanCommand(input.command) && !isAgendaCommand(input.command)) return;
       // The command's turn runs on the in-process model: give the session its own model back after it.
       orca.notes.restoreAfterTurn(input.sessionID);

@@ -22,9 +22,11 @@ export interface SessionNotes {
   /**
    * A turn starts in the session (a user message, a command: the plugin's `chat.message` and
    * `command.execute.before` hooks), before its busy status is evented: a restore still on its way
-   * posts nothing then, or its message would land after the new one and be the turn's last.
+   * posts nothing then, or its message would land after the new one and be the turn's last (OpenCode
+   * would answer it: a model turn nobody asked for). One already posting is waited for (at most
+   * RESTORE_WAIT_MS): the hook's turn goes on once it landed, so the new message comes after it.
    */
-  turnStarting(sessionId: string): void;
+  turnStarting(sessionId: string): Promise<void>;
   /** Feed OpenCode's events (the plugin's `event` hook): busy and idle sessions. */
   observe(event: { type: string; properties?: unknown }): void;
 }
@@ -84,16 +86,19 @@ export function sessionNotes(ports: NotePorts, log: (level: 'warn', message: str
    * Sessions with a restore on its way: the turns the hooks saw start there since the first of them
    * was asked. A restore posts only if none started since it was asked; the entry goes with the last.
    */
-  const restores = new Map<string, { turns: number; pending: number }>();
+  const restores = new Map<string, { turns: number; pending: number; settled: Promise<void>; settle: () => void }>();
   const restore = async (sessionId: string, what: string) => {
-    const entry = restores.get(sessionId) ?? { turns: 0, pending: 0 };
+    const entry = restores.get(sessionId) ?? newRestoreEntry();
     restores.set(sessionId, entry);
     entry.pending++;
     const asked = entry.turns;
     try {
       await ports.restore(sessionId, () => entry.turns === asked).catch(failed(what, sessionId));
     } finally {
-      if (--entry.pending === 0) restores.delete(sessionId);
+      if (--entry.pending === 0) {
+        restores.delete(sessionId);
+        entry.settle();
+      }
     }
   };
   const failed = (what: string, sessionId: string) => (error: unknown) =>
@@ -146,7 +151,11 @@ export function sessionNotes(ports: NotePorts, log: (level: 'warn', message: str
     },
     turnStarting(sessionId) {
       const entry = restores.get(sessionId);
-      if (entry) entry.turns++;
+      if (!entry) return Promise.resolve();
+      entry.turns++;
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const bound = new Promise<void>((resolve) => (timer = setTimeout(resolve, RESTORE_WAIT_MS)));
+      return Promise.race([entry.settled, bound]).finally(() => clearTimeout(timer));
     },
     observe(event) {
       const p = event.properties as { sessionID?: unknown; status?: { type?: unknown } } | undefined;
@@ -157,6 +166,20 @@ export function sessionNotes(ports: NotePorts, log: (level: 'warn', message: str
       else busy.add(p.sessionID);
     },
   };
+}
+
+/** How long a turn starting waits at most for a restore on its way (turnStarting): a stuck one never holds the user's turn. */
+export const RESTORE_WAIT_MS = 5_000;
+
+function newRestoreEntry() {
+  let settle: () => void = () => {};
+  const settled = new Promise<void>((resolve) => (settle = resolve));
+  return { turns: 0, pending: 0, settled, settle };
+}
+
+/** Whether a message's parts are the hidden restore message's (its own `chat.message` must not wait for itself). */
+export function isRestoreMessage(parts: ReadonlyArray<{ type: string; text?: string }>): boolean {
+  return parts.some((part) => part.type === 'text' && part.text === RESTORE_TEXT);
 }
 
 /** What the hidden message that puts the session's model back says to the model that reads it later. */

@@ -54,7 +54,7 @@ function server(dir: string, hold: (agent: string, n: number) => boolean = () =>
     options: { review: { agents: [] }, hitl: { auto: { approval: 'approve' } }, agenda: { poll_seconds: 1 } },
     sessions,
     asker: { ask: async () => ({ kind: 'unavailable', reason: 'no dialog in this test' }) },
-    notes: { post: () => {}, say: async () => true, restoreAfterTurn: () => {}, turnStarting: () => {}, observe: () => {} },
+    notes: { post: () => {}, say: async () => true, restoreAfterTurn: () => {}, turnStarting: async () => {}, observe: () => {} },
     monitor: createSessionMonitor({ abort: async () => {}, log: () => {} }),
     log: () => {},
     showToast: () => {},

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { forMarkdown, notePortsWith, RESTORE_TEXT, sessionNotes, type NotePorts } from '../../src/notices/session-notes.js';
+import { forMarkdown, isRestoreMessage, notePortsWith, RESTORE_TEXT, RESTORE_WAIT_MS, sessionNotes, type NotePorts } from '../../src/notices/session-notes.js';
 import { NOTE_PREFIX, QUESTION_AGENT_ID, QUESTION_MODEL } from '../../src/hitl/native-question/index.js';
 
 /** A v1 client with what restore uses: the session's messages, the sessions' status, prompt. */
@@ -154,6 +154,67 @@ describe("putting the session's model back after a command, with a turn starting
     notes.turnStarting('ses_2'); // another session's turn
     finish();
     await vi.waitFor(() => expect(answers).toEqual([true]));
+  });
+});
+
+describe('a turn starting while the restore posts', () => {
+  const status = (type: string) => ({ type: 'session.status', properties: { sessionID: 'ses_1', status: { type } } });
+
+  /** A restore port past its reads (quiet said yes), whose post the test lets land. */
+  function postingRestore() {
+    const events: string[] = [];
+    let land: () => void = () => {};
+    const port: NotePorts = {
+      post: async () => {},
+      restore: async (_sessionId, quiet) => {
+        if (!quiet()) return;
+        events.push('posting');
+        await new Promise<void>((resolve) => (land = resolve));
+        events.push('landed');
+      },
+    };
+    return { port, events, land: () => land() };
+  }
+
+  it("should go on only once the restore's message landed, so the new turn's message comes after it", async () => {
+    const { port, events, land } = postingRestore();
+    const notes = sessionNotes(port, () => {});
+    notes.restoreAfterTurn('ses_1');
+    notes.observe(status('idle'));
+    await vi.waitFor(() => expect(events).toEqual(['posting']));
+    const started = notes.turnStarting('ses_1').then(() => events.push('turn goes on'));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(events).toEqual(['posting']);
+    land();
+    await started;
+    expect(events).toEqual(['posting', 'landed', 'turn goes on']);
+    // No restore on its way: nothing to wait for.
+    await notes.turnStarting('ses_1');
+  });
+
+  it(`should not wait more than ${RESTORE_WAIT_MS} ms for a restore that never lands`, async () => {
+    vi.useFakeTimers();
+    try {
+      const { port, events } = postingRestore();
+      const notes = sessionNotes(port, () => {});
+      notes.restoreAfterTurn('ses_1');
+      notes.observe(status('idle'));
+      await vi.waitFor(() => expect(events).toEqual(['posting']));
+      let goneOn = false;
+      const started = notes.turnStarting('ses_1').then(() => (goneOn = true));
+      await vi.advanceTimersByTimeAsync(RESTORE_WAIT_MS - 1);
+      expect(goneOn).toBe(false);
+      await vi.advanceTimersByTimeAsync(1);
+      await started;
+      expect(goneOn).toBe(true);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("should know the restore's own message, which must not wait for itself", () => {
+    expect(isRestoreMessage([{ type: 'text', text: RESTORE_TEXT }])).toBe(true);
+    expect(isRestoreMessage([{ type: 'text', text: 'SCENARIO:free make config errors readable' }, { type: 'file' }])).toBe(false);
   });
 });
 

@@ -49,7 +49,7 @@ export function agendaOrca(options: OrcaOptions = {}, dir = mkdtempSync(join(tmp
     options: { review: { agents: [] }, ...options, agenda: { poll_seconds: 1, ...options.agenda } },
     sessions: sessions.port,
     asker: { ask: async () => ({ kind: 'unavailable', reason: 'no dialog in this test' }) },
-    notes: { post: () => {}, say: async () => true, restoreAfterTurn: () => {}, turnStarting: () => {}, observe: () => {} },
+    notes: { post: () => {}, say: async () => true, restoreAfterTurn: () => {}, turnStarting: async () => {}, observe: () => {} },
     monitor: createSessionMonitor({ abort: async () => {}, log: () => {} }),
     log: (level, message) => void logs.push(`${level} ${message}`),
     showToast: (toast) => void toasts.push(toast),

@@ -49,10 +49,12 @@ export function spawnOpencode({ args, cwd, env, startTimeoutMs, onOutput, accoun
   const exited = new Promise<number | string>((resolve) =>
     child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')),
   );
-  // The group can outlive its leader: reap leftovers once the server itself is gone.
-  void exited.then(() => {
+  // The group can outlive its leader: reap leftovers once the server itself is gone, and know when they
+  // are gone too (one still writing, such as OpenCode's install in .opencode/, would race the sandbox's removal).
+  const groupGone = exited.then(async () => {
     killGroup(pgid, 'SIGKILL');
     liveGroups.delete(pgid);
+    await untilGroupGone(pgid);
   });
 
   // Readiness is the stdout line, never a health poll: a request accepted during start-up can hang.
@@ -92,11 +94,13 @@ export function spawnOpencode({ args, cwd, env, startTimeoutMs, onOutput, accoun
       const timer = setTimeout(() => killGroup(pgid, 'SIGKILL'), graceMs);
       await exited;
       clearTimeout(timer);
+      await groupGone;
     },
     async kill9() {
       if (liveGroups.has(pgid)) account();
       killGroup(pgid, 'SIGKILL');
       await exited;
+      await groupGone;
     },
   };
 }
@@ -119,6 +123,20 @@ export async function launchOpencode({ logLevel, ...spawnOptions }: Omit<Paramet
     }
   }
 }
+
+/** Until no process of the group is left (killed ones take a moment to exit), at most GROUP_GONE_MS. */
+async function untilGroupGone(pgid: number): Promise<void> {
+  const until = Date.now() + GROUP_GONE_MS;
+  while (Date.now() < until) {
+    try {
+      process.kill(-pgid, 0);
+    } catch {
+      return; // ESRCH: none left
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+const GROUP_GONE_MS = 5_000;
 
 function killGroup(pgid: number, signal: NodeJS.Signals): void {
   try {

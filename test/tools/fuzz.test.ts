@@ -92,7 +92,7 @@ beforeAll(() => {
     monitor: createSessionMonitor({ abort: async () => {}, log: () => {} }),
     log: () => {},
     showToast: () => {},
-    notes: { post: () => {}, say: async () => true, restoreAfterTurn: () => {}, turnStarting: () => {}, observe: () => {} },
+    notes: { post: () => {}, say: async () => true, restoreAfterTurn: () => {}, turnStarting: async () => {}, observe: () => {} },
   });
 });
 afterAll(async () => {
