@@ -364,8 +364,8 @@ const excludedFrom = new Set<string>();
 /**
  * Trees git wrote (write-tree also freshens one it had) and snapshot commits made, by tree and parent,
  * each in the working tree it was asked in: a snapshot of files unchanged since the last asks git for
- * neither again. For ten minutes: far younger
- * than the loose objects git prunes (two weeks), which no ref holds.
+ * neither again. For ten minutes: far younger than the loose objects git prunes (two weeks), which no
+ * ref holds.
  */
 interface Known {
   value: string;
