@@ -2,10 +2,7 @@ import { readFile } from 'node:fs/promises';
 
 /** An index file's bytes, or undefined when it cannot be read (then git is asked). */
 export function readIndexFile(indexFile: string): Promise<Buffer | undefined> {
-  return readFile(indexFile).then(
-    (bytes) => bytes,
-    () => undefined,
-  );
+  return readFile(indexFile).catch(() => undefined);
 }
 
 /**
@@ -16,21 +13,8 @@ export function readIndexFile(indexFile: string): Promise<Buffer | undefined> {
  * `oidBytes` is 20 (SHA-1) or 32 (SHA-256). Format: gitformat-index(5).
  */
 export function rootTreeOf(bytes: Buffer, oidBytes: number): string | undefined {
-  const entries = entriesEnd(bytes, oidBytes);
-  if (entries === undefined) return undefined;
-  let at = entries;
-  const end = bytes.length - oidBytes; // the checksum
-  while (at + 8 <= end) {
-    const signature = bytes.toString('latin1', at, at + 4);
-    const size = bytes.readUInt32BE(at + 4);
-    const data = at + 8;
-    if (data + size > end) return undefined;
-    // A split index keeps its entries in another file; its cache tree is not read here.
-    if (signature === 'link') return undefined;
-    if (signature === 'TREE') return rootOf(bytes.subarray(data, data + size), oidBytes);
-    at = data + size;
-  }
-  return undefined;
+  const tree = extensionsOf(bytes, oidBytes)?.get('TREE');
+  return tree ? rootOf(tree, oidBytes) : undefined;
 }
 
 /**
@@ -43,8 +27,7 @@ export function holdsAny(bytes: Buffer, paths: readonly string[], oidBytes: numb
   const end = entriesEnd(bytes, oidBytes, (names, start, length) => {
     if (!found) found = wanted.some((path) => isAtOrUnder(names, start, length, path));
   });
-  if (end === undefined || hasExtension(bytes, end, oidBytes, 'link')) return undefined;
-  return found;
+  return end === undefined || !extensionsOf(bytes, oidBytes, end) ? undefined : found;
 }
 
 /**
@@ -108,10 +91,22 @@ function isAtOrUnder(names: Buffer, start: number, length: number, path: Buffer)
   return true;
 }
 
-function hasExtension(bytes: Buffer, from: number, oidBytes: number, wanted: string): boolean {
-  const end = bytes.length - oidBytes;
-  for (let at = from; at + 8 <= end; at += 8 + bytes.readUInt32BE(at + 4)) if (bytes.toString('latin1', at, at + 4) === wanted) return true;
-  return false;
+/**
+ * An index's extensions by signature (their data), read after its entries (`from`, when known); undefined
+ * when they run past the checksum, or for a split index (`link`), whose entries are in another file.
+ */
+function extensionsOf(bytes: Buffer, oidBytes: number, from = entriesEnd(bytes, oidBytes)): Map<string, Buffer> | undefined {
+  if (from === undefined) return undefined;
+  const end = bytes.length - oidBytes; // the checksum
+  const found = new Map<string, Buffer>();
+  for (let at = from; at + 8 <= end; ) {
+    const data = at + 8;
+    const size = bytes.readUInt32BE(at + 4);
+    if (data + size > end) return undefined;
+    found.set(bytes.toString('latin1', at, at + 4), bytes.subarray(data, data + size));
+    at = data + size;
+  }
+  return found.has('link') ? undefined : found;
 }
 
 /** The cache tree's first node is the root: an empty path, NUL, `<entries> <subtrees>\n`, then its id when entries ≥ 0. */

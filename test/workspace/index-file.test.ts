@@ -64,6 +64,14 @@ describe('rootTreeOf', () => {
     expect(gitIn(dir, 'write-tree').trim()).toBe(rootTree(dir));
     expect(await readIndexFile(join(dir, 'missing'))).toBeUndefined();
     expect(rootTreeOf(Buffer.from('not an index at all, long enough to be read'), 20)).toBeUndefined();
+    // Cut short (a file read while half written, say): its entries or extensions run past its end.
+    gitIn(dir, 'write-tree');
+    const whole = readFileSync(index(dir));
+    expect(rootTreeOf(whole, 20)).toBeDefined();
+    for (const cut of [40, whole.length - 60, whole.length - 25]) {
+      expect(rootTreeOf(whole.subarray(0, cut), 20)).toBeUndefined();
+      expect(holdsAny(whole.subarray(0, cut), ['README.md'], 20)).toBeUndefined();
+    }
     gitIn(dir, 'update-index', '--split-index');
     gitIn(dir, 'write-tree');
     expect(rootTree(dir)).toBeUndefined();
