@@ -107,6 +107,7 @@ export async function specialistTurn(
       jsonSchema: specialistOutputJsonSchema(),
       label: `${agent} output`,
       guard: true,
+      measured: true,
       idempotencyKey,
       rerun,
       signal,

@@ -207,3 +207,47 @@ describe('session status', () => {
     expect(logs).toEqual(['error: session ses_a: a status listener failed: boom']);
   });
 });
+
+describe('answered turns', () => {
+  const assistant = (sessionID: string, id: string, more: Record<string, unknown>) => ({
+    type: 'message.updated',
+    properties: { info: { id, sessionID, role: 'assistant', time: { created: 1 }, path: { cwd: '/project', root: '/project' }, ...more } },
+  });
+
+  it("should tell once when the assistant message of a session guarded to tell it completes without asking for a tool, with where the session works", () => {
+    const told: Array<[string, string | undefined]> = [];
+    const { monitor } = monitorWith({ turnAnswered: (id, dir) => told.push([id, dir]) });
+    monitor.guard('ses_step', { tellAnswer: true });
+    monitor.observe(assistant('ses_step', 'msg_1', {})); // still streaming
+    monitor.observe(assistant('ses_step', 'msg_1', { time: { created: 1, completed: 2 }, finish: 'tool-calls' })); // a tool runs next
+    expect(told).toEqual([]);
+    monitor.observe(assistant('ses_step', 'msg_2', { time: { created: 3, completed: 4 }, finish: 'stop' }));
+    monitor.observe(assistant('ses_step', 'msg_2', { time: { created: 3, completed: 4 }, finish: 'stop', cost: 0.1 })); // the same message again
+    monitor.observe({ type: 'message.updated', properties: { info: { id: 'msg_3', sessionID: 'ses_step', role: 'user', time: { created: 5, completed: 6 } } } });
+    expect(told).toEqual([['ses_step', '/project']]);
+  });
+
+  it("should leave a session's answers alone when it is not guarded (your own session, the planner), guarded only (a reviewer), or after its guard is released", () => {
+    const told: string[] = [];
+    const { monitor } = monitorWith({ turnAnswered: (id) => told.push(id) });
+    monitor.observe(assistant('ses_user', 'msg_1', { time: { created: 1, completed: 2 }, finish: 'stop' }));
+    monitor.guard('ses_review');
+    monitor.observe(assistant('ses_review', 'msg_r', { time: { created: 1, completed: 2 }, finish: 'stop' }));
+    const release = monitor.guard('ses_step', { tellAnswer: true });
+    release();
+    monitor.observe(assistant('ses_step', 'msg_2', { time: { created: 1, completed: 2 }, finish: 'stop' }));
+    expect(told).toEqual([]);
+  });
+
+  it('should log a listener that throws, and go on observing', () => {
+    const { monitor, logs } = monitorWith({
+      turnAnswered: () => {
+        throw new Error('boom');
+      },
+    });
+    monitor.guard('ses_step', { tellAnswer: true });
+    monitor.observe(assistant('ses_step', 'msg_1', { time: { created: 1, completed: 2 }, finish: 'stop' }));
+    expect(logs).toEqual(['error: session ses_step: the answered-turn listener failed: boom']);
+    expect(monitor.lastActivity('ses_step')).toBeDefined();
+  });
+});

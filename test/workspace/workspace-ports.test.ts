@@ -2,7 +2,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createWorkspaces, workspaceSupport, type WorkspacesOptions } from '../../src/workspace/index.js';
-import { initRepo, read, tempDirs, writeFiles } from './repo.js';
+import { initRepo, read, tempDirs, tracedGit, writeFiles } from './repo.js';
 
 const dirs = tempDirs();
 afterEach(() => dirs.cleanup());
@@ -112,6 +112,36 @@ describe('createWorkspaces', () => {
       const diff = await workspaces.measureStep({ planId: PLAN, stepId: 'code', attempt: 1, workspace: code, declared: [], result }, signal);
       expect(diff.files.map((f) => f.path)).toEqual(['code.ts', 'late.md']);
     }
+  });
+
+  it("should begin a shared-tree step's snapshot when its turn answers (readAhead): its capture and the next step's base take it, and an edit made after belongs to neither", async () => {
+    const dir = initRepo(dirs.make());
+    const quiet = new Map<string, number | undefined>();
+    const { workspaces } = await workspacesIn(dir, { quietSince: (sessionId) => quiet.get(sessionId) });
+    const code = await workspaces.openWorkspace({ ...open, kind: 'shared' }, signal);
+    writeFileSync(join(dir, 'code.ts'), 'the step wrote this\n');
+    quiet.set('ses_code', performance.now()); // its last tool call ended, then it answered
+    workspaces.readAhead(dir);
+    // A step that starts as it lands: its base is the snapshot begun as the answer came.
+    const next = await workspaces.openWorkspace({ ...open, stepId: 'test', kind: 'shared' }, signal);
+    writeFileSync(join(dir, 'late.md'), 'someone wrote this after\n');
+
+    const kept = await workspaces.captureStep({ planId: PLAN, stepId: 'code', attempt: 1, workspace: code, sessionId: 'ses_code' }, signal);
+    expect(kept.result).toBe(next.base);
+    const measured = await workspaces.measureStep({ planId: PLAN, stepId: 'code', attempt: 1, workspace: code, declared: [], result: kept.result }, signal);
+    expect(measured.files.map((f) => f.path)).toEqual(['code.ts']);
+  });
+
+  it("should begin no snapshot for an answer given elsewhere (a slot's folder, another project) or nowhere known", async () => {
+    const dir = initRepo(dirs.make());
+    const { workspaces } = await workspacesIn(dir);
+    const { verbs } = await tracedGit(dirs.make(), async () => {
+      workspaces.readAhead(join(dirs.make(), 'slots', '1'));
+      workspaces.readAhead(undefined);
+      // Had either begun one, this snapshot would be a second, queued after it.
+      return workspaces.treeState(signal);
+    });
+    expect(verbs.filter((verb) => verb === 'add')).toEqual(['add']);
   });
 
   it('should refuse a worktree, with the reason, where git cannot give one', async () => {
