@@ -113,10 +113,18 @@ function recentSnapshot(key: string, dir: string, withinMs: number): Promise<str
   return last.endedAt === null || performance.now() - last.endedAt <= withinMs ? last.run : undefined;
 }
 
-/** The latest snapshot of the tree under `key` when it began at or after `since`, Orca having written nothing since it began. */
+/**
+ * A snapshot of the tree under `key` that began at or after `since`, Orca having written nothing since
+ * it began: the newest one that ended when it qualifies (no wait), else the latest, running or ended.
+ * A step that wrote nothing since its start is then measured at once by the snapshot its base was, while
+ * one begun as it answered (readAhead) runs on for the steps after it.
+ */
 function snapshotSince(key: string, dir: string, since: number): Promise<string> | undefined {
-  const last = latest.get(key);
-  return last && last.startedAt >= since && last.generation === (generations.get(dir) ?? 0) ? last.run : undefined;
+  const generation = generations.get(dir) ?? 0;
+  for (const candidate of [ended.get(key), latest.get(key)]) {
+    if (candidate && candidate.startedAt >= since && candidate.generation === generation) return candidate.run;
+  }
+  return undefined;
 }
 
 /** Runs a snapshot of the tree under `key`, kept as the latest one (a failed one is forgotten). */
@@ -128,6 +136,8 @@ function remembered(key: string, dir: string, snapshot: () => Promise<string>): 
   entry.run.then(
     () => {
       entry.endedAt = performance.now();
+      const before = ended.get(key);
+      if (!before || before.startedAt < entry.startedAt) ended.set(key, entry);
     },
     () => {
       if (latest.get(key) === entry) latest.delete(key);
@@ -358,6 +368,8 @@ interface LatestSnapshot {
   endedAt: number | null;
 }
 const latest = new Map<string, LatestSnapshot>();
+/** The newest snapshot of each kept-index tree that ended (it may be older than the latest, still running). */
+const ended = new Map<string, LatestSnapshot>();
 const generations = new Map<string, number>();
 /** Kept indexes the excluded paths were dropped from in this process. */
 const excludedFrom = new Set<string>();

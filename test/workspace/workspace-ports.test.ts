@@ -132,6 +132,21 @@ describe('createWorkspaces', () => {
     expect(measured.files.map((f) => f.path)).toEqual(['code.ts']);
   });
 
+  it('should measure a step that ran no tool since its base with that base at once, while the snapshot begun as it answered goes to the steps after it', async () => {
+    const dir = initRepo(dirs.make());
+    const quiet = new Map<string, number | undefined>([['ses_docs', 0]]); // no tool call since the process began
+    const { workspaces } = await workspacesIn(dir, { quietSince: (sessionId) => quiet.get(sessionId) });
+    const docs = await workspaces.openWorkspace({ ...open, stepId: 'docs', kind: 'shared' }, signal);
+    writeFileSync(join(dir, 'yours.md'), 'you wrote this while the step ran\n');
+    workspaces.readAhead(dir);
+
+    const kept = await workspaces.captureStep({ planId: PLAN, stepId: 'docs', attempt: 1, workspace: docs, sessionId: 'ses_docs' }, signal);
+    expect(kept.result).toBe(docs.base);
+    const next = await workspaces.openWorkspace({ ...open, stepId: 'test', kind: 'shared' }, signal);
+    const since = await workspaces.measureStep({ planId: PLAN, stepId: 'test', attempt: 1, workspace: { ...next, base: docs.base }, declared: [], result: next.base }, signal);
+    expect(since.files.map((f) => f.path)).toEqual(['yours.md']);
+  });
+
   it("should begin no snapshot for an answer given elsewhere (a slot's folder, another project) or nowhere known", async () => {
     const dir = initRepo(dirs.make());
     const { workspaces } = await workspacesIn(dir);
