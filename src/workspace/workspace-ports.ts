@@ -160,6 +160,7 @@ export function createWorkspaces({ directory, support, patchPathOf, include, set
 
     readAhead(where) {
       if (!repository || where === undefined || resolve(where) !== resolve(directory)) return;
+      log('debug', "A step answered in the project's folder: a snapshot of its files begins for its measurement and the steps after it.");
       // One running as it asks will do (four steps answering at once share it): each capture still takes it only when it began after its session's last tool call.
       snapshotCommit(repository.toplevel, { exclude: excludedPaths(repository.prefix, include), index: userIndexPath(repository), recentMs: 0 }).catch((error: unknown) =>
         log('debug', `a snapshot of the project's files begun as a step answered failed: ${errorMessage(error)}`),
