@@ -8,7 +8,7 @@
 // drafts, as for a user's first plan) and the later ones warm (the slots kept, their OpenCode
 // instances warm). Order cold shared, cold worktree, then warm rounds in alternating order, so a
 // change in the machine's load hits both sides alike.
-// `npx tsx bench/repo-size.ts` runs this row alone (SIZES=200,5000 and WARM_ROUNDS to change it).
+// `npx tsx bench/repo-size.ts` runs this row alone (SIZES=200,5000 and WARM_ROUNDS to change it; PLUGIN, another build).
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -24,6 +24,8 @@ import { jsonReply, type AgentScript } from '../test/e2e/team.js';
 import { toolResults } from '../test/support/scripted-model.js';
 
 export const REPO_SIZES = [200, 5_000, 20_000];
+/** PLUGIN=<file URL of a dist/index.js>: another build of the plugin (a change tried against the one before). */
+const plugin = process.env.PLUGIN ? { pluginUrl: process.env.PLUGIN } : {};
 /** Steps on the plan's critical path (s1 or s2, then s3 or s4). */
 const CRITICAL_STEPS = 2;
 
@@ -141,8 +143,8 @@ export async function measureRepoSize(say: (s?: string) => void, files: number, 
   try {
     // Both servers at once: a server's start is seconds of CPU, and the two never run plans at the same time.
     const [shared, worktrees] = await Promise.all([
-      startBenchServer({ concurrency: 4, latencyMs, projectDir: projects.shared, pluginOptions: { review: {}, isolation: { mode: 'none' } } }).then((b) => (benches.shared = b)),
-      startBenchServer({ concurrency: 4, latencyMs, projectDir: projects.worktrees, pluginOptions: { review: {} } }).then((b) => (benches.worktrees = b)),
+      startBenchServer({ concurrency: 4, latencyMs, projectDir: projects.shared, pluginOptions: { review: {}, isolation: { mode: 'none' } }, ...plugin }).then((b) => (benches.shared = b)),
+      startBenchServer({ concurrency: 4, latencyMs, projectDir: projects.worktrees, pluginOptions: { review: {} }, ...plugin }).then((b) => (benches.worktrees = b)),
     ]);
     const bench: Record<Side, BenchServer> = { shared, worktrees };
     say(`  ${files.toLocaleString('en-US')} files: repository made in ${f0(makeMs)} ms; servers up in ${f0(shared.startMs)} / ${f0(worktrees.startMs)} ms`);

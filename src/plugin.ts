@@ -53,8 +53,6 @@ export const OrcaPlugin: Plugin = async (input, rawOptions) => {
     abort: (sessionId) => orca.sessions.abort(sessionId),
     log: (level, message) => orca.log(level, message),
     ...toolFailureLimits(options),
-    // A step's turn answered: in the shared tree, the snapshot that measures it begins before OpenCode returns the turn.
-    turnAnswered: (_sessionId, directory) => orca.workspace.worktrees?.readAhead(directory),
   });
   // The earlier model requests of a prompt that called tools are known only from message.updated events.
   const meter = createUsageMeter();

@@ -127,16 +127,15 @@ export interface MeasureStepInput {
   declared: string[];
   /** The step's tree as captured already (captureStep): only its diff from the base is made, the tree is not read again. */
   result?: string;
-}
-
-export interface CaptureStepInput extends Pick<MeasureStepInput, 'planId' | 'stepId' | 'attempt' | 'workspace'> {
   /**
-   * The session whose tool calls alone changed the step's tree (its specialist's, with no reviewer
-   * or hook after it): in the shared tree, a snapshot begun once that session's last call had ended
-   * holds all the step did, and will do. Absent or null: a snapshot begun after this call.
+   * The session whose tool calls alone changed the step's tree since its start (its specialist's and
+   * fixer's turns; hooks write only after it is measured): in the shared tree, a snapshot begun once
+   * that session's last call had ended holds all the step did. Absent or null: a snapshot begun after this call.
    */
   sessionId?: string | null;
 }
+
+export type CaptureStepInput = Pick<MeasureStepInput, 'planId' | 'stepId' | 'attempt' | 'workspace' | 'sessionId'>;
 
 export interface MergeStepInput extends MeasureStepInput {
   idempotencyKey: string;

@@ -42,13 +42,14 @@ export const openingWorkspace = stepSetup.createStateConfig({
   ],
 });
 
-/** What measureStep is asked: the step's tree against its base, and the files it declared. */
+/** What measureStep is asked: the step's tree against its base, the files it declared, and the session whose tools changed it. */
 const measureInput = ({ context }: { context: StepContext }) => ({
   planId: context.planId,
   stepId: context.stepId,
   attempt: context.attempt,
   workspace: context.workspace!,
   declared: context.thread.step.files ?? [],
+  sessionId: context.sessionId,
 });
 
 /** What the step really changed, by git: the reviewer and the human judge this, not the specialist's claim. */

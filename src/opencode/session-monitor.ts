@@ -27,12 +27,6 @@ export interface SessionMonitorOptions {
   abortAt?: number;
   /** The clock activity is stamped with; waitIdle must be given the same one. */
   now?: () => number;
-  /**
-   * A session guarded with `tellAnswer` (a step's specialist or fixer turn) gave its turn's answer: an assistant message completed without asking for a
-   * tool, so nothing of the turn writes any more. OpenCode returns the turn tens of ms later (measured
-   * 17–105 ms, median 55, in the bench's plans); `directory` is where the session works.
-   */
-  turnAnswered?: (sessionId: string, directory: string | undefined) => void;
 }
 
 /**
@@ -55,11 +49,8 @@ export interface SessionMonitor {
    * this call, whichever is later. Rejects with the signal's reason when it aborts.
    */
   waitIdle(sessionId: string, idleMs: number, signal: AbortSignal, now?: () => number): Promise<void>;
-  /**
-   * Apply the tool-failure breaker to this session until the returned function is called; with
-   * `tellAnswer`, its turn's answer is told meanwhile (SessionMonitorOptions.turnAnswered).
-   */
-  guard(sessionId: string, options?: { tellAnswer?: boolean }): () => void;
+  /** Apply the tool-failure breaker to this session until the returned function is called. */
+  guard(sessionId: string): () => void;
   /** Why the breaker aborted the session, while it is guarded. */
   abortReason(sessionId: string): string | undefined;
   /** Calls `listener` with each status the session reports until the returned function is called. */
@@ -77,28 +68,14 @@ export function createSessionMonitor({
   redirectAt = DEFAULT_TOOL_REDIRECT_AT,
   abortAt = DEFAULT_TOOL_ABORT_AT,
   now: clock = Date.now,
-  turnAnswered,
 }: SessionMonitorOptions): SessionMonitor {
   if (!Number.isInteger(redirectAt) || redirectAt < 1) throw new TypeError(`Expected \`redirectAt\` to be a positive integer, got ${redirectAt}.`);
   if (!Number.isInteger(abortAt) || abortAt < 2) throw new TypeError(`Expected \`abortAt\` to be an integer of at least 2, got ${abortAt}.`);
 
   const activity = new Map<string, number>();
-  /** Guarded sessions: what was last logged for them, the abort reason once aborted, whether and which answer was told (turnAnswered). */
-  const guarded = new Map<string, { redirected?: string; aborted?: string; tellAnswer?: boolean; answered?: string }>();
+  /** Guarded sessions: what was last logged for them, and the abort reason once aborted. */
+  const guarded = new Map<string, { redirected?: string; aborted?: string }>();
   const statusListeners = new Map<string, Set<(status: SessionStatus) => void>>();
-
-  /** An assistant message of a session guarded with `tellAnswer` that completed without asking for a tool is told once (turnAnswered). */
-  const answered = (sessionId: string, event: BusEvent) => {
-    const state = turnAnswered ? guarded.get(sessionId) : undefined;
-    const info = (event.properties as { info?: AssistantInfo } | undefined)?.info;
-    if (!state?.tellAnswer || info?.role !== 'assistant' || typeof info.id !== 'string' || !info.time?.completed || info.finish === 'tool-calls' || state.answered === info.id) return;
-    state.answered = info.id;
-    try {
-      turnAnswered!(sessionId, typeof info.path?.cwd === 'string' ? info.path.cwd : undefined);
-    } catch (error) {
-      log('error', `session ${sessionId}: the answered-turn listener failed: ${errorMessage(error)}`);
-    }
-  };
 
   return {
     observe: function observeSessionEvent(event) {
@@ -106,7 +83,6 @@ export function createSessionMonitor({
       if (!sessionId) return;
       if (event.type === 'session.deleted') activity.delete(sessionId);
       else activity.set(sessionId, clock());
-      if (event.type === 'message.updated') return answered(sessionId, event);
       if (event.type !== 'session.status') return;
       const listeners = statusListeners.get(sessionId);
       const status = statusOf(event);
@@ -158,8 +134,8 @@ export function createSessionMonitor({
       });
     },
 
-    guard(sessionId, { tellAnswer = false } = {}) {
-      const state = { tellAnswer };
+    guard(sessionId) {
+      const state = {};
       guarded.set(sessionId, state);
       // Only this guard's own release counts: a later guard of the same session stays in place.
       return () => void (guarded.get(sessionId) === state && guarded.delete(sessionId));
@@ -230,15 +206,6 @@ function statusOf(event: BusEvent): SessionStatus | undefined {
 }
 
 /** The session an event is about: OpenCode puts it in one of these places depending on the type. */
-/** What turnAnswered reads of an assistant message (`message.updated`'s `info`). */
-interface AssistantInfo {
-  id?: unknown;
-  role?: unknown;
-  time?: { completed?: unknown };
-  finish?: unknown;
-  path?: { cwd?: unknown };
-}
-
 function sessionOf(event: BusEvent): string | undefined {
   const p = event.properties as
     | { sessionID?: unknown; info?: { id?: unknown; sessionID?: unknown }; part?: { sessionID?: unknown } }

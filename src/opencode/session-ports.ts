@@ -107,7 +107,6 @@ export async function specialistTurn(
       jsonSchema: specialistOutputJsonSchema(),
       label: `${agent} output`,
       guard: true,
-      measured: true,
       idempotencyKey,
       rerun,
       signal,

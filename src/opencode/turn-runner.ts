@@ -37,11 +37,6 @@ export interface TurnSpec<T> {
   label: string;
   /** Apply the tool-loop breaker to the session while the turn runs (step turns). */
   guard?: boolean;
-  /**
-   * What the turn writes is measured once it ends (a step's specialist or fixer turn, guarded): its
-   * answer is told as it comes (SessionMonitorOptions.turnAnswered), before OpenCode returns the turn.
-   */
-  measured?: boolean;
   /** A restarted turn with this key first looks at what its session already holds (see reconcile.ts). */
   idempotencyKey?: string;
   /**
@@ -316,7 +311,7 @@ export function createTurnRunner(sessions: SessionsPort, options: TurnRunnerOpti
       const start = turnStart(spec.header, spec.prompt);
       const configured = protocolOf(spec.agent);
       const protocol: OutputProtocol = configured === 'structured' && memory.needsText(spec.planId, spec.agent) ? 'text' : configured;
-      const unguard = spec.guard ? monitor?.guard(spec.sessionId, { tellAnswer: spec.measured === true }) : undefined;
+      const unguard = spec.guard ? monitor?.guard(spec.sessionId) : undefined;
       const brokenLoop = () => (spec.guard ? monitor?.abortReason(spec.sessionId) : undefined);
       const run: TurnRun = { spent: ZERO_USAGE };
       try {

@@ -7,7 +7,7 @@ import { excludedPaths, snapshotCommit, snapshotTree, userIndexPath, type Snapsh
 import type { GitRepository } from './support.js';
 import { writeFileAtomic } from './write-atomic.js';
 
-export interface MeasureOptions extends MeasureStepInput {
+export interface MeasureOptions extends MeasureStepInput, Pick<SnapshotOptions, 'quietSince'> {
   /** Where the whole patch goes (beside the plan file). */
   patchPath: string;
   /** The workspace include list: left out of the snapshot as it was left out of the base. */
@@ -30,7 +30,7 @@ export async function measureWithPatch(repo: GitRepository, options: MeasureOpti
 /** The step's tree as it is now, as a commit on its base's history (what measure diffs against the base). */
 export async function capture(
   repo: GitRepository,
-  { workspace, include, signal, quietSince }: Pick<MeasureOptions, 'workspace' | 'include' | 'signal'> & Pick<SnapshotOptions, 'quietSince'>,
+  { workspace, include, signal, quietSince }: Pick<MeasureOptions, 'workspace' | 'include' | 'signal' | 'quietSince'>,
 ): Promise<string> {
   const tree = workspace.kind === 'worktree' ? workspace.root : repo.toplevel;
   if (!tree || !existsSync(tree))

@@ -116,8 +116,8 @@ function recentSnapshot(key: string, dir: string, withinMs: number): Promise<str
 /**
  * A snapshot of the tree under `key` that began at or after `since`, Orca having written nothing since
  * it began: the newest one that ended when it qualifies (no wait), else the latest, running or ended.
- * A step that wrote nothing since its start is then measured at once by the snapshot its base was, while
- * one begun as it answered (readAhead) runs on for the steps after it.
+ * A step that wrote nothing since its start is then measured at once by the snapshot its base was (or a
+ * later one that ended), not by one another step began a moment ago and that still runs.
  */
 function snapshotSince(key: string, dir: string, since: number): Promise<string> | undefined {
   const generation = generations.get(dir) ?? 0;

@@ -1,6 +1,6 @@
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import type { WorkspacePorts } from '../machines/ports.js';
-import { errorMessage, OrcaError } from '../errors.js';
+import { OrcaError } from '../errors.js';
 import { capture, measure, projectRelative } from './diff.js';
 import { git } from './git.js';
 import { mergeStep } from './merge.js';
@@ -55,14 +55,6 @@ export interface Workspaces extends WorkspacePorts {
   changedSince(state: string, signal: AbortSignal): Promise<string[]>;
   /** Orca ran something that may write to the user's tree (a step's hooks): no earlier snapshot serves as a base. */
   touch(): void;
-  /**
-   * A step's turn in `directory` gave its answer (it writes nothing more). When that is the user's tree
-   * (a step in the shared tree), a snapshot of it begins now, before OpenCode returns the turn: the
-   * step's measurement takes it (it began after the session's last tool call: quietSince), and so does
-   * the base of a step starting soon after (RECENT_BASE_MS), instead of each waiting for one of its own.
-   * A slot's folder, or no repository: nothing. A snapshot that fails is logged; its takers see the error.
-   */
-  readAhead(directory: string | undefined): void;
 }
 
 /** The workspace ports over git; worktrees only where `support` allows them. */
@@ -109,7 +101,9 @@ export function createWorkspaces({ directory, support, patchPathOf, include, set
     },
 
     measureStep(input, signal) {
-      return measure(need("measure the step's changes"), { ...input, include, patchPath: patchPathOf(input.planId, input.stepId, input.attempt), signal });
+      // In the shared tree, as captureStep: a snapshot begun after the session's last tool call will do (steps ending at once share one).
+      const since = input.sessionId ? quietSince?.(input.sessionId) : undefined;
+      return measure(need("measure the step's changes"), { ...input, include, patchPath: patchPathOf(input.planId, input.stepId, input.attempt), signal, ...(since !== undefined ? { quietSince: since } : {}) });
     },
 
     mergeStep(input, signal) {
@@ -156,15 +150,6 @@ export function createWorkspaces({ directory, support, patchPathOf, include, set
 
     touch() {
       if (repository) touchTree(repository.toplevel);
-    },
-
-    readAhead(where) {
-      if (!repository || where === undefined || resolve(where) !== resolve(directory)) return;
-      log('debug', "A step answered in the project's folder: a snapshot of its files begins for its measurement and the steps after it.");
-      // One running as it asks will do (four steps answering at once share it): each capture still takes it only when it began after its session's last tool call.
-      snapshotCommit(repository.toplevel, { exclude: excludedPaths(repository.prefix, include), index: userIndexPath(repository), recentMs: 0 }).catch((error: unknown) =>
-        log('debug', `a snapshot of the project's files begun as a step answered failed: ${errorMessage(error)}`),
-      );
     },
 
     async changedSince(state, signal) {

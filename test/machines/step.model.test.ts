@@ -487,6 +487,17 @@ describe('step machine: its own worktree, the real diff, the merge gate', () => 
     for (const event of ran) named.send(event as never);
     named.stop();
     expect(captureInputs).toEqual([expect.objectContaining({ stepId: expect.any(String), sessionId: 'ses_1' })]);
+    // Measured for a reviewer with the session named too: in the shared tree its tools alone changed the tree so far.
+    const measureInputs: any[] = [];
+    const reviewed = standaloneStepMachine.provide({ actors: { measureStep: fromPromise(({ input }: any) => {
+          measureInputs.push(input);
+          return new Promise(() => {});
+        }) as never } });
+    const measuring = createActor(reviewed, { input: input(3, { workspace: 'shared', review: true }) }).start();
+    for (const event of ran) measuring.send(event as never);
+    expect(measuring.getSnapshot().value).toBe('measuring');
+    measuring.stop();
+    expect(measureInputs).toEqual([expect.objectContaining({ sessionId: 'ses_1', workspace: expect.objectContaining({ kind: 'shared' }) })]);
     // A reviewer, a post-step hook or a merge waits for the diff: measured before anything goes on.
     expect(replay(standaloneStepMachine, input(3, { workspace: 'shared', review: true }), ran).snapshot.value).toBe('measuring');
     expect(replay(standaloneStepMachine, input(3, { workspace: 'shared', post_hooks: ['notify'] }), ran).snapshot.value).toBe('measuring');

@@ -2,7 +2,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createWorkspaces, workspaceSupport, type WorkspacesOptions } from '../../src/workspace/index.js';
-import { initRepo, read, tempDirs, tracedGit, writeFiles } from './repo.js';
+import { initRepo, read, tempDirs, writeFiles } from './repo.js';
 
 const dirs = tempDirs();
 afterEach(() => dirs.cleanup());
@@ -114,49 +114,34 @@ describe('createWorkspaces', () => {
     }
   });
 
-  it("should begin a shared-tree step's snapshot when its turn answers (readAhead): its capture and the next step's base take it, and an edit made after belongs to neither", async () => {
-    const dir = initRepo(dirs.make());
-    const quiet = new Map<string, number | undefined>();
-    const { workspaces } = await workspacesIn(dir, { quietSince: (sessionId) => quiet.get(sessionId) });
-    const code = await workspaces.openWorkspace({ ...open, kind: 'shared' }, signal);
-    writeFileSync(join(dir, 'code.ts'), 'the step wrote this\n');
-    quiet.set('ses_code', performance.now()); // its last tool call ended, then it answered
-    workspaces.readAhead(dir);
-    // A step that starts as it lands: its base is the snapshot begun as the answer came.
-    const next = await workspaces.openWorkspace({ ...open, stepId: 'test', kind: 'shared' }, signal);
-    writeFileSync(join(dir, 'late.md'), 'someone wrote this after\n');
-
-    const kept = await workspaces.captureStep({ planId: PLAN, stepId: 'code', attempt: 1, workspace: code, sessionId: 'ses_code' }, signal);
-    expect(kept.result).toBe(next.base);
-    const measured = await workspaces.measureStep({ planId: PLAN, stepId: 'code', attempt: 1, workspace: code, declared: [], result: kept.result }, signal);
-    expect(measured.files.map((f) => f.path)).toEqual(['code.ts']);
-  });
-
-  it('should measure a step that ran no tool since its base with that base at once, while the snapshot begun as it answered goes to the steps after it', async () => {
+  it('should measure a step that ran no tool since its base with a snapshot that ended (its base) at once, not one still running', async () => {
     const dir = initRepo(dirs.make());
     const quiet = new Map<string, number | undefined>([['ses_docs', 0]]); // no tool call since the process began
     const { workspaces } = await workspacesIn(dir, { quietSince: (sessionId) => quiet.get(sessionId) });
     const docs = await workspaces.openWorkspace({ ...open, stepId: 'docs', kind: 'shared' }, signal);
     writeFileSync(join(dir, 'yours.md'), 'you wrote this while the step ran\n');
-    workspaces.readAhead(dir);
+    const running = workspaces.treeState(signal); // another step's snapshot, begun now
 
     const kept = await workspaces.captureStep({ planId: PLAN, stepId: 'docs', attempt: 1, workspace: docs, sessionId: 'ses_docs' }, signal);
     expect(kept.result).toBe(docs.base);
-    const next = await workspaces.openWorkspace({ ...open, stepId: 'test', kind: 'shared' }, signal);
-    const since = await workspaces.measureStep({ planId: PLAN, stepId: 'test', attempt: 1, workspace: { ...next, base: docs.base }, declared: [], result: next.base }, signal);
+    const later = await running;
+    const since = await workspaces.measureStep({ planId: PLAN, stepId: 'test', attempt: 1, workspace: docs, declared: [], result: later }, signal);
     expect(since.files.map((f) => f.path)).toEqual(['yours.md']);
   });
 
-  it("should begin no snapshot for an answer given elsewhere (a slot's folder, another project) or nowhere known", async () => {
+  it("should measure a shared-tree step for its reviewer with a snapshot begun after its session's last tool call, when its session is named; with one of its own when not", async () => {
     const dir = initRepo(dirs.make());
-    const { workspaces } = await workspacesIn(dir);
-    const { verbs } = await tracedGit(dirs.make(), async () => {
-      workspaces.readAhead(join(dirs.make(), 'slots', '1'));
-      workspaces.readAhead(undefined);
-      // Had either begun one, this snapshot would be a second, queued after it.
-      return workspaces.treeState(signal);
-    });
-    expect(verbs.filter((verb) => verb === 'add')).toEqual(['add']);
+    const quiet = new Map<string, number | undefined>();
+    const { workspaces } = await workspacesIn(dir, { quietSince: (sessionId) => quiet.get(sessionId) });
+    const code = await workspaces.openWorkspace({ ...open, kind: 'shared' }, signal);
+    writeFileSync(join(dir, 'code.ts'), 'the step wrote this\n');
+    quiet.set('ses_code', performance.now()); // its last tool call ended
+    await workspaces.treeState(signal); // a sibling step's measurement, say
+    writeFileSync(join(dir, 'late.md'), 'someone wrote this after\n');
+
+    const step = { planId: PLAN, stepId: 'code', attempt: 1, workspace: code, declared: [] };
+    expect((await workspaces.measureStep({ ...step, sessionId: 'ses_code' }, signal)).files.map((f) => f.path)).toEqual(['code.ts']);
+    expect((await workspaces.measureStep({ ...step, sessionId: null }, signal)).files.map((f) => f.path)).toEqual(['code.ts', 'late.md']);
   });
 
   it('should refuse a worktree, with the reason, where git cannot give one', async () => {
