@@ -82,19 +82,26 @@ export async function readOn(server: OpencodeServer, open?: QuestionRequest[], r
   }
 }
 
+/**
+ * How long an answer to a question may take to be accepted: a local request, but the server may be
+ * starting a step's worktree and its instance as the approval lands, and the machine may be busy (the
+ * demo e2e met 5 s beside `npm run bench`).
+ */
+const ANSWER_TIMEOUT_MS = 30_000;
+
 /** Answer as the TUI does: one array of labels (or typed text) per question. */
 export async function reply(server: OpencodeServer, question: QuestionRequest, answers: string[][]): Promise<void> {
   const res = await server.fetch(`/question/${question.id}/reply`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ answers }),
-    timeoutMs: 5_000,
+    timeoutMs: ANSWER_TIMEOUT_MS,
   });
   if (!res.ok) throw new Error(`POST /question/${question.id}/reply answered ${res.status}: ${await res.text()}`);
 }
 
 export async function dismiss(server: OpencodeServer, question: QuestionRequest): Promise<void> {
-  const res = await server.fetch(`/question/${question.id}/reject`, { method: 'POST', timeoutMs: 5_000 });
+  const res = await server.fetch(`/question/${question.id}/reject`, { method: 'POST', timeoutMs: ANSWER_TIMEOUT_MS });
   if (!res.ok) throw new Error(`POST /question/${question.id}/reject answered ${res.status}`);
 }
 

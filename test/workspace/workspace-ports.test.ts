@@ -27,6 +27,17 @@ async function workspacesIn(dir: string, more: Partial<WorkspacesOptions> = {}) 
   return { workspaces, patches, logged };
 }
 
+/** A step in the shared tree whose session (`ses_code`) wrote code.ts and then ran no tool call more. */
+async function sharedStepThatWrote() {
+  const dir = initRepo(dirs.make());
+  const quiet = new Map<string, number | undefined>();
+  const { workspaces } = await workspacesIn(dir, { quietSince: (sessionId) => quiet.get(sessionId) });
+  const code = await workspaces.openWorkspace({ ...open, kind: 'shared' }, signal);
+  writeFileSync(join(dir, 'code.ts'), 'the step wrote this\n');
+  quiet.set('ses_code', performance.now()); // its last tool call ended
+  return { dir, quiet, workspaces, code };
+}
+
 describe('createWorkspaces', () => {
   it("should open a worktree, measure it and merge it into the user's tree, and give its slot back", async () => {
     const dir = initRepo(dirs.make(), { 'a.txt': 'a\n', '.gitignore': '.env\n' });
@@ -89,12 +100,7 @@ describe('createWorkspaces', () => {
   });
 
   it("should capture a shared-tree step with a snapshot begun after its session's last tool call, and with one of its own while a call runs or with no session", async () => {
-    const dir = initRepo(dirs.make());
-    const quiet = new Map<string, number | undefined>();
-    const { workspaces } = await workspacesIn(dir, { quietSince: (sessionId) => quiet.get(sessionId) });
-    const code = await workspaces.openWorkspace({ ...open, kind: 'shared' }, signal);
-    writeFileSync(join(dir, 'code.ts'), 'the step wrote this\n');
-    quiet.set('ses_code', performance.now()); // its last tool call ended
+    const { dir, quiet, workspaces, code } = await sharedStepThatWrote();
     const docs = await workspaces.openWorkspace({ ...open, stepId: 'docs', kind: 'shared' }, signal);
     // A sibling step ended first: its capture began after ses_code's last call.
     const sibling = await workspaces.captureStep({ planId: PLAN, stepId: 'docs', attempt: 1, workspace: docs }, signal);
@@ -130,12 +136,7 @@ describe('createWorkspaces', () => {
   });
 
   it("should measure a shared-tree step for its reviewer with a snapshot begun after its session's last tool call, when its session is named; with one of its own when not", async () => {
-    const dir = initRepo(dirs.make());
-    const quiet = new Map<string, number | undefined>();
-    const { workspaces } = await workspacesIn(dir, { quietSince: (sessionId) => quiet.get(sessionId) });
-    const code = await workspaces.openWorkspace({ ...open, kind: 'shared' }, signal);
-    writeFileSync(join(dir, 'code.ts'), 'the step wrote this\n');
-    quiet.set('ses_code', performance.now()); // its last tool call ended
+    const { dir, workspaces, code } = await sharedStepThatWrote();
     await workspaces.treeState(signal); // a sibling step's measurement, say
     writeFileSync(join(dir, 'late.md'), 'someone wrote this after\n');
 
