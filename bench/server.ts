@@ -325,13 +325,21 @@ export async function barePrompts(bench: BenchServer, promptText: string, repeti
 
 /** CPU ms (user+system, reaped children included) used so far by the opencode server's processes (those whose cwd is the project). */
 export function serverCpuMs(projectDir: string): number {
+  const { own, children } = serverCpuSplit(projectDir);
+  return own + children;
+}
+
+/** serverCpuMs in two: the server's processes themselves (`ownSystem` of it in the kernel), and the children they reaped (git, shells). */
+export function serverCpuSplit(projectDir: string): { own: number; ownSystem: number; children: number } {
   const tick = 100; // USER_HZ on Linux
-  let total = 0;
+  const total = { own: 0, ownSystem: 0, children: 0 };
   for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
     try {
       if (readlinkSync(`/proc/${pid}/cwd`) !== projectDir) continue;
       const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
-      total += ((Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) * 1000) / tick;
+      total.own += ((Number(fields[11]) + Number(fields[12])) * 1000) / tick;
+      total.ownSystem += (Number(fields[12]) * 1000) / tick;
+      total.children += ((Number(fields[13]) + Number(fields[14])) * 1000) / tick;
     } catch {
       // gone, or not ours to read
     }
