@@ -37,6 +37,12 @@ describe('git', () => {
     expect((await gitBytes(['cat-file', 'blob', oid], { cwd: dir })).stdout).toEqual(bytes);
   });
 
+  it('should give git an empty stdin when there is no input, so a command that reads it ends at once', async () => {
+    const dir = initRepo(dirs.make());
+    // The empty blob's id: git read end-of-file, not a pipe left open (which would hang) nor anything inherited.
+    expect((await git(['hash-object', '--stdin'], { cwd: dir })).stdout.trim()).toBe('e69de29bb2d1d6434b8b29ae775ad8c2e48c5391');
+  });
+
   it('should ignore an inherited GIT_INDEX_FILE, which would point it at another index', async () => {
     const dir = initRepo(dirs.make());
     const saved = process.env.GIT_INDEX_FILE;
