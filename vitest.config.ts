@@ -7,6 +7,8 @@ const E2E = ['**/*.e2e.test.ts', 'test/e2e/**'];
 const MOCKING = ['test/agenda/store-write.test.ts'];
 
 const shared = { testTimeout: 20_000, hookTimeout: 60_000 };
+/** Unit files share their worker's globals: each test ends with the real timers (test/support/timer-guard.ts). */
+const unitSetup = ['test/support/timer-guard.ts'];
 
 /**
  * The unit files of a worker share the modules they load (isolate: false) instead of each loading src/
@@ -21,8 +23,8 @@ export default defineConfig({
     // e2e files each start a real opencode server; two cores, so keep parallelism modest.
     maxWorkers: 2,
     projects: [
-      { test: { ...shared, name: 'unit', include: INCLUDE, exclude: [...configDefaults.exclude, ...E2E, ...MOCKING], isolate: false } },
-      { test: { ...shared, name: 'unit-mocking', include: MOCKING } },
+      { test: { ...shared, name: 'unit', include: INCLUDE, exclude: [...configDefaults.exclude, ...E2E, ...MOCKING], isolate: false, setupFiles: unitSetup } },
+      { test: { ...shared, name: 'unit-mocking', include: MOCKING, setupFiles: unitSetup } },
       ...(unitOnly ? [] : [{
             test: {
               ...shared,

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { PlanHost } from '../../src/host/plan-host.js';
 import type { PlanStore } from '../../src/persistence/plan-store.js';
 import { projectRoot } from '../support/opencode-sandbox.js';
@@ -46,13 +46,16 @@ describe('a plan file write interrupted half way', () => {
     `;
     for (let round = 0; round < 5; round++) {
       const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: projectRoot, stdio: ['ignore', 'pipe', 'inherit'] });
+      // Also when the test fails or times out first: a writer left running fills the disk and keeps the folder from being removed.
+      onTestFinished(() => void child.kill('SIGKILL'));
+      const exited = new Promise((r) => child.once('exit', r));
       await new Promise<void>((resolve, reject) => {
         child.stdout!.once('data', () => resolve());
         child.once('exit', (code) => reject(new Error(`Expected the writer to start writing; it exited with code ${code}`)));
       });
       await new Promise((r) => setTimeout(r, 20 + round * 17));
       child.kill('SIGKILL');
-      await new Promise((r) => child.once('exit', r));
+      await exited;
       const loaded = store.load(planId); // throws (and quarantines) if the file were torn
       expect(loaded.goal).toMatch(/^(the good state|write \d+)$/);
     }
