@@ -134,13 +134,17 @@ export const orcaOptions = z.strictObject({
    * plan says completed (docs/design.md, "Isolation and merge"): these commands (run with `sh -c` in
    * the project directory, each within `timeout_seconds`, default 600), then, unless `turn` is false,
    * a turn of the tester that carries out the plan's own `verification` list there. A failure waits at
-   * the verification gate (Replan / Accept as is / Stop).
+   * the verification gate (Replan / Accept as is / Stop). A command that fails runs again on the
+   * plan's base (the tree the plan started from, in a worktree slot): one that failed there the same
+   * way is an old failure, reported as "failing before the plan too"; `old_failures: "gate"` stops the
+   * plan at the gate for those too (default `"report"`: they do not).
    */
   verification: z
     .strictObject({
       commands: z.array(z.string().min(1)).optional(),
       turn: z.boolean().optional(),
       timeout_seconds: z.number().int().min(1).max(86400).optional(),
+      old_failures: z.enum(['report', 'gate']).optional(),
     })
     .optional(),
   /** Shell commands run before and after each step with ORCA_PLAN_ID, ORCA_STEP_ID, ORCA_AGENT, ORCA_ATTEMPT set. */

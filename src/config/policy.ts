@@ -27,6 +27,7 @@ export function planPolicy(options: OrcaOptions): { plan: PlanPolicy; hook_timeo
       post_hooks: options.hooks?.post_step ?? [],
       verify_commands: options.verification?.commands ?? [],
       verify_turn: options.verification?.turn ?? true,
+      verify_old_failures: options.verification?.old_failures ?? 'report',
     },
     hook_timeout_ms: (options.timeouts?.hook_seconds ?? DEFAULT_HOOK_SECONDS) * 1000,
   };

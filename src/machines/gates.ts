@@ -1,5 +1,6 @@
 import type { AnyActorRef, SnapshotFrom } from 'xstate';
 import type { PlanEvent, PlanMachine } from './plan.machine.js';
+import { verificationItems } from './verification.js';
 import { crossedLimits, planUsage, raisedCaps, type BudgetLimit } from './budget.js';
 import { diffProposals, type PlanDiff } from './plan-diff.js';
 import type { StepContext } from './step.machine.js';
@@ -188,7 +189,7 @@ export function openGates(snapshot: PlanSnapshot): Gate[] {
       {
         kind: 'verification',
         verification: c.verification,
-        planned: c.proposal?.verification ?? [],
+        planned: verificationItems(c),
         runs: c.verification_runs ?? 1,
         ...offered(snapshot, { kind: 'verification', planId }, VERIFICATION_OPTIONS),
       },

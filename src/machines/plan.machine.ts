@@ -64,7 +64,9 @@ export const planMachine = planSetup.createMachine({
     changes_requested: changesRequested,
     approved: {
       always: [
-        // A revised plan made only of steps completed before the replan has nothing left to run.
+        // A revised plan made only of steps completed before the replan has nothing left to run: it is verified
+        // again (a failed verification's Replan too), and completes without it only with nothing to verify.
+        { guard: 'allStepsCompletedToVerify', target: 'in_progress.verifying' },
         { guard: 'allStepsCompleted', target: 'completed', actions: { type: 'setOutcome', params: { outcome: 'completed' } } },
         { target: 'in_progress' },
       ],

@@ -20,6 +20,7 @@ import {
   withStopped,
 } from './step-records.js';
 import { allStepsCompleted, readySteps, startableSteps, stepInput } from './threading.js';
+import { hasVerification, verificationHeld } from './verification.js';
 import type { Turn } from './turn.js';
 import type { TurnRole, Usage } from './usage.js';
 import type {
@@ -186,14 +187,18 @@ export const planSetup = setup({
       crossedLimits(context).length > 0 &&
       (readySteps(context.steps, context.concurrency, context.policy.workspace).length > 0 || context.steps.some((s) => s.status === 'awaiting_decision')),
     allStepsCompleted: ({ context }) => allStepsCompleted(context.steps),
+    /**
+     * An approved plan made only of steps completed before (a revision after a failed step or a failed
+     * verification) with something to verify: it is verified again, even when it adds no step.
+     */
+    allStepsCompletedToVerify: ({ context }) => allStepsCompleted(context.steps) && hasVerification(context),
     completesPlan: ({ context }, p: { stepId: string }) => completesPlan(context, p.stepId),
     /** A step landed before its measurement and others remain: its dependents may start. The last one's landing waits for its diff. */
     landingLeavesWork: ({ context }, p: { stepId: string }) => !completesPlan(context, p.stepId),
     /** The last step landed and there is something to verify: a configured command, or the plan's own list with the verifying turn on. */
-    completesPlanToVerify: ({ context }, p: { stepId: string }) =>
-      completesPlan(context, p.stepId) &&
-      ((context.policy.verify_commands?.length ?? 0) > 0 || (context.policy.verify_turn === true && (context.proposal?.verification.length ?? 0) > 0)),
-    verificationPassed: (_, verification: PlanVerification) => verification.passed,
+    completesPlanToVerify: ({ context }, p: { stepId: string }) => completesPlan(context, p.stepId) && hasVerification(context),
+    /** Every check passed, or failed before the plan too, the same way (verification.ts), unless the policy gates old failures. */
+    verificationHeld: ({ context }, verification: PlanVerification) => verificationHeld(verification, context.policy),
   },
   actions: {
     takeMessage: assign(({ context }, p: { message: string; callerSessionId?: string | null }) => ({

@@ -1,6 +1,7 @@
 import { doneUsage, failedUsage, messageOf, valueOf } from './outcome-params.js';
 import { decision } from './plan-decisions.js';
 import { planSetup } from './plan.setup.js';
+import { planBase, verificationItems } from './verification.js';
 
 /**
  * The plan chart's verification (docs/design.md, "Isolation and merge"): once every step landed,
@@ -21,15 +22,16 @@ export const verifying = planSetup.createStateConfig({
       idempotencyKey: `${context.plan_id}:verify:${(context.verification_runs ?? 0) + 1}`,
       planId: context.plan_id,
       goal: context.goal ?? context.request,
-      verification: context.proposal?.verification ?? [],
+      verification: verificationItems(context),
       commands: context.policy.verify_commands ?? [],
       turn: context.policy.verify_turn === true,
       steps: context.steps.map((s) => ({ id: s.id, agent: s.agent, summary: s.output?.summary ?? '' })),
       parentSessionId: context.caller_session_id,
+      base: planBase(context.steps),
     }),
     onDone: [
       {
-        guard: { type: 'verificationPassed', params: valueOf },
+        guard: { type: 'verificationHeld', params: valueOf },
         target: '#plan.completed',
         actions: [{ type: 'recordUsage', params: doneUsage }, { type: 'recordVerification', params: valueOf }, { type: 'setOutcome', params: { outcome: 'completed' } }],
       },

@@ -79,6 +79,8 @@ export interface VerifyPlanInput {
   steps: Array<{ id: string; agent: SpecialistId; summary: string }>;
   /** The session the plan reports to: the verifying turn runs in a child session of it. */
   parentSessionId: string | null;
+  /** The commit of the tree the plan started from (planBase): a failed command runs again there. Null: none recorded (no git). */
+  base: string | null;
 }
 
 export interface OpenPlannerSessionInput {

@@ -206,6 +206,12 @@ export interface PlanPolicy {
   verify_commands?: string[];
   /** Whether a turn carries out the plan's own `verification` list there (`verification.turn`, default true; absent in plans from before it existed, which are not verified). */
   verify_turn?: boolean;
+  /**
+   * A check that failed on the plan's base too, the same way (`verification.old_failures`): `report`
+   * (the default) says so and lets the plan complete; `gate` stops it at the verification gate as a new
+   * failure would. Absent in older plans: `report`.
+   */
+  verify_old_failures?: 'report' | 'gate';
 }
 
 export const DEFAULT_PLAN_POLICY: PlanPolicy = {
@@ -220,6 +226,7 @@ export const DEFAULT_PLAN_POLICY: PlanPolicy = {
   max_tokens: null,
   verify_commands: [],
   verify_turn: true,
+  verify_old_failures: 'report',
 };
 
 /** One check of a plan's verification: a configured command, or the verifying turn (the plan's own list). */
@@ -230,6 +237,11 @@ export interface VerificationCheck {
   passed: boolean;
   /** What it said: a command's exit and output's tail, the turn's summary or error. */
   output: string;
+  /**
+   * A failed command run again on the plan's base (the tree the plan started from, in a slot): how
+   * it did there. Absent when it passed, or when it could not run there (no git, no base recorded).
+   */
+  before?: { passed: boolean; output: string };
 }
 
 /**
@@ -245,6 +257,8 @@ export interface PlanVerification {
   changed: string[];
   /** When it finished (ISO; absent when it could not run at all). */
   at?: string;
+  /** The commit of the plan's base its failed commands ran on again (absent when none did). */
+  base?: string;
 }
 
 /** Where a human (or an explicit auto policy) answered a gate. */

@@ -39,7 +39,7 @@ const machineMigrations: Record<number, Migration> = {
     const snapshot = file.snapshot as { context: Record<string, unknown>; children?: Record<string, { snapshot?: { context?: Record<string, unknown> } }> };
     const steps = (snapshot.context.steps ?? []) as Array<{ attempts?: number }>;
     // Nor the verification once every step landed (machine 3's policy added it; absent there means none).
-    const { verify_commands: _commands, verify_turn: _turn, ...defaults } = DEFAULT_PLAN_POLICY;
+    const { verify_commands: _commands, verify_turn: _turn, verify_old_failures: _old, ...defaults } = DEFAULT_PLAN_POLICY;
     const policy: PlanPolicy = { ...defaults, review_agents: [] };
     const dispatches = steps.reduce((n, s) => n + (s.attempts ?? 0), 0);
     const stepPolicy: Omit<StepPolicy, 'ask_before_rerun'> = {

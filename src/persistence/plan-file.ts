@@ -167,9 +167,20 @@ export const planFile = z.object({
     .object({
       passed: z.boolean(),
       where: z.string().optional(),
-      checks: z.array(z.object({ kind: z.enum(['command', 'turn']), name: z.string(), passed: z.boolean(), output: z.string() })),
+      checks: z.array(
+        z.object({
+          kind: z.enum(['command', 'turn']),
+          name: z.string(),
+          passed: z.boolean(),
+          output: z.string(),
+          /** A failed command run again on the plan's base: how it did there (failed the same way: failing before the plan too). */
+          before: z.object({ passed: z.boolean(), output: z.string() }).optional(),
+        }),
+      ),
       changed: z.array(z.string()),
       at: z.string().optional(),
+      /** The commit of the plan's base its failed commands ran on again. */
+      base: z.string().optional(),
     })
     .optional(),
   /** What every turn of the plan cost: planner, steps, read-only asks (absent in files written before usage was recorded). */

@@ -2,6 +2,7 @@ import { statePath } from '../../src/persistence/plan-envelope.js';
 import { answer, by, done, fail, question, stepKey, twoStepPlan } from './fixtures.js';
 import { usage } from '../support/turns.js';
 import { totalTokens } from '../../src/machines/usage.js';
+import { hasVerification } from '../../src/machines/verification.js';
 
 /**
  * A budget of 3 dispatches (two steps and one retry or reviewer turn reach the cap) and of 1,000
@@ -20,19 +21,26 @@ export const bigTurn = usage({ input: 500, output: 100, cost: 0.01 });
 const onlyFirstStep = twoStepPlan.type === 'plan' ? { ...twoStepPlan, steps: [twoStepPlan.steps[0]!] } : twoStepPlan;
 /** A plan that names nothing to verify: its last step completes it at once. */
 const unverified = twoStepPlan.type === 'plan' ? { ...twoStepPlan, verification: [] } : twoStepPlan;
+/** A revision that keeps only the first step and names nothing to verify. */
+const onlyFirstStepUnverified = twoStepPlan.type === 'plan' ? { ...twoStepPlan, steps: [twoStepPlan.steps[0]!], verification: [] } : twoStepPlan;
 
 export const output = { summary: 'done', artifacts: ['hello.ts'], key_findings: [] };
 /** What git measured a step changed in the shared tree. */
 const diff = { files: [{ path: 'hello.ts', status: 'added', added: 1, removed: 0 }], undeclared: [], patch_path: null, base: 'b0', result: 'r1', where: 'shared' };
 
-/** A verification's result in the user's project: one command check that passed or failed. */
-export const verified = (passed: boolean) => ({
+/**
+ * A verification's result in the user's project: one command check that passed or failed; `before`,
+ * how it did on the plan's base (failed the same way: an old failure).
+ */
+export const verified = (passed: boolean, before?: { passed: boolean; output: string }) => ({
   passed,
   where: '/project',
-  checks: [{ kind: 'command' as const, name: 'npm test', passed, output: passed ? 'passed (exit 0)' : 'failed (exit 1): 1 failing' }],
+  checks: [{ kind: 'command' as const, name: 'npm test', passed, output: passed ? 'passed (exit 0)' : 'failed (exit 1): 1 failing', ...(before ? { before } : {}) }],
   changed: [],
   at: '2026-01-01T00:00:00.000Z',
 });
+/** Failed on the plan's base too, with the same words: not the plan's. */
+export const oldFailure = verified(false, { passed: false, output: 'failed (exit 1): 1 failing' });
 
 /** The events a real run can deliver in each state: invoke outcomes, human decisions, step reports. */
 export function planEvents(s: any): any[] {
@@ -41,7 +49,7 @@ export function planEvents(s: any): any[] {
     case 'drafting.opening_session':
       return [done('openPlannerSession', { sessionId: 'ses_planner' }), fail('openPlannerSession')];
     case 'drafting.consulting':
-      return [twoStepPlan, unverified, question, answer, ...(s.context.steps.length ? [onlyFirstStep] : [])]
+      return [twoStepPlan, unverified, question, answer, ...(s.context.steps.length ? [onlyFirstStep, onlyFirstStepUnverified] : [])]
         .map((o): any => done('consultPlanner', o))
         .concat(fail('consultPlanner'));
     case 'changes_requested':
@@ -62,7 +70,7 @@ export function planEvents(s: any): any[] {
     case 'in_progress.running':
       return stepEvents(s);
     case 'in_progress.verifying':
-      return [done('verifyPlan', verified(true)), done('verifyPlan', verified(false)), fail('verifyPlan')];
+      return [done('verifyPlan', verified(true)), done('verifyPlan', verified(false)), done('verifyPlan', oldFailure), fail('verifyPlan')];
     case 'in_progress.verification_failed':
       return [
         { type: 'verification.replan', text: 'fix the failing test', ...by },
@@ -132,7 +140,7 @@ function stepEvents(s: any): any[] {
 }
 
 export const serializePlan = (s: any) =>
-  `${statePath(s.value)}|${s.context.planner_session_id ? 'S' : '-'}|${stepKey(s.context.steps)}|${(s.context.measuring ?? []).join(',')}|${budgetLeft(s.context)}|${tokensLeft(s.context) ? 'T' : '-'}|${s.context.proposal?.verification?.length ? 'V' : '-'}`;
+  `${statePath(s.value)}|${s.context.planner_session_id ? 'S' : '-'}|${stepKey(s.context.steps)}|${(s.context.measuring ?? []).join(',')}|${budgetLeft(s.context)}|${tokensLeft(s.context) ? 'T' : '-'}|${s.context.proposal?.verification?.length ? 'V' : '-'}|${hasVerification(s.context) ? 'v' : '-'}`;
 
 /** Whether the token budget still has room (the guards read nothing finer). */
 const tokensLeft = (c: { usage?: Parameters<typeof totalTokens>[0]; token_cap?: number | null }) =>

@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { coverTransitions, replay } from '../support/model-coverage.js';
 import { by, done, idlePlanMachine, twoStepPlan } from './fixtures.js';
-import { input, output, planEvents, serializePlan } from './plan-events.js';
+import { input, oldFailure, output, planEvents, serializePlan, verified } from './plan-events.js';
 import { statePath } from '../../src/persistence/plan-envelope.js';
+import { getAdjacencyMap } from 'xstate/graph';
+import { hasVerification, verificationHeld } from '../../src/machines/verification.js';
 
 describe('plan machine (model-based)', () => {
   it('should take every transition of the chart', () => {
@@ -12,6 +14,55 @@ describe('plan machine (model-based)', () => {
     console.info(`plan machine: ${result.covered.size}/${result.all.size} transitions, ${result.states} states, ${result.edges} edges`);
     // CPU-bound graph walk: seconds on a quiet machine, much longer beside other work; time is not what it tests.
   }, 300_000);
+
+  it('should reach completed only through a verification that held, a plan with nothing to verify, or Accept as is', () => {
+    const adjacency = getAdjacencyMap(idlePlanMachine, { input, events: planEvents, serializeState: serializePlan });
+    const ways = new Map<string, number>();
+    const other: string[] = [];
+    for (const { state, transitions } of Object.values(adjacency) as any[]) {
+      if (state.value === 'completed') continue;
+      for (const { event, state: next } of Object.values(transitions) as any[]) {
+        if (next.value !== 'completed') continue;
+        const way =
+          event.type === 'xstate.done.actor.verifyPlan' && verificationHeld(event.output.value, state.context.policy)
+            ? 'a verification that held'
+            : event.type === 'verification.accept'
+              ? 'Accept as is'
+              : !hasVerification(next.context)
+                ? 'nothing to verify'
+                : null;
+        if (way) ways.set(way, (ways.get(way) ?? 0) + 1);
+        else other.push(`${statePath(state.value)} --${event.type}--> completed`);
+      }
+    }
+    expect(other).toEqual([]);
+    expect([...ways.keys()].sort()).toEqual(['Accept as is', 'a verification that held', 'nothing to verify']);
+    // An old failure (failed on the base too, the same way) is a verification that held; a new one is not.
+    expect(verificationHeld(oldFailure, { verify_old_failures: 'report' })).toBe(true);
+    expect(verificationHeld(oldFailure, { verify_old_failures: 'gate' })).toBe(false);
+    expect(verificationHeld(verified(false), {})).toBe(false);
+  }, 300_000);
+
+  it('should verify again a revision from the verification gate whose steps all completed, though it adds none', () => {
+    const plan = twoStepPlan.type === 'plan' ? twoStepPlan : never();
+    const replanned = [
+      done('openPlannerSession', { sessionId: 'ses_planner' }),
+      done('consultPlanner', plan),
+      { type: 'approval.approve', ...by },
+      { type: 'step.completed', stepId: 's1', output },
+      { type: 'step.completed', stepId: 's2', output },
+      done('verifyPlan', verified(false)),
+      { type: 'verification.replan', text: 'fix it', ...by },
+      // The same steps again, and no verification list of its own: the list that failed is checked.
+      done('consultPlanner', { ...plan, verification: [] }),
+      { type: 'approval.approve', ...by },
+    ];
+    const { snapshot } = replay(idlePlanMachine, input, replanned);
+    expect(statePath(snapshot.value)).toBe('in_progress.verifying');
+    expect(snapshot.context.outcome).toBeNull();
+    const failedAgain = replay(idlePlanMachine, input, [...replanned, done('verifyPlan', verified(false))]).snapshot;
+    expect(statePath(failedAgain.value)).toBe('in_progress.verification_failed');
+  });
 
   it('should keep completed steps and their outputs across a replan', () => {
     const { snapshot } = replay(idlePlanMachine, input, [

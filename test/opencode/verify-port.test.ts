@@ -21,6 +21,7 @@ const input: VerifyPlanInput = {
     { id: 'docs', agent: 'document-writer', summary: 'README documents --help' },
   ],
   parentSessionId: 'ses_root',
+  base: null,
 };
 
 let dir: string;

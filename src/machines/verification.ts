@@ -1,0 +1,77 @@
+import type { PlanPolicy, PlanProposal, PlanVerification, StepRecord, VerificationCheck } from './types.js';
+
+/**
+ * The plan's verification rules (docs/design.md, "Isolation and merge"): what there is to verify,
+ * the tree the plan started from, and whether a verification held. A check that failed on the plan's
+ * base too, the same way, is an old failure: not the plan's, and by default not a reason to stop.
+ */
+
+/** What a plan's verification reads of its context. */
+export interface VerificationContext {
+  policy: PlanPolicy;
+  proposal: PlanProposal | null;
+  revisions?: PlanProposal[];
+  verification?: PlanVerification | null;
+}
+
+/**
+ * The plan's own list to check: the proposal's; for a revision that dropped it after its verification
+ * failed, the list that failed (a revised plan is verified again, whatever its planner wrote).
+ */
+export function verificationItems(context: VerificationContext): string[] {
+  const own = context.proposal?.verification ?? [];
+  if (own.length > 0 || !context.verification || context.verification.passed) return own;
+  return [...(context.revisions ?? [])].reverse().find((r) => r.verification.length > 0)?.verification ?? [];
+}
+
+/** Something to verify: a configured command, or the plan's own list with the verifying turn on. */
+export function hasVerification(context: VerificationContext): boolean {
+  return (context.policy.verify_commands?.length ?? 0) > 0 || (context.policy.verify_turn === true && verificationItems(context).length > 0);
+}
+
+/**
+ * The tree the plan started from: the base of a step that started before any of the plan's changes
+ * landed (no dependency, nothing beside it landed first). Null when git measured no such step.
+ */
+export function planBase(steps: readonly StepRecord[]): string | null {
+  const first = steps.find((s) => s.diff && (s.depends_on ?? []).length === 0 && (s.on_top_of ?? []).length === 0);
+  return first?.diff?.base ?? null;
+}
+
+/**
+ * A failed check's words without what differs between two runs of the same failure: numbers
+ * (durations, counts, line numbers), ids and whitespace. Two outputs alike in these words failed the
+ * same way. The port says the run directory the same way in both (the project's path).
+ */
+export function failureWords(output: string): string {
+  return output
+    .toLowerCase()
+    .replace(/\b[0-9a-f]{8,}\b/g, '#')
+    .replace(/\d+(\.\d+)?/g, '#')
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+/**
+ * How a check did: `passed`; `old`, failed on the plan's base too with the same words (not the
+ * plan's); `new`, failed now and not before, or differently (the plan may have broken more of it),
+ * or nothing says how it did before.
+ */
+export type CheckVerdict = 'passed' | 'old' | 'new';
+
+export function checkVerdict(check: VerificationCheck): CheckVerdict {
+  if (check.passed) return 'passed';
+  const before = check.before;
+  return before && !before.passed && failureWords(before.output) === failureWords(check.output) ? 'old' : 'new';
+}
+
+/**
+ * Whether the verification held: every check passed, or failed before the plan too (unless the
+ * policy says old failures stop the plan as well: `verification.old_failures: "gate"`).
+ */
+export function verificationHeld(verification: PlanVerification, policy: Pick<PlanPolicy, 'verify_old_failures'>): boolean {
+  return verification.checks.every((check) => {
+    const verdict = checkVerdict(check);
+    return verdict === 'passed' || (verdict === 'old' && policy.verify_old_failures !== 'gate');
+  });
+}

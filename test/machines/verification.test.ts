@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import { checkVerdict, planBase, verificationHeld, verificationItems } from '../../src/machines/verification.js';
+import { DEFAULT_PLAN_POLICY, type StepRecord, type VerificationCheck } from '../../src/machines/types.js';
+
+const failed = (output: string, before?: VerificationCheck['before']): VerificationCheck => ({ kind: 'command', name: 'npm test', passed: false, output, ...(before ? { before } : {}) });
+const proposal = (verification: string[]) => ({ goal: 'g', steps: [], assumptions: [], risks: [], verification });
+
+describe('the verification rules', () => {
+  it('should call a failure old only when the base failed the same way, numbers and ids aside', () => {
+    expect(checkVerdict({ ...failed('x'), passed: true })).toBe('passed');
+    expect(checkVerdict(failed('1 failing: greets (took 12 ms)'))).toBe('new');
+    expect(checkVerdict(failed('1 failing: greets (took 12 ms)', { passed: true, output: 'passed (exit 0)' }))).toBe('new');
+    expect(checkVerdict(failed('1 failing: greets (took 12 ms)', { passed: false, output: '1 failing:  greets (took 3 ms)' }))).toBe('old');
+    // The same command failing with another test too: the plan may have broken it.
+    expect(checkVerdict(failed('2 failing: greets, parses', { passed: false, output: '1 failing: greets' }))).toBe('new');
+  });
+
+  it('should hold with old failures unless the policy gates them', () => {
+    const old = { passed: false, checks: [failed('1 failing: greets', { passed: false, output: '1 failing: greets' })], changed: [] };
+    expect(verificationHeld(old, { verify_old_failures: 'report' })).toBe(true);
+    expect(verificationHeld(old, {})).toBe(true);
+    expect(verificationHeld(old, { verify_old_failures: 'gate' })).toBe(false);
+    expect(verificationHeld({ ...old, checks: [...old.checks, failed('new one')] }, {})).toBe(false);
+  });
+
+  it("should check a revision's own list, or, when it dropped it after a failed verification, the list that failed", () => {
+    const policy = DEFAULT_PLAN_POLICY;
+    expect(verificationItems({ policy, proposal: proposal(['npm test']) })).toEqual(['npm test']);
+    const failedRun = { passed: false, checks: [failed('red')], changed: [] };
+    expect(verificationItems({ policy, proposal: proposal([]), revisions: [proposal(['npm test']), proposal([])], verification: failedRun })).toEqual(['npm test']);
+    expect(verificationItems({ policy, proposal: proposal([]), revisions: [proposal(['npm test'])], verification: { ...failedRun, passed: true } })).toEqual([]);
+  });
+
+  it('should take as the plan base the start of a step that began before anything of the plan landed', () => {
+    const step = (id: string, base: string, extra: Partial<StepRecord> = {}) =>
+      ({ id, agent: 'coder', description: '', depends_on: [], status: 'completed', attempts: 1, failures: [], diff: { files: [], undeclared: [], patch_path: null, base, result: 'r', where: 'worktree' }, ...extra }) as StepRecord;
+    expect(planBase([step('s2', 'b2', { depends_on: ['s1'] }), step('s3', 'b3', { on_top_of: ['s1'] }), step('s1', 'b1')])).toBe('b1');
+    expect(planBase([step('s2', 'b2', { depends_on: ['s1'] })])).toBeNull();
+    expect(planBase([])).toBeNull();
+  });
+});
