@@ -51,6 +51,8 @@ const DESCRIPTIONS: Record<string, string> = {
   'verification.commands': 'Shell commands run (sh -c) in the project directory once every step landed, e.g. ["npm test"]; each is a check, failing on a non-zero exit.',
   'verification.turn': "Whether a turn of the tester carries out the plan's own verification list in the project (default true).",
   'verification.timeout_seconds': 'Each verification command is killed after this long, in seconds (default 600).',
+  'verification.old_failures':
+    'A command that fails runs again on the tree the plan started from; one that failed there the same way is an old failure. "report" (default): said as failing before the plan too, the plan completes; "gate": it waits at the verification gate like a new failure.',
   agenda:
     'The agenda: plans, resumes, slash commands and bus events that run at a time, on a cron schedule or when events happen, with safety rails. Triggers fire only while an OpenCode server runs for this project; items that came due meanwhile fire at its next start, marked late.',
   'agenda.tools': 'The planner has the agenda\'s tool (agenda: create, list, cancel, emit, events, pause), so it schedules what you ask for later, on a schedule or on events (default true). false: no agent has it and the planner says scheduling is off; items that exist still fire, and the /agenda commands and the orca CLI work either way.',
