@@ -3,7 +3,7 @@ import { planSetup } from './plan.setup.js';
 import { verificationFailed, verifying } from './plan.verification.states.js';
 
 /**
- * The plan chart's running states (docs/design.md, "Execution"): the ready steps spawned as step
+ * The plan chart's running states (docs/design.md, "Steps"): the ready steps spawned as step
  * charts, the budget gate, the steps' own gates (deviation, resume, merge) decided here and forwarded
  * to the step, each step's landing and completion, and the verification once every step landed.
  * The states read the same in plan.machine.ts; the chart is unchanged.

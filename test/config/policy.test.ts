@@ -18,6 +18,7 @@ describe('planPolicy', () => {
         max_tokens: null,
         verify_commands: [],
         verify_turn: true,
+        verify_old_failures: 'report',
       },
       hook_timeout_ms: 30_000,
     });
@@ -31,7 +32,7 @@ describe('planPolicy', () => {
       timeouts: { step_idle_seconds: 90, hook_seconds: 5 },
       hooks: { pre_step: ['npm run lint'], post_step: ['notify-send done'] },
       budget: { max_cost: 1.5, max_tokens: 2_000_000 },
-      verification: { commands: ['npm test'], turn: false },
+      verification: { commands: ['npm test'], turn: false, old_failures: 'gate' },
     });
     expect(planPolicy(options)).toEqual({
       plan: {
@@ -46,6 +47,7 @@ describe('planPolicy', () => {
         max_tokens: 2_000_000,
         verify_commands: ['npm test'],
         verify_turn: false,
+        verify_old_failures: 'gate',
       },
       hook_timeout_ms: 5_000,
     });
