@@ -89,6 +89,7 @@ describe("a plan's verification in the user's project, once every step landed", 
           { id: 'b', agent: 'coder', summary: 'b done' },
         ],
         parentSessionId: 'ses_root',
+        base: null,
       },
     ]);
     expect(file()).toMatchObject({ status: 'completed', verification_result: { passed: true, where: '/project' } });
