@@ -10,6 +10,7 @@ import { createSessionMonitor, toolFailureLimits } from './opencode/session-moni
 import { createToolActivity } from './opencode/tool-activity.js';
 import { unavailableToolText } from './opencode/tool-failures.js';
 import { createUsageMeter } from './opencode/usage-meter.js';
+import { logOpencodeVersion } from './opencode/server-version.js';
 import { planIdOfMetadata, promptCacheHooks, promptCacheSettings } from './opencode/prompt-cache.js';
 import { startConfiguredInspector, type OrcaInspector } from './inspect/inspector.js';
 import { NOTE_PREFIX, registerQuestionChannel } from './hitl/native-question/index.js';
@@ -80,6 +81,7 @@ export const OrcaPlugin: Plugin = async (input, rawOptions) => {
   const observeNotes = guarded('the session notes', (event: Parameters<typeof orca.notes.observe>[0]) => orca.notes.observe(event), log);
   const observeStartup = guarded('the start-up notice', (event: { type: string }) => orca.startup.observe(event), log);
   orca.log('info', `orca loaded for ${input.directory}`);
+  void logOpencodeVersion(input.client, orca.log); // which OpenCode, and a warning outside the supported range: never waited for
   // The prune option (off unless set): old plans removed once, off the start-up path, then dropped from the index.
   const pruneRules = startupPruneRules(options);
   const pruning = pruneRules && pruneInBackground(orca.store, pruneRules, { log: orca.log, onRemoved: (planId) => orca.host.index.trigger.remove({ planId }) });

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { parseOptions } from '../config/options.js';
+import { opencodeVersionWords } from '../config/supported-opencode.js';
 import type { CommandContext } from './command.js';
 import { println } from './io.js';
 import { configFilesOf, pluginEntries, readConfigFile, type PluginEntry } from './opencode-config.js';
@@ -82,8 +83,8 @@ export async function doctorCommand({ io, project }: CommandContext): Promise<nu
   else {
     try {
       const version = opencodeVersion(opencode.path, io.env);
-      const expected = self.opencodePluginVersion;
-      say(expected && version !== expected ? 'warn' : 'ok', `OpenCode ${version} (${opencode.where})`, ...(expected && version !== expected ? [`the plugin is built against OpenCode ${expected}`] : []));
+      const words = opencodeVersionWords(version); // outside the supported range: a warning, not a problem
+      say(words.supported ? 'ok' : 'warn', `OpenCode ${version} (${opencode.where}): ${words.summary}`, ...(words.advice ? [words.advice] : []));
     } catch (error) {
       say('fail', `${opencode.path} --version failed: ${firstLine(error)}`);
     }

@@ -49,7 +49,7 @@ describe('orca doctor', () => {
     const { code, stdout, stderr } = await doctor();
     if (process.env.ORCA_PRINT) console.log(stdout);
     expect(stderr).toBe('');
-    expect(stdout).toContain("  ✓ OpenCode 1.18.33 (the project's node_modules/.bin/opencode)\n");
+    expect(stdout).toContain("  ✓ OpenCode 1.18.33 (the project's node_modules/.bin/opencode): supported (1.18.3 … 1.18.33)\n");
     expect(stdout).toContain(`  ✓ this CLI is opencode-orca-statecharts ${version} (${packageRoot})\n`);
     expect(stdout).toContain('  ✓ opencode.jsonc: valid\n');
     expect(stdout).toContain(`  ✓ plugin entry "opencode-orca-statecharts" with valid options\n      loads from ${cached} (OpenCode's package cache)\n      version there: 0.0.9 (this CLI is ${version})\n`);
@@ -77,7 +77,9 @@ describe('orca doctor', () => {
     write(join(project.dir, 'opencode.json'), '{ "model": "x/y", "plugin": [["opencode-orca-statecharts@0.1.0", { "max_attempts": 0, "colour": "red" }]] }');
     write(join(project.dir, '.opencode', 'opencode.jsonc'), '{ "model": ');
     const { code, stdout } = await doctor();
-    expect(stdout).toContain(`  ! OpenCode 1.17.0 (opencode on PATH, ${join(project.dir, 'bin', 'opencode')})\n      the plugin is built against OpenCode ${packageInfo().opencodePluginVersion}\n`);
+    expect(stdout).toContain(
+      `  ! OpenCode 1.17.0 (opencode on PATH, ${join(project.dir, 'bin', 'opencode')}): older than the versions Orca supports (1.18.3 … 1.18.33)\n      Orca may not work on it (a warning, not a refusal): update OpenCode to 1.18.3 or later, up to 1.18.33\n`,
+    );
     expect(stdout).toMatch(/ {2}✗ plugin entry "opencode-orca-statecharts@0\.1\.0": Invalid opencode-orca-statecharts plugin options: (\(root\): Unrecognized key: "colour"; max_attempts: .*|max_attempts: .*)\n/);
     expect(stdout).toContain(`opencode-orca-statecharts@0.1.0/node_modules/opencode-orca-statecharts (not in OpenCode's package cache yet: OpenCode installs opencode-orca-statecharts@0.1.0 from npm when it starts)`);
     expect(stdout).toContain('  ✗ .opencode/opencode.jsonc: not valid JSONC: ValueExpected at line 1, column 12');
@@ -90,6 +92,29 @@ describe('orca doctor', () => {
     expect(none.stdout).toContain('  ✓ opencode.json: valid, does not load opencode-orca-statecharts\n');
     expect(none.stdout).toContain('  ✗ no OpenCode config loads opencode-orca-statecharts: run orca init\n');
     expect(none.code).toBe(1);
+  });
+
+  it('should say whether the OpenCode version is one Orca supports: a warning outside the range, not a problem', async () => {
+    write(join(project.dir, 'opencode.json'), '{ "model": "x/y", "plugin": ["opencode-orca-statecharts"] }');
+    const bin = join(project.dir, 'node_modules', '.bin');
+    const said = async (version: string) => {
+      fakeOpencode(bin, version);
+      const { code, stdout } = await doctor();
+      expect(stdout).toMatch(/No problems found\.\n$/);
+      expect(code).toBe(0);
+      // The OpenCode line and its detail line, if any.
+      const lines = stdout.split('\n');
+      const at = lines.findIndex((line) => /^ {2}. OpenCode /.test(line));
+      return lines.slice(at, lines[at + 1]?.startsWith('      ') ? at + 2 : at + 1).join('\n');
+    };
+    const where = "(the project's node_modules/.bin/opencode)";
+    expect(await said('1.18.3')).toBe(`  ✓ OpenCode 1.18.3 ${where}: supported (1.18.3 … 1.18.33)`);
+    expect(await said('1.19.0')).toBe(
+      `  ! OpenCode 1.19.0 ${where}: newer than the versions Orca supports (1.18.3 … 1.18.33)\n      Orca is not tested on it and may not work there (a warning, not a refusal); 1.18.33 is the newest OpenCode it is tested with`,
+    );
+    expect(await said('local-build')).toBe(
+      `  ! OpenCode local-build ${where}: not a version Orca can compare with the ones it supports (1.18.3 … 1.18.33)\n      Orca cannot tell whether it works there (a warning, not a refusal)`,
+    );
   });
 
   it('should follow a file:// entry to the package it points into, and say when opencode is missing', async () => {

@@ -17,7 +17,18 @@ export type Sandbox = {
   projectDir: string;
 };
 
+/**
+ * The `opencode` binary every test server runs: `ORCA_OPENCODE_BIN` when set (another OpenCode release, e.g.
+ * `npm install --ignore-scripts opencode-linux-x64@1.18.20` in a folder of its own, then its
+ * `node_modules/opencode-linux-x64/bin/opencode`; docs/development.md), else the pinned devDependency's.
+ * Read at every spawn, so a file may set it for the servers of its own (test/e2e/opencode-versions.e2e.test.ts).
+ */
 export function opencodeBinary(): string {
+  const override = process.env.ORCA_OPENCODE_BIN;
+  if (override) {
+    if (!existsSync(override)) throw new Error(`Expected the opencode binary ORCA_OPENCODE_BIN names at ${override}, but there is none.`);
+    return override;
+  }
   const path = join(projectRoot, 'node_modules', `opencode-${process.platform}-${process.arch}`, 'bin', 'opencode');
   if (!existsSync(path)) {
     throw new Error(`Expected the opencode binary at ${path}; run \`npm install\` (devDependency opencode-ai).`);
