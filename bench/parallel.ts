@@ -7,8 +7,9 @@
 // (bench/memory.ts). Also the slots on disk (W-disk: none held once the plans ended, the pool kept
 // to the plans' concurrency) and how the plugin's heap and plan file grow with the number of steps.
 // `npx tsx bench/parallel.ts` runs only these; `npm run bench` runs them among the others.
-// The default run keeps to a few rounds so the whole bench takes minutes; `-- --long` (or
-// ORCA_BENCH_LONG=1) adds rounds and the 200-step plan.
+// Then, on each of the two servers, P1b and S8×12 once more with a slower model (STEP_LATENCY_MS a
+// step's turn, as a fast real model answers): the user's rows. The default run keeps to a few rounds
+// so the whole bench takes minutes; `-- --long` (or ORCA_BENCH_LONG=1) adds rounds and the 200-step plan.
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -21,7 +22,7 @@ import { loadavg } from './machine.js';
 import { memoryNow, watchMemory, type MemoryPeak } from './memory.js';
 import { DAG_AGENTS, layeredDag } from './plans.js';
 import { serverCpuMs, startBenchServer, stepPhases, type BenchServer, type PlanRun } from './server.js';
-import { manyAtOnce, sideBySide, type ManyAtOnce, type SideBySide } from './side-by-side.js';
+import { cpuPerStep, manyAtOnce, sideBySide, type ManyAtOnce, type SideBySide } from './side-by-side.js';
 import { median, round } from './stats.js';
 
 /** How to run the long scale runs (the 200-step plan, more rounds), which are off unless asked for. */
@@ -41,9 +42,19 @@ export interface Rounds {
   eight: number;
   /** The 200-step plan (long run only). */
   scale: number;
+  /** P1b and S8×12 with the STEP_LATENCY_MS model, on each server (no warm-up: the servers and slots are warm by then). */
+  slowModel: number;
 }
-export const DEFAULT_ROUNDS: Rounds = { p1b: 3, worktree: 3, concurrency1: 1, eight: 1, scale: 0 };
-export const LONG_ROUNDS: Rounds = { p1b: 5, worktree: 5, concurrency1: 5, eight: 2, scale: 3 };
+export const DEFAULT_ROUNDS: Rounds = { p1b: 3, worktree: 3, concurrency1: 1, eight: 1, scale: 0, slowModel: 1 };
+export const LONG_ROUNDS: Rounds = { p1b: 5, worktree: 5, concurrency1: 5, eight: 2, scale: 3, slowModel: 2 };
+/** A step's turn in the user's rows (P1b-2s, S8x12-2s and their slot twins): a fast real model. */
+export const STEP_LATENCY_MS = 2000;
+
+/** P1b and S8×12 with the STEP_LATENCY_MS model on one server. */
+export interface SlowModelRuns {
+  p1b: SideBySide;
+  eight: ManyAtOnce;
+}
 
 /** One slot of the bench project on disk, and what git takes to reset, make and remove one (measured from this process, no OpenCode). */
 export interface SlotDisk {
@@ -126,6 +137,8 @@ export interface ParallelFigures {
   p1c: { orca: number; bare: number; ideal: number };
   /** Absent unless the long runs were asked for (LONG_HINT). */
   scale200?: SideBySide & { planFileBytes: number };
+  /** The user's rows: P1b and S8×12 with a step's turn at STEP_LATENCY_MS (the orca and planner turns at latencyMs), on each server. */
+  slowModel: { stepLatencyMs: number; shared: SlowModelRuns; worktrees: SlowModelRuns };
   /** 8 plans of 12 steps at once, shared tree. */
   eightPlans: ManyAtOnce;
   isolation: IsolationFigures;
@@ -169,6 +182,21 @@ export async function measureParallel(
   const memoryLine = (what: string, m: MemoryPeak) =>
     `${what}: peak ${mib(m.peakMiB)} (the opencode process, VmHWM${m.fromWindowStart ? ' since the part began' : ' since its start'}), ${mib(m.peakWithChildrenMiB)} with the processes it started (sampled every ${m.everyMs} ms, ${m.samples} samples), ${mib(m.endMiB)} at its end`;
 
+  /** P1b and S8×12 again on a warm server, a step's turn at STEP_LATENCY_MS (the orca and planner turns, outside what is measured, at latencyMs). */
+  const slowModel = async (bench: BenchServer, where: string): Promise<SlowModelRuns> => {
+    say(`P1b and S8×12 with a step's turn at ${STEP_LATENCY_MS} ms (${where}; the orca and planner turns at ${latencyMs} ms), ${rounds.slowModel} round(s) each, no warm-up`);
+    bench.setLatency(STEP_LATENCY_MS, { planningMs: latencyMs });
+    try {
+      const p1bSlow = await sideBySide(bench, dag, 4, rounds.slowModel, `p1b-2s ${where}`, { warmUp: false });
+      say(`  P1b-2s: Orca ${ms(p1bSlow.orcaMs)} ms; bare ${ms(p1bSlow.bareMs)} ms → median ${f(p1bSlow.ratio, 3)}`);
+      const eightSlow = await manyAtOnce(bench, dag, 8, 4, rounds.slowModel);
+      say(`  S8×12-2s: Orca first approval → last end ${ms(eightSlow.orcaSpanMs)} ms; bare ${ms(eightSlow.bareSpanMs)} ms → median ${f(eightSlow.ratio, 3)}; per plan median ${f(median(eightSlow.orcaPerPlanMs), 0)} vs ${f(median(eightSlow.barePerPlanMs), 0)} ms → ${f(eightSlow.perPlanRatio, 3)}`);
+      return { p1b: p1bSlow, eight: eightSlow };
+    } finally {
+      bench.setLatency(latencyMs);
+    }
+  };
+
   // --- the shared tree, concurrency 4
   say(`P1b: the 12-step DAG (3 layers × 4; ${agents}) at concurrency 4, model latency ${latencyMs} ms, steps in the shared tree (isolation none, as the bare driver works): Orca (approval → completed) and the bare driver (session.create + session.prompt per step, same prompts, order and concurrency), ${rounds.p1b} alternating rounds after one warm-up each (its first layer)`);
   const s4 = await startBenchServer({ concurrency: 4, latencyMs, pluginOptions: SHARED_TREE });
@@ -176,6 +204,7 @@ export async function measureParallel(
   let eightPlans: ManyAtOnce;
   let workspaceOff: string;
   let memShared: ServerMemory;
+  let slowShared: SlowModelRuns;
   try {
     const bootMiB = memoryNow(s4.pid).rssMiB;
     const p1bMemory = watchMemory(s4.pid);
@@ -184,6 +213,7 @@ export async function measureParallel(
       const run = await sideBySide(s4, dag, 4, rounds.p1b, 'p1b', { warmUp: layeredDag(1, 4) });
       say(`  Orca ${ms(run.orcaMs)} ms; bare ${ms(run.bareMs)} ms; Orca / bare per round ${run.ratios.map((r) => f(r, 3)).join(', ')} → median ${f(run.ratio, 3)} (opencode CPU for all of it ${f(serverCpuMs(s4.server.projectDir) - cpu0, 0)} ms)`);
       say(`  ${phaseLine(run, dag, latencyMs)}`);
+      say(`  ${cpuLine(run, dag.steps.length)}`);
       return run;
     });
     const p1bPeak = p1bMemory.stop();
@@ -202,6 +232,7 @@ export async function measureParallel(
     const eightPeak = eightMemory.stop();
     say(`  memory, shared tree: ${memoryLine('S8×12', eightPeak)}`);
     memShared = { bootMiB, p1b: p1bPeak, afterP1bMiB, eight: eightPeak };
+    slowShared = await timed('P1b-2s, S8×12-2s, shared tree', () => slowModel(s4, 'shared tree'));
   } finally {
     await s4.stop();
   }
@@ -219,6 +250,7 @@ export async function measureParallel(
   let workspaceOn: string;
   let memOn: ServerMemory;
   let slotsAfterP1b: number;
+  let slowOn: SlowModelRuns;
   try {
     const bootMiB = memoryNow(s4on.pid).rssMiB;
     const watcher = watchSlots(s4on);
@@ -228,6 +260,7 @@ export async function measureParallel(
         const run = await sideBySide(s4on, dag, 4, rounds.worktree, 'p1b-worktree', { warmUp: layeredDag(1, 4) });
         say(`  Orca ${ms(run.orcaMs)} ms; bare ${ms(run.bareMs)} ms → per round ${run.ratios.map((r) => f(r, 3)).join(', ')}, median ${f(run.ratio, 3)}`);
         say(`  ${phaseLine(run, dag, latencyMs)}`);
+        say(`  ${cpuLine(run, dag.steps.length)}`);
         return run;
       });
       const p1bPeak = p1bMemory.stop();
@@ -245,6 +278,7 @@ export async function measureParallel(
       const eightPeak = eightMemory.stop();
       say(`  memory, worktree slots: ${memoryLine('S8×12', eightPeak)}`);
       memOn = { bootMiB, p1b: p1bPeak, afterP1bMiB, eight: eightPeak };
+      slowOn = await timed('P1b-2s, S8×12-2s, worktree slots', () => slowModel(s4on, 'worktree slots'));
     } finally {
       watched = watcher.stop();
     }
@@ -353,7 +387,15 @@ export async function measureParallel(
   });
   for (const g of growth) say(`  ${String(g.steps).padStart(3)} steps: heap held ${(g.heapBytes / 1024).toFixed(0)} KiB (${(g.heapBytes / g.steps / 1024).toFixed(1)} KiB/step), plan file ${(g.planFileBytes / 1024).toFixed(0)} KiB (${(g.planFileBytes / g.steps / 1024).toFixed(2)} KiB/step), ${f(g.writes / g.steps)} plan-file writes/step`);
 
-  return { latencyMs, rounds, p1b, p1bConcurrency1, p1c, ...(scale200 ? { scale200 } : {}), eightPlans, isolation, growth, timings };
+  return { latencyMs, rounds, p1b, p1bConcurrency1, p1c, ...(scale200 ? { scale200 } : {}), slowModel: { stepLatencyMs: STEP_LATENCY_MS, shared: slowShared, worktrees: slowOn }, eightPlans, isolation, growth, timings };
+}
+
+/** The server's CPU per step that Orca adds over the bare driver (side-by-side.ts, cpuPerStep). */
+function cpuLine(run: SideBySide, steps: number): string {
+  const span = cpuPerStep(run.cpu, steps);
+  const whole = cpuPerStep(run.cpu, steps, 'orcaWhole');
+  const each = run.cpu.orca.map((o, i) => f((o.own + o.children - run.cpu.bare[i]!.own - run.cpu.bare[i]!.children) / steps, 0)).join(', ');
+  return `server CPU Orca adds per step (approval → plan end, against the bare run; its process and the git it ran): rounds ${each} → median ${f(span.totalMs, 0)} ms, of which git ${f(span.childrenMs, 0)}; with the orca and planner turns ${f(whole.totalMs, 0)} ms`;
 }
 
 /** Per step medians of Orca's phases against the bare driver's (and, with slots, the slot's reset, git's measure and the landing). */
@@ -492,7 +534,8 @@ async function measureSlotDisk(bench: BenchServer): Promise<SlotDisk> {
 /** results.json's part: figures without the per-run details. */
 export function parallelResults(p: ParallelFigures) {
   const many = (m: ManyAtOnce) => ({ ...m, orcaRuns: undefined, ratio: round(m.ratio, 3), ratios: m.ratios.map((x) => round(x, 3)), perPlanRatio: round(m.perPlanRatio, 3) });
-  const side = (s: SideBySide) => ({ orcaMs: s.orcaMs.map((x) => round(x, 0)), bareMs: s.bareMs.map((x) => round(x, 0)), ratios: s.ratios.map((x) => round(x, 3)), ratio: round(s.ratio, 3) });
+  const side = (s: SideBySide) => ({ orcaMs: s.orcaMs.map((x) => round(x, 0)), bareMs: s.bareMs.map((x) => round(x, 0)), ratios: s.ratios.map((x) => round(x, 3)), ratio: round(s.ratio, 3), cpu: s.cpu });
+  const slow = (r: SlowModelRuns) => ({ p1b: side(r.p1b), eight: many(r.eight) });
   const iso = p.isolation;
   return {
     latencyMs: p.latencyMs,
@@ -501,6 +544,7 @@ export function parallelResults(p: ParallelFigures) {
     p1bConcurrency1: side(p.p1bConcurrency1),
     p1c: { orca: round(p.p1c.orca, 2), bare: round(p.p1c.bare, 2), ideal: p.p1c.ideal },
     scale200: p.scale200 ? { ...side(p.scale200), planFileBytes: p.scale200.planFileBytes } : { skipped: `not run (${LONG_HINT})` },
+    slowModel: { stepLatencyMs: p.slowModel.stepLatencyMs, shared: slow(p.slowModel.shared), worktrees: slow(p.slowModel.worktrees) },
     eightPlans: many(p.eightPlans),
     isolation: {
       ...iso,
@@ -522,7 +566,14 @@ if (process.argv[1] && import.meta.url.endsWith(process.argv[1].replace(/^.*\//,
     const long = longRequested();
     const base = long ? LONG_ROUNDS : DEFAULT_ROUNDS;
     const env = (name: string, fallback: number) => (process.env[name] === undefined ? fallback : Number(process.env[name]));
-    const rounds: Rounds = { p1b: env('ROUNDS', base.p1b), worktree: env('WORKTREE_ROUNDS', base.worktree), concurrency1: env('C1_ROUNDS', base.concurrency1), eight: env('EIGHT_ROUNDS', base.eight), scale: env('SCALE_ROUNDS', base.scale) };
+    const rounds: Rounds = {
+      p1b: env('ROUNDS', base.p1b),
+      worktree: env('WORKTREE_ROUNDS', base.worktree),
+      concurrency1: env('C1_ROUNDS', base.concurrency1),
+      eight: env('EIGHT_ROUNDS', base.eight),
+      scale: env('SCALE_ROUNDS', base.scale),
+      slowModel: env('SLOW_ROUNDS', base.slowModel),
+    };
     const t0 = performance.now();
     const figures = await measureParallel((s = '') => console.log(s), { rounds, long });
     console.log(JSON.stringify(parallelResults(figures), null, 2));

@@ -1,5 +1,5 @@
 // `npm run bench`: performance figures of the orchestration and what every request carries (not a
-// test; it never fails on a missed target). Prints the machine, each measurement, a table of
+// test; it never fails on a missed target). docs/development.md#benchmarks says what each row means. Prints the machine, each measurement, a table of
 // targets, where the time went and the total wall time, and writes bench/results.json. Everything
 // runs on 127.0.0.1: the real opencode binary from node_modules, the built plugin (dist/), and the
 // scripted OpenAI-compatible model of the e2e tests. The default run takes minutes (target: under
@@ -16,7 +16,7 @@ import { measureManyPlans } from './many-plans.js';
 import { chain, layeredDag, orcaE2ePlan } from './plans.js';
 import { barePrompts, criticalPathCalls, runPlan, serverCpuMs, startBenchServer, stepPhases, type PlanRun } from './server.js';
 import { median, round, summary } from './stats.js';
-import { LONG_HINT, longRequested, measureParallel, parallelResults } from './parallel.js';
+import { LONG_HINT, longRequested, measureParallel, parallelResults, type SlowModelRuns } from './parallel.js';
 import { measureRepoSizes, phaseText, REPO_SIZES, repoSizeResults } from './repo-size.js';
 import { runBench, SectionClock } from './lifecycle.js';
 import {
@@ -34,7 +34,8 @@ import {
   type Carried,
   type Role,
 } from './carry.js';
-import type { SideBySide } from './side-by-side.js';
+import { cpuPerStep, type ManyAtOnce, type SideBySide } from './side-by-side.js';
+import { cpuTotal } from './server.js';
 import { WRITING_AGENTS } from '../src/machines/threading.js';
 import type { SpecialistId } from '../src/machines/types.js';
 
@@ -224,12 +225,53 @@ async function main() {
     };
   };
 
+  /** The user's rows: P1b and S8×12 with a step's turn at the slower model's latency, on one server. */
+  const slowRows = (runs: SlowModelRuns, where: string, suffix: string, load: number) => {
+    const model = `model ${par.slowModel.stepLatencyMs} ms a step's turn (the orca and planner turns, outside the measured span, ${LATENCY} ms)`;
+    const once = (n: number) => (n === 1 ? 'one round: Orca and bare once each, after the 300 ms rows on the same warm server' : `median of ${n} alternating rounds, no warm-up`);
+    return [
+      {
+        id: `P1b${suffix}-2s`,
+        load,
+        what: `P1b with a ${model}, ${where}: Orca approval→completed / bare driver wall (${once(runs.p1b.ratios.length)})`,
+        measured: `${f(runs.p1b.ratio, 3)} (${f(median(runs.p1b.orcaMs), 0)} / ${f(median(runs.p1b.bareMs), 0)} ms)`,
+        goal: `<= ${SLOW_TARGET}`,
+        met: runs.p1b.ratio <= SLOW_TARGET,
+      },
+      {
+        id: `S8x12${suffix}-2s`,
+        load,
+        what: `S8×12 with a ${model}, ${where}: Orca first approval→last end / bare (${once(runs.eight.ratios.length)}); per-plan median`,
+        measured: `${f(runs.eight.ratio, 3)} (${f(median(runs.eight.orcaSpanMs), 0)} / ${f(median(runs.eight.bareSpanMs), 0)} ms; per plan ${f(runs.eight.perPlanRatio, 3)})`,
+        goal: `<= ${SLOW_TARGET}`,
+        met: runs.eight.ratio <= SLOW_TARGET,
+      },
+    ];
+  };
+  /** S8×12's CPU per step over the bare driver: (Orca's whole runs, orca and planner turns included − bare's) / 96, median of the rounds. */
+  const eightCpuPerStep = (m: ManyAtOnce) => median(m.cpu.orca.map((o, i) => (cpuTotal(o) - cpuTotal(m.cpu.bare[i]!)) / (m.plans * DAG.steps.length)));
+  const cpuRow = (id: string, where: string, p1bRun: SideBySide, eight: ManyAtOnce, targetMs: number, load: number) => {
+    const span = cpuPerStep(p1bRun.cpu, DAG.steps.length);
+    const whole = cpuPerStep(p1bRun.cpu, DAG.steps.length, 'orcaWhole');
+    return {
+      id,
+      load,
+      what: `the opencode server's CPU (its process and the git it ran) that Orca adds per step over the bare driver, ${where}: P1b's rounds, Orca from the approval to the plan's end against the bare run of the round, / 12 steps (median of ${span.rounds}); beside it: with the orca and planner turns, and S8×12's whole runs / 96 steps`,
+      measured: `${f(span.totalMs, 0)} ms (git ${f(span.childrenMs, 0)}); with turns ${f(whole.totalMs, 0)}; S8×12 ${f(eightCpuPerStep(eight), 0)}`,
+      goal: `<= ${targetMs} ms`,
+      met: span.totalMs <= targetMs,
+    };
+  };
+
   const loadOf = (part: string) => par.timings.find((t) => t.name === part)?.load ?? clock.parts.find((p) => p.name === part)?.load ?? NaN;
   const mem = iso.memory;
   const rsTarget = 1.25;
   const stepTargetMs = 300;
   const rsBig = repoSizes.at(-1)!;
   const BENCH_TARGET_MIN = 10;
+  const SLOW_TARGET = 1.03;
+  const CPU_STEP_TARGET_MS = 50;
+  const CPU_SLOT_TARGET_MS = 120;
   const benchMinutes = clock.elapsedMs() / 60_000;
   const targets = [
     {
@@ -280,6 +322,10 @@ async function main() {
       goal: '<= 1.25',
       met: iso.eightPlansOn.ratio <= 1.25,
     },
+    ...slowRows(par.slowModel.shared, 'shared tree', '', loadOf('P1b-2s, S8×12-2s, shared tree')),
+    ...slowRows(par.slowModel.worktrees, 'worktree slots (warm: the server of P1b-wt)', '-wt', loadOf('P1b-2s, S8×12-2s, worktree slots')),
+    cpuRow('CPU-step', 'shared tree', par.p1b, par.eightPlans, CPU_STEP_TARGET_MS, loadOf('P1b, shared tree')),
+    cpuRow('CPU-slot', 'warm worktree slots', iso.p1bOn, iso.eightPlansOn, CPU_SLOT_TARGET_MS, loadOf('P1b, worktree slots')),
     {
       id: 'MEM',
       load: loadOf('P1b, worktree slots'),
@@ -437,6 +483,8 @@ async function main() {
   say(`P2b per step = approval→completed / 50 of a 50-step chain; bare = session.prompt alone in a fresh session (create excluded) from this process over HTTP. With create included: ${f(bare0CreatePrompt, 0)} ms → ${f(perStepServer / bare0CreatePrompt, 2)}. At ${LATENCY} ms (DAG at concurrency 1): ${f(dag1PerStep, 0)} ms/step vs bare ${f(bare300Prompt, 0)} ms → ${f(dag1PerStep / bare300Prompt, 2)}.`);
   say(`MEM = the opencode server process's peak resident set (VmHWM from /proc, reset by clear_refs when P1b began, read when it ended: exact, no sampling) with worktree slots / in the shared tree; "with children" adds the processes it started (git, rg), sampled every 50 ms, so a short git can be missed. MiB per warm slot = the difference of the two servers' resident sets 1 s after P1b (same plans done) / the slots on disk then (each with its OpenCode instance). Memory is not the bench's model or this process: only the server.`);
   say(`RS = approval→completed of the 4-step plan, worktree slots / shared tree, on two servers started together on copies of one repository (cold plans first, shared then slots; warm rounds in alternating order). Per step, median ms (warm plan): ${repoSizes.map((r) => `${k(r.files)} files: slots ${phaseText(r.runs.find((x) => x.side === 'worktrees' && !x.cold)!.phases)}; shared ${phaseText(r.runs.find((x) => x.side === 'shared' && !x.cold)!.phases)}`).join(' | ')}. Sizes: ${REPO_SIZES.map(k).join(' / ')}.`);
+  say(`CPU-step, CPU-slot = the opencode server process's CPU (user + system, its threads) and its reaped children's (git), sampled every 50 ms and read at the plan's approval and end (journal times, interpolated), minus the same server's CPU over the bare driver's run of the round, / 12 steps: what Orca's orchestration costs the machine per step, which a faster or slower model does not change. "with turns": from the orca session's request to its reply (the orca and planner turns, which the bare driver does not have); S8×12: both sides' whole runs / 96 steps.`);
+  say(`P1b-2s, S8x12-2s and their -wt twins = P1b and S8×12 again on the same warm servers with a step's model turn at ${par.slowModel.stepLatencyMs} ms (a fast real model; the orca and planner turns, before the approval and after the end, at ${LATENCY} ms): what a user waits for, Orca against the bare driver.`);
   say('P3 = UTF-8 bytes of the last user message (the step prompt) in the first model request of step 50 / of step 2; in process: stepPrompt(thread) of the same steps.');
   say('W0 = UTF-8 bytes of the whole body of the first request of a `build` session on a server with the plugin minus on one without (same config otherwise, same prompt), with the project and home paths masked; identical means byte for byte.');
   say('W1 = characters (UTF-16 units) of the first request of a session of each role: system = its system messages\' text; tools = the `tools` array as JSON; whole = the whole body as JSON (the step\'s prompt included), against the whole of build\'s (without Orca).');

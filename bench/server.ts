@@ -12,6 +12,8 @@ import { serverPid } from './memory.js';
 import { stepResult, type BenchPlan } from './plans.js';
 
 export const SPECIALIST_AGENTS = ['coder', 'tester', 'reviewer', 'researcher', 'document-writer', 'architect'];
+/** The agents whose turns come before a plan's approval and after its end. */
+const PLANNING_AGENTS = ['orca', 'planner'];
 
 /** The step a specialist request is for: its prompt starts with "# Your step: <id> (agent)". */
 export function stepIdOf(req: RecordedRequest): string | undefined {
@@ -27,9 +29,13 @@ export function stepIdOf(req: RecordedRequest): string | undefined {
 export interface BenchServer {
   server: OpencodeServer;
   model: ScriptedModel;
-  /** Changes the scripted model's latency for the requests that arrive from now on. */
-  setLatency(ms: number): void;
-  /** The scripted model's current latency. */
+  /**
+   * Changes the scripted model's latency for the requests that arrive from now on; `planningMs`, when
+   * given, is the latency of the orca and planner turns instead (they come before a plan's approval and
+   * after its end, outside what a side-by-side row measures), until the next call.
+   */
+  setLatency(ms: number, options?: { planningMs?: number }): void;
+  /** The scripted model's current latency (of the steps' turns). */
   latency: number;
   setScript(script: (req: RecordedRequest) => ScriptedReply): void;
   stop(): Promise<void>;
@@ -64,7 +70,14 @@ export async function startBenchServer({ concurrency, latencyMs, env = {}, plugi
     throw new Error('no script set');
   };
   // scripted-model reads `latencyMs` from this object on every request, so it can be changed between runs.
-  const modelOptions: ScriptedModelOptions = { respond: (req) => script(req), latencyMs };
+  // An orca or planner turn gets `planningMs` instead when it is set (a delay added to the base latency).
+  let planningMs: number | undefined;
+  const respond = (req: RecordedRequest): ScriptedReply => {
+    const reply = script(req);
+    if (planningMs === undefined || !PLANNING_AGENTS.includes(agentOf(req))) return reply;
+    return { ...reply, delayMs: (reply.delayMs ?? 0) + planningMs - (modelOptions.latencyMs ?? 0) };
+  };
+  const modelOptions: ScriptedModelOptions = { respond, latencyMs };
   const model = track(await startScriptedModel(modelOptions), 'close');
   const t0 = performance.now();
   const server = track(
@@ -97,9 +110,10 @@ export async function startBenchServer({ concurrency, latencyMs, env = {}, plugi
     startMs,
     pid: serverPid(server.projectDir),
     latency: latencyMs,
-    setLatency(ms) {
+    setLatency(ms, options = {}) {
       modelOptions.latencyMs = ms;
       bench.latency = ms;
+      planningMs = options.planningMs;
     },
     setScript: (s) => {
       script = s;
@@ -323,28 +337,83 @@ export async function barePrompts(bench: BenchServer, promptText: string, repeti
   return out;
 }
 
+/** CPU ms of a process: its own (user + system, `ownSystem` of it in the kernel) and the children it reaped (git, shells). */
+export interface CpuSplit {
+  own: number;
+  ownSystem: number;
+  children: number;
+}
+
+const NO_CPU: CpuSplit = { own: 0, ownSystem: 0, children: 0 };
+const addCpu = (a: CpuSplit, b: CpuSplit): CpuSplit => ({ own: a.own + b.own, ownSystem: a.ownSystem + b.ownSystem, children: a.children + b.children });
+/** b − a. */
+export const cpuSince = (a: CpuSplit, b: CpuSplit): CpuSplit => ({ own: b.own - a.own, ownSystem: b.ownSystem - a.ownSystem, children: b.children - a.children });
+export const cpuTotal = (c: CpuSplit) => c.own + c.children;
+
+/** CpuSplit of one process so far, from /proc/<pid>/stat (USER_HZ 100 on Linux); zero once it is gone. */
+export function processCpu(pid: number): CpuSplit {
+  const tick = 100;
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
+    return {
+      own: ((Number(fields[11]) + Number(fields[12])) * 1000) / tick,
+      ownSystem: (Number(fields[12]) * 1000) / tick,
+      children: ((Number(fields[13]) + Number(fields[14])) * 1000) / tick,
+    };
+  } catch {
+    return NO_CPU;
+  }
+}
+
 /** CPU ms (user+system, reaped children included) used so far by the opencode server's processes (those whose cwd is the project). */
 export function serverCpuMs(projectDir: string): number {
-  const { own, children } = serverCpuSplit(projectDir);
-  return own + children;
+  return cpuTotal(serverCpuSplit(projectDir));
 }
 
 /** serverCpuMs in two: the server's processes themselves (`ownSystem` of it in the kernel), and the children they reaped (git, shells). */
-export function serverCpuSplit(projectDir: string): { own: number; ownSystem: number; children: number } {
-  const tick = 100; // USER_HZ on Linux
-  const total = { own: 0, ownSystem: 0, children: 0 };
+export function serverCpuSplit(projectDir: string): CpuSplit {
+  let total = NO_CPU;
   for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
     try {
       if (readlinkSync(`/proc/${pid}/cwd`) !== projectDir) continue;
-      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
-      total.own += ((Number(fields[11]) + Number(fields[12])) * 1000) / tick;
-      total.ownSystem += (Number(fields[12]) * 1000) / tick;
-      total.children += ((Number(fields[13]) + Number(fields[14])) * 1000) / tick;
     } catch {
-      // gone, or not ours to read
+      continue; // gone, or not ours to read
     }
+    total = addCpu(total, processCpu(Number(pid)));
   }
   return total;
+}
+
+/**
+ * Samples the server process's CPU (processCpu) every `everyMs` with the wall clock, so the CPU between
+ * two instants a plan's journal names (its approval, its end) can be read once the run is over:
+ * interpolated linearly between the samples around each instant.
+ */
+export function watchCpu(pid: number, everyMs = 50) {
+  const samples: Array<{ at: number; cpu: CpuSplit }> = [];
+  const sample = () => samples.push({ at: Date.now(), cpu: processCpu(pid) });
+  sample();
+  const timer = setInterval(sample, everyMs);
+  const at = (t: number): CpuSplit => {
+    const after = samples.findIndex((s) => s.at >= t);
+    if (after <= 0) return samples[after === 0 ? 0 : samples.length - 1]!.cpu;
+    const a = samples[after - 1]!;
+    const b = samples[after]!;
+    const w = b.at === a.at ? 1 : (t - a.at) / (b.at - a.at);
+    const mix = (k: keyof CpuSplit) => a.cpu[k] + (b.cpu[k] - a.cpu[k]) * w;
+    return { own: mix('own'), ownSystem: mix('ownSystem'), children: mix('children') };
+  };
+  return {
+    /** Stops sampling (one last sample first). */
+    stop() {
+      clearInterval(timer);
+      sample();
+    },
+    /** The CPU used between epoch ms `from` and `to`. */
+    between: (from: number, to: number) => cpuSince(at(from), at(to)),
+    /** The CPU used from the first sample to the last. */
+    whole: () => cpuSince(samples[0]!.cpu, samples.at(-1)!.cpu),
+  };
 }
 
 /**

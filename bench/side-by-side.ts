@@ -2,7 +2,7 @@
 // rounds, so a change in the machine's load hits both sides alike.
 import { bareScript, runBare, type BareRun } from './bare.js';
 import type { BenchPlan } from './plans.js';
-import { runPlan, runPlans, type BenchServer, type PlanRun } from './server.js';
+import { cpuSince, cpuTotal, processCpu, runPlan, runPlans, watchCpu, type BenchServer, type CpuSplit, type PlanRun } from './server.js';
 import { median } from './stats.js';
 
 export interface SideBySide {
@@ -15,6 +15,25 @@ export interface SideBySide {
   ratio: number;
   orcaRuns: PlanRun[];
   bareRuns: BareRun[];
+  /** The server's CPU (process and reaped children), one per round: see RoundsCpu. */
+  cpu: RoundsCpu;
+}
+
+/**
+ * The server's CPU, one per round, in ms: Orca's from the approval to the plan's end (the span its
+ * wall is measured over) and for the whole orca turn (the orca and planner turns included); the bare
+ * driver's for its run.
+ */
+export interface RoundsCpu {
+  orca: CpuSplit[];
+  orcaWhole: CpuSplit[];
+  bare: CpuSplit[];
+}
+
+/** What Orca's steps cost the server over the bare driver's, per step: the median over rounds of (Orca − bare) / steps. */
+export function cpuPerStep(cpu: RoundsCpu, steps: number, which: 'orca' | 'orcaWhole' = 'orca') {
+  const per = (pick: (c: CpuSplit) => number) => median(cpu[which].map((o, i) => (pick(o) - pick(cpu.bare[i]!)) / steps));
+  return { totalMs: per(cpuTotal), childrenMs: per((c) => c.children), rounds: cpu[which].length };
 }
 
 /**
@@ -23,14 +42,31 @@ export interface SideBySide {
  * run bare first, odd ones Orca first.
  */
 export async function sideBySide(bench: BenchServer, plan: BenchPlan, concurrency: number, rounds: number, label: string, { warmUp = true }: { warmUp?: boolean | BenchPlan } = {}): Promise<SideBySide> {
-  const orca = async (i: number, p = plan) => runPlan(bench, { ...p, goal: `${p.goal} (${label} ${i})` }, `Run the benchmark plan: ${label} ${i}`);
-  const bare = async (p = plan) => {
+  const cpu: RoundsCpu = { orca: [], orcaWhole: [], bare: [] };
+  const orca = async (i: number, p = plan) => {
+    const watch = watchCpu(bench.pid);
+    try {
+      const run = await runPlan(bench, { ...p, goal: `${p.goal} (${label} ${i})` }, `Run the benchmark plan: ${label} ${i}`);
+      watch.stop();
+      if (i >= 0) {
+        cpu.orca.push(watch.between(run.approvedAt, run.endedAt));
+        cpu.orcaWhole.push(watch.whole());
+      }
+      return run;
+    } finally {
+      watch.stop();
+    }
+  };
+  const bare = async (p = plan, counted = true) => {
     bench.setScript(bareScript());
-    return runBare(bench, p, concurrency);
+    const c0 = processCpu(bench.pid);
+    const run = await runBare(bench, p, concurrency);
+    if (counted) cpu.bare.push(cpuSince(c0, processCpu(bench.pid)));
+    return run;
   };
   if (warmUp) {
     const small = warmUp === true ? plan : warmUp;
-    await bare(small);
+    await bare(small, false);
     await orca(-1, small);
   }
   const orcaRuns: PlanRun[] = [];
@@ -49,7 +85,7 @@ export async function sideBySide(bench: BenchServer, plan: BenchPlan, concurrenc
   const orcaMs = orcaRuns.map((r) => r.approvalToCompletedMs);
   const bareMs = bareRuns.map((r) => r.wallMs);
   const ratios = orcaMs.map((o, i) => o / bareMs[i]!);
-  return { orcaMs, bareMs, ratios, ratio: median(ratios), orcaRuns, bareRuns };
+  return { orcaMs, bareMs, ratios, ratio: median(ratios), orcaRuns, bareRuns, cpu };
 }
 
 export interface ManyAtOnce {
@@ -65,6 +101,8 @@ export interface ManyAtOnce {
   ratios: number[];
   perPlanRatio: number;
   orcaRuns: PlanRun[];
+  /** The server's CPU per round, each side's whole run (Orca's: every orca and planner turn included). */
+  cpu: { orca: CpuSplit[]; bare: CpuSplit[] };
 }
 
 /**
@@ -78,19 +116,24 @@ export async function manyAtOnce(bench: BenchServer, plan: BenchPlan, n: number,
   const orcaPerPlanMs: number[] = [];
   const barePerPlanMs: number[] = [];
   const orcaRuns: PlanRun[] = [];
+  const cpu: ManyAtOnce['cpu'] = { orca: [], bare: [] };
   const orca = async (round: number) => {
+    const c0 = processCpu(bench.pid);
     const copies = Array.from({ length: n }, (_, k) => ({ plan: { ...plan, goal: `${plan.goal} (round ${round}, copy ${k + 1} of ${n})` }, request: `Run benchmark round ${round} copy ${k + 1} of ${n}` }));
     const runs = await runPlans(bench, copies);
     for (const r of runs) if (r.status !== 'completed') throw new Error(`plan ${r.planId} ended ${r.status}`);
+    cpu.orca.push(cpuSince(c0, processCpu(bench.pid)));
     orcaRuns.push(...runs);
     orcaSpanMs.push(Math.max(...runs.map((r) => r.endedAt)) - Math.min(...runs.map((r) => r.approvedAt)));
     orcaPerPlanMs.push(...runs.map((r) => r.approvalToCompletedMs));
   };
   const bare = async () => {
     bench.setScript(bareScript());
+    const c0 = processCpu(bench.pid);
     const t0 = performance.now();
     const runs = await Promise.all(Array.from({ length: n }, () => runBare(bench, plan, concurrency)));
     bareSpanMs.push(performance.now() - t0);
+    cpu.bare.push(cpuSince(c0, processCpu(bench.pid)));
     barePerPlanMs.push(...runs.map((r) => r.wallMs));
   };
   for (let i = 0; i < rounds; i++) {
@@ -113,5 +156,6 @@ export async function manyAtOnce(bench: BenchServer, plan: BenchPlan, n: number,
     ratios,
     perPlanRatio: median(orcaPerPlanMs) / median(barePerPlanMs),
     orcaRuns,
+    cpu,
   };
 }

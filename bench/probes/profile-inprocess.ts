@@ -1,3 +1,4 @@
+// Backs docs/development.md, "Profiling" (Orca in process): the workload of the V8 profile shown there.
 // A workload for the V8 profiler: the in-process 50-step chain (P2a) a few times.
 //   node --cpu-prof --cpu-prof-dir=/tmp/orca-prof --import tsx bench/probes/profile-inprocess.ts [yield]
 //   npx tsx bench/cpuprofile.ts /tmp/orca-prof/*.cpuprofile flush writeFileAtomic fsyncSync getPersistedSnapshot appendJournal
