@@ -11,9 +11,10 @@ export const VERSION_TIMEOUT_MS = 30_000;
 
 /**
  * The version of the OpenCode server the plugin runs in: `GET /global/health` (`{healthy, version}`, in 1.18.3
- * as in 1.18.33) through the plugin's own client, whose requests OpenCode answers in its own process. The
- * v1 client has no health call: this uses the hey-api client its groups share (an internal field, as
- * src/hitl/native-question/open-questions.ts does). Throws when it cannot tell.
+ * as in 1.18.33) through the plugin's own client, to the server it runs in (its own port, or in process when
+ * it serves none): nothing leaves the machine. The v1 client has no health call: this uses the hey-api client
+ * its groups share (an internal field, as src/hitl/native-question/open-questions.ts does). Throws when it
+ * cannot tell.
  */
 export async function serverVersion(client: PluginInput['client']): Promise<string> {
   const raw = (client.app as unknown as { _client?: RawClient } | undefined)?._client;
