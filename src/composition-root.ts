@@ -38,10 +38,13 @@ import { errorMessage } from './errors.js';
 import type { QualityPorts, WorkspacePorts } from './machines/ports.js';
 import type { WorkspaceKind } from './machines/types.js';
 import { isolationSettings } from './config/options.js';
-import { createWorkspaces, type Workspaces, type WorkspaceSupport } from './workspace/index.js';
+import { createWorkspaces, type GitRepository, type Workspaces, type WorkspaceSupport } from './workspace/index.js';
 import { workspaceKindOf, workspaceKindText } from './workspace/kind.js';
 import { closeDirectoryWith } from './opencode/instances.js';
-import { verifyPort } from './opencode/verify-port.js';
+import { runChecks, verifyPort } from './opencode/verify-port.js';
+import { createRequestNotes, type RequestNotes } from './opencode/request-notes.js';
+import { createBaseChecks, type BaseChecks } from './workspace/base-checks.js';
+import { baseFailuresNote } from './prompts/base-failures.js';
 import { warmSlotWith } from './passive/warmup.js';
 import { worktreesWanted } from './machines/threading.js';
 import { hasLiveSteps } from './persistence/retention.js';
@@ -78,6 +81,8 @@ export interface Orca {
   workspace: { kind: WorkspaceKind; reason: string | null; worktrees: Workspaces | null };
   /** Why steps share the project directory (when they do), for the first plan's approval document: once. */
   workspaceNotice(): string | null;
+  /** What a session's next model requests are told besides its transcript (the checks failing before a plan, for its planner). */
+  requestNotes: RequestNotes;
   /** Stops the agenda, polling and toasts, releases every plan; resolves when nothing is still being written. */
   dispose(): Promise<void>;
 }
@@ -208,12 +213,16 @@ export function assembleOrca(given: OrcaParts): Orca {
   });
   const workspace = assembleWorkspaces(parts, store);
   const worktrees = workspace.worktrees;
+  const commandTimeoutMs = (options.verification?.timeout_seconds ?? DEFAULT_VERIFY_SECONDS) * 1000;
+  const baseChecks = worktrees && parts.support?.ok ? assembleBaseChecks(parts.support, worktrees, directory, commandTimeoutMs, log) : null;
   const verify = verifyPort(sessions, turns, {
     directory,
-    commandTimeoutMs: (options.verification?.timeout_seconds ?? DEFAULT_VERIFY_SECONDS) * 1000,
+    commandTimeoutMs,
     ...(worktrees ? { tree: { state: (signal) => worktrees.treeState(signal), changedSince: (state, signal) => worktrees.changedSince(state, signal) } } : {}),
+    ...(baseChecks ? { baseChecks } : {}),
     log: (level, message) => log(level, message),
   });
+  const requestNotes = createRequestNotes();
   const host: PlanHost = new PlanHost({
     store,
     policy: { ...planPolicy(options).plan, workspace: workspace.kind },
@@ -244,6 +253,8 @@ export function assembleOrca(given: OrcaParts): Orca {
   const stopNotes = watchForNotes(host, { notes: parts.notes, followers });
   const stopSweeping = workspace.worktrees ? sweepWorktrees(host, workspace.worktrees, log) : () => {};
   const stopPreparing = workspace.worktrees ? prepareWorktrees(host, workspace.worktrees, parts.warmDirectory, log) : () => {};
+  const commands = options.verification?.commands ?? [];
+  const stopChecking = baseChecks && worktrees && commands.length > 0 ? checkBeforePlanning(host, { baseChecks, worktrees, commands, requestNotes, log }) : () => {};
   return {
     directory,
     options,
@@ -263,15 +274,19 @@ export function assembleOrca(given: OrcaParts): Orca {
     showToast,
     workspace,
     workspaceNotice: once(workspace.reason !== null && parts.support ? `Where its steps work: ${workspaceKindText(workspace)}.` : null),
+    requestNotes,
     async dispose() {
       stopSweeping();
       stopPreparing();
+      stopChecking();
       await stopAgenda();
       stopPolling();
       stopToasts();
       stopNotes();
       await host.dispose();
       history.flush(); // the turns the plans' last cascades recorded
+      // Free slots not reset yet are, so none is left holding a step's files: a few seconds at most.
+      await workspace.worktrees?.settle();
     },
   };
 }
@@ -345,8 +360,8 @@ function closingInstances(worktrees: Workspaces, closeDirectory: (directory: str
 
 /**
  * A plan's slots go back to the pool once its steps are no longer alive (tag `plan.steps`: it ended,
- * or went back to its planner): at start, those of plans that ended or are gone; then each plan's as
- * it leaves. Never in a write's way.
+ * or went back to its planner): at start, those of plans that ended or are gone (and what a process
+ * that died left on the slots); then each plan's as it leaves. Never in a write's way.
  */
 function sweepWorktrees(host: PlanHost, worktrees: Workspaces, log: Orca['log']): () => void {
   const release = (planId: string) =>
@@ -359,6 +374,8 @@ function sweepWorktrees(host: PlanHost, worktrees: Workspaces, log: Orca['log'])
     .plansWithFolders()
     .then((plans) => plans.filter(notRunning).forEach(release))
     .catch((error: unknown) => log('warn', `leftover worktree slots were not looked for: ${errorMessage(error)}`));
+  // What a process that died left on the slots (a reset cut short, a slot given back and never reset).
+  void worktrees.recover().catch((error: unknown) => log('warn', `worktree slots left by an earlier process were not looked at: ${errorMessage(error)}`));
   const live = new Set<string>();
   return host.observe('the worktree sweeper', ({ planId, snapshot }) => {
     if (snapshot.hasTag('plan.steps')) live.add(planId);
@@ -402,6 +419,47 @@ function prepareWorktrees(host: PlanHost, worktrees: Workspaces, warm: ((directo
       )
       .catch((error: unknown) => log('warn', `plan ${planId}: worktree slots were not made ready ahead (its steps make them when they start): ${errorMessage(error)}`));
   });
+}
+
+/** The configured checks run on a tree of the project in a slot (workspace/base-checks.ts), as the verification runs them. */
+function assembleBaseChecks(repo: GitRepository, worktrees: Workspaces, directory: string, timeoutMs: number, log: Orca['log']): BaseChecks {
+  return createBaseChecks({
+    repo,
+    directory,
+    openSlotAt: (commit, planId, signal) => worktrees.openSlotAt(commit, planId, signal),
+    run: async (commands, cwd, signal) => (await runChecks(commands, cwd, timeoutMs, '', signal)).map((c) => ({ command: c.name, passed: c.passed, output: c.output })),
+    log,
+  });
+}
+
+/**
+ * While a plan's planner drafts (tag `workspaces.prepare`, its session open), the configured checks
+ * run once on the project as it is, in a slot, off the planner's way; those that fail already are told
+ * to the planner's next requests (request-notes.ts), and the verification finds them kept when the
+ * plan's base is that tree. Once per plan in this process; never in a write's way.
+ */
+function checkBeforePlanning(
+  host: PlanHost,
+  { baseChecks, worktrees, commands, requestNotes, log }: { baseChecks: BaseChecks; worktrees: Workspaces; commands: readonly string[]; requestNotes: RequestNotes; log: Orca['log'] },
+): () => void {
+  const stopping = new AbortController();
+  const begun = new Set<string>();
+  const stop = host.observe('the checks before planning', ({ planId, snapshot }) => {
+    const sessionId = snapshot.context.planner_session_id;
+    if (!sessionId || !snapshot.hasTag('workspaces.prepare') || begun.has(planId)) return;
+    begun.add(planId);
+    void (async () => {
+      const commit = await worktrees.treeState(stopping.signal);
+      const note = baseFailuresNote(await baseChecks.of(commit, commands, planId, stopping.signal));
+      if (note) requestNotes.set(sessionId, note);
+    })().catch((error: unknown) => {
+      if (!stopping.signal.aborted) log('warn', `plan ${planId}: the configured checks did not run before planning (the verification runs them on the plan's base if one fails): ${errorMessage(error)}`);
+    });
+  });
+  return () => {
+    stopping.abort(new Error('Orca is stopping'));
+    stop();
+  };
 }
 
 /**

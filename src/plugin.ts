@@ -153,8 +153,12 @@ export const OrcaPlugin: Plugin = async (input, rawOptions) => {
     // What providers may cache: the agent's prompt as a system message of its own, a cache key per plan and role.
     'experimental.chat.system.transform': async (_input, output) => cache.systemTransform(output),
     'chat.params': async (input, output) => cache.chatParams(input, output),
-    // Runs before every model request with the session's transcript: where the tool-loop breaker acts.
-    'experimental.chat.messages.transform': async (_input, output) => monitor.beforeModelRequest(output.messages),
+    // Runs before every model request with the session's transcript: where the tool-loop breaker acts, and
+    // where a session is told what Orca learnt since its turn began (the checks failing before a plan, for its planner).
+    'experimental.chat.messages.transform': async (_input, output) => {
+      await monitor.beforeModelRequest(output.messages);
+      orca.requestNotes.beforeModelRequest(output.messages);
+    },
     // Around every tool call, on its path (OpenCode awaits both): when a session last could have written to the tree.
     // After: also, a call to a tool the agent lacks reaches OpenCode's `invalid` tool: say plainly what was called and what the agent has.
     'tool.execute.before': async (input) => toolActivity.before(input),

@@ -5,6 +5,7 @@ import {
 } from '../config/options.js';
 import { abortText, failureStreak, redirectText, toolOutcomes, type TranscriptMessage } from './tool-failures.js';
 import { errorMessage } from '../errors.js';
+import { requestOnlyMessage } from './request-notes.js';
 
 /** A bus event as the plugin's `event` hook receives it (OpenCode 1.18 sends more types than the v1 SDK names). */
 export interface BusEvent {
@@ -162,7 +163,7 @@ export function createSessionMonitor({
       }
       if (streak.count < redirectAt) return;
       const text = redirectText(streak);
-      messages.push(redirectMessage(messages, text));
+      messages.push(requestOnlyMessage(messages, text, 'redirect'));
       if (state.redirected !== text) {
         state.redirected = text;
         log('info', `session ${sessionId}: ${streak.count} identical failures of ${streak.tool}; redirect message added to the next model request`);
@@ -175,20 +176,6 @@ export function createSessionMonitor({
 export function toolFailureLimits(options: OrcaOptions): { redirectAt: number; abortAt: number } {
   const limits = options.breakers?.tool_failures;
   return { redirectAt: limits?.redirect_at ?? DEFAULT_TOOL_REDIRECT_AT, abortAt: limits?.abort_at ?? DEFAULT_TOOL_ABORT_AT };
-}
-
-/**
- * A user message for this request only: the transcript handed to the hook is rebuilt from storage
- * before every request, so nothing is saved and the human's transcript is unchanged.
- */
-function redirectMessage(messages: TranscriptMessage[], text: string): TranscriptMessage {
-  const lastUser = messages.findLast((m) => m.info.role === 'user') ?? messages.at(-1)!;
-  const id = `msg_orca_redirect_${Date.now()}`;
-  const { sessionID } = lastUser.info;
-  return {
-    info: { ...lastUser.info, id, role: 'user', time: { created: Date.now() } },
-    parts: [{ id: `prt_orca_redirect_${Date.now()}`, sessionID, messageID: id, type: 'text', text, synthetic: true }],
-  };
 }
 
 /** The status a `session.status` event carries, or undefined when it is not one OpenCode 1.18 sends. */

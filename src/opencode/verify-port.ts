@@ -1,5 +1,6 @@
 import { describeHookFailure, hookFailed, runStepHooks, type HookResult } from '../hooks/step-hooks.js';
-import type { VerifyPorts } from '../machines/ports.js';
+import type { VerifyPlanInput, VerifyPorts } from '../machines/ports.js';
+import { errorMessage } from '../errors.js';
 import { usageOfError } from '../machines/turn.js';
 import type { VerificationCheck } from '../machines/types.js';
 import { ZERO_USAGE } from '../machines/usage.js';
@@ -9,8 +10,8 @@ import { SpecialistOutputSchema, specialistOutputJsonSchema } from '../schemas/s
 import type { SessionsPort } from './sessions.js';
 import { TurnAbortedError, type TurnRunner } from './turn-runner.js';
 
-/** The agent whose turn carries out a plan's verification list: the tester, in the user's project. */
-export const VERIFIER_AGENT = 'tester';
+/** The agent whose turn carries out a plan's verification list in the user's project: the hidden verifier (reads, runs commands, edits nothing). */
+export const VERIFIER_AGENT = 'verifier';
 
 export interface VerifyPortOptions {
   /** The project directory: the commands and the turn run there. */
@@ -22,6 +23,11 @@ export interface VerifyPortOptions {
    * without git (nothing is measured then).
    */
   tree?: { state(signal: AbortSignal): Promise<string>; changedSince(state: string, signal: AbortSignal): Promise<string[]> };
+  /**
+   * The configured checks run on another tree (the plan's base, in a slot: workspace/base-checks.ts);
+   * absent without git worktrees (a failure is then not compared with the plan's base).
+   */
+  baseChecks?: { of(commit: string, commands: readonly string[], planId: string, signal: AbortSignal): Promise<Array<{ command: string; passed: boolean; output: string }>> };
   log: (level: 'info' | 'warn', message: string) => void;
 }
 
@@ -34,16 +40,7 @@ export function verifyPort(sessions: SessionsPort, turns: TurnRunner, options: V
   return {
     async verifyPlan(input, signal) {
       const before = options.tree ? await options.tree.state(signal) : null;
-      const checks: VerificationCheck[] = [];
-      const results = await runStepHooks({
-        phase: 'verification',
-        commands: input.commands,
-        cwd: options.directory,
-        timeoutMs: options.commandTimeoutMs,
-        env: { planId: input.planId, stepId: '', agent: '', attempt: 0 },
-        signal,
-      });
-      checks.push(...results.map(commandCheck));
+      const checks: VerificationCheck[] = await withBase(await runChecks(input.commands, options.directory, options.commandTimeoutMs, input.planId, signal), input, signal);
       let usage = ZERO_USAGE;
       if (input.turn && input.verification.length > 0) {
         const session = await sessions.create({
@@ -81,12 +78,40 @@ export function verifyPort(sessions: SessionsPort, turns: TurnRunner, options: V
       }
       const changed = before !== null && options.tree ? await options.tree.changedSince(before, signal) : [];
       if (changed.length > 0) options.log('warn', `plan ${input.planId}: its verification changed ${changed.length} file(s) in the project: ${changed.join(', ')}`);
+      const rerun = checks.some((c) => c.before) && input.base ? { base: input.base } : {};
       return {
-        value: { passed: checks.every((c) => c.passed), where: options.directory, checks, changed, at: new Date().toISOString() },
+        value: { passed: checks.every((c) => c.passed), where: options.directory, checks, changed, at: new Date().toISOString(), ...rerun },
         usage,
       };
     },
   };
+
+  /**
+   * Each failed command with how it did on the plan's base (`before`): a failure there the same way is
+   * not the plan's (machines/verification.ts). Without a base or a way to run there, as it is; a run
+   * there that fails itself is said in the log and leaves the check as it is (a new failure).
+   */
+  async function withBase(checks: VerificationCheck[], input: VerifyPlanInput, signal: AbortSignal): Promise<VerificationCheck[]> {
+    const failed = checks.filter((c) => !c.passed).map((c) => c.name);
+    if (failed.length === 0 || !input.base || !options.baseChecks) return checks;
+    try {
+      const before = await options.baseChecks.of(input.base, failed, input.planId, signal);
+      return checks.map((c) => {
+        const there = before.find((b) => b.command === c.name);
+        return !c.passed && there ? { ...c, before: { passed: there.passed, output: there.output } } : c;
+      });
+    } catch (error) {
+      if (signal.aborted) throw error;
+      options.log('warn', `plan ${input.planId}: the failed checks could not run on the plan's base, so nothing tells an old failure from a new one: ${errorMessage(error)}`);
+      return checks;
+    }
+  }
+}
+
+/** The configured commands run one after another in `cwd`, each a check (the plan's verification, and on its base). */
+export async function runChecks(commands: readonly string[], cwd: string, timeoutMs: number, planId: string, signal: AbortSignal): Promise<VerificationCheck[]> {
+  const results = await runStepHooks({ phase: 'verification', commands: [...commands], cwd, timeoutMs, env: { planId, stepId: '', agent: '', attempt: 0 }, signal });
+  return results.map(commandCheck);
 }
 
 /** A configured command as a check: its exit and its output's tail. */

@@ -28,13 +28,14 @@ let dir: string;
 beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'orca-verify-port-'))));
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-function port(reply: Parameters<typeof fakeSessions>[0], tree?: Parameters<typeof verifyPort>[2]['tree']) {
+function port(reply: Parameters<typeof fakeSessions>[0], tree?: Parameters<typeof verifyPort>[2]['tree'], baseChecks?: Parameters<typeof verifyPort>[2]['baseChecks']) {
   const fake = fakeSessions(reply);
   const logs: string[] = [];
   const verify = verifyPort(fake.port, createTurnRunner(fake.port, { isRecovering: () => false }), {
     directory: dir,
     commandTimeoutMs: 5_000,
     ...(tree ? { tree } : {}),
+    ...(baseChecks ? { baseChecks } : {}),
     log: (level, message) => logs.push(`${level}: ${message}`),
   });
   return { ...fake, verify, logs };
@@ -109,5 +110,33 @@ describe('verifyPort', () => {
     expect(states).toEqual(['before\n']);
     expect(outcome.value).toMatchObject({ passed: true, changed: ['coverage.txt'] });
     expect(p.logs).toEqual(['warn: plan plan_X: its verification changed 1 file(s) in the project: coverage.txt']);
+  });
+
+  it("should run each failed command again on the plan's base, and only those, saying how each did there", async () => {
+    const asked: Array<{ commit: string; commands: readonly string[] }> = [];
+    const baseChecks = {
+      of: async (commit: string, commands: readonly string[]) => {
+        asked.push({ commit, commands });
+        return commands.map((command) => ({ command, passed: false, output: 'hook "x" failed (exit 1) after 9.9 s:\n1 failing' }));
+      },
+    };
+    const p = port(() => ({ type: 'success', summary: 'ok', artifacts: [] }), undefined, baseChecks);
+    const outcome = await p.verify.verifyPlan({ ...input, turn: false, base: 'b0', commands: ['true', 'echo "1 failing"; exit 1'] }, signal);
+    expect(asked).toEqual([{ commit: 'b0', commands: ['echo "1 failing"; exit 1'] }]);
+    expect(outcome.value.checks[0]).not.toHaveProperty('before');
+    expect(outcome.value.checks[1]).toMatchObject({ passed: false, before: { passed: false, output: expect.stringContaining('1 failing') } });
+    expect(outcome.value).toMatchObject({ passed: false, base: 'b0' });
+  });
+
+  it('should leave a failure as it is, and say why, when it cannot run on the base, or there is none', async () => {
+    const failing = { of: async () => Promise.reject(new Error('no slot free')) };
+    const p = port(() => ({ type: 'success', summary: 'ok', artifacts: [] }), undefined, failing);
+    const outcome = await p.verify.verifyPlan({ ...input, turn: false, base: 'b0', commands: ['exit 1'] }, signal);
+    expect(outcome.value.checks[0]).not.toHaveProperty('before');
+    expect(outcome.value).not.toHaveProperty('base');
+    expect(p.logs).toEqual([expect.stringMatching(/^warn: plan plan_X: the failed checks could not run on the plan's base.*no slot free$/)]);
+    const unasked = port(() => ({ type: 'success', summary: 'ok', artifacts: [] }), undefined, { of: async () => Promise.reject(new Error('must not be asked')) });
+    expect((await unasked.verify.verifyPlan({ ...input, turn: false, base: null, commands: ['exit 1'] }, signal)).value.checks[0]).not.toHaveProperty('before');
+    expect(unasked.logs).toEqual([]);
   });
 });
