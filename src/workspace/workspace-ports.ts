@@ -6,6 +6,7 @@ import { git } from './git.js';
 import { mergeStep } from './merge.js';
 import { excludedPaths, RECENT_BASE_MS, snapshotCommit, touchTree, userIndexPath } from './snapshot.js';
 import type { GitRepository, WorkspaceSupport } from './support.js';
+import { SlotResets } from './slot-resets.js';
 import { SlotWaits } from './slot-waits.js';
 import { listWorktrees, openWorktree, plansWithRecords, prepareSlots, releasePlanSlots, trimSlots, type OrcaWorktree } from './worktrees.js';
 
@@ -30,6 +31,8 @@ export interface WorkspacesOptions {
   /** How long a step waits for a slot while all are held before it makes one more (a minute unless set). */
   slotWaitMs?: number;
   /**
+  /** How long a slot given back stays as its step left it before it is reset (SLOT_RESET_DELAY_MS unless set). */
+  slotResetDelayMs?: number;
    * Since when (performance.now()) no tool call of the session ran (opencode/tool-activity.ts), or
    * undefined while one runs: a step in the shared tree is captured by a snapshot begun after that.
    * Absent: every capture takes a snapshot begun after it asked.
@@ -44,6 +47,10 @@ export interface Workspaces extends WorkspacePorts {
   /** Removes free slots beyond the pool's size; returns the project folders of those removed. */
   trim(): Promise<string[]>;
   /** Makes free slots until `count` (at most the pool's size) are there; returns the project folders of that many free slots. */
+  /** At start: takes back what a process that died left on the slots; free slots that hold a step's files are reset soon after. */
+  recover(): Promise<void>;
+  /** The server ends: free slots not reset yet are reset; resolves once they are, or after `timeoutMs` (a few seconds unless set). */
+  settle(timeoutMs?: number): Promise<void>;
   prepare(count: number): Promise<string[]>;
   /** Orca's slots on disk, with who holds each and its size. */
   leftovers(): Promise<OrcaWorktree[]>;
@@ -58,7 +65,7 @@ export interface Workspaces extends WorkspacePorts {
 }
 
 /** The workspace ports over git; worktrees only where `support` allows them. */
-export function createWorkspaces({ directory, support, patchPathOf, include, setup, setupTimeoutMs, keepSlots, maxSlots = keepSlots, slotWaitMs, quietSince, log }: WorkspacesOptions): Workspaces {
+export function createWorkspaces({ directory, support, patchPathOf, include, setup, setupTimeoutMs, keepSlots, maxSlots = keepSlots, slotWaitMs, slotResetDelayMs, quietSince, log }: WorkspacesOptions): Workspaces {
   const repository: GitRepository | undefined = support.ok ? support : support.repository;
   const need = (what: string): GitRepository => {
     if (!repository) throw new OrcaError(`Cannot ${what}: ${support.ok ? 'no git repository' : support.reason}`);
@@ -77,6 +84,8 @@ export function createWorkspaces({ directory, support, patchPathOf, include, set
 
   return {
     async openWorkspace({ planId, stepId, attempt, kind }, signal) {
+  // Slots given back, reset once free (they hold nothing of a step for long).
+  const resets = support.ok ? new SlotResets(support, { ...(slotResetDelayMs !== undefined ? { delayMs: slotResetDelayMs } : {}), log }) : null;
       // A step that landed in the shared tree before its diff (the step chart's measuring_landed) had its
       // tree captured before its dependents started: their base below is that snapshot, taken just now.
       await preparing.catch(() => {});
@@ -115,11 +124,18 @@ export function createWorkspaces({ directory, support, patchPathOf, include, set
       };
       const next = merging.then(run, run);
       merging = next.catch(() => {});
-      return next;
+      // Landed: mergeStep gave the slot back.
+      return next.then((outcome) => {
+        if (outcome.type === 'merged' && input.workspace.root) resets?.givenBack([input.workspace.root]);
+        return outcome;
+      });
     },
 
     async removePlan(planId) {
-      return support.ok ? releasePlanSlots(support, planId) : [];
+      if (!support.ok) return [];
+      const released = await releasePlanSlots(support, planId);
+      resets?.givenBack(released);
+      return released;
     },
 
     async trim() {
@@ -129,6 +145,14 @@ export function createWorkspaces({ directory, support, patchPathOf, include, set
     prepare(count) {
       if (!support.ok) return Promise.resolve([]);
       const repo = support;
+    async recover() {
+      await resets?.recover();
+    },
+
+    async settle(timeoutMs) {
+      await resets?.settle(timeoutMs);
+    },
+
       const run = () => prepareSlots(repo, Math.min(count, keepSlots), { include, ...(setup ? { setup } : {}), setupTimeoutMs, maxSlots });
       const next = preparing.then(run, run);
       preparing = next.catch(() => {});

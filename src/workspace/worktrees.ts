@@ -1,5 +1,7 @@
+import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { link, lstat, mkdir, readdir, readFile, rm, unlink, writeFile } from 'node:fs/promises';
+import { link, lstat, mkdir, readdir, readFile, rename, rm, rmdir, unlink, writeFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { StepWorkspace } from '../machines/types.js';
 import { OrcaError } from '../errors.js';
@@ -19,7 +21,15 @@ import { hiddenOpencodeConfig, placeIncluded, placeOpencodeConfig, type HiddenCo
  * two processes can never both take it; the claim names the plan, step and attempt, and once the
  * slot is ready the commit it was reset to. A restart finds a step's slot by its claim; a claim goes
  * once the step's changes landed, or when its plan leaves `in_progress`.
+ *
+ * A slot given back holds nothing of its step for long: it is marked (`<n>.last-step.json`) as it is
+ * given back, and reset to the user's last commit once free (resetFreeSlot, under a claim of its own),
+ * off the step's way. Every slot is locked in git with a reason that says what it is and what removes
+ * it, so `git worktree list -v` explains it and `git worktree prune` leaves it.
  */
+
+/** What `git worktree list -v` says of each slot (its lock's reason): whose it is and what removes it. */
+export const SLOT_LOCK_REASON = "Orca's warm slot for plan steps (opencode-orca-statecharts); remove with: orca prune --slots";
 
 /**
  * git's records of a repository's worktrees (`.git/worktrees/<name>`) are made and pruned without
@@ -63,13 +73,22 @@ const SLOT_POLL_MS = 1_000;
 export interface SlotClaim {
   plan_id: string;
   step_id: string;
+  /** '' while Orca itself works on the slot (`step_id` says at what: SlotWork). */
   attempt: number;
   /** The commit the slot was reset to for this attempt; null while it is being reset. */
   base: string | null;
 }
 
+  /** Orca's own work (plan_id ''): the process doing it, so that a claim its process left when it died can be told (isStaleClaim). */
+  pid?: number;
+  host?: string;
+  /** Tells this process from an earlier one that had the same pid (a container's OpenCode often does). */
+  run?: string;
 /** A slot on disk, with its claim when a step holds it. */
 export interface OrcaWorktree {
+/** What Orca does with a slot under a claim of its own (`step_id` of a claim with no plan). */
+export type SlotWork = 'prepare' | 'reset' | 'remove';
+
   /** The slot's number. */
   slot: number;
   path: string;
@@ -80,11 +99,39 @@ export interface OrcaWorktree {
   bytes: number;
 }
 
+  /** The reason git keeps it locked for (SLOT_LOCK_REASON; '' locked without one); null when not locked (made by a version before locks). */
+  locked: string | null;
+  /** A free slot given back and not reset yet: the step whose files it still holds. */
+  lastStep: { plan_id: string; step_id: string } | null;
 export const slotsFolder = (repo: GitRepository) => join(repo.worktrees, 'slots');
 export const slotRoot = (repo: GitRepository, slot: number) => join(slotsFolder(repo), String(slot));
 const claimFile = (root: string) => `${root}.claim.json`;
 
 /** Where a step attempt's landing is recorded (it outlives the slot's use): `<worktrees>/<planId>/<stepId>.<attempt>.merged.json`. */
+/** Beside a slot given back until it is reset: the step whose files it holds. */
+const lastStepFile = (root: string) => `${root}.last-step.json`;
+
+const RUN = randomBytes(6).toString('hex');
+const HOST = hostname();
+const orcaClaim = (work: SlotWork): SlotClaim => ({ plan_id: '', step_id: work, attempt: 0, base: null, pid: process.pid, host: HOST, run: RUN });
+
+/**
+ * A claim Orca made for its own work on a slot (SlotWork), left by a process of this machine that is
+ * gone (killed while it reset the slot, say): nothing will ever end it. A step's claim never is: its
+ * plan resumes in the same slot, with the step's work in it. Without a process named (a claim of an
+ * older version, or one damaged outside Orca), nothing tells: not stale.
+ */
+export function isStaleClaim(claim: SlotClaim | null): boolean {
+  if (!claim || claim.plan_id !== '' || claim.pid === undefined || claim.host !== HOST) return false;
+  if (claim.pid === process.pid) return claim.run !== RUN;
+  try {
+    process.kill(claim.pid, 0);
+    return false;
+  } catch (error) {
+    // EPERM: a process of another user has that pid; alive.
+    return (error as NodeJS.ErrnoException).code === 'ESRCH';
+  }
+}
 export function mergedFile(repo: GitRepository, planId: string, stepId: string, attempt: number): string {
   if (!Number.isInteger(attempt) || attempt < 0) throw new OrcaError(`Expected a step attempt as a whole number, got ${attempt}.`);
   return join(repo.worktrees, segment(planId, 'plan id'), `${segment(stepId, 'step id')}.${attempt}.merged.json`);
@@ -140,6 +187,9 @@ async function claimSlot(repo: GitRepository, options: OpenWorktreeOptions): Pro
           const free = slots.filter((s) => !s.claim && s.made).map((s) => s.slot);
           const used = new Set(slots.map((s) => s.slot));
           const next = slots.length < overCap ? [...free, firstUnused(used)] : free;
+          // A slot this process is resetting is free in a moment: waited for, rather than a slot made anew (seconds, and an OpenCode instance).
+          const resetting = free.length === 0 ? slots.map((s) => resetsInFlight.get(slotRoot(repo, s.slot))).find(Boolean) : undefined;
+          if (resetting) return { resetting };
           if (next.length === 0) return null;
           for (const slot of next) {
             // A hard link fails when the claim exists: only one process ever takes a slot.
@@ -149,6 +199,10 @@ async function claimSlot(repo: GitRepository, options: OpenWorktreeOptions): Pro
       });
       if (claimed) {
         if (waiter) onWait?.(false);
+      if (claimed && 'resetting' in claimed) {
+        await claimed.resetting;
+        continue;
+      }
         if (waiter && overCap === Infinity) log?.('warn', `Step ${stepId} waited ${((performance.now() - since) / 1000).toFixed(1)} s for one of the ${maxSlots} worktree slots, all held by steps waiting at a gate, and made one more.`);
         return claimed;
       }
@@ -286,8 +340,9 @@ async function makeSlot(repo: GitRepository, root: string, start: string, option
   await oneAtATime(repo.commonDir, async () => {
     // A folder left by a make cut short, or a slot deleted by hand that git still lists.
     if (existsSync(root)) await removeSlotTree(repo, root, signal);
-    // -f: the path may still be registered from a worktree deleted by hand.
-    await git(['worktree', 'add', '-f', '--detach', '--quiet', root, start], at);
+    // -f twice: the path may still be registered (and locked) from a slot deleted by hand. Locked as it is made: never a moment git would prune it.
+    await git(['worktree', 'add', '-f', '-f', '--detach', '--quiet', '--lock', '--reason', SLOT_LOCK_REASON, root, start], at);
+    await unlink(lastStepFile(root)).catch(() => {}); // of a slot that was here before
   });
   await placeIncluded(repo, root, include);
   await placeOpencodeConfig(repo, root, signal);
@@ -357,17 +412,18 @@ export async function prepareSlots(repo: GitRepository, count: number, { include
   for (;;) {
     const root = await oneAtATime(repo.commonDir, async () => {
       const slots = await readSlots(repo);
-      const free = slots.filter((s) => !s.claim && s.made);
+      // One this process is resetting counts as free: it is, in a moment.
+      const free = slots.filter((s) => s.made && (!s.claim || resetsInFlight.has(slotRoot(repo, s.slot))));
       if (free.length >= count || slots.length >= maxSlots) return free.slice(0, count).map((s) => slotRoot(repo, s.slot));
       const used = new Set(slots.map((s) => s.slot));
       for (let slot = firstUnused(used); ; slot = firstUnused(used.add(slot))) {
-        if (await createClaim(slotRoot(repo, slot), PREPARING)) return slotRoot(repo, slot);
+        if (await createClaim(slotRoot(repo, slot), orcaClaim('prepare'))) return slotRoot(repo, slot);
       }
     });
     if (Array.isArray(root)) return root;
     try {
       const start = await snapshotCommit(repo.toplevel, { exclude: excludedPaths(repo.prefix, include), index: userIndexPath(repo), recentMs: 0, ...(signal ? { signal } : {}) });
-      await makeSlot(repo, root, start, { planId: '', stepId: PREPARING.step_id, attempt: 0, include, ...(setup ? { setup } : {}), ...(setupTimeoutMs ? { setupTimeoutMs } : {}), ...(signal ? { signal } : {}) });
+      await makeSlot(repo, root, start, { planId: '', stepId: 'prepare', attempt: 0, include, ...(setup ? { setup } : {}), ...(setupTimeoutMs ? { setupTimeoutMs } : {}), ...(signal ? { signal } : {}) });
     } finally {
       await unlink(claimFile(root)).catch(() => {});
       wakeSlotWaiters(repo);
@@ -375,22 +431,29 @@ export async function prepareSlots(repo: GitRepository, count: number, { include
   }
 }
 
-const PREPARING: SlotClaim = { plan_id: '', step_id: 'prepare', attempt: 0, base: null };
-
-/** The step's slot goes back to the pool (its files stay until the next step resets it). */
+/**
+ * The step's slot goes back to the pool, marked as holding the step's files until it is reset
+ * (resetFreeSlot, once it stays free; or by the next step that takes it).
+ */
 export async function releaseSlot(repo: GitRepository, root: string, planId: string, stepId: string): Promise<void> {
   const claim = await readClaim(root);
-  if (claim?.plan_id === planId && claim.step_id === stepId) await unlink(claimFile(root)).catch(() => {});
+  if (claim?.plan_id === planId && claim.step_id === stepId) await giveBack(root, claim);
   wakeSlotWaiters(repo);
 }
 
 /** Every slot a plan's steps hold goes back to the pool, and the plan's landing records go. */
 export async function releasePlanSlots(repo: GitRepository, planId: string): Promise<string[]> {
+/** The mark first: a free slot without one holds nothing of a step. */
+async function giveBack(root: string, claim: SlotClaim): Promise<void> {
+  await writeFile(lastStepFile(root), JSON.stringify({ plan_id: claim.plan_id, step_id: claim.step_id }));
+  await unlink(claimFile(root)).catch(() => {});
+}
+
   const released: string[] = [];
   for (const slot of await readSlots(repo)) {
     if (slot.claim?.plan_id !== planId) continue;
     const root = slotRoot(repo, slot.slot);
-    await unlink(claimFile(root)).catch(() => {});
+    await giveBack(root, slot.claim);
     released.push(root);
   }
   if (released.length > 0) wakeSlotWaiters(repo, released.length);
@@ -417,9 +480,8 @@ export async function trimSlots(repo: GitRepository, keep: number, prefix = repo
   for (const slot of free.slice(0, extra)) {
     const root = slotRoot(repo, slot.slot);
     // Claimed while removing (another process): it stays.
-    if (!(await createClaim(root, { plan_id: '', step_id: '', attempt: 0, base: null }))) continue;
-    await oneAtATime(repo.commonDir, () => removeSlotTree(repo, root));
-    await unlink(claimFile(root)).catch(() => {});
+    if (!(await createClaim(root, orcaClaim('remove')))) continue;
+    await removeClaimedSlot(repo, root);
     removed.push(join(root, prefix));
   }
   return removed;
@@ -427,34 +489,200 @@ export async function trimSlots(repo: GitRepository, keep: number, prefix = repo
 
 /**
  * Removes a worktree and git's record of it; a worktree already gone or half deleted is fine.
+/** A slot this process claimed, removed: its worktree, git's record, its mark and then its claim. */
+async function removeClaimedSlot(repo: GitRepository, root: string): Promise<void> {
+  try {
+    await oneAtATime(repo.commonDir, () => removeSlotTree(repo, root));
+    await unlink(lastStepFile(root)).catch(() => {});
+  } finally {
+    await unlink(claimFile(root)).catch(() => {});
+  }
+}
+
  * Neither git nor fs.rm follows a symlink, so a linked `node_modules` stays.
  */
 async function removeSlotTree(repo: GitRepository, root: string, signal?: AbortSignal): Promise<void> {
   const at = { cwd: repo.toplevel, ...(signal ? { signal } : {}) };
   try {
-    // Twice: also when locked (a `worktree add` cut short leaves it locked).
+    // Twice: also when locked (every slot is, and a `worktree add` cut short leaves one locked).
     await git(['worktree', 'remove', '--force', '--force', root], at);
   } catch {
     await rm(root, { recursive: true, force: true });
     await git(['worktree', 'prune'], at);
   }
+    // A prune leaves a locked record alone.
+    await git(['worktree', 'unlock', root], { ...at, okCodes: [0, 128] });
 }
 
 /** Orca's slots of this repository, with who holds each and its size. */
 export async function listWorktrees(repo: GitRepository): Promise<OrcaWorktree[]> {
+/**
+ * Resets of free slots running in this process, by slot root: a step that finds no other slot free
+ * waits for one (claimSlot), and a count of free slots includes them (prepareSlots). Never rejects.
+ */
+const resetsInFlight = new Map<string, Promise<unknown>>();
+
+/**
+ * A free slot reset to the user's last commit (HEAD; an empty tree before the first commit): it then
+ * holds nothing of any step, and `git status` there is clean. What the last step added is removed as
+ * for a step (cleanSlot), then git rewrites the files that differ; what .gitignore hides (a setup's
+ * `node_modules`, the include list, the placed OpenCode config) stays, as it does between steps. Done
+ * under a claim of its own (`reset`), so no step takes the slot meanwhile; a step that found it first
+ * keeps it (false: the step resets it for itself). A slot made by a version before locks is locked.
+ * The next step's reset rewrites what your tree has beyond HEAD: only those files.
+ */
+export function resetFreeSlot(repo: GitRepository, root: string): Promise<boolean> {
+  const running = resetsInFlight.get(root);
+  if (running) return running.then(() => false);
+  const reset = (async () => {
+    // One at a time with the choice of a slot: a step never sees it free and then loses it to the reset.
+    const claimed = await oneAtATime(repo.commonDir, async () => existsSync(join(root, '.git')) && (await createClaim(root, orcaClaim('reset'))));
+    if (!claimed) return false;
+    try {
+      await resetClaimedSlot(repo, root);
+      return true;
+    } finally {
+      await unlink(claimFile(root)).catch(() => {});
+      wakeSlotWaiters(repo);
+    }
+  })();
+  const settled = reset.catch(() => false);
+  resetsInFlight.set(root, settled);
+  void settled.then(() => resetsInFlight.delete(root));
+  return reset;
+}
+
+async function resetClaimedSlot(repo: GitRepository, root: string): Promise<void> {
+  const [neutral] = await Promise.all([neutralCommit(repo), cleanSlot(repo, root, undefined)]);
+  // From the project folder, as resetSlot: the folder stays, also when HEAD holds nothing of it.
+  await git(['reset', '-q', '--hard', neutral], { cwd: join(root, repo.prefix) });
+  await lockSlot(repo, root);
+  await unlink(lastStepFile(root)).catch(() => {});
+}
+
+/** The user's HEAD, or before the first commit a commit of the empty tree. */
+async function neutralCommit(repo: GitRepository): Promise<string> {
+  const at = { cwd: repo.toplevel };
+  const head = await git(['rev-parse', '--verify', '-q', 'HEAD^{commit}'], { ...at, okCodes: [0, 1] });
+  if (head.code === 0) return head.stdout.trim();
+  const empty = (await git(['mktree'], { ...at, input: '' })).stdout.trim();
+  return (await git(['commit-tree', empty, '-m', 'Orca: nothing (the repository has no commit yet)'], at)).stdout.trim();
+}
+
+/** Locks a slot made before slots were locked (SLOT_LOCK_REASON); one already locked is left as it is. */
+export async function lockSlot(repo: GitRepository, root: string): Promise<void> {
+  if ((await lockOf(root)) !== null) return;
+  // 128: locked meanwhile, or no longer a worktree.
+  await git(['worktree', 'lock', '--reason', SLOT_LOCK_REASON, root], { cwd: repo.toplevel, okCodes: [0, 128] });
+}
+
+/** A worktree's lock reason from git's record of it (`<git dir>/worktrees/<name>/locked`), '' without one; null when not locked. */
+async function lockOf(root: string): Promise<string | null> {
+  const pointer = await readFile(join(root, '.git'), 'utf8').catch(() => null);
+  const gitDir = pointer && /^gitdir: (.+)$/m.exec(pointer)?.[1]?.trim();
+  if (!gitDir) return null;
+  return readFile(join(gitDir, 'locked'), 'utf8').then(
+    (reason) => reason.trim(),
+    () => null,
+  );
+}
+
+/**
+ * What is left to do on this repository's slots after a process died, or a version before this one
+ * ran: a slot Orca's own claim holds though its process is gone (isStaleClaim) is taken back (reset
+ * when it was being reset; removed otherwise: a slot cut short while it was made or removed); a slot
+ * made before locks is locked. Returns the free slots that still hold a step's files (marked as
+ * given back), for the caller to reset (resetFreeSlot) when nothing waits on the machine.
+ */
+export async function recoverSlots(repo: GitRepository): Promise<string[]> {
+  const toReset: string[] = [];
+  for (const slot of await readSlots(repo)) {
+    const root = slotRoot(repo, slot.slot);
+    if (isStaleClaim(slot.claim)) {
+      const work = slot.claim!.step_id;
+      if (!(await takeStaleClaim(root, slot.claim!, orcaClaim(work === 'reset' ? 'reset' : 'remove')))) continue;
+      if (work === 'reset' && slot.made) {
+        await unlink(claimFile(root)).catch(() => {});
+        toReset.push(root);
+      } else await removeClaimedSlot(repo, root);
+      continue;
+    }
+    if (slot.claim || !slot.made) continue;
+    await lockSlot(repo, root);
+    if (existsSync(lastStepFile(root))) toReset.push(root);
+  }
+  return toReset;
+}
+
+/** Free slots that still hold a step's files (given back, not reset yet). */
+export async function slotsToReset(repo: GitRepository): Promise<string[]> {
+  return (await readSlots(repo)).filter((s) => !s.claim && s.made && existsSync(lastStepFile(slotRoot(repo, s.slot)))).map((s) => slotRoot(repo, s.slot));
+}
+
+/**
+ * Replaces a claim its process left (`seen`, read a moment ago) by `mine`. The claim is moved aside
+ * first (one process only can), and put back when it is not the one seen (a live one made meanwhile).
+ */
+async function takeStaleClaim(root: string, seen: SlotClaim, mine: SlotClaim): Promise<boolean> {
+  const file = claimFile(root);
+  const aside = `${file}.stale.${process.pid}.${randomBytes(4).toString('hex')}`;
+  try {
+    await rename(file, aside);
+  } catch {
+    return false; // taken back by another process, or given up meanwhile
+  }
+  const moved = await readFile(aside, 'utf8').then((text) => JSON.parse(text) as SlotClaim, () => null);
+  if (!moved || moved.pid !== seen.pid || moved.run !== seen.run || moved.step_id !== seen.step_id) {
+    await link(aside, file).catch(() => {});
+    await unlink(aside).catch(() => {});
+    return false;
+  }
+  await unlink(aside).catch(() => {});
+  return createClaim(root, mine);
+}
+
+/**
+ * Removes a slot `orca prune --slots` found free, or held by a claim its process left
+ * (isStaleClaim): its worktree (locked or not), git's record and its folder, under a claim of its
+ * own. False when it is no longer so (a step took it meanwhile: it stays).
+ */
+export async function removeFreeSlot(repo: GitRepository, slot: Pick<OrcaWorktree, 'path' | 'claim'>): Promise<boolean> {
+  const root = slot.path;
+  const mine = orcaClaim('remove');
+  const claimed = slot.claim === null ? await createClaim(root, mine) : isStaleClaim(slot.claim) && (await takeStaleClaim(root, slot.claim, mine));
+  if (!claimed) return false;
+  await removeClaimedSlot(repo, root);
+  // The folders Orca made for them, once empty: nothing of Orca's is left for this repository.
+  await rmdir(slotsFolder(repo)).catch(() => {});
+  await rmdir(repo.worktrees).catch(() => {});
+  return true;
+}
+
   const slots = await readSlots(repo);
   return Promise.all(
     slots
       .filter((s) => s.made)
       .map(async ({ slot, claim }) => {
         const path = slotRoot(repo, slot);
-        return { slot, path, dir: join(path, repo.prefix), claim, bytes: await diskBytes(path) };
+        const [bytes, locked, lastStep] = await Promise.all([diskBytes(path), lockOf(path), claim ? null : readLastStep(path)]);
+        return { slot, path, dir: join(path, repo.prefix), claim, bytes, locked, lastStep };
       }),
   );
 }
 
 /** Plans with a folder of landing records, or a slot claim: what the sweep at start looks at. */
 export async function plansWithRecords(repo: GitRepository): Promise<string[]> {
+async function readLastStep(root: string): Promise<OrcaWorktree['lastStep']> {
+  const text = await readFile(lastStepFile(root), 'utf8').catch(() => null);
+  if (text === null) return null;
+  try {
+    const step = JSON.parse(text) as { plan_id?: unknown; step_id?: unknown };
+    return { plan_id: String(step.plan_id ?? ''), step_id: String(step.step_id ?? '') };
+  } catch {
+    return { plan_id: '', step_id: '' }; // cut short as it was written: still a step's files
+  }
+}
+
   const names = await readdir(repo.worktrees).catch(() => [] as string[]);
   const claimed = (await readSlots(repo)).map((s) => s.claim?.plan_id ?? '');
   return [...new Set([...names, ...claimed])].filter((name) => /^plan_[0-9A-Z]{26}$/.test(name));

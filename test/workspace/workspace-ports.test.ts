@@ -2,7 +2,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createWorkspaces, workspaceSupport, type WorkspacesOptions } from '../../src/workspace/index.js';
-import { initRepo, read, tempDirs, writeFiles } from './repo.js';
+import { gitIn, initRepo, read, tempDirs, writeFiles } from './repo.js';
 
 const dirs = tempDirs();
 afterEach(() => dirs.cleanup());
@@ -192,6 +192,80 @@ describe('createWorkspaces', () => {
     const after: boolean[] = [];
     workspaces.followSlot({ planId: PLAN, stepId: 'docs' }, (waiting) => after.push(waiting))();
     expect(after).toEqual([]);
+  });
+});
+
+describe('a slot given back', () => {
+  /** A repository whose step (in a worktree slot) changed a.txt and added b.txt, landed: the slot is given back. */
+  async function landedStep(more: Partial<WorkspacesOptions>) {
+    const dir = initRepo(dirs.make(), { 'a.txt': 'a\n' });
+    const { workspaces, logged } = await workspacesIn(dir, more);
+    const workspace = await workspaces.openWorkspace({ ...open, kind: 'worktree' }, signal);
+    writeFiles(workspace.dir, { 'a.txt': 'the step wrote this\n', 'b.txt': 'new\n' });
+    const measured = await workspaces.measureStep({ planId: PLAN, stepId: 'code', attempt: 1, workspace, declared: [] }, signal);
+    const outcome = await workspaces.mergeStep({ ...open, idempotencyKey: `${PLAN}:code:1:merge`, workspace, declared: [], measured }, signal);
+    expect(outcome).toMatchObject({ type: 'merged' });
+    return { dir, workspaces, workspace, logged };
+  }
+  const holdsNothing = (dir: string, root: string) =>
+    gitIn(root, 'status', '--porcelain', '--untracked-files=all') === '' && gitIn(root, 'rev-parse', 'HEAD') === gitIn(dir, 'rev-parse', 'HEAD') && !existsSync(join(root, 'b.txt'));
+
+  it("should be reset in the background once free, not while its step lands: then it holds nothing of the step, at the user's HEAD", async () => {
+    const { dir, workspaces, workspace, logged } = await landedStep({ slotResetDelayMs: 100 });
+    // Landed without waiting for the reset: the slot still holds the step's tree, its change staged by the measure.
+    expect(gitIn(workspace.root!, 'status', '--porcelain')).toBe('M  a.txt\nA  b.txt\n');
+    expect(await workspaces.leftovers()).toMatchObject([{ claim: null, lastStep: { plan_id: PLAN, step_id: 'code' } }]);
+
+    await waitUntil(() => holdsNothing(dir, workspace.root!));
+    expect(holdsNothing(dir, workspace.root!)).toBe(true);
+    expect(read(workspace.dir, 'a.txt')).toBe('a\n');
+    expect(read(dir, 'a.txt')).toBe('the step wrote this\n'); // the user's tree keeps what landed
+    await waitUntil(() => !existsSync(`${workspace.root}.claim.json`));
+    expect(await workspaces.leftovers()).toMatchObject([{ claim: null, lastStep: null }]);
+    expect(logged).toEqual([]);
+  });
+
+  it('should be left to the next step that takes it before its reset (the step is not disturbed), and reset once that step gave it back', async () => {
+    const { dir, workspaces, workspace } = await landedStep({ slotResetDelayMs: 150 });
+    const step = { ...open, stepId: 'next', idempotencyKey: `${PLAN}:next:1` };
+    const next = await workspaces.openWorkspace({ ...step, kind: 'worktree' }, signal);
+    expect(next.root).toBe(workspace.root);
+    writeFiles(next.dir, { 'work.txt': 'the next step at work\n' });
+
+    await new Promise((resolve) => setTimeout(resolve, 400)); // the reset's time came and went
+    expect(read(next.dir, 'work.txt')).toBe('the next step at work\n');
+    expect(read(next.dir, 'a.txt')).toBe('the step wrote this\n'); // its start: the user's tree, with what landed
+    expect(await workspaces.leftovers()).toMatchObject([{ claim: { plan_id: PLAN, step_id: 'next', attempt: 1 } }]);
+
+    expect(await workspaces.mergeStep({ ...step, idempotencyKey: `${PLAN}:next:1:merge`, workspace: next, declared: [] }, signal)).toMatchObject({ type: 'merged' });
+    expect(read(dir, 'work.txt')).toBe('the next step at work\n');
+    await waitUntil(() => !existsSync(join(next.dir, 'work.txt')) && !existsSync(`${next.root}.claim.json`));
+    expect(existsSync(join(next.dir, 'work.txt'))).toBe(false);
+    expect(gitIn(next.root!, 'status', '--porcelain', '--untracked-files=all')).toBe('');
+  });
+
+  it('should be reset when the server ends (settle) if it is not yet, in a bounded time', async () => {
+    const { dir, workspaces, workspace } = await landedStep({ slotResetDelayMs: 60_000 });
+    expect(holdsNothing(dir, workspace.root!)).toBe(false);
+
+    const started = performance.now();
+    await workspaces.settle();
+    expect(performance.now() - started).toBeLessThan(3_500);
+    expect(holdsNothing(dir, workspace.root!)).toBe(true);
+    // Once ended, nothing more is scheduled.
+    await workspaces.settle(1);
+  });
+
+  it("should be reset too when its plan ends without landing it (removePlan)", async () => {
+    const dir = initRepo(dirs.make());
+    const { workspaces } = await workspacesIn(dir, { slotResetDelayMs: 50 });
+    const workspace = await workspaces.openWorkspace({ ...open, kind: 'worktree' }, signal);
+    writeFiles(workspace.dir, { 'failed.txt': 'a step that failed\n' });
+
+    expect(await workspaces.removePlan(PLAN)).toEqual([workspace.root]);
+    await waitUntil(() => !existsSync(join(workspace.dir, 'failed.txt')) && !existsSync(`${workspace.root}.claim.json`));
+    expect(existsSync(join(workspace.dir, 'failed.txt'))).toBe(false);
+    expect(gitIn(workspace.root!, 'status', '--porcelain', '--untracked-files=all')).toBe('');
   });
 });
 

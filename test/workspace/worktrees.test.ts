@@ -1,9 +1,25 @@
+import { spawnSync } from 'node:child_process';
 import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { opendir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WorkspaceSetupError } from '../../src/workspace/setup.js';
-import { diskBytes, listWorktrees, mergedFile, openWorktree, prepareSlots, releasePlanSlots, releaseSlot, slotRoot, trimSlots } from '../../src/workspace/worktrees.js';
+import {
+  diskBytes,
+  isStaleClaim,
+  listWorktrees,
+  mergedFile,
+  openWorktree,
+  prepareSlots,
+  recoverSlots,
+  releasePlanSlots,
+  releaseSlot,
+  resetFreeSlot,
+  SLOT_LOCK_REASON,
+  slotRoot,
+  trimSlots,
+} from '../../src/workspace/worktrees.js';
 import { gitIn, initRepo, read, supported, tempDirs, userState, writeFiles } from './repo.js';
 
 const dirs = tempDirs();
@@ -525,6 +541,177 @@ describe('trimSlots', () => {
   });
 });
 
+/** What the slot's git says of it: its HEAD, `git status`, and the lock `git worktree list --porcelain` shows. */
+function slotState(dir: string, root: string) {
+  const entry = gitIn(dir, 'worktree', 'list', '--porcelain').split('\n\n').find((block) => block.startsWith(`worktree ${root}\n`)) ?? '';
+  return { head: gitIn(root, 'rev-parse', 'HEAD').trim(), status: gitIn(root, 'status', '--porcelain', '--untracked-files=all'), locked: /^locked(?: (.*))?$/m.exec(entry)?.[1] ?? null };
+}
+
+/** The pid of a process of this machine that has ended. */
+function deadPid(): number {
+  const ended = spawnSync('true');
+  return ended.pid!;
+}
+
+describe('slots in git', () => {
+  it("should lock each slot it makes, with a reason naming Orca and the command that removes it, which git worktree list shows and git worktree prune respects", async () => {
+    const dir = initRepo(dirs.make());
+    const repo = await supported(dir, dirs.make());
+    const step1 = await openWorktree(repo, step);
+    const [ahead] = await prepareSlots(repo, 1, { include: [] });
+
+    expect(SLOT_LOCK_REASON).toBe("Orca's warm slot for plan steps (opencode-orca-statecharts); remove with: orca prune --slots");
+    expect(slotState(dir, step1.root!).locked).toBe(SLOT_LOCK_REASON);
+    expect(slotState(dir, ahead!).locked).toBe(SLOT_LOCK_REASON);
+    expect(gitIn(dir, 'worktree', 'list', '-v')).toContain(`\tlocked: ${SLOT_LOCK_REASON}\n`);
+    expect((await listWorktrees(repo)).map((w) => w.locked)).toEqual([SLOT_LOCK_REASON, SLOT_LOCK_REASON]);
+
+    // Deleted by hand: git keeps a locked record through a prune, and the slot is made again over it.
+    rmSync(ahead!, { recursive: true });
+    gitIn(dir, 'worktree', 'prune');
+    expect(gitIn(dir, 'worktree', 'list', '--porcelain')).toContain(`worktree ${ahead}\n`);
+    const again = await openWorktree(repo, { ...step, stepId: 'next' });
+    expect(again.root).toBe(ahead);
+    expect(slotState(dir, again.root!).locked).toBe(SLOT_LOCK_REASON);
+  });
+
+  it('should lock a slot made by a version before locks when it is next reset, or looked at after a restart', async () => {
+    const dir = initRepo(dirs.make());
+    const repo = await supported(dir, dirs.make());
+    const [one, two] = await Promise.all([openWorktree(repo, step), openWorktree(repo, { ...step, stepId: 'docs' })]);
+    for (const root of [one.root!, two.root!]) gitIn(dir, 'worktree', 'unlock', root);
+    await releaseSlot(repo, one.root!, PLAN, claimOf(one.root!).step_id);
+    await releaseSlot(repo, two.root!, PLAN, claimOf(two.root!).step_id);
+    expect((await listWorktrees(repo)).map((w) => w.locked)).toEqual([null, null]);
+
+    expect(await resetFreeSlot(repo, one.root!)).toBe(true);
+    expect(slotState(dir, one.root!).locked).toBe(SLOT_LOCK_REASON);
+    await recoverSlots(repo);
+    expect(slotState(dir, two.root!).locked).toBe(SLOT_LOCK_REASON);
+  });
+});
+
+describe('resetFreeSlot', () => {
+  it("should reset a slot given back to the user's HEAD: nothing of its step is left (files, index), git status there is clean, what .gitignore hides stays", async () => {
+    const dir = initRepo(dirs.make(), { '.gitignore': 'build/\n.env\n', 'src/a.txt': 'a\n' });
+    writeFiles(dir, { '.env': 'KEY=1\n', 'notes.txt': "the user's untracked file\n", 'src/a.txt': 'edited by the user\n' });
+    const repo = await supported(dir, dirs.make());
+    const head = gitIn(dir, 'rev-parse', 'HEAD').trim();
+    const before = userState(dir);
+    const work = await openWorktree(repo, { ...step, include: ['.env'] });
+    // The step's work, staged in the slot's index as its measure leaves it (`M  src/a.txt`), a new file, a build.
+    writeFiles(work.dir, { 'src/a.txt': 'the step wrote this\n', 'src/new.txt': 'new\n', 'build/out.js': 'built\n' });
+    gitIn(work.root!, 'add', '-A');
+    expect(gitIn(work.root!, 'status', '--porcelain')).toBe('M  src/a.txt\nA  src/new.txt\n');
+
+    await releaseSlot(repo, work.root!, PLAN, 'code');
+    expect((await listWorktrees(repo))[0]).toMatchObject({ claim: null, lastStep: { plan_id: PLAN, step_id: 'code' } });
+    expect(await resetFreeSlot(repo, work.root!)).toBe(true);
+
+    expect(slotState(dir, work.root!)).toEqual({ head, status: '', locked: SLOT_LOCK_REASON });
+    expect(read(work.dir, 'src/a.txt')).toBe('a\n');
+    expect(existsSync(join(work.dir, 'src/new.txt'))).toBe(false);
+    expect(existsSync(join(work.dir, 'notes.txt'))).toBe(false); // the user's untracked file: the next step brings it back
+    expect(read(work.dir, 'build/out.js')).toBe('built\n');
+    expect(read(work.dir, '.env')).toBe('KEY=1\n');
+    expect((await listWorktrees(repo))[0]).toMatchObject({ claim: null, lastStep: null });
+    expect(existsSync(`${work.root}.claim.json`)).toBe(false);
+    expect(userState(dir)).toEqual(before);
+
+    // The next step finds its start as before.
+    const next = await openWorktree(repo, { ...step, stepId: 'next', include: ['.env'] });
+    expect(next.root).toBe(work.root);
+    expect(read(next.dir, 'src/a.txt')).toBe('edited by the user\n');
+    expect(read(next.dir, 'notes.txt')).toBe("the user's untracked file\n");
+    expect(gitIn(next.root!, 'status', '--porcelain')).toBe('');
+  });
+
+  it('should leave alone a slot a step holds: its files and claim stay', async () => {
+    const dir = initRepo(dirs.make());
+    const repo = await supported(dir, dirs.make());
+    const work = await openWorktree(repo, step);
+    writeFiles(work.dir, { 'work.txt': 'in progress\n' });
+
+    expect(await resetFreeSlot(repo, work.root!)).toBe(false);
+    expect(read(work.dir, 'work.txt')).toBe('in progress\n');
+    expect(claimOf(work.root!)).toMatchObject({ plan_id: PLAN, step_id: 'code', attempt: 1 });
+  });
+
+  it('should keep a step off a slot while it is reset: the step waits for it rather than make another, then resets it to its own start', async () => {
+    const dir = initRepo(dirs.make());
+    const repo = await supported(dir, dirs.make());
+    const first = await openWorktree(repo, step);
+    writeFiles(first.dir, { 'left.txt': 'by the first step\n' });
+    await releaseSlot(repo, first.root!, PLAN, 'code');
+    writeFiles(dir, { 'README.md': 'the user moved on\n' });
+
+    const order: string[] = [];
+    const reset = resetFreeSlot(repo, first.root!).then((done) => {
+      order.push('reset');
+      return done;
+    });
+    const next = openWorktree(repo, { ...step, stepId: 'next' }).then((workspace) => {
+      order.push('step');
+      return workspace;
+    });
+    // Who holds the slot, each time it changes, until the step holds it ready.
+    const holders: string[] = [];
+    const look = () => {
+      let text = 'free';
+      try {
+        text = readFileSync(`${first.root}.claim.json`, 'utf8');
+      } catch {
+        // given up, or not made yet
+      }
+      if (holders.at(-1) !== text) holders.push(text);
+    };
+    while (order.length < 2) {
+      look();
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    look();
+
+    expect(await reset).toBe(true);
+    const workspace = await next;
+    expect(order).toEqual(['reset', 'step']);
+    const resetting = { plan_id: '', step_id: 'reset', attempt: 0, base: null, pid: process.pid, host: hostname(), run: expect.any(String) };
+    // The reset's own claim, then only the step's: never the step's while the reset ran.
+    const claims = holders.filter((text) => text !== 'free').map((text) => JSON.parse(text));
+    expect(claims[0]).toEqual(resetting);
+    expect(claims.slice(1).map((claim) => `${claim.plan_id}:${claim.step_id}`)).toEqual(claims.slice(1).map(() => `${PLAN}:next`));
+    expect(claims.at(-1)).toEqual({ plan_id: PLAN, step_id: 'next', attempt: 1, base: workspace.base });
+    expect(workspace.root).toBe(first.root);
+    expect(existsSync(slotRoot(repo, 2))).toBe(false);
+    expect(read(workspace.dir, 'README.md')).toBe('the user moved on\n');
+    expect(existsSync(join(workspace.dir, 'left.txt'))).toBe(false);
+    expect(claimOf(workspace.root!)).toMatchObject({ plan_id: PLAN, step_id: 'next' });
+  });
+});
+
+describe('recoverSlots', () => {
+  it('should take back the slots whose Orca claim a process that is gone left: a reset cut short to be reset again, a slot cut short while made removed; never a step\'s claim', async () => {
+    const dir = initRepo(dirs.make());
+    const repo = await supported(dir, dirs.make());
+    const [a, b, c] = await Promise.all(['a', 'b', 'c'].map((stepId) => openWorktree(repo, { ...step, stepId })));
+    const dead = deadPid();
+    const left = (work: string) => ({ plan_id: '', step_id: work, attempt: 0, base: null, pid: dead, host: hostname(), run: 'gone' });
+    writeFileSync(`${a.root}.claim.json`, JSON.stringify(left('reset')));
+    writeFileSync(`${b.root}.claim.json`, JSON.stringify(left('prepare')));
+    expect(isStaleClaim(left('reset'))).toBe(true);
+    expect(isStaleClaim({ ...left('reset'), pid: process.pid, run: 'an earlier process with this pid' })).toBe(true);
+    expect(isStaleClaim({ ...left('reset'), host: 'another-machine' })).toBe(false);
+    expect(isStaleClaim({ plan_id: PLAN, step_id: 'c', attempt: 1, base: null })).toBe(false);
+
+    expect(await recoverSlots(repo)).toEqual([a.root]);
+
+    expect(existsSync(`${a.root}.claim.json`)).toBe(false);
+    expect(existsSync(b.root!)).toBe(false);
+    expect(existsSync(`${b.root}.claim.json`)).toBe(false);
+    expect(gitIn(dir, 'worktree', 'list', '--porcelain')).not.toContain(b.root);
+    expect(claimOf(c.root!)).toMatchObject({ plan_id: PLAN, step_id: c.root === slotRoot(repo, 3) ? 'c' : expect.any(String) });
+  });
+});
+
 describe('listWorktrees', () => {
   it("should list Orca's slots with who holds each and their size, and not the user's own worktrees", async () => {
     const dir = initRepo(dirs.make());
@@ -534,7 +721,9 @@ describe('listWorktrees', () => {
 
     const listed = await listWorktrees(repo);
 
-    expect(listed).toEqual([{ slot: 1, path: one.root, dir: one.dir, claim: { plan_id: PLAN, step_id: 'step_v2', attempt: 1, base: one.base }, bytes: await diskBytes(one.root!) }]);
+    expect(listed).toEqual([
+      { slot: 1, path: one.root, dir: one.dir, claim: { plan_id: PLAN, step_id: 'step_v2', attempt: 1, base: one.base }, bytes: await diskBytes(one.root!), locked: SLOT_LOCK_REASON, lastStep: null },
+    ]);
     expect(listed[0]!.bytes).toBeGreaterThan('hello\n'.length);
   });
 });
