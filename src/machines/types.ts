@@ -122,6 +122,23 @@ export interface StepDiff {
   result: string;
   /** `shared`: the project directory's changes while the step ran, which may include those of steps running beside it. */
   where: 'worktree' | 'shared';
+  /**
+   * What the step's changes did to the user's tree, and when (what `orca diff` prints and `orca undo`
+   * takes back): a worktree step's patch as git applied it there (its own patch, or the three-way
+   * merge's result, whose files are then said too); a shared-tree step's own patch (it changed the
+   * tree itself). Absent before it landed, and in plans from before it was recorded.
+   */
+  landed?: LandedChange;
+}
+
+/** A step's changes as they landed in the user's tree (StepDiff.landed). */
+export interface LandedChange {
+  /** ISO time it landed. */
+  at: string;
+  /** The patch that landed, repository-relative, beside the plan file; null when it could not be written. */
+  patch_path: string | null;
+  /** The files as they landed, when they differ from the step's own diff (a three-way merge). */
+  files?: FileChange[];
 }
 
 /** A file whose change did not apply to the user's tree, with the regions that clash (conflict markers, cut). */

@@ -53,22 +53,24 @@ export const usageRecord = z.object({
   cost: count,
 }) satisfies z.ZodType<Usage>;
 
+const fileChange = z.object({
+  path: z.string(),
+  status: z.enum(['added', 'modified', 'deleted', 'renamed']),
+  from: z.string().optional(),
+  added: z.number().int().min(0).nullable(),
+  removed: z.number().int().min(0).nullable(),
+});
+
 /** What a step changed, measured by git (machines/types.ts StepDiff). */
 const stepDiff = z.object({
-  files: z.array(
-    z.object({
-      path: z.string(),
-      status: z.enum(['added', 'modified', 'deleted', 'renamed']),
-      from: z.string().optional(),
-      added: z.number().int().min(0).nullable(),
-      removed: z.number().int().min(0).nullable(),
-    }),
-  ),
+  files: z.array(fileChange),
   undeclared: z.array(z.string()),
   patch_path: z.string().nullable(),
   base: z.string(),
   result: z.string(),
   where: z.enum(['worktree', 'shared']),
+  /** What landed in the user's tree, and when (absent before it landed and in older files): the patch `orca diff` prints and `orca undo` takes back. */
+  landed: z.object({ at: z.string(), patch_path: z.string().nullable(), files: z.array(fileChange).optional() }).optional(),
 }) satisfies z.ZodType<StepDiff>;
 
 export const planFileStep = z.object({

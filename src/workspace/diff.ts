@@ -62,8 +62,10 @@ export async function diffCommits(repo: GitRepository, { base, result, where, de
     () => patchPath,
     () => null,
   );
+  // A step in the shared tree changed the user's tree itself: what it changed is what landed there.
+  const landed = where === 'shared' ? { landed: { at: new Date().toISOString(), patch_path: written } } : {};
   return {
-    diff: { files, undeclared: undeclaredPaths(files, declared), patch_path: written, base, result, where },
+    diff: { files, undeclared: undeclaredPaths(files, declared), patch_path: written, base, result, where, ...landed },
     patch,
   };
 }
@@ -112,7 +114,8 @@ export function projectRelative(path: string, prefix: string): string {
   return path.startsWith(prefix) ? path.slice(prefix.length) : posix.relative(prefix, path);
 }
 
-function toProject(change: FileChange, prefix: string): FileChange {
+/** A change's paths made project-relative (projectRelative). */
+export function toProject(change: FileChange, prefix: string): FileChange {
   return { ...change, path: projectRelative(change.path, prefix), ...(change.from !== undefined ? { from: projectRelative(change.from, prefix) } : {}) };
 }
 

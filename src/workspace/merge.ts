@@ -1,9 +1,9 @@
 import { existsSync } from 'node:fs';
 import { readFile, unlink } from 'node:fs/promises';
 import type { MergeStepInput } from '../machines/ports.js';
-import type { MergeConflict, MergeOutcome, StepDiff } from '../machines/types.js';
+import type { LandedChange, MergeConflict, MergeOutcome, StepDiff } from '../machines/types.js';
 import { errorMessage, OrcaError } from '../errors.js';
-import { projectRelative, measureWithPatch } from './diff.js';
+import { measureWithPatch, parseChanges, projectRelative, splitChanges, toProject } from './diff.js';
 import { git, GitError, gitBytes } from './git.js';
 import { excludedPaths, snapshotCommit, userIndexPath } from './snapshot.js';
 import type { GitRepository } from './support.js';
@@ -45,12 +45,19 @@ export async function mergeStep(repo: GitRepository, options: MergeOptions): Pro
   if (landed) return done(repo, options, landed);
 
   const { diff, patch } = await stepChanges(repo, options);
-  if (diff.files.length === 0) return land(repo, options, record, diff);
-  // A landing begun before a crash may have applied the patch already: it applies in reverse then.
+  const asIs = { patch_path: diff.patch_path };
+  if (diff.files.length === 0) return land(repo, options, record, diff, asIs);
+  // A landing begun before a crash may have applied the patch already (its own, or a merge's written
+  // beside it before it was applied): it applies in reverse then.
   const begun = landingFile(record);
-  if (existsSync(begun) && (await appliesInReverse(repo, patch))) return land(repo, options, record, diff);
+  const mergedPath = landedPatchPath(options.patchPath);
+  if (existsSync(begun)) {
+    const merged = await readFile(mergedPath).catch(() => null);
+    if (merged && merged.length > 0 && (await appliesInReverse(repo, merged))) return land(repo, options, record, diff, { patch_path: mergedPath });
+    if (await appliesInReverse(repo, patch)) return land(repo, options, record, diff, asIs);
+  }
   await writeFileAtomic(begun, '');
-  if (await applied(repo, patch)) return land(repo, options, record, diff);
+  if (await applied(repo, patch)) return land(repo, options, record, diff, asIs);
 
   const ours = await snapshotCommit(repo.toplevel, { exclude: excludedPaths(repo.prefix, options.include), index: userIndexPath(repo), ...(signal ? { signal } : {}) });
   // Both sides as children of the base, so the base is their merge base (git 2.39 has no --merge-base).
@@ -63,18 +70,25 @@ export async function mergeStep(repo: GitRepository, options: MergeOptions): Pro
 
   if (merged.code === 1) return clash(begun, { type: 'conflict', diff, conflicts: await conflictsOf(repo, result, names, signal) });
 
-  const changes = await gitBytes(['diff-tree', '-p', '--binary', '-M', '--no-ext-diff', '--no-color', `${yours}^{tree}`, result.tree], at);
-  if (changes.stdout.length > 0) {
+  const { listed, patch: changes } = splitChanges((await gitBytes(['diff-tree', '-r', '-M', '-z', '--raw', '--numstat', '-p', '--binary', '--no-ext-diff', '--no-color', `${yours}^{tree}`, result.tree], at)).stdout);
+  if (changes.length > 0) {
+    // What lands is the merge's result, not the step's own patch: kept before it is applied (a crash between is found by it).
+    await writeFileAtomic(mergedPath, changes);
     try {
       // No signal: a git apply stopped halfway leaves half a change (a later call would still finish it).
-      await git(['apply', '--whitespace=nowarn', '-'], { cwd: repo.toplevel, input: changes.stdout });
+      await git(['apply', '--whitespace=nowarn', '-'], { cwd: repo.toplevel, input: changes });
     } catch (error) {
       if (!(error instanceof GitError) || error.exitCode === null) throw error;
+      await unlink(mergedPath).catch(() => {});
       return clash(begun, { type: 'conflict', diff, conflicts: [], error: `The merged changes did not apply to your working tree (did it change meanwhile?): ${error.stderr.trim() || error.message}` });
     }
   }
-  return land(repo, options, record, diff);
+  const files = parseChanges(listed).map((change) => toProject(change, repo.prefix));
+  return land(repo, options, record, diff, changes.length > 0 ? { patch_path: mergedPath, files } : { patch_path: null, files: [] });
 }
+
+/** Where a merge's result is kept when it is what landed: beside the step's own patch. */
+export const landedPatchPath = (patchPath: string) => patchPath.replace(/(\.patch)?$/, '.landed.patch');
 
 /**
  * What the step changed: as measured after its last turn when the chart passes that measurement
@@ -115,8 +129,9 @@ async function clash(begun: string, outcome: MergeOutcome): Promise<MergeOutcome
   return outcome;
 }
 
-/** Records the landing (the record outlives the slot's use), then frees the slot. */
-async function land(repo: GitRepository, options: MergeOptions, record: string, diff: StepDiff): Promise<MergeOutcome> {
+/** Records the landing, with what landed and when (the record outlives the slot's use), then frees the slot. */
+async function land(repo: GitRepository, options: MergeOptions, record: string, measured: StepDiff, landed: Omit<LandedChange, 'at'>): Promise<MergeOutcome> {
+  const diff: StepDiff = { ...measured, landed: { at: new Date().toISOString(), ...landed } };
   await writeFileAtomic(record, JSON.stringify(diff));
   await unlink(landingFile(record)).catch(() => {});
   return done(repo, options, diff);

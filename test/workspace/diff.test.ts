@@ -87,7 +87,7 @@ describe('measure', () => {
 
     const diff = await measure(repo, { planId: 'p', stepId: 's', attempt: 1, workspace: { kind: 'shared', dir, base: same }, result: same, declared: ['a.ts'], include: [], patchPath });
 
-    expect(diff).toEqual({ files: [], undeclared: [], patch_path: patchPath, base: same, result: same, where: 'shared' });
+    expect(diff).toEqual({ files: [], undeclared: [], patch_path: patchPath, base: same, result: same, where: 'shared', landed: { at: expect.any(String), patch_path: patchPath } });
     expect(readFileSync(patchPath, 'utf8')).toBe('');
   });
 

@@ -43,6 +43,20 @@ describe('mergeStep', () => {
     expect(existsSync(workspace.root!)).toBe(true);
   });
 
+  it('should keep what landed: the patch as it is, or the three-way merge\'s result beside it, whose reverse takes back only the step\'s change', async () => {
+    const { dir, workspace, merge, patchPath } = await setUp({ 'f.txt': lines(20) });
+    writeFileSync(join(workspace.dir, 'f.txt'), edit(lines(20), 10, 'step was here'));
+    // The user's edit is in the step's hunk's context: the patch does not apply as it is, git merges.
+    writeFileSync(join(dir, 'f.txt'), edit(lines(20), 12, 'user was here'));
+    const outcome = await merge();
+    if (outcome.type !== 'merged') throw new Error('expected a merge');
+    const landed = outcome.diff.landed!;
+    expect(landed).toEqual({ at: expect.any(String), patch_path: patchPath.replace(/\.patch$/, '.landed.patch'), files: [{ path: 'f.txt', status: 'modified', added: 1, removed: 1 }] });
+    expect(readFileSync(landed.patch_path!, 'utf8')).toContain('+step was here');
+    execFileSync('git', ['apply', '-R', landed.patch_path!], { cwd: dir });
+    expect(read(dir, 'f.txt')).toBe(edit(lines(20), 12, 'user was here'));
+  });
+
   it("should apply the step's patch as it is when the files it touches are as the step found them, without reading the rest of the user's tree", async () => {
     const { dir, repo, workspace, merge } = await setUp({ 'f.txt': lines(5), 'g.txt': 'g\n' });
     writeFileSync(join(workspace.dir, 'f.txt'), edit(lines(5), 2, 'step'));
@@ -62,7 +76,7 @@ describe('mergeStep', () => {
     const measured = await measure(repo, { planId: 'plan_1', stepId: 'code', attempt: 1, workspace, declared: [], include: [], patchPath });
     writeFileSync(join(workspace.dir, 'f.txt'), 'changed after the review\n');
 
-    expect(await merge({ measured })).toEqual({ type: 'merged', diff: measured });
+    expect(await merge({ measured })).toEqual({ type: 'merged', diff: { ...measured, landed: { at: expect.any(String), patch_path: measured.patch_path } } });
     expect(read(dir, 'f.txt')).toBe('reviewed\n');
   });
 
