@@ -15,10 +15,12 @@ import {
   readOnlyPermission,
   roleBasePermission,
   roleLockedPermission,
+  verifierPermission,
   withoutOrca,
   type RoleContext,
 } from './permissions.js';
-import { INSTALLED_AGENT_IDS, type InstalledAgentId } from './roles.js';
+import { INSTALLED_AGENT_IDS, OWN_TOOLS, SPECIALIST_AGENTS, type InstalledAgentId, type SpecialistAgent } from './roles.js';
+import { abilitiesOf, offeredTools, permissionNotes, teamTable, type SpecialistAbilities } from './team-text.js';
 
 /** A user's settings for one agent: OpenCode's agent config (model, temperature, prompt, permission, …). */
 export type AgentSettings = Readonly<Record<string, unknown>>;
@@ -120,12 +122,22 @@ export function applyAgents(
   };
   const settingsFor = (id: string): AgentSettings[] => [overrides[id as InstalledAgentId], userEntry(id)].filter(isRecord);
 
+  const layersOf = (blueprint: AgentBlueprint): AgentSettings[] =>
+    blueprint.specialist ? [...settingsFor(blueprint.specialist).map(pickTwinSettings), ...settingsFor(blueprint.id)] : settingsFor(blueprint.id);
+  const context: RoleContext = { worktree, agenda };
+  const blueprints = agentBlueprints(planning, { agenda, detach });
+  // The planner is told what each specialist's steps may do by what OpenCode will offer them in the
+  // project directory, after the user's settings: its table cannot disagree with their permissions.
+  const team = Object.fromEntries(
+    SPECIALIST_AGENTS.map((agent) => {
+      const { permission } = buildAgent(blueprints[agent], layersOf(blueprints[agent]), global, gatePermissions, { agenda });
+      return [agent, abilitiesOf(agent, offeredTools(agent, permission, global))];
+    }),
+  ) as Record<SpecialistAgent, SpecialistAbilities>;
+  const planner = agentBlueprints(planning, { agenda, detach, team: teamTable(team) }).planner;
   const installed = {} as Record<InstalledAgentId, OrcaAgentConfig>;
-  for (const blueprint of Object.values(agentBlueprints(planning, { agenda, detach }))) {
-    const layers = blueprint.specialist
-      ? [...settingsFor(blueprint.specialist).map(pickTwinSettings), ...settingsFor(blueprint.id)]
-      : settingsFor(blueprint.id);
-    installed[blueprint.id] = buildAgent(blueprint, layers, global, gatePermissions, { worktree, agenda });
+  for (const blueprint of Object.values({ ...blueprints, planner })) {
+    installed[blueprint.id] = buildAgent(blueprint, layersOf(blueprint), global, gatePermissions, context);
   }
   for (const [id, agent] of Object.entries(installed)) REPLACED.set(agent, userEntry(id));
   // In place: other parts of the plugin may add their own agents to the same object.
@@ -143,7 +155,7 @@ function buildAgent(
   context: RoleContext,
 ): OrcaAgentConfig {
   const { role } = blueprint;
-  let permission = role === 'readonly' ? {} : roleBasePermission(role, global, gates, context);
+  let permission = role === 'readonly' || role === 'verifier' ? {} : roleBasePermission(role, global, gates, context);
   let rolePrompt = blueprint.role_prompt;
   const fields: Record<string, unknown> = {};
   for (const layer of layers) {
@@ -155,14 +167,19 @@ function buildAgent(
       if (value !== undefined && !LAYERED_KEYS.has(key)) fields[key] = value;
     }
   }
-  const locked = role === 'readonly' ? readOnlyPermission(global, context) : roleLockedPermission(role, global, gates, context);
+  const locked =
+    role === 'readonly' ? readOnlyPermission(global, context) : role === 'verifier' ? verifierPermission(global, context) : roleLockedPermission(role, global, gates, context);
+  permission = layerPermissions(permission, locked);
+  // What its model is offered: in a step's worktree Orca's instance registers none of its own tools (src/passive/).
+  const offered = offeredTools(blueprint.id, permission, global).filter((tool) => !(context.worktree && OWN_TOOLS.includes(tool)));
+  const contract = context.worktree ? (blueprint.worktree_contract ?? blueprint.contract) : blueprint.contract;
   return {
     mode: blueprint.mode,
     description: blueprint.description,
     ...(blueprint.hidden ? { hidden: true } : {}),
     ...fields,
-    prompt: composePrompt(blueprint.id, rolePrompt, context.worktree ? (blueprint.worktree_contract ?? blueprint.contract) : blueprint.contract),
-    permission: layerPermissions(permission, locked),
+    prompt: composePrompt(blueprint.id, rolePrompt, contract, permissionNotes(offered, { step: blueprint.step === true })),
+    permission,
   } as OrcaAgentConfig;
 }
 

@@ -12,8 +12,10 @@ export {
   roleBasePermission,
   roleLockedPermission,
   roleTools,
+  verifierPermission,
   type RoleContext,
 } from './permissions.js';
+export { absentReferences, abilitiesOf, offeredTools, permissionNotes, teamTable, toolNote, type SpecialistAbilities } from './team-text.js';
 export {
   evaluatePermission,
   isToolHidden,
@@ -43,6 +45,9 @@ export {
   SPECIALIST_AGENTS,
   WORKTREE_ROLE_TOOLS,
   TOOLS_ABSENT_IN_WORKTREE,
+  OPENCODE_TOOL_REFERENCES,
+  VERIFIER_AGENT_ID,
+  VERIFIER_TOOLS,
   isInstalledAgentId,
   isSpecialist,
   readOnlyAgentId,
@@ -51,4 +56,5 @@ export {
   type OrcaTool,
   type ReadOnlyAgentId,
   type SpecialistAgent,
+  type VerifierAgentId,
 } from './roles.js';

@@ -23,6 +23,7 @@ import {
   ROLE_TOOLS,
   WORKTREE_ROLE_TOOLS,
   TOOLS_ABSENT_IN_WORKTREE,
+  VERIFIER_TOOLS,
   type AgentId,
 } from './roles.js';
 
@@ -77,7 +78,7 @@ export function permissionKeyForTool(tool: string): string {
  * Orca's default for a key it grants. `read` keeps OpenCode's .env guard but as "deny", not
  * "ask": these sessions run unattended and a prompt nobody sees hangs the turn.
  */
-function defaultFor(key: string, agent: AgentId | 'readonly'): PermissionValue {
+function defaultFor(key: string, agent: AgentId | 'readonly' | 'verifier'): PermissionValue {
   if (key === 'read') return { '*': 'allow', '*.env': 'deny', '*.env.*': 'deny', '*.env.example': 'allow' };
   if (key === 'external_directory') return 'deny';
   // Three identical tool calls in a row: orca's session is the user's, so ask as OpenCode does;
@@ -112,7 +113,7 @@ export function inheritPermission(
  * global `"*"`: installing the plugin is consent to its tools, orca without orca_ask_planner is
  * useless, and `invalid` does nothing but explain a wrong call.
  */
-function grant(agent: AgentId | 'readonly', keys: readonly string[], global: PermissionMap): PermissionMap {
+function grant(agent: AgentId | 'readonly' | 'verifier', keys: readonly string[], global: PermissionMap): PermissionMap {
   const out: PermissionMap = {};
   for (const key of new Set(keys)) {
     out[key] = inheritPermission(key, global, defaultFor(key, agent), { ignoreCatchAll: OWN_TOOLS.includes(key) || key === INVALID_TOOL });
@@ -197,6 +198,20 @@ const READ_ONLY_DENIED = [
 export function readOnlyPermission(global: PermissionMap = {}, { worktree = false }: RoleContext = {}): PermissionMap {
   const keys = ['external_directory', 'doom_loop', INVALID_TOOL, ...READ_ONLY_TOOLS];
   const locked: PermissionMap = { '*': 'deny', ...grant('readonly', keys, global), ...deny(READ_ONLY_DENIED) };
+  return worktree ? layerPermissions(locked, WORKTREE_LOCKED) : locked;
+}
+
+/** Everything the verifying turn may not do: edit, delegate, ask, or use the plugin's tools. */
+const VERIFIER_DENIED = [...EDIT_TOOLS, 'task', 'question', 'todowrite', 'skill', ...OWN_TOOLS];
+
+/**
+ * The verifier's permission (config form), fully locked like the read-only twins': it reads and runs
+ * commands (VERIFIER_TOOLS) at the user's global level, and nothing that edits. bash is allowed, not
+ * "ask": the turn runs unattended, a child of the user's session; what it changes is measured.
+ */
+export function verifierPermission(global: PermissionMap = {}, { worktree = false }: RoleContext = {}): PermissionMap {
+  const keys = ['external_directory', 'doom_loop', INVALID_TOOL, ...VERIFIER_TOOLS];
+  const locked: PermissionMap = { '*': 'deny', ...grant('verifier', keys, global), ...deny(VERIFIER_DENIED) };
   return worktree ? layerPermissions(locked, WORKTREE_LOCKED) : locked;
 }
 

@@ -34,9 +34,17 @@ export function readOnlyAgentId(specialist: SpecialistAgent): ReadOnlyAgentId {
 
 export const READ_ONLY_AGENT_IDS: readonly ReadOnlyAgentId[] = SPECIALIST_AGENTS.map(readOnlyAgentId);
 
-/** Everything applyAgents installs: the role agents and the read-only twins. */
-export type InstalledAgentId = AgentId | ReadOnlyAgentId;
-export const INSTALLED_AGENT_IDS: readonly InstalledAgentId[] = [...AGENT_IDS, ...READ_ONLY_AGENT_IDS];
+/**
+ * The hidden agent of a plan's verifying turn (docs/design.md, "What a model is told"): once every
+ * step has landed it checks the plan's `verification` list in the user's project. Its own role, not
+ * a step's; it reads and runs commands and is offered no tool that edits (VERIFIER_TOOLS).
+ */
+export const VERIFIER_AGENT_ID = 'verifier';
+export type VerifierAgentId = typeof VERIFIER_AGENT_ID;
+
+/** Everything applyAgents installs: the role agents, the read-only twins and the verifier. */
+export type InstalledAgentId = AgentId | ReadOnlyAgentId | VerifierAgentId;
+export const INSTALLED_AGENT_IDS: readonly InstalledAgentId[] = [...AGENT_IDS, ...READ_ONLY_AGENT_IDS, VERIFIER_AGENT_ID];
 
 export function isSpecialist(id: string): id is SpecialistAgent {
   return (SPECIALIST_AGENTS as readonly string[]).includes(id);
@@ -131,3 +139,26 @@ export const KNOWN_TOOLS: readonly string[] = [
 
 /** What a session created by orca_ask_specialist may call (docs/design.md, "Read-only asks"). */
 export const READ_ONLY_TOOLS = [...READ_TOOLS, 'webfetch', 'websearch', 'codesearch', ...PLAN_LOOKUP] as const;
+
+/**
+ * What the verifying turn may call: read and search the project, run its checks. No edit, write or
+ * patch (what a command changes is still measured and listed by the verify port), no
+ * orca_ask_specialist (a check, not a consultation), nothing else of the plugin.
+ */
+export const VERIFIER_TOOLS = ['read', 'glob', 'grep', 'bash'] as const;
+
+/**
+ * The other tools OpenCode 1.18.33's own tool descriptions name (read in the binary: glob and grep
+ * say "use the Task tool instead", grep "use the Bash tool with `rg`", bash "Use Glob … Grep …
+ * Read … Edit … Write", read "use the grep tool … the glob tool", edit and write "your `Read`
+ * tool"). The `tool.definition` hook cannot rewrite them per agent (its input is the tool id only),
+ * so each agent's prompt names those it lacks (prompts/tool-notes.ts).
+ */
+export const OPENCODE_TOOL_REFERENCES: Readonly<Record<string, readonly string[]>> = {
+  glob: ['task'],
+  grep: ['task', 'bash'],
+  bash: ['read', 'glob', 'grep', 'edit', 'write'],
+  read: ['grep', 'glob'],
+  edit: ['read'],
+  write: ['read'],
+};

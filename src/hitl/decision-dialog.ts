@@ -2,7 +2,7 @@ import { TEXT_NEEDED, type Gate } from '../machines/gates.js';
 import type { HitlQuestion } from '../machines/types.js';
 import { refusalOf } from '../decisions/decide.js';
 import type { AskOutcome, QuestionAsker } from './native-question/index.js';
-import { dialogRows } from './dialog-rows.js';
+import { dialogRows, typingKeys, withTypingKeys } from './dialog-rows.js';
 import { PAGE_ROWS } from './dialog-pages.js';
 
 /**
@@ -27,7 +27,7 @@ const MAX_REASKS = 2;
 const questionRows = (options: number, questions: number) => PAGE_ROWS + 2 * (3 - options) - (questions > 1 ? 1 : 0);
 
 const HELP: Record<Exclude<Gate['kind'], 'question'>, Record<string, string>> = {
-  approval: { Approve: 'Run the plan now', 'Request Changes': 'Then type what to change (or type it as your own answer)', Reject: 'Drop this plan' },
+  approval: { Approve: 'Run the plan now', 'Request Changes': 'Then type what to change (or press %TYPING% and type it here)', Reject: 'Drop this plan' },
   deviation: {
     Retry: 'Run this step again',
     Replan: 'Ask the planner for a revised plan; completed steps are kept',
@@ -81,8 +81,9 @@ export function decisionQuestions(gate: Gate, note?: string): HitlQuestion[] {
   const top = note ? `Note: ${note}\n` : '';
   if (gate.kind === 'question') {
     // The planner's own questions; a text too long for the screen is cut (it is whole in the note above).
+    // One that only takes typed words says which key opens its text field.
     return gate.questions.map((q, i) => {
-      const text = `${i === 0 ? top : ''}${q.question}`;
+      const text = `${i === 0 ? top : ''}${withTypingKeys(q).question}`;
       const rows = questionRows(q.options.length, gate.questions.length);
       return { ...q, question: dialogRows(text) <= rows ? text : `${cutToRows(text, rows - 1)}\n(In full in the note above.)` };
     });
@@ -92,7 +93,8 @@ export function decisionQuestions(gate: Gate, note?: string): HitlQuestion[] {
     {
       header: HEADERS[gate.kind].slice(0, 30),
       question: `${top}${ask(gate)}`,
-      options: gate.options.map((label) => ({ label, description: help[label] ?? '' })),
+      // "Type your own answer" comes after the options: its digit is one more than theirs.
+      options: gate.options.map((label) => ({ label, description: (help[label] ?? '').replace('%TYPING%', String(gate.options.length + 1)) })),
       // Approval: what you type is what the planner should change. Elsewhere the 1.18 dialog offers typing anyway (ignores custom: false).
       custom: gate.kind === 'approval',
     },
@@ -114,7 +116,7 @@ export function textQuestion(gate: Gate, option: string): HitlQuestion {
     option === 'Mark done' && 'stepId' in gate
       ? `What did step ${gate.stepId} do? Your words become its summary.`
       : `What should the planner change in plan ${gate.planId}?`;
-  return { header: option.slice(0, 30), question: `${what} Type it, then Enter. (Esc: the plan keeps waiting.)`, options: [], custom: true };
+  return { header: option.slice(0, 30), question: `${what}\n${typingKeys(1)} (Esc: the plan keeps waiting.)`, options: [], custom: true };
 }
 
 /**

@@ -1,3 +1,5 @@
+import type { HitlQuestion } from '../machines/types.js';
+
 /**
  * The room OpenCode 1.18.33's question dialog gives a question's text in the TUI at 80x24 (the
  * smallest common terminal; checked in the real TUI in tmux): its text is 69 columns wide, words
@@ -31,4 +33,16 @@ export function dialogRows(text: string, width = DIALOG_TEXT_WIDTH): number {
     }
   }
   return rows;
+}
+
+/**
+ * What to press to type an answer. OpenCode 1.18.33's dialog offers typing as one more numbered
+ * option, "Type your own answer", whose text field opens only at its digit (or Enter on it): keys
+ * typed before are lost (checked in tmux at 80x24). A text-only question (no options) has it as 1.
+ */
+export const typingKeys = (digit: number) => `Press ${digit === 1 ? 'Enter (or 1)' : digit}, type your answer, then Enter.`;
+
+/** A question that only takes typed words (no options, typing allowed), with the keys that open its field. */
+export function withTypingKeys<Q extends HitlQuestion>(q: Q): Q {
+  return q.options.length === 0 && q.custom !== false ? { ...q, question: `${q.question}\n${typingKeys(1)}` } : q;
 }

@@ -22,18 +22,16 @@ function noteBlocks(gate: Gate, forecast: string | undefined, where: string | un
   switch (gate.kind) {
     case 'approval': {
       const p = gate.proposal;
-      const revised = gate.changes ? ' (a revised version: what changed is at the end)' : '';
-      const blocks = [`Orca: plan ${id} waits for your approval${revised}: ${count(p.steps.length, 'step')}.\nGoal: ${p.goal}`];
-      const order = orderLine(p.steps);
-      if (order) blocks.push(order);
+      const revised = gate.changes ? ' (a revised version)' : '';
+      const blocks = [`Orca: plan ${id} waits for your approval${revised}: ${count(p.steps.length, 'step')}.`];
+      // A revision says what changed first, then the overview of the plan as it is now, then the details.
+      if (gate.changes) blocks.push(`What changed since the version you saw:\n${changeLines(gate.changes).join('\n')}`);
+      blocks.push(...overviewBlocks(p.goal, p.steps));
       p.steps.forEach((step, i) => blocks.push(stepBlock(step, i, p.steps.length)));
       blocks.push(list('Assumptions', p.assumptions), list('Risks', p.risks), list('Verification', p.verification));
       if (p.relevant_files?.length) blocks.push(`Relevant files: ${p.relevant_files.join(', ')}`);
       if (forecast) blocks.push(forecast);
       if (where) blocks.push(where);
-      // A revision's changes, in full, last: the TUI opens the session at its end, right above the dialog,
-      // so what is new is read first and the rest by scrolling up (measured in tmux at 80x24).
-      if (gate.changes) blocks.push(`What changed since the version you saw:\n${changeLines(gate.changes).join('\n')}`);
       return blocks;
     }
     case 'deviation':
@@ -83,10 +81,43 @@ ${fenced(c.output)}`),
   }
 }
 
+/**
+ * Columns a row of the overview may take: the TUI at 80 columns draws a note's text from column 5
+ * and wraps it before the last few (checked in tmux, 1.18.33); a list item is indented two more.
+ */
+export const OVERVIEW_ROW_WIDTH = 70;
+
+/**
+ * What a person decides on, before the details (docs/design.md, "What a model is told"): the goal,
+ * the order line, and one row per step (id, agent, the files it names), each at most one row at 80
+ * columns, so a 4-step plan's overview fits one screen at 80x24. A single step has no order and no
+ * row: its whole block follows at once.
+ */
+export function overviewBlocks(goal: string, steps: ReadonlyArray<{ id: string; agent: string; files?: string[] | undefined; depends_on?: string[] | undefined }>): string[] {
+  const order = orderLine(steps);
+  if (!order) return [`Goal: ${goal}`];
+  return [`Goal: ${goal}\n${order}`, steps.map((step) => overviewRow(step)).join('\n')];
+}
+
+/** `- impl (coder): src/a.ts, src/b.ts`, the files cut with how many more when the row would not fit. */
+export function overviewRow(step: { id: string; agent: string; files?: string[] | undefined }, width = OVERVIEW_ROW_WIDTH): string {
+  const head = `- ${step.id} (${step.agent})`;
+  const files = step.files ?? [];
+  if (files.length === 0) return cut(head, width);
+  for (let shown = files.length; shown > 0; shown--) {
+    const more = files.length - shown;
+    const row = `${head}: ${files.slice(0, shown).join(', ')}${more ? ` +${more} more` : ''}`;
+    if (row.length <= width) return row;
+  }
+  return cut(`${head}: ${files[0]}`, width);
+}
+
+const cut = (text: string, width: number) => (text.length <= width ? text : `${text.slice(0, width - 1)}…`);
+
 /** Which steps run at the same time and what waits for what, in one line: "Order: a and b at once, then c." */
 function orderLine(steps: ReadonlyArray<{ id: string; depends_on?: string[] | undefined }>): string | null {
-  const waves = stepWaves(steps);
   if (steps.length < 2) return null;
+  const waves = stepWaves(steps);
   const words = waves.map((wave) => (wave.length === 1 ? wave[0]! : `${wave.slice(0, -1).join(', ')} and ${wave.at(-1)} at once`));
   return `Order: ${words.join(', then ')}.`;
 }

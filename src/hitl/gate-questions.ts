@@ -4,7 +4,7 @@ import { diffSummary } from '../machines/plan-diff.js';
 import { modelCalls, totalTokens, ZERO_USAGE } from '../machines/usage.js';
 import { forecastText, type Forecast } from '../usage/forecast.js';
 import { formatCost, formatTokens, turnsText, usageText } from '../usage/format.js';
-import { APPROVAL_QUESTION_LINES, DIALOG_TEXT_WIDTH, dialogRows } from './dialog-rows.js';
+import { APPROVAL_QUESTION_LINES, DIALOG_TEXT_WIDTH, dialogRows, typingKeys, withTypingKeys } from './dialog-rows.js';
 import { paginate, PAGE_ROWS } from './dialog-pages.js';
 import { changedBlock, gateDocument } from './gate-document.js';
 import { changeSummary, conflictPaths } from '../text/step-diff.js';
@@ -20,7 +20,7 @@ import { changeSummary, conflictPaths } from '../text/step-diff.js';
 export function gateQuestions(gate: Gate, { forecast, reserve = 0 }: { forecast?: Forecast; reserve?: number } = {}): HitlQuestion[] {
   switch (gate.kind) {
     case 'question':
-      return gate.questions;
+      return gate.questions.map(withTypingKeys);
     case 'approval': {
       return [
         {
@@ -150,9 +150,10 @@ export function budgetQuestion(gate: BudgetGate): string {
   );
 }
 
+/** Typed words, or No guidance (1): "Type your own answer" is 2. */
 const guidanceQuestion = (question: string): HitlQuestion => ({
   header: 'Guidance',
-  question,
+  question: `${question} ${typingKeys(2)}`,
   options: [{ label: 'No guidance', description: 'Go on without a note' }],
   custom: true,
 });

@@ -59,7 +59,7 @@ describe('agent prompts', () => {
     const named = KNOWN_TOOLS.filter((tool) => tool.includes('_') && prompt.includes(tool));
     expect(named.filter((tool) => !ROLE_TOOLS.planner.includes(tool))).toEqual([]);
     // OpenCode 1.18 offers no `list` tool: the planner looks around with read, glob and grep.
-    expect(prompt).toContain('look around with read, glob and grep,');
+    expect(prompt).toContain('Look\naround with read, glob and grep;');
     expect(prompt).not.toMatch(/\bgrep,? (and )?list\b/);
   });
 
@@ -73,9 +73,11 @@ describe('agent prompts', () => {
     expect(prompt).not.toMatch(/reviewer step after risky|Before every step|After every step/);
   });
 
-  it("says nothing of the agenda to the planner by default: the agenda tool's own description is what it reads (issue 35)", () => {
+  it('names the agenda to the planner by default in one line, when to use it: a request that speaks of a time or an event (issue 50)', () => {
     const { prompt } = installed.planner;
-    expect(prompt).not.toMatch(/agenda|schedul/i);
+    const lines = prompt.split('\n\n').filter((paragraph) => /\bagenda tool\b|schedul/i.test(paragraph));
+    expect(lines).toEqual(['Use the agenda tool only when the request speaks of a time or an event (later, daily, when a plan\nends); it runs nothing now.']);
+    expect(withoutAgenda.planner.prompt).not.toContain('Use the agenda tool');
   });
 
   it('tells the planner with agenda.tools false only that scheduling is off and how the user turns it on', () => {

@@ -1,7 +1,7 @@
 // docs/agents.md "What each role carries" states each role's tools: it must say what the code grants.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { AGENT_IDS, roleTools } from '../../src/agents/index.js';
+import { AGENT_IDS, VERIFIER_AGENT_ID, VERIFIER_TOOLS, roleTools } from '../../src/agents/index.js';
 
 const doc = readFileSync(new URL('../../docs/agents.md', import.meta.url), 'utf8');
 
@@ -21,8 +21,12 @@ function roleTable(): Map<string, string[]> {
 describe('docs/agents.md, what each role carries', () => {
   const table = roleTable();
 
-  it('has one row per role', () => {
-    expect([...table.keys()].sort()).toEqual([...AGENT_IDS].sort());
+  it('has one row per role, and one for the hidden verifier', () => {
+    expect([...table.keys()].sort()).toEqual([...AGENT_IDS, VERIFIER_AGENT_ID].sort());
+  });
+
+  it('lists exactly the tools the verifier is granted', () => {
+    expect([...(table.get(VERIFIER_AGENT_ID) ?? [])].sort()).toEqual([...VERIFIER_TOOLS].sort());
   });
 
   it.each(AGENT_IDS)('lists exactly the tools %s is granted in the project directory, by default', (agent) => {

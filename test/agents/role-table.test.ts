@@ -7,6 +7,9 @@ import {
   READ_ONLY_AGENT_IDS,
   READ_ONLY_TOOLS,
   ROLE_TOOLS,
+  INSTALLED_AGENT_IDS,
+  VERIFIER_AGENT_ID,
+  VERIFIER_TOOLS,
   SPECIALIST_AGENTS,
   applyAgents,
   evaluatePermission,
@@ -48,7 +51,7 @@ const USER_CONFIGS: Record<string, { permission?: PermissionMap; agent?: Record<
   },
   'per-agent attempts to widen every role': {
     agent: Object.fromEntries(
-      [...AGENT_IDS, ...READ_ONLY_AGENT_IDS].map((id) => [id, { permission: { '*': 'allow', bash: 'allow', edit: 'allow', task: 'allow' } }]),
+      [...AGENT_IDS, ...READ_ONLY_AGENT_IDS, VERIFIER_AGENT_ID].map((id) => [id, { permission: { '*': 'allow', bash: 'allow', edit: 'allow', task: 'allow' } }]),
     ),
   },
 };
@@ -102,7 +105,7 @@ describe.each(Object.entries(USER_CONFIGS).flatMap(([name, cfg]) => [true, false
   const limited = Object.keys(cfg.agent ?? {}).length === 0;
 
   it("keeps OpenCode's `invalid` tool for every agent, so a call to a tool it lacks names that tool and the agent's tools", () => {
-    expect(explained.sort()).toEqual([...AGENT_IDS, ...READ_ONLY_AGENT_IDS].sort());
+    expect(explained.sort()).toEqual([...INSTALLED_AGENT_IDS].sort());
   });
 
   it('offers orca its three tools and nothing else', () => {
@@ -143,6 +146,11 @@ describe.each(Object.entries(USER_CONFIGS).flatMap(([name, cfg]) => [true, false
 
   it.each(READ_ONLY_AGENT_IDS)('offers %s exactly the read-only tools', (agent) => {
     expect(out[agent].sort()).toEqual(OFFERABLE.filter((t) => (READ_ONLY_TOOLS as readonly string[]).includes(t)).sort());
+  });
+
+  // The verifying turn: it reads and runs its checks, and is offered nothing that edits, asks or dispatches (issue 50).
+  it('offers the verifier exactly read, glob, grep and bash', () => {
+    expect(out[VERIFIER_AGENT_ID].sort()).toEqual([...VERIFIER_TOOLS].sort());
   });
 
   it.runIf(limited).each(AGENT_IDS)('offers %s exactly its role tools when the user set nothing per agent', (agent) => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { fenced, gateNote } from '../../src/hitl/gate-note.js';
+import { fenced, gateNote, OVERVIEW_ROW_WIDTH, overviewRow } from '../../src/hitl/gate-note.js';
+import { wrapRows } from '../../src/hitl/dialog-pages.js';
 import type { Gate } from '../../src/machines/gates.js';
 import { diffProposals } from '../../src/machines/plan-diff.js';
 import type { PlanProposal } from '../../src/machines/types.js';
@@ -29,7 +30,43 @@ describe("a gate's document as a note in the session", () => {
 
   it('should say which steps run at the same time, and what waits for what, in one line under the goal', () => {
     const proposal = { ...plan, steps: [{ id: 'fix', agent: 'coder', description: 'd' }, { id: 'add', agent: 'coder', description: 'd' }, { id: 'docs', agent: 'document-writer', description: 'd', depends_on: ['fix', 'add'] }] } as PlanProposal;
-    expect(gateNote(approvalGate(proposal)).split('\n\n')[1]).toBe('Order: fix and add at once, then docs.');
+    expect(gateNote(approvalGate(proposal)).split('\n\n')[1]).toBe(`Goal: ${plan.goal}\nOrder: fix and add at once, then docs.`);
+  });
+
+  it('should start with an overview, the goal, the order and one row per step (id, agent, files), a 4-step plan on one screen at 80x24, then every detail (issue 50)', () => {
+    const four = longPlanProposal(4) as PlanProposal;
+    const blocks = gateNote(approvalGate(four), { forecast: 'Forecast: at least 8 dispatches' }).split('\n\n');
+    expect(blocks.slice(0, 3)).toEqual([
+      'Orca: plan plan_X waits for your approval: 4 steps.',
+      `Goal: ${four.goal}\nOrder: parser-1, then cache-2, then cli-3, then errors-4.`,
+      [
+        '- parser-1 (coder): src/parser.ts, test/parser.test.ts',
+        '- cache-2 (coder): src/cache.ts, test/cache.test.ts',
+        '- cli-3 (coder): src/cli.ts, test/cli.test.ts',
+        '- errors-4 (coder): src/errors.ts, test/errors.test.ts',
+      ].join('\n'),
+    ]);
+    // As the TUI draws a note at 80 columns: its text from column 5, a list item two further in (checked in tmux).
+    const rows = blocks.slice(0, 3).join('\n\n').split('\n').flatMap((line) => wrapRows(line, line.startsWith('- ') ? 72 : 74));
+    expect(rows.length).toBeLessThanOrEqual(24 - 2);
+    // Then the details, complete.
+    for (const [i, step] of four.steps.entries()) expect(blocks[3 + i]).toBe(`Step ${i + 1} of 4: ${step.id} (${step.agent})${i ? `, after ${step.depends_on![0]}` : ''}: ${step.description}\nFiles: ${step.files!.join(', ')}\nDone when: ${step.success}`);
+  });
+
+  it('should keep a row of the overview to one line, cutting the files it cannot show to a count', () => {
+    const files = ['src/a-very-long-module-name.ts', 'src/another-long-module-name.ts', 'test/a-very-long-module-name.test.ts'];
+    const row = overviewRow({ id: 'impl', agent: 'document-writer', files });
+    expect(row).toBe('- impl (document-writer): src/a-very-long-module-name.ts +2 more');
+    expect(row.length).toBeLessThanOrEqual(OVERVIEW_ROW_WIDTH);
+    expect(overviewRow({ id: 'research', agent: 'researcher' })).toBe('- research (researcher)');
+    expect(overviewRow({ id: 'x'.repeat(80), agent: 'coder', files })).toHaveLength(OVERVIEW_ROW_WIDTH);
+  });
+
+  it('should give a one-step plan no order and no overview row: its step follows the goal', () => {
+    const one = { ...plan, steps: [plan.steps[0]!] };
+    const blocks = gateNote(approvalGate(one)).split('\n\n');
+    expect(blocks[1]).toBe(`Goal: ${plan.goal}`);
+    expect(blocks[2]).toMatch(/^Step 1 of 1: /);
   });
 
   it('should say where the steps will work when it is not in worktrees of their own, after the forecast', () => {
@@ -39,14 +76,16 @@ describe("a gate's document as a note in the session", () => {
     expect(gateNote(approvalGate(plan))).not.toContain('Where its steps work');
   });
 
-  it("should put a revision's changes last, right above the dialog, in words, every one in full (a '+' or '-' would read as a list marker)", () => {
+  it("should put a revision's changes first, then the overview of the plan as it is now, in words, every one in full (a '+' or '-' would read as a list marker)", () => {
     const steps = plan.steps.slice(0, 9).map((s) => ({ ...s }));
     steps[2] = { ...steps[2]!, description: `${steps[2]!.description} Keep the old message as a hint.` };
     const revised = { ...plan, steps };
     const note = gateNote(approvalGate(revised, diffProposals(plan, revised, new Set())));
     const blocks = note.split('\n\n');
-    expect(blocks[0]).toMatch(/^Orca: plan plan_X waits for your approval \(a revised version: what changed is at the end\): 9 steps\./);
-    expect(blocks.at(-2)).toBe(
+    expect(blocks[0]).toBe('Orca: plan plan_X waits for your approval (a revised version): 9 steps.');
+    expect(blocks[2]).toMatch(/^Goal: .*\nOrder: parser-1, then cache-2, then /);
+    expect(blocks[3]!.split('\n')).toHaveLength(9);
+    expect(blocks[1]).toBe(
       [
         'What changed since the version you saw:',
         `- removed release-10 (document-writer): ${plan.steps[9]!.description}`,

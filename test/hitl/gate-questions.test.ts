@@ -19,6 +19,8 @@ describe('gate questions', () => {
     expect(action!.options.map((o) => o.label)).toEqual(['Continue', 'Stop']);
     expect(action!.custom).toBe(false);
     expect(note).toMatchObject({ custom: true, options: [{ label: 'No guidance' }] });
+    // Its text field opens at 2, "Type your own answer", after No guidance (issue 49, item 6).
+    expect(note!.question).toBe('A note for the record. Optional. Press 2, type your answer, then Enter.');
   });
 
   it('should turn the answers at the dispatch cap into budget events, the note as text', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { AutoPolicy } from '../../src/config/options.js';
-import { askDecision, choiceOf, decisionQuestions } from '../../src/hitl/decision-dialog.js';
+import { askDecision, choiceOf, decisionQuestions, textQuestion } from '../../src/hitl/decision-dialog.js';
 import { dialogRows } from '../../src/hitl/dialog-rows.js';
 import { PAGE_ROWS } from '../../src/hitl/dialog-pages.js';
 import type { AskInput, AskOutcome } from '../../src/hitl/native-question/asker.js';
@@ -64,6 +64,40 @@ describe('the dialog under the note: the decision only', () => {
     expect(choiceOf(approval, [[' reject ']])).toEqual({ option: 'Reject' });
     expect(choiceOf(approval, [['split step 3 in two']])).toEqual({ option: 'Request Changes', text: 'split step 3 in two' });
     expect(choiceOf(deviationGate(), [['try harder']])).toEqual({ option: 'try harder' });
+  });
+});
+
+describe('the keys that open a text field (issue 49, item 6)', () => {
+  // OpenCode 1.18.33 draws typing as one more numbered option, "Type your own answer", whose field opens
+  // only at its digit or Enter on it: what is typed before is lost (seen in tmux at 80x24).
+  it('should tell the text field of Request Changes and Mark done to press Enter (or 1) before typing, never "Type it, then Enter"', () => {
+    for (const [gate, option] of [[approval, 'Request Changes'], [resume, 'Mark done']] as const) {
+      const question = textQuestion(gate, option);
+      expect(question.options).toEqual([]);
+      expect(question.question).toContain('\nPress Enter (or 1), type your answer, then Enter.');
+      expect(question.question).not.toContain('Type it, then Enter');
+    }
+  });
+
+  it("should say Request Changes' other way in by the digit of \"Type your own answer\": one after the gate's options", () => {
+    const [question] = decisionQuestions(approval);
+    expect(question!.options.find((o) => o.label === 'Request Changes')!.description).toBe(`Then type what to change (or press ${approval.options.length + 1} and type it here)`);
+  });
+
+  it("should add the keys to a planner's question that only takes typed words, and to no other", () => {
+    const gate: Gate = {
+      kind: 'question',
+      planId: 'plan_X',
+      questions: [
+        { header: 'Name', question: 'What should the new command be called?', options: [], custom: true },
+        { header: 'Scope', question: 'Which part?', options: [{ label: 'all' }, { label: 'cli' }] },
+      ],
+      options: [],
+      autoOptions: [],
+    };
+    const [name, scope] = decisionQuestions(gate);
+    expect(name!.question).toBe('What should the new command be called?\nPress Enter (or 1), type your answer, then Enter.');
+    expect(scope!.question).toBe('Which part?');
   });
 });
 

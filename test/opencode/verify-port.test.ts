@@ -42,7 +42,7 @@ function port(reply: Parameters<typeof fakeSessions>[0], tree?: Parameters<typeo
 }
 
 describe('verifyPort', () => {
-  it("should run the configured commands in the project, then the tester's turn for the plan's list in a child session of the caller's", async () => {
+  it("should run the configured commands in the project, then the verifier's turn for the plan's list in a child session of the caller's", async () => {
     writeFileSync(join(dir, 'ok.sh'), 'echo all 12 tests pass\n');
     const p = port(() => ({ type: 'success', summary: 'both hold', artifacts: [], key_findings: ['npm test: 12 passing', '--help prints "usage: cli [--help]"'] }));
 
@@ -60,17 +60,16 @@ describe('verifyPort', () => {
       at: expect.any(String),
     });
     expect(p.created).toEqual([
-      { id: 'ses_1', parentID: 'ses_root', title: 'Orca verification · plan_X', metadata: { orca: { plan_id: 'plan_X', agent: 'tester', idempotency_key: 'plan_X:verify:1' } } },
+      { id: 'ses_1', parentID: 'ses_root', title: 'Orca verification · plan_X', metadata: { orca: { plan_id: 'plan_X', agent: 'verifier', idempotency_key: 'plan_X:verify:1' } } },
     ]);
     const prompt = p.prompts[0]!;
-    expect(prompt).toMatchObject({ sessionID: 'ses_1', agent: 'tester' });
-    expect(prompt.text.split('\n')[0]).toBe('Orca · plan_X · tester · verification');
+    // The hidden verifier agent (its prompt says who it is and that it changes nothing: test/prompts/role-requests.test.ts).
+    expect(prompt).toMatchObject({ sessionID: 'ses_1', agent: 'verifier' });
+    expect(prompt.text.split('\n')[0]).toBe('Orca · plan_X · verifier · verification');
     for (const part of [
       '# Verification of plan plan_X\nGoal: A usage line for the CLI',
-      "This turn is not one of the plan's steps: every step has landed in the user's project",
-      '- npm test passes\n- node cli.js --help prints the usage line',
+      "# The plan's verification list\n- npm test passes\n- node cli.js --help prints the usage line",
       '- impl (coder): parseArgs takes --help\n- docs (document-writer): README documents --help',
-      'Change no file',
     ]) {
       expect(prompt.text).toContain(part);
     }
