@@ -42,7 +42,7 @@ export interface Rounds {
   eight: number;
   /** The 200-step plan (long run only). */
   scale: number;
-  /** P1b and S8×12 with the STEP_LATENCY_MS model, on each server (no warm-up: the servers and slots are warm by then). */
+  /** P1b and S8×12 with the STEP_LATENCY_MS model, on each server (no warm-up: the servers and slots are warm by then; the slot server's bare side is the shared tree's). */
   slowModel: number;
 }
 export const DEFAULT_ROUNDS: Rounds = { p1b: 3, worktree: 3, concurrency1: 1, eight: 1, scale: 0, slowModel: 1 };
@@ -183,13 +183,13 @@ export async function measureParallel(
     `${what}: peak ${mib(m.peakMiB)} (the opencode process, VmHWM${m.fromWindowStart ? ' since the part began' : ' since its start'}), ${mib(m.peakWithChildrenMiB)} with the processes it started (sampled every ${m.everyMs} ms, ${m.samples} samples), ${mib(m.endMiB)} at its end`;
 
   /** P1b and S8×12 again on a warm server, a step's turn at STEP_LATENCY_MS (the orca and planner turns, outside what is measured, at latencyMs). */
-  const slowModel = async (bench: BenchServer, where: string): Promise<SlowModelRuns> => {
-    say(`P1b and S8×12 with a step's turn at ${STEP_LATENCY_MS} ms (${where}; the orca and planner turns at ${latencyMs} ms), ${rounds.slowModel} round(s) each, no warm-up`);
+  const slowModel = async (bench: BenchServer, where: string, bareFrom?: SlowModelRuns): Promise<SlowModelRuns> => {
+    say(`P1b and S8×12 with a step's turn at ${STEP_LATENCY_MS} ms (${where}; the orca and planner turns at ${latencyMs} ms), ${rounds.slowModel} round(s) each, no warm-up${bareFrom ? "; the bare driver's runs are the shared tree's" : ''}`);
     bench.setLatency(STEP_LATENCY_MS, { planningMs: latencyMs });
     try {
-      const p1bSlow = await sideBySide(bench, dag, 4, rounds.slowModel, `p1b-2s ${where}`, { warmUp: false });
+      const p1bSlow = await sideBySide(bench, dag, 4, rounds.slowModel, `p1b-2s ${where}`, { warmUp: false, ...(bareFrom ? { bareFrom: bareFrom.p1b } : {}) });
       say(`  P1b-2s: Orca ${ms(p1bSlow.orcaMs)} ms; bare ${ms(p1bSlow.bareMs)} ms → median ${f(p1bSlow.ratio, 3)}`);
-      const eightSlow = await manyAtOnce(bench, dag, 8, 4, rounds.slowModel);
+      const eightSlow = await manyAtOnce(bench, dag, 8, 4, rounds.slowModel, bareFrom ? { bareFrom: bareFrom.eight } : {});
       say(`  S8×12-2s: Orca first approval → last end ${ms(eightSlow.orcaSpanMs)} ms; bare ${ms(eightSlow.bareSpanMs)} ms → median ${f(eightSlow.ratio, 3)}; per plan median ${f(median(eightSlow.orcaPerPlanMs), 0)} vs ${f(median(eightSlow.barePerPlanMs), 0)} ms → ${f(eightSlow.perPlanRatio, 3)}`);
       return { p1b: p1bSlow, eight: eightSlow };
     } finally {
@@ -278,7 +278,7 @@ export async function measureParallel(
       const eightPeak = eightMemory.stop();
       say(`  memory, worktree slots: ${memoryLine('S8×12', eightPeak)}`);
       memOn = { bootMiB, p1b: p1bPeak, afterP1bMiB, eight: eightPeak };
-      slowOn = await timed('P1b-2s, S8×12-2s, worktree slots', () => slowModel(s4on, 'worktree slots'));
+      slowOn = await timed('P1b-2s, S8×12-2s, worktree slots', () => slowModel(s4on, 'worktree slots', slowShared));
     } finally {
       watched = watcher.stop();
     }

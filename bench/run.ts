@@ -226,9 +226,14 @@ async function main() {
   };
 
   /** The user's rows: P1b and S8×12 with a step's turn at the slower model's latency, on one server. */
-  const slowRows = (runs: SlowModelRuns, where: string, suffix: string, load: number) => {
+  const slowRows = (runs: SlowModelRuns, where: string, suffix: string, load: number, bareElsewhere = false) => {
     const model = `model ${par.slowModel.stepLatencyMs} ms a step's turn (the orca and planner turns, outside the measured span, ${LATENCY} ms)`;
-    const once = (n: number) => (n === 1 ? 'one round: Orca and bare once each, after the 300 ms rows on the same warm server' : `median of ${n} alternating rounds, no warm-up`);
+    const once = (n: number) =>
+      bareElsewhere
+        ? `${n === 1 ? 'one round: Orca once' : `median of ${n} rounds`}, after the 300 ms rows on this warm server; bare: the shared-tree row's run${n === 1 ? '' : 's'} (the bare driver works the same on either server)`
+        : n === 1
+          ? 'one round: Orca and bare once each, after the 300 ms rows on the same warm server'
+          : `median of ${n} alternating rounds, no warm-up`;
     return [
       {
         id: `P1b${suffix}-2s`,
@@ -323,7 +328,7 @@ async function main() {
       met: iso.eightPlansOn.ratio <= 1.25,
     },
     ...slowRows(par.slowModel.shared, 'shared tree', '', loadOf('P1b-2s, S8×12-2s, shared tree')),
-    ...slowRows(par.slowModel.worktrees, 'worktree slots (warm: the server of P1b-wt)', '-wt', loadOf('P1b-2s, S8×12-2s, worktree slots')),
+    ...slowRows(par.slowModel.worktrees, 'worktree slots (warm: the server of P1b-wt)', '-wt', loadOf('P1b-2s, S8×12-2s, worktree slots'), true),
     cpuRow('CPU-step', 'shared tree', par.p1b, par.eightPlans, CPU_STEP_TARGET_MS, loadOf('P1b, shared tree')),
     cpuRow('CPU-slot', 'warm worktree slots', iso.p1bOn, iso.eightPlansOn, CPU_SLOT_TARGET_MS, loadOf('P1b, worktree slots')),
     {

@@ -39,9 +39,16 @@ export function cpuPerStep(cpu: RoundsCpu, steps: number, which: 'orca' | 'orcaW
 /**
  * One warm-up of each (not counted; of `plan`, or of a smaller plan given; skipped for runs long
  * enough to warm up by themselves or on a server already warmed), then `rounds` rounds; even rounds
- * run bare first, odd ones Orca first.
+ * run bare first, odd ones Orca first. With `bareFrom`, the bare side is that run's, not run again.
  */
-export async function sideBySide(bench: BenchServer, plan: BenchPlan, concurrency: number, rounds: number, label: string, { warmUp = true }: { warmUp?: boolean | BenchPlan } = {}): Promise<SideBySide> {
+export async function sideBySide(
+  bench: BenchServer,
+  plan: BenchPlan,
+  concurrency: number,
+  rounds: number,
+  label: string,
+  { warmUp = true, bareFrom }: { warmUp?: boolean | BenchPlan; bareFrom?: SideBySide } = {},
+): Promise<SideBySide> {
   const cpu: RoundsCpu = { orca: [], orcaWhole: [], bare: [] };
   const orca = async (i: number, p = plan) => {
     const watch = watchCpu(bench.pid);
@@ -58,6 +65,12 @@ export async function sideBySide(bench: BenchServer, plan: BenchPlan, concurrenc
     }
   };
   const bare = async (p = plan, counted = true) => {
+    // The bare driver's runs of another server doing the same work (it works the same with or without slots).
+    if (bareFrom && counted) {
+      const i = bareRuns.length;
+      cpu.bare.push(bareFrom.cpu.bare[i]!);
+      return bareFrom.bareRuns[i]!;
+    }
     bench.setScript(bareScript());
     const c0 = processCpu(bench.pid);
     const run = await runBare(bench, p, concurrency);
@@ -108,9 +121,9 @@ export interface ManyAtOnce {
 /**
  * `n` copies of `plan` at once, driven by Orca (each from its own orca session) and by the bare
  * driver, in `rounds` rounds of alternating order (even rounds Orca first), so a change in the
- * machine's load hits both sides alike.
+ * machine's load hits both sides alike. With `bareFrom`, the bare side is that run's.
  */
-export async function manyAtOnce(bench: BenchServer, plan: BenchPlan, n: number, concurrency: number, rounds = 2): Promise<ManyAtOnce> {
+export async function manyAtOnce(bench: BenchServer, plan: BenchPlan, n: number, concurrency: number, rounds = 2, { bareFrom }: { bareFrom?: ManyAtOnce } = {}): Promise<ManyAtOnce> {
   const orcaSpanMs: number[] = [];
   const bareSpanMs: number[] = [];
   const orcaPerPlanMs: number[] = [];
@@ -128,6 +141,13 @@ export async function manyAtOnce(bench: BenchServer, plan: BenchPlan, n: number,
     orcaPerPlanMs.push(...runs.map((r) => r.approvalToCompletedMs));
   };
   const bare = async () => {
+    if (bareFrom) {
+      const i = bareSpanMs.length;
+      bareSpanMs.push(bareFrom.bareSpanMs[i]!);
+      barePerPlanMs.push(...bareFrom.barePerPlanMs.slice(i * n, (i + 1) * n));
+      cpu.bare.push(bareFrom.cpu.bare[i]!);
+      return;
+    }
     bench.setScript(bareScript());
     const c0 = processCpu(bench.pid);
     const t0 = performance.now();

@@ -1,5 +1,5 @@
-// Backs docs/development.md, "How the e2e servers are started": with the C library's allocator a
-// prompt's system time falls from about 30 ms to 11–13 (test/support/opencode-server.ts, `allocator`).
+// Backs docs/development.md, "How the e2e servers are started": with the C library's allocator a server
+// starts on less CPU and a prompt spends less time in the kernel (test/support/opencode-server.ts, `allocator`).
 // CPU of a bare opencode server (no plugin, empty catalog) to start and per prompt (a new session and
 // one "hi" to the scripted model), with Bun's allocator and with the C library's (`Malloc=1`, what the
 // e2e servers run with: see `allocator` in test/support/opencode-server.ts), alternately ROUNDS times

@@ -1,6 +1,6 @@
-// Backs docs/worktrees.md, "What it costs" (a slot's OpenCode instance costs about 3 s of CPU once, at
-// its first turn) and docs/development.md, "How the e2e servers are started" (a new instance's first
-// prompt: about 3 s of CPU with OpenCode's models.dev catalog, 0.7 s with an empty one).
+// Backs docs/worktrees.md, "What it costs" (a slot's OpenCode instance costs seconds of CPU once, at its
+// first turn) and docs/development.md, "How the e2e servers are started" (an instance's first prompt: 1
+// to 3 s of CPU with OpenCode's models.dev catalog, 0.3 to 0.7 s with an empty one).
 // CPU of the opencode server (its threads, from /proc) at each point of an instance's life: the server
 // listening, the project's instance booted, its first and second prompt, then the same for another
 // repository and for a worktree of the project, twice. Tells what a new directory costs (each step slot

@@ -1,5 +1,5 @@
-// Backs docs/development.md, "Profiling": one more step of Orca's costs OpenCode's JavaScript thread
-// about 90 ms more than a bare prompt's (166 against 74 ms); src/workspace/worktrees.ts cites its S8=1.
+// Backs docs/development.md, "Profiling": one more step of Orca's in a warm slot costs OpenCode's
+// JavaScript thread about 45 ms more than a bare prompt; src/workspace/worktrees.ts cites its S8=1.
 // Samples the JavaScript of the opencode server itself (a Bun-compiled binary: `--cpu-prof` is not
 // honoured, but BUN_INSPECT opens the WebKit inspector, whose ScriptProfiler samples stacks, about
 // one sample per millisecond of JavaScript) and compares what one more step costs OpenCode's thread

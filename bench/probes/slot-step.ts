@@ -1,5 +1,5 @@
-// Backs docs/development.md, "Profiling": at 20,000 files a step costs about 430–570 ms of git in a
-// warm slot against 150–200 ms in the shared tree, run under OpenCode's Bun.
+// Backs docs/development.md, "Profiling": at 20,000 files a step's workspace work (git) takes about
+// 210 ms in a warm slot against 60–90 ms in the shared tree, run under OpenCode's Bun.
 // What one step costs in git, in process, on a repository of FILES committed files (20,000 unless
 // set; packed by `git gc` as a user's repository is, PACK=0 leaves the objects loose): a step in a
 // warm worktree slot (KIND=worktree: open, measure, land) or in the shared tree (KIND=shared: open,
