@@ -13,10 +13,11 @@ export interface CommandContext {
     port?: number;
     once?: boolean;
     model?: string;
-    /** prune's --drafts-older-than and --finished-older-than, in days; --yes. */
+    /** prune's --drafts-older-than and --finished-older-than, in days; --yes; --slots (the worktree slots, not plans). */
     draftsOlderThan?: number;
     finishedOlderThan?: number;
     yes?: boolean;
+    slots?: boolean;
   };
 }
 

@@ -20,46 +20,54 @@ import { errorMessage } from '../errors.js';
 import type { PlanStore } from '../persistence/plan-store.js';
 import { prunePlans } from '../persistence/prune.js';
 import { bytesText, DEFAULT_DRAFT_DAYS, type PlanKind, type RetentionRules, type Verdict } from '../persistence/retention.js';
-import { pruneRules, rulesText } from './prune.js';
+import { dataHomeOf, pruneRules, rulesText, slotLine, slotStateOf, type SlotPlans, type SlotState } from './prune.js';
 import { hasLiveSteps } from '../persistence/retention.js';
-import { hiddenOpencodeConfig, listWorktrees, workspaceSupport } from '../workspace/index.js';
-import { homedir } from 'node:os';
+import { hiddenOpencodeConfig, listWorktrees, SLOT_LOCK_REASON, workspaceSupport } from '../workspace/index.js';
 
 /**
- * Where this project's file-changing steps would work, and Orca's worktree slots on disk with their
- * size: held by a step of a running plan, free (kept warm for the next steps), or still held by a
- * plan that is no longer running (given back when OpenCode next starts here).
+ * Where this project's file-changing steps would work, and Orca's worktree slots of its repository,
+ * each with who holds it, its size and its lock in git: held by a step of a plan not finished, free
+ * (kept warm for the next steps), still held by a plan that is not running (given back when OpenCode
+ * next starts here), Orca's own work on it now, or left by an Orca process that is gone.
  */
-async function checkWorktrees(project: string, env: NodeJS.ProcessEnv, live: ReadonlySet<string>, say: Say): Promise<void> {
-  const support = await workspaceSupport(project, { dataHome: env.XDG_DATA_HOME || join(env.HOME ?? homedir(), '.local', 'share') });
-  if (!support.ok) {
-    say('ok', `steps share the project directory: ${support.reason}`);
-    return;
+async function checkWorktrees(project: string, env: NodeJS.ProcessEnv, plans: SlotPlans, say: Say): Promise<void> {
+  const support = await workspaceSupport(project, { dataHome: dataHomeOf(env) });
+  if (!support.ok) say('ok', `steps share the project directory: ${support.reason}`);
+  else {
+    say('ok', `file-changing steps get their own worktree, under ${support.worktrees} (unless isolation.mode is "none")`);
+    // A slot is what git carries: the config git hides reaches it only as Orca places it (docs/worktrees.md).
+    const hidden = await hiddenOpencodeConfig(support).catch((error: unknown) => error as Error);
+    if (hidden instanceof Error) say('warn', `could not tell what git hides of your OpenCode config: ${hidden.message}`);
+    else if (hidden.inFolder.length + hidden.files.length > 0)
+      say(
+        'ok',
+        'OpenCode config git hides, placed in each slot at every reset (folders linked, files copied; from the repository\'s top):',
+        ...hidden.inFolder.map((path) => join(support.prefix, '.opencode', path)),
+        ...hidden.files,
+      );
   }
-  say('ok', `file-changing steps get their own worktree, under ${support.worktrees} (unless isolation.mode is "none")`);
-  // A slot is what git carries: the config git hides reaches it only as Orca places it (docs/worktrees.md).
-  const hidden = await hiddenOpencodeConfig(support).catch((error: unknown) => error as Error);
-  if (hidden instanceof Error) say('warn', `could not tell what git hides of your OpenCode config: ${hidden.message}`);
-  else if (hidden.inFolder.length + hidden.files.length > 0)
-    say(
-      'ok',
-      'OpenCode config git hides, placed in each slot at every reset (folders linked, files copied; from the repository\'s top):',
-      ...hidden.inFolder.map((path) => join(support.prefix, '.opencode', path)),
-      ...hidden.files,
-    );
-  const slots = await listWorktrees(support);
+  // Slots made while worktrees could work here (before a submodule was added, say) are still there.
+  const repository = support.ok ? support : support.repository;
+  const slots = repository ? await listWorktrees(repository) : [];
+  if (slots.length === 0) return;
   const size = (list: typeof slots) => bytesText(list.reduce((n, w) => n + w.bytes, 0));
-  const held = slots.filter((w) => w.claim && live.has(w.claim.plan_id));
-  const free = slots.filter((w) => !w.claim);
-  const left = slots.filter((w) => w.claim && !live.has(w.claim.plan_id));
-  if (held.length > 0) say('ok', `${held.length} worktree slot(s) held by steps of plans not finished: ${size(held)}`);
-  if (free.length > 0) say('ok', `${free.length} free worktree slot(s), kept for the next steps: ${size(free)}`);
-  if (left.length > 0)
-    say(
-      'warn',
-      `${left.length} worktree slot(s) still held by plans that are not running: ${size(left)} (given back when OpenCode next starts in this project)`,
-      ...left.map((w) => `${w.path} (${w.claim!.plan_id || 'unreadable claim'}, step ${w.claim!.step_id}, attempt ${w.claim!.attempt}): ${bytesText(w.bytes)}`),
-    );
+  const states = new Map(slots.map((w) => [w, slotStateOf(w, plans)]));
+  const group = (level: Level, state: SlotState, text: string) => {
+    const of = slots.filter((w) => states.get(w) === state);
+    if (of.length > 0) say(level, `${of.length} ${text}: ${size(of)}`, ...of.map((w) => slotLine(w, state)));
+  };
+  group('ok', 'held', 'worktree slot(s) held by steps of plans not finished');
+  group('ok', 'free', 'free worktree slot(s), kept warm for the next steps (orca prune --slots removes them)');
+  group('ok', 'busy', 'worktree slot(s) Orca is making ready, resetting or removing now');
+  group('warn', 'ended', 'worktree slot(s) still held by plans that ended (given back when OpenCode next starts in this project; orca prune --slots removes them)');
+  group('warn', 'left', 'worktree slot(s) still held by plans this project does not have (given back when OpenCode next starts with Orca in this repository)');
+  group('warn', 'stale', 'worktree slot(s) left by an Orca process that is gone (taken back when OpenCode next starts here; orca prune --slots removes them)');
+  group('warn', 'unknown', 'worktree slot(s) held by a claim that names no process (an older Orca, or damaged): kept until its claim file goes');
+  const unlocked = slots.filter((w) => w.locked === null).length;
+  say(
+    'ok',
+    `git worktree list shows ${slots.length === 1 ? 'it' : `these ${slots.length}`}, ${unlocked === 0 ? 'each ' : ''}locked with the reason "${SLOT_LOCK_REASON}"${unlocked > 0 ? ` (${unlocked} made by an older Orca not yet: locked at their next reset)` : ''}`,
+  );
 }
 
 type Level = 'ok' | 'warn' | 'fail';
@@ -133,7 +141,8 @@ export async function doctorCommand({ io, project }: CommandContext): Promise<nu
   }
 
   lines.push('', 'Worktrees');
-  await checkWorktrees(project, io.env, new Set(plans.filter((p) => hasLiveSteps(p.status)).map((p) => p.plan_id)), say);
+  const ids = (live: boolean) => new Set(plans.filter((p) => hasLiveSteps(p.status) === live).map((p) => p.plan_id));
+  await checkWorktrees(project, io.env, { live: ids(true), ended: ids(false) }, say);
 
   lines.push('', 'Agenda');
   checkAgenda(project, say);

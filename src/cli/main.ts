@@ -34,7 +34,7 @@ export const COMMANDS: Record<string, { run: Command; args: [min: number, max: n
   ui: { run: uiCommand, args: [0, 0], options: ['port'] },
   agenda: { run: agendaCommand, args: [0, 2], options: ['message'] },
   emit: { run: emitCommand, args: [1, 1], options: ['message'] },
-  prune: { run: pruneCommand, args: [0, 0], options: ['draftsOlderThan', 'finishedOlderThan', 'yes'] },
+  prune: { run: pruneCommand, args: [0, 0], options: ['draftsOlderThan', 'finishedOlderThan', 'yes', 'slots'] },
 };
 
 const OPTIONS = {
@@ -47,6 +47,7 @@ const OPTIONS = {
   'drafts-older-than': { type: 'string' },
   'finished-older-than': { type: 'string' },
   yes: { type: 'boolean', short: 'y' },
+  slots: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'v' },
 } as const;
@@ -99,6 +100,10 @@ export async function main(argv: string[], rawIo: CliIo = processIo()): Promise<
     if (values.yes !== undefined) {
       if (!command.options.includes('yes')) throw new UsageError(`orca ${name} does not take --yes (orca --help).`);
       options.yes = values.yes;
+    }
+    if (values.slots !== undefined) {
+      if (!command.options.includes('slots')) throw new UsageError(`orca ${name} does not take --slots (orca --help).`);
+      options.slots = values.slots;
     }
     return await command.run({ io, project: projectDir(values.dir), args, options });
   } catch (error) {

@@ -37,6 +37,11 @@ Commands:
                                   plans (completed, failed, rejected) only when asked. Never a
                                   plan a process runs, an approved plan not finished, or a
                                   quarantined file. A dry run unless --yes
+  prune --slots [--yes]           list Orca's worktree slots of the repository (what git
+                                  worktree list shows, locked) it would remove: the free
+                                  ones and those left by an Orca process that is gone, with
+                                  their git worktree entries and folders; never a slot a
+                                  step holds. A dry run unless --yes
   agenda [list|events|show <agendaId>|continue <agendaId>|cancel <agendaId>|clear|pause|resume]
          [--message <reason>]
                                   the agenda: pending items and the next due time (and the
@@ -61,6 +66,7 @@ Options:
   -m, --message <t>  guidance or a note for decide, a reason for agenda cancel|clear,
                      the event's message for emit
   -y, --yes          prune: remove what it lists
+  --slots            prune: Orca's worktree slots instead of plans
   -h, --help         this text
   -v, --version      the plugin's version
 

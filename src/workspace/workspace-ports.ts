@@ -30,9 +30,9 @@ export interface WorkspacesOptions {
   maxSlots?: number;
   /** How long a step waits for a slot while all are held before it makes one more (a minute unless set). */
   slotWaitMs?: number;
-  /**
   /** How long a slot given back stays as its step left it before it is reset (SLOT_RESET_DELAY_MS unless set). */
   slotResetDelayMs?: number;
+  /**
    * Since when (performance.now()) no tool call of the session ran (opencode/tool-activity.ts), or
    * undefined while one runs: a step in the shared tree is captured by a snapshot begun after that.
    * Absent: every capture takes a snapshot begun after it asked.
@@ -46,11 +46,11 @@ export interface Workspaces extends WorkspacePorts {
   removePlan(planId: string): Promise<string[]>;
   /** Removes free slots beyond the pool's size; returns the project folders of those removed. */
   trim(): Promise<string[]>;
-  /** Makes free slots until `count` (at most the pool's size) are there; returns the project folders of that many free slots. */
   /** At start: takes back what a process that died left on the slots; free slots that hold a step's files are reset soon after. */
   recover(): Promise<void>;
   /** The server ends: free slots not reset yet are reset; resolves once they are, or after `timeoutMs` (a few seconds unless set). */
   settle(timeoutMs?: number): Promise<void>;
+  /** Makes free slots until `count` (at most the pool's size) are there; returns the project folders of that many free slots. */
   prepare(count: number): Promise<string[]>;
   /** Orca's slots on disk, with who holds each and its size. */
   leftovers(): Promise<OrcaWorktree[]>;
@@ -81,11 +81,11 @@ export function createWorkspaces({ directory, support, patchPathOf, include, set
   const slotWaits = new SlotWaits();
   // Slots being made ahead: a step waits for them rather than making one more of its own.
   let preparing: Promise<unknown> = Promise.resolve();
+  // Slots given back, reset once free (they hold nothing of a step for long).
+  const resets = support.ok ? new SlotResets(support, { ...(slotResetDelayMs !== undefined ? { delayMs: slotResetDelayMs } : {}), log }) : null;
 
   return {
     async openWorkspace({ planId, stepId, attempt, kind }, signal) {
-  // Slots given back, reset once free (they hold nothing of a step for long).
-  const resets = support.ok ? new SlotResets(support, { ...(slotResetDelayMs !== undefined ? { delayMs: slotResetDelayMs } : {}), log }) : null;
       // A step that landed in the shared tree before its diff (the step chart's measuring_landed) had its
       // tree captured before its dependents started: their base below is that snapshot, taken just now.
       await preparing.catch(() => {});
@@ -142,9 +142,6 @@ export function createWorkspaces({ directory, support, patchPathOf, include, set
       return support.ok ? trimSlots(support, keepSlots) : [];
     },
 
-    prepare(count) {
-      if (!support.ok) return Promise.resolve([]);
-      const repo = support;
     async recover() {
       await resets?.recover();
     },
@@ -153,6 +150,9 @@ export function createWorkspaces({ directory, support, patchPathOf, include, set
       await resets?.settle(timeoutMs);
     },
 
+    prepare(count) {
+      if (!support.ok) return Promise.resolve([]);
+      const repo = support;
       const run = () => prepareSlots(repo, Math.min(count, keepSlots), { include, ...(setup ? { setup } : {}), setupTimeoutMs, maxSlots });
       const next = preparing.then(run, run);
       preparing = next.catch(() => {});

@@ -71,24 +71,24 @@ const SLOT_POLL_MS = 1_000;
 
 /** Who holds a slot, written in its claim. */
 export interface SlotClaim {
+  /** '' while Orca itself works on the slot (`step_id` says at what: SlotWork). */
   plan_id: string;
   step_id: string;
-  /** '' while Orca itself works on the slot (`step_id` says at what: SlotWork). */
   attempt: number;
   /** The commit the slot was reset to for this attempt; null while it is being reset. */
   base: string | null;
-}
-
   /** Orca's own work (plan_id ''): the process doing it, so that a claim its process left when it died can be told (isStaleClaim). */
   pid?: number;
   host?: string;
   /** Tells this process from an earlier one that had the same pid (a container's OpenCode often does). */
   run?: string;
-/** A slot on disk, with its claim when a step holds it. */
-export interface OrcaWorktree {
+}
+
 /** What Orca does with a slot under a claim of its own (`step_id` of a claim with no plan). */
 export type SlotWork = 'prepare' | 'reset' | 'remove';
 
+/** A slot on disk, with its claim when a step holds it. */
+export interface OrcaWorktree {
   /** The slot's number. */
   slot: number;
   path: string;
@@ -97,17 +97,15 @@ export type SlotWork = 'prepare' | 'reset' | 'remove';
   claim: SlotClaim | null;
   /** Bytes of its files, symlinks not followed (a linked `node_modules` costs nothing). */
   bytes: number;
-}
-
   /** The reason git keeps it locked for (SLOT_LOCK_REASON; '' locked without one); null when not locked (made by a version before locks). */
   locked: string | null;
   /** A free slot given back and not reset yet: the step whose files it still holds. */
   lastStep: { plan_id: string; step_id: string } | null;
+}
+
 export const slotsFolder = (repo: GitRepository) => join(repo.worktrees, 'slots');
 export const slotRoot = (repo: GitRepository, slot: number) => join(slotsFolder(repo), String(slot));
 const claimFile = (root: string) => `${root}.claim.json`;
-
-/** Where a step attempt's landing is recorded (it outlives the slot's use): `<worktrees>/<planId>/<stepId>.<attempt>.merged.json`. */
 /** Beside a slot given back until it is reset: the step whose files it holds. */
 const lastStepFile = (root: string) => `${root}.last-step.json`;
 
@@ -132,6 +130,8 @@ export function isStaleClaim(claim: SlotClaim | null): boolean {
     return (error as NodeJS.ErrnoException).code === 'ESRCH';
   }
 }
+
+/** Where a step attempt's landing is recorded (it outlives the slot's use): `<worktrees>/<planId>/<stepId>.<attempt>.merged.json`. */
 export function mergedFile(repo: GitRepository, planId: string, stepId: string, attempt: number): string {
   if (!Number.isInteger(attempt) || attempt < 0) throw new OrcaError(`Expected a step attempt as a whole number, got ${attempt}.`);
   return join(repo.worktrees, segment(planId, 'plan id'), `${segment(stepId, 'step id')}.${attempt}.merged.json`);
@@ -185,11 +185,11 @@ async function claimSlot(repo: GitRepository, options: OpenWorktreeOptions): Pro
           const held = slots.find((s) => s.claim?.plan_id === planId && s.claim.step_id === stepId);
           if (held) return { slot: held.slot, held: held.claim! };
           const free = slots.filter((s) => !s.claim && s.made).map((s) => s.slot);
-          const used = new Set(slots.map((s) => s.slot));
-          const next = slots.length < overCap ? [...free, firstUnused(used)] : free;
           // A slot this process is resetting is free in a moment: waited for, rather than a slot made anew (seconds, and an OpenCode instance).
           const resetting = free.length === 0 ? slots.map((s) => resetsInFlight.get(slotRoot(repo, s.slot))).find(Boolean) : undefined;
           if (resetting) return { resetting };
+          const used = new Set(slots.map((s) => s.slot));
+          const next = slots.length < overCap ? [...free, firstUnused(used)] : free;
           if (next.length === 0) return null;
           for (const slot of next) {
             // A hard link fails when the claim exists: only one process ever takes a slot.
@@ -197,12 +197,12 @@ async function claimSlot(repo: GitRepository, options: OpenWorktreeOptions): Pro
           }
         }
       });
-      if (claimed) {
-        if (waiter) onWait?.(false);
       if (claimed && 'resetting' in claimed) {
         await claimed.resetting;
         continue;
       }
+      if (claimed) {
+        if (waiter) onWait?.(false);
         if (waiter && overCap === Infinity) log?.('warn', `Step ${stepId} waited ${((performance.now() - since) / 1000).toFixed(1)} s for one of the ${maxSlots} worktree slots, all held by steps waiting at a gate, and made one more.`);
         return claimed;
       }
@@ -441,14 +441,14 @@ export async function releaseSlot(repo: GitRepository, root: string, planId: str
   wakeSlotWaiters(repo);
 }
 
-/** Every slot a plan's steps hold goes back to the pool, and the plan's landing records go. */
-export async function releasePlanSlots(repo: GitRepository, planId: string): Promise<string[]> {
 /** The mark first: a free slot without one holds nothing of a step. */
 async function giveBack(root: string, claim: SlotClaim): Promise<void> {
   await writeFile(lastStepFile(root), JSON.stringify({ plan_id: claim.plan_id, step_id: claim.step_id }));
   await unlink(claimFile(root)).catch(() => {});
 }
 
+/** Every slot a plan's steps hold goes back to the pool, and the plan's landing records go. */
+export async function releasePlanSlots(repo: GitRepository, planId: string): Promise<string[]> {
   const released: string[] = [];
   for (const slot of await readSlots(repo)) {
     if (slot.claim?.plan_id !== planId) continue;
@@ -487,8 +487,6 @@ export async function trimSlots(repo: GitRepository, keep: number, prefix = repo
   return removed;
 }
 
-/**
- * Removes a worktree and git's record of it; a worktree already gone or half deleted is fine.
 /** A slot this process claimed, removed: its worktree, git's record, its mark and then its claim. */
 async function removeClaimedSlot(repo: GitRepository, root: string): Promise<void> {
   try {
@@ -499,6 +497,8 @@ async function removeClaimedSlot(repo: GitRepository, root: string): Promise<voi
   }
 }
 
+/**
+ * Removes a worktree and git's record of it; a worktree already gone or half deleted is fine.
  * Neither git nor fs.rm follows a symlink, so a linked `node_modules` stays.
  */
 async function removeSlotTree(repo: GitRepository, root: string, signal?: AbortSignal): Promise<void> {
@@ -508,14 +508,12 @@ async function removeSlotTree(repo: GitRepository, root: string, signal?: AbortS
     await git(['worktree', 'remove', '--force', '--force', root], at);
   } catch {
     await rm(root, { recursive: true, force: true });
-    await git(['worktree', 'prune'], at);
-  }
     // A prune leaves a locked record alone.
     await git(['worktree', 'unlock', root], { ...at, okCodes: [0, 128] });
+    await git(['worktree', 'prune'], at);
+  }
 }
 
-/** Orca's slots of this repository, with who holds each and its size. */
-export async function listWorktrees(repo: GitRepository): Promise<OrcaWorktree[]> {
 /**
  * Resets of free slots running in this process, by slot root: a step that finds no other slot free
  * waits for one (claimSlot), and a count of free slots includes them (prepareSlots). Never rejects.
@@ -600,7 +598,7 @@ export async function recoverSlots(repo: GitRepository): Promise<string[]> {
     const root = slotRoot(repo, slot.slot);
     if (isStaleClaim(slot.claim)) {
       const work = slot.claim!.step_id;
-      if (!(await takeStaleClaim(root, slot.claim!, orcaClaim(work === 'reset' ? 'reset' : 'remove')))) continue;
+      if (!(await takeClaim(root, slot.claim!, orcaClaim(work === 'reset' ? 'reset' : 'remove')))) continue;
       if (work === 'reset' && slot.made) {
         await unlink(claimFile(root)).catch(() => {});
         toReset.push(root);
@@ -620,10 +618,11 @@ export async function slotsToReset(repo: GitRepository): Promise<string[]> {
 }
 
 /**
- * Replaces a claim its process left (`seen`, read a moment ago) by `mine`. The claim is moved aside
- * first (one process only can), and put back when it is not the one seen (a live one made meanwhile).
+ * Replaces a claim nobody will end (`seen`, read a moment ago: its process is gone, or its plan ended)
+ * by `mine`. The claim is moved aside first (one process only can), and put back when it is not the
+ * one seen (a live one made meanwhile).
  */
-async function takeStaleClaim(root: string, seen: SlotClaim, mine: SlotClaim): Promise<boolean> {
+async function takeClaim(root: string, seen: SlotClaim, mine: SlotClaim): Promise<boolean> {
   const file = claimFile(root);
   const aside = `${file}.stale.${process.pid}.${randomBytes(4).toString('hex')}`;
   try {
@@ -632,7 +631,8 @@ async function takeStaleClaim(root: string, seen: SlotClaim, mine: SlotClaim): P
     return false; // taken back by another process, or given up meanwhile
   }
   const moved = await readFile(aside, 'utf8').then((text) => JSON.parse(text) as SlotClaim, () => null);
-  if (!moved || moved.pid !== seen.pid || moved.run !== seen.run || moved.step_id !== seen.step_id) {
+  const same = (['plan_id', 'step_id', 'attempt', 'pid', 'run'] as const).every((key) => moved?.[key] === seen[key]);
+  if (!same) {
     await link(aside, file).catch(() => {});
     await unlink(aside).catch(() => {});
     return false;
@@ -642,14 +642,16 @@ async function takeStaleClaim(root: string, seen: SlotClaim, mine: SlotClaim): P
 }
 
 /**
- * Removes a slot `orca prune --slots` found free, or held by a claim its process left
- * (isStaleClaim): its worktree (locked or not), git's record and its folder, under a claim of its
- * own. False when it is no longer so (a step took it meanwhile: it stays).
+ * Removes a slot `orca prune --slots` found free, held by a claim its process left (isStaleClaim), or
+ * (`planEnded`, which the caller knows from the plan's file) held by a step of a plan that ended: its
+ * worktree (locked or not), git's record and its folder, under a claim of its own. False when it is
+ * no longer so (a step took it meanwhile: it stays).
  */
-export async function removeFreeSlot(repo: GitRepository, slot: Pick<OrcaWorktree, 'path' | 'claim'>): Promise<boolean> {
+export async function removeSlot(repo: GitRepository, slot: Pick<OrcaWorktree, 'path' | 'claim'>, { planEnded = false }: { planEnded?: boolean } = {}): Promise<boolean> {
   const root = slot.path;
   const mine = orcaClaim('remove');
-  const claimed = slot.claim === null ? await createClaim(root, mine) : isStaleClaim(slot.claim) && (await takeStaleClaim(root, slot.claim, mine));
+  const nobodys = slot.claim !== null && (isStaleClaim(slot.claim) || (planEnded && slot.claim.plan_id !== ''));
+  const claimed = slot.claim === null ? await createClaim(root, mine) : nobodys && (await takeClaim(root, slot.claim!, mine));
   if (!claimed) return false;
   await removeClaimedSlot(repo, root);
   // The folders Orca made for them, once empty: nothing of Orca's is left for this repository.
@@ -658,6 +660,8 @@ export async function removeFreeSlot(repo: GitRepository, slot: Pick<OrcaWorktre
   return true;
 }
 
+/** Orca's slots of this repository, with who holds each and its size. */
+export async function listWorktrees(repo: GitRepository): Promise<OrcaWorktree[]> {
   const slots = await readSlots(repo);
   return Promise.all(
     slots
@@ -670,8 +674,6 @@ export async function removeFreeSlot(repo: GitRepository, slot: Pick<OrcaWorktre
   );
 }
 
-/** Plans with a folder of landing records, or a slot claim: what the sweep at start looks at. */
-export async function plansWithRecords(repo: GitRepository): Promise<string[]> {
 async function readLastStep(root: string): Promise<OrcaWorktree['lastStep']> {
   const text = await readFile(lastStepFile(root), 'utf8').catch(() => null);
   if (text === null) return null;
@@ -683,6 +685,8 @@ async function readLastStep(root: string): Promise<OrcaWorktree['lastStep']> {
   }
 }
 
+/** Plans with a folder of landing records, or a slot claim: what the sweep at start looks at. */
+export async function plansWithRecords(repo: GitRepository): Promise<string[]> {
   const names = await readdir(repo.worktrees).catch(() => [] as string[]);
   const claimed = (await readSlots(repo)).map((s) => s.claim?.plan_id ?? '');
   return [...new Set([...names, ...claimed])].filter((name) => /^plan_[0-9A-Z]{26}$/.test(name));

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { packageInfo, packageRoot } from '../../src/cli/package-info.js';
-import { initRepo } from '../workspace/repo.js';
+import { gitIn, initRepo } from '../workspace/repo.js';
 import { openWorktree, releaseSlot } from '../../src/workspace/worktrees.js';
 import { workspaceSupport } from '../../src/workspace/support.js';
 import { agePlan, approvalPlan, budgetPlan, failedStepPlan, mergePlan, runCli, runningPlan, tempProject, type Project } from './fixtures.js';
@@ -202,31 +202,52 @@ describe('orca doctor', () => {
     );
   });
 
-  it("should list Orca's worktree slots with their size: held by a running plan's step, free, or still held by a plan no longer running; and say why steps share the tree without git", async () => {
+  it("should list Orca's worktree slots, each with who holds it (or that it is free), its size and its lock in git; and say why steps share the tree without git", async () => {
     const plain = await doctor();
     expect(plain.stdout).toMatch(/Worktrees\n {2}✓ steps share the project directory: .* is not in a git repository\.\n/);
     initRepo(project.dir, { 'README.md': 'hello\n', '.gitignore': '.opencode/\n' });
     const host = project.host();
     const live = runningPlan(host);
+    const ended = approvalPlan(host, 'no thanks');
+    host.send(ended, { type: 'approval.reject', channel: 'command', at: '2026-01-01T00:00:00.000Z' });
+    host.flush(ended);
     await host.dispose();
     env.XDG_DATA_HOME = join(home, 'data');
     const support = await workspaceSupport(project.dir, { dataHome: env.XDG_DATA_HOME });
     if (!support.ok) throw new Error(support.reason);
-    await openWorktree(support, { planId: live, stepId: 's1', attempt: 1, include: [] });
+    const held = await openWorktree(support, { planId: live, stepId: 's1', attempt: 1, include: [] });
     const gone = 'plan_01JDX4Z6Q5H2M3N4P5R6S7T8V9';
     const left = await openWorktree(support, { planId: gone, stepId: 'docs', attempt: 2, include: [] });
-    await releaseSlot(support, (await openWorktree(support, { planId: gone, stepId: 'free', attempt: 1, include: [] })).root!, gone, 'free');
+    const old = await openWorktree(support, { planId: ended, stepId: 's1', attempt: 1, include: [] });
+    gitIn(project.dir, 'worktree', 'unlock', old.root!); // as a version before locks made it
+    const free = await openWorktree(support, { planId: gone, stepId: 'free', attempt: 1, include: [] });
+    await releaseSlot(support, free.root!, gone, 'free');
     write(join(project.dir, '.opencode', 'agent', 'helper.md'), '# helper\n');
     const { stdout } = await doctor();
+    if (process.env.ORCA_PRINT) console.log(stdout);
     expect(stdout).toContain(`  ✓ file-changing steps get their own worktree, under ${support.worktrees} (unless isolation.mode is "none")\n`);
     // .opencode is ignored whole: its entries reach each slot, Orca's plans never.
     const hidden = /✓ OpenCode config git hides, placed in each slot at every reset \(folders linked, files copied; from the repository's top\):\n((?: {6}.*\n)+)/.exec(stdout);
     expect(hidden?.[1]).toContain('      .opencode/agent\n');
     expect(hidden?.[1]).not.toContain('plans');
-    expect(stdout).toMatch(/ {2}✓ 1 worktree slot\(s\) held by steps of plans not finished: \d/);
-    expect(stdout).toMatch(/ {2}✓ 1 free worktree slot\(s\), kept for the next steps: \d/);
+    const size = '\\d+ B';
+    const slot = (root: string, who: string, lock = 'locked') => ` {6}${escape(root)}: ${escape(who)}; ${size}; ${escape(lock)}\\n`;
+    expect(stdout).toMatch(new RegExp(` {2}✓ 1 worktree slot\\(s\\) held by steps of plans not finished: ${size}\\n${slot(held.root!, `held by ${live} step s1, attempt 1`)}`));
     expect(stdout).toMatch(
-      new RegExp(` {2}! 1 worktree slot\\(s\\) still held by plans that are not running: .*\\(given back when OpenCode next starts in this project\\)\n {6}${left.root!.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(${gone}, step docs, attempt 2\\): `),
+      new RegExp(` {2}✓ 1 free worktree slot\\(s\\), kept warm for the next steps \\(orca prune --slots removes them\\): ${size}\\n${slot(free.root!, `free; still holds the files of step free of ${gone} until it is reset`)}`),
+    );
+    expect(stdout).toMatch(
+      new RegExp(
+        ` {2}! 1 worktree slot\\(s\\) still held by plans that ended \\(given back when OpenCode next starts in this project; orca prune --slots removes them\\): ${size}\\n${slot(old.root!, `held by ${ended} step s1, attempt 1`, 'not locked (made by an older Orca: locked at its next reset)')}`,
+      ),
+    );
+    expect(stdout).toMatch(
+      new RegExp(` {2}! 1 worktree slot\\(s\\) still held by plans this project does not have \\(given back when OpenCode next starts with Orca in this repository\\): ${size}\\n${slot(left.root!, `held by ${gone} step docs, attempt 2`)}`),
+    );
+    expect(stdout).toContain(
+      `  ✓ git worktree list shows these 4, locked with the reason "Orca's warm slot for plan steps (opencode-orca-statecharts); remove with: orca prune --slots" (1 made by an older Orca not yet: locked at their next reset)\n`,
     );
   });
 });
+
+const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

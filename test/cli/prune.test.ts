@@ -1,9 +1,14 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { inboxDir, postDecision } from '../../src/persistence/inbox.js';
 import { loadSummaries, SUMMARY_CACHE_NAME } from '../../src/persistence/summary-cache.js';
-import { agePlan, approvalPlan, failedStepPlan, runCli, tempProject, writesLanded, type Project } from './fixtures.js';
+import { workspaceSupport } from '../../src/workspace/support.js';
+import { openWorktree, releaseSlot, resetFreeSlot } from '../../src/workspace/worktrees.js';
+import { gitIn, initRepo } from '../workspace/repo.js';
+import { agePlan, approvalPlan, failedStepPlan, runCli, runningPlan, tempProject, writesLanded, type Project } from './fixtures.js';
 
 let project: Project;
 beforeEach(() => {
@@ -178,6 +183,136 @@ describe('orca prune', () => {
     expect(stderr).toMatch(/^orca: the Orca options do not load, and they say how long plans are kept: .*orca\.jsonc: prune\.drafts_after_days: .* \(orca doctor\)\n$/);
   });
 });
+
+describe('orca prune --slots', () => {
+  let home: string;
+  let sleeper: ChildProcess | undefined;
+  beforeEach(() => {
+    home = mkdtempSync(join(tmpdir(), 'orca-cli-slots-'));
+  });
+  afterEach(() => {
+    sleeper?.kill();
+    rmSync(home, { recursive: true, force: true });
+  });
+  const env = () => ({ HOME: home, XDG_DATA_HOME: join(home, 'data') });
+  const slots = (...args: string[]) => runCli(['prune', '--slots', '--dir', project.dir, ...args], env());
+  const listed = () => gitIn(project.dir, 'worktree', 'list', '--porcelain');
+  const orcaClaim = (step_id: string, pid: number) => ({ plan_id: '', step_id, attempt: 0, base: null, pid, host: hostname(), run: 'another process' });
+
+  /**
+   * The repository's slots, one of each kind: held by a running plan's step (with its work), free and
+   * reset, given back and not reset (its step's change staged), held by a plan that ended (rejected),
+   * by a plan this project does not have, left by an Orca process that is gone, Orca's work of a live
+   * process, and a claim of an older Orca that names no process.
+   */
+  async function slotsOfEveryKind() {
+    initRepo(project.dir, { 'README.md': 'hello\n', '.gitignore': '.opencode/\n' });
+    const host = project.host();
+    const live = runningPlan(host);
+    const ended = approvalPlan(host, 'no thanks');
+    host.send(ended, { type: 'approval.reject', ...by });
+    host.flush(ended);
+    await host.dispose();
+    const support = await workspaceSupport(project.dir, { dataHome: env().XDG_DATA_HOME });
+    if (!support.ok) throw new Error(support.reason);
+    const open = (planId: string, stepId: string) => openWorktree(support, { planId, stepId, attempt: 1, include: [] }).then((w) => w.root!);
+    const root = {
+      held: await open(live, 's1'),
+      free: await open(ended, 'early'),
+      notReset: await open(ended, 'late'),
+      ended: await open(ended, 's1'),
+      left: await open(OTHER_PLAN, 's1'),
+      stale: await open(ended, 'stale'),
+      busy: await open(ended, 'busy'),
+      unknown: await open(ended, 'unknown'),
+    };
+    writeFileSync(join(root.held, 'work.txt'), 'the step at work\n');
+    await releaseSlot(support, root.free, ended, 'early');
+    await resetFreeSlot(support, root.free);
+    writeFileSync(join(root.notReset, 'README.md'), 'changed by the step\n');
+    gitIn(root.notReset, 'add', '-A');
+    await releaseSlot(support, root.notReset, ended, 'late');
+    writeFileSync(`${root.stale}.claim.json`, JSON.stringify(orcaClaim('reset', deadPid())));
+    sleeper = spawn('sleep', ['60']);
+    writeFileSync(`${root.busy}.claim.json`, JSON.stringify(orcaClaim('reset', sleeper.pid!)));
+    writeFileSync(`${root.unknown}.claim.json`, JSON.stringify({ plan_id: '', step_id: 'prepare', attempt: 0, base: null }));
+    return { support, live, ended, root };
+  }
+
+  it('should list the slots it would remove (free, left by a process that is gone, of a plan that ended), name the ones it keeps and why, and remove nothing', async () => {
+    const { live, ended, root } = await slotsOfEveryKind();
+    const before = listed();
+
+    const { code, stdout, stderr } = await slots();
+    if (process.env.ORCA_PRINT) console.log(stdout);
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    expect(stdout).toContain(`orca prune --slots: Orca's worktree slots of the git repository at ${realpathSync(project.dir)}, in `);
+    expect(stdout).toMatch(/Would remove 4 slot\(s\), \d+ B:\n {2}SLOT +PATH +STATE +SIZE\n/);
+    const row = (path: string, state: string) => new RegExp(`\\n {2}\\d+ +${escape(path)} +${escape(state)} +\\d+ B\\n`);
+    expect(stdout).toMatch(row(root.free, 'free'));
+    expect(stdout).toMatch(row(root.notReset, 'free, not reset'));
+    expect(stdout).toMatch(row(root.ended, `held by ${ended}, ended`));
+    expect(stdout).toMatch(row(root.stale, `left by process ${deadPid.last}, gone`));
+    expect(stdout).toContain('\nKept 4 slot(s):\n');
+    expect(stdout).toContain(`  ${root.held}: held by ${live} step s1, attempt 1; `);
+    expect(stdout).toContain("a step of a plan of this project not finished holds it, with the step's work");
+    expect(stdout).toContain(`  ${root.left}: held by ${OTHER_PLAN} step s1, attempt 1; `);
+    expect(stdout).toContain(`  ${root.busy}: being reset by Orca (process ${sleeper!.pid}); `);
+    expect(stdout).toContain(`  ${root.unknown}: held by Orca's prepare (a version that does not name its process); `);
+    expect(stdout).toContain(`${root.unknown}.claim.json`);
+    expect(stdout).toContain('A dry run: nothing was removed. Add --yes to remove these slots (their git worktree entries and folders).\n');
+    expect(listed()).toBe(before);
+    for (const path of Object.values(root)) expect(existsSync(path)).toBe(true);
+  });
+
+  it('should remove them with --yes (their locked git worktree entries and folders) and say what it removed; a slot a step holds stays, with its work', async () => {
+    const { live, root } = await slotsOfEveryKind();
+    expect(listed()).toContain(`worktree ${root.free}\nHEAD`);
+    expect(listed()).toMatch(new RegExp(`worktree ${escape(root.free)}\\n[^]*?locked Orca's warm slot`));
+
+    const { code, stdout, stderr } = await slots('--yes');
+    if (process.env.ORCA_PRINT) console.log(stdout);
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/Removed 4 slot\(s\), \d+ B: their git worktree entries and folders\n {2}SLOT +PATH +STATE +SIZE\n/);
+    expect(stdout).not.toContain('dry run');
+    for (const gone of [root.free, root.notReset, root.ended, root.stale]) {
+      expect(stdout).toContain(` ${gone} `);
+      expect(existsSync(gone)).toBe(false);
+      expect(existsSync(`${gone}.claim.json`)).toBe(false);
+      expect(existsSync(`${gone}.last-step.json`)).toBe(false);
+      expect(listed()).not.toContain(`worktree ${gone}\n`);
+    }
+    for (const kept of [root.held, root.left, root.busy, root.unknown]) expect(listed()).toContain(`worktree ${kept}\n`);
+    expect(readFileSync(join(root.held, 'work.txt'), 'utf8')).toBe('the step at work\n');
+    expect(JSON.parse(readFileSync(`${root.held}.claim.json`, 'utf8'))).toMatchObject({ plan_id: live, step_id: 's1' });
+
+    const again = await slots('--yes');
+    expect(again.stdout).toContain('Nothing to remove.\n\nKept 4 slot(s):\n');
+  });
+
+  it('should say there are no slots without git, and refuse the day counts beside --slots and --slots on other commands', async () => {
+    const none = await slots();
+    expect(none.code).toBe(0);
+    expect(none.stdout).toMatch(/^orca prune --slots: no worktree slots: .* is not in a git repository\.\n$/);
+    expect(await slots('--drafts-older-than', '3')).toMatchObject({
+      code: 2,
+      stderr: 'orca: orca prune --slots removes worktree slots only: it takes no --drafts-older-than or --finished-older-than (orca --help).\n',
+    });
+    expect(await runCli(['doctor', '--slots'])).toMatchObject({ code: 2, stderr: 'orca: orca doctor does not take --slots (orca --help).\n' });
+  });
+});
+
+const OTHER_PLAN = 'plan_01JDX4Z6Q5H2M3N4P5R6S7T8V9';
+const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** The pid of a process of this machine that has ended (the last one given is kept, to be named). */
+function deadPid(): number {
+  deadPid.last = spawnSync('true').pid!;
+  return deadPid.last;
+}
+deadPid.last = 0;
 
 /** Its decisions taken, as a process that ran the plan would have. */
 function rmInbox(planId: string) {
