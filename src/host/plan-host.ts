@@ -14,7 +14,7 @@ import type { PlanStore } from '../persistence/plan-store.js';
 import { loadSummaries } from '../persistence/summary-cache.js';
 import { quote } from '../text/quote.js';
 import { guarded, PlanObservers, type PlanObserver } from './observers.js';
-import { PlanWrites, type WrittenChange } from './plan-writes.js';
+import { PlanWrites, type PlanWritesOptions, type WrittenChange } from './plan-writes.js';
 import { wirePlanMachine, type WiredPlanMachine } from './wire.js';
 import { type PlanPorts } from '../machines/ports.js';
 import { errorMessage, OrcaError } from '../errors.js';
@@ -134,9 +134,15 @@ export class PlanHost {
     // Before start: the restored invokes call their ports at once.
     for (const key of inFlightKeys(file.snapshot)) this.restoredInFlight.add(key);
     let failure: unknown;
-    const actor = this.start(planId, file.created_at, { snapshot: file.snapshot as never }, (error) => {
-      failure = error;
-    });
+    const actor = this.start(
+      planId,
+      file.created_at,
+      { snapshot: file.snapshot as never },
+      (error) => {
+        failure = error;
+      },
+      file.undos ? { undos: file.undos } : undefined,
+    );
     if (failure !== undefined || actor.getSnapshot().status === 'error') {
       void this.release(planId, { write: false });
       const reason = `snapshot does not restore: ${(failure as Error)?.message ?? 'actor error'}`;
@@ -345,6 +351,7 @@ export class PlanHost {
     createdAt: string,
     init: { input: PlanInput } | { snapshot: never },
     onError?: (error: unknown) => void,
+    carried?: PlanWritesOptions['carried'],
   ): PlanActor {
     // One writer per plan: throws PlanLeaseError when another process runs it.
     ensureStateDir(this.options.store.dir);
@@ -367,6 +374,7 @@ export class PlanHost {
         writeFailed: (error) => this.failWrite(planId, error),
         journalFailed: (error) =>
           this.log('error', `plan ${planId}: appending to its journal failed (the plan file is unaffected): ${error.message}`),
+        ...(carried ? { carried } : {}),
       }),
     };
     this.live.set(planId, entry);

@@ -28,6 +28,8 @@ export interface PlanWritesOptions {
   writeFailed: (error: Error) => void;
   /** An append to the journal failed: those entries are lost from the journal, never from the plan file. */
   journalFailed: (error: Error) => void;
+  /** What the file the plan was restored from holds that its snapshot does not (its undos): written again with it. */
+  carried?: Pick<PlanFields, 'undos'>;
 }
 
 /**
@@ -114,7 +116,7 @@ export class PlanWrites {
     const snapshot = this.snapshot();
     if (snapshot.status === 'error') return null;
     const times = { created_at: this.options.createdAt, updated_at: this.options.now() };
-    return toPlanFields(snapshot, times, openGates(snapshot)[0]?.kind ?? null);
+    return { ...toPlanFields(snapshot, times, openGates(snapshot)[0]?.kind ?? null), ...this.options.carried };
   }
 
   /** The plan's file now, snapshot included: made only when it is written. */

@@ -38,6 +38,8 @@ export function entryText(entry: JournalEntry): string {
       return `${roleText(entry)}'s answer${entry.step_id ? ` for step ${entry.step_id}` : ''} accepted with slips forgiven: ${entry.coerced.join('; ')}`;
     case 'protocol':
       return `${entry.agent}${entry.model ? ` (${entry.model})` : ''} switched to the text protocol: structured output refused in session ${entry.session_id} — ${clip(entry.reason, 100)}`;
+    case 'rewind':
+      return `${entry.direction === 'undo' ? 'undo: took' : 'redo: put'} the changes of ${entry.steps.join(', ')} ${entry.direction === 'undo' ? 'back out of' : 'back in'} your working tree (${entry.files} file${entry.files === 1 ? '' : 's'}, ${REWIND_BY[entry.channel] ?? `via ${entry.channel}`})`;
     default:
       return `unknown entry ${clip(JSON.stringify(entry), 100)}`;
   }
@@ -65,6 +67,9 @@ function clip(text: string, max: number): string {
 
 /** "planner", or "specialist (coder)": the role is named only when it is not the agent's. */
 const roleText = (entry: { role: string; agent: string }) => (entry.role === entry.agent ? entry.agent : `${entry.role} (${entry.agent})`);
+
+/** Who asked for an undo or redo. */
+const REWIND_BY: Record<string, string> = { cli: 'with orca undo', command: 'by slash command', viewer: 'in the plan viewer' };
 
 /** Who decided, in the words of the channels: "in the question dialog", "by slash command", … */
 const BY: Record<string, string> = {

@@ -35,7 +35,9 @@ export type JournalEntry =
    */
   | { at: string; kind: 'protocol'; agent: string; model?: string; protocol: 'text'; reason: string; session_id: string }
   /** A turn's answer was accepted with slips forgiven (protocol/normalize-output.ts), in words: `JSONC: comments removed`. */
-  | { at: string; kind: 'coercion'; role: string; agent: string; step_id?: string; session_id: string; coerced: string[] };
+  | { at: string; kind: 'coercion'; role: string; agent: string; step_id?: string; session_id: string; coerced: string[] }
+  /** An undo took the steps' landed changes back out of the user's tree, or a redo put them back (the plan file's `undos` has the files and patch). */
+  | { at: string; kind: 'rewind'; direction: 'undo' | 'redo'; steps: string[]; channel: string; files: number };
 
 export type EventSource = 'tool' | 'question' | 'permission' | 'command' | 'cli' | 'auto' | 'child' | 'invoke' | 'init';
 

@@ -122,6 +122,19 @@ export const planFileStep = z.object({
 
 const GATES = ['approval', 'deviation', 'question', 'budget', 'resume', 'merge', 'verification'] as const;
 
+/** One undo or redo of a plan's landed changes (what the plan file's `undos` hold). */
+const undoRecord = z.object({
+  kind: z.enum(['undo', 'redo']),
+  at: z.string(),
+  /** The steps whose changes it took back (undo) or put back (redo). */
+  steps: z.array(z.string()),
+  channel: z.enum(['cli', 'command', 'viewer']),
+  /** The files it changed in the user's tree, project-relative, with +/- counts. */
+  files: z.array(fileChange),
+  /** The patch it applied to the user's tree (what a redo applies in reverse). */
+  patch_path: z.string(),
+});
+
 const decision = z.object({
   gate: z.enum(GATES),
   option: z.string(),
@@ -199,10 +212,18 @@ export const planFile = z.object({
       max_tokens: z.number().min(0).nullable(),
     })
     .optional(),
+  /**
+   * What `orca undo` (and `/orca-undo`, the viewer) took back out of the user's tree, and what a redo
+   * put back, oldest first: when, which steps, through which channel, the files, and the patch it
+   * applied (beside the plan file). Absent until the first. Written by the undo under the plan's
+   * lease once the plan has ended, never by its chart: a plan restored from this file keeps them.
+   */
+  undos: z.array(undoRecord).optional(),
   snapshot: persistedSnapshot,
 });
 
 export type PlanFile = z.infer<typeof planFile>;
+export type UndoRecord = z.infer<typeof undoRecord>;
 /** A plan file's plain fields: what observers of a running plan read (the snapshot is only made for a write). */
 export type PlanFields = Omit<PlanFile, 'snapshot'>;
 export type PlanFileStep = z.infer<typeof planFileStep>;

@@ -20,7 +20,7 @@ export interface TimelineView {
 
 export const TIMELINE_LIMIT = 400;
 /** Every kind the journal has: a kind added there fails to compile until the page knows it. */
-const KINDS: Record<JournalEntry['kind'], true> = { event: true, state: true, reconcile: true, turn: true, protocol: true, coercion: true };
+const KINDS: Record<JournalEntry['kind'], true> = { event: true, state: true, reconcile: true, turn: true, protocol: true, coercion: true, rewind: true };
 
 export function timelineOf(entries: readonly JournalEntry[], limit = TIMELINE_LIMIT): TimelineView {
   const shown = entries.filter((entry) => !isNoise(entry));
