@@ -1,10 +1,11 @@
 import type { AnyStateMachine, AnyStateNode, AnyTransitionDefinition } from 'xstate';
 import { agendaItemMachine } from '../machines/agenda-item.machine.js';
 import { planMachine } from '../machines/plan.machine.js';
+import { rewindMachine } from '../machines/rewind.machine.js';
 import { stepMachine } from '../machines/step.machine.js';
 
 /** The machines drawn into statecharts/: JSON from machine.toJSON(), mermaid from the state nodes. */
-export const MACHINES: Record<string, AnyStateMachine> = { plan: planMachine, step: stepMachine, 'agenda-item': agendaItemMachine };
+export const MACHINES: Record<string, AnyStateMachine> = { plan: planMachine, step: stepMachine, 'agenda-item': agendaItemMachine, rewind: rewindMachine };
 
 const eventLabel = (t: AnyTransitionDefinition) => {
   const type = t.eventType;

@@ -39,7 +39,7 @@ const IO = [
 ];
 
 /** The folders that do effects or talk to OpenCode, which the machines (the decisions) must not know. */
-const EFFECT_FOLDERS = ['src/opencode/', 'src/ui/', 'src/cli/', 'src/hitl/', 'src/host/', 'src/persistence/', 'src/tools/', 'src/notices/', 'src/agenda/', 'src/passive/', 'src/workspace/'];
+const EFFECT_FOLDERS = ['src/opencode/', 'src/ui/', 'src/cli/', 'src/hitl/', 'src/host/', 'src/persistence/', 'src/tools/', 'src/notices/', 'src/agenda/', 'src/passive/', 'src/workspace/', 'src/rewind/'];
 
 const MACHINES: Boundary = { folders: ['src/machines/'], files: EFFECT_FOLDERS, packages: [...OPENCODE, ...IO] };
 const PURE_FORMATS: Boundary = { folders: ['src/schemas/', 'src/protocol/', 'src/prompts/'], packages: [...OPENCODE, ...IO] };
