@@ -448,7 +448,7 @@ describe('every file-changing step in its own git worktree', () => {
     expect(named).toEqual([]);
   }, 180_000);
 
-  it('no slot is held once its plan ended: the free ones stay, warm, within the pool, and no step folder or record is left', async () => {
+  it('no slot is held once its plan ended: the free ones stay, warm, within the pool, each locked in git as Orca\'s and reset to the user\'s HEAD (nothing of a step left), and no step folder or record is left', async () => {
     await Promise.all([result('hunks'), result('clash'), result('sneaky')]);
     const h = servers.human!;
     const human = await result('human');
@@ -469,6 +469,15 @@ describe('every file-changing step in its own git worktree', () => {
       expect(slots.length).toBeGreaterThan(0);
       expect(slots.length).toBeLessThanOrEqual(POOL);
       for (const line of slots) expect(line).toMatch(new RegExp(`^worktree ${escapeRe(worktreesOf(s))}[0-9a-f]{12}${escapeRe(sep)}slots${escapeRe(sep)}\\d+$`));
+      // What `git worktree list -v` says of each: Orca's, and what removes it.
+      const entries = gitIn(s.projectDir, 'worktree', 'list', '--porcelain').split('\n\n').slice(1).filter(Boolean);
+      for (const entry of entries) expect(entry).toContain("\nlocked Orca's warm slot for plan steps (opencode-orca-statecharts); remove with: orca prune --slots");
+      // Given back, each is reset once free: at the user's HEAD, nothing of its last step in its files or index.
+      const head = gitIn(s.projectDir, 'rev-parse', 'HEAD').trim();
+      const roots = slots.map((line) => line.slice('worktree '.length));
+      const reset = () => roots.every((root) => gitIn(root, 'rev-parse', 'HEAD').trim() === head && gitIn(root, 'status', '--porcelain', '--untracked-files=all') === '');
+      await waitFor(reset, { timeoutMs: 15_000, description: `every slot of ${s.projectDir} reset to its HEAD` }).catch(() => {});
+      for (const root of roots) expect({ root, head: gitIn(root, 'rev-parse', 'HEAD').trim(), status: gitIn(root, 'status', '--porcelain', '--untracked-files=all') }).toEqual({ root, head, status: '' });
     }
   }, 180_000);
 });
