@@ -78,6 +78,8 @@ const model = await startScriptedModel({
     },
     planner: plan,
     ...Object.fromEntries(AGENTS.map((a) => [a, specialist])),
+    // The plan's verifying turn once every step landed (its own hidden agent): it reports the checks hold.
+    verifier: specialist,
   }),
 });
 

@@ -23,10 +23,11 @@ function noteBlocks(gate: Gate, forecast: string | undefined, where: string | un
     case 'approval': {
       const p = gate.proposal;
       const revised = gate.changes ? ' (a revised version)' : '';
-      const blocks = [`Orca: plan ${id} waits for your approval${revised}: ${count(p.steps.length, 'step')}.`];
+      const head = `Orca: plan ${id} waits for your approval${revised}: ${count(p.steps.length, 'step')}.`;
       // A revision says what changed first, then the overview of the plan as it is now, then the details.
-      if (gate.changes) blocks.push(`What changed since the version you saw:\n${changeLines(gate.changes).join('\n')}`);
-      blocks.push(...overviewBlocks(p.goal, p.steps));
+      const blocks = gate.changes
+        ? [head, `What changed since the version you saw:\n${changeLines(gate.changes).join('\n')}`, overview(p.goal, p.steps)]
+        : [`${head}\n${overview(p.goal, p.steps)}`];
       p.steps.forEach((step, i) => blocks.push(stepBlock(step, i, p.steps.length)));
       blocks.push(list('Assumptions', p.assumptions), list('Risks', p.risks), list('Verification', p.verification));
       if (p.relevant_files?.length) blocks.push(`Relevant files: ${p.relevant_files.join(', ')}`);
@@ -90,13 +91,13 @@ export const OVERVIEW_ROW_WIDTH = 70;
 /**
  * What a person decides on, before the details (docs/design.md, "What a model is told"): the goal,
  * the order line, and one row per step (id, agent, the files it names), each at most one row at 80
- * columns, so a 4-step plan's overview fits one screen at 80x24. A single step has no order and no
- * row: its whole block follows at once.
+ * columns, so a 4-step plan's overview fits one screen at 80x24 (checked in tmux). A single step has
+ * no order and no row: its whole block follows at once.
  */
-export function overviewBlocks(goal: string, steps: ReadonlyArray<{ id: string; agent: string; files?: string[] | undefined; depends_on?: string[] | undefined }>): string[] {
+export function overview(goal: string, steps: ReadonlyArray<{ id: string; agent: string; files?: string[] | undefined; depends_on?: string[] | undefined }>): string {
   const order = orderLine(steps);
-  if (!order) return [`Goal: ${goal}`];
-  return [`Goal: ${goal}\n${order}`, steps.map((step) => overviewRow(step)).join('\n')];
+  // One block, no blank row inside: with the dialog open at 80x24 about ten rows are left above it.
+  return [`Goal: ${goal}`, ...(order ? [order, ...steps.map((step) => overviewRow(step))] : [])].join('\n');
 }
 
 /** `- impl (coder): src/a.ts, src/b.ts`, the files cut with how many more when the row would not fit. */

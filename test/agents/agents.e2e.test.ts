@@ -5,7 +5,19 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { INSTALLED_AGENT_IDS, OWN_TOOLS, READ_ONLY_SESSION_PERMISSIONS, ROLE_TOOLS, findAgentMarker, readOnlyAgentId, roleTools, type AgentId, type InstalledAgentId } from '../../src/agents/index.js';
+import {
+  INSTALLED_AGENT_IDS,
+  OWN_TOOLS,
+  READ_ONLY_SESSION_PERMISSIONS,
+  ROLE_TOOLS,
+  VERIFIER_AGENT_ID,
+  VERIFIER_TOOLS,
+  findAgentMarker,
+  readOnlyAgentId,
+  roleTools,
+  type AgentId,
+  type InstalledAgentId,
+} from '../../src/agents/index.js';
 import { reportOnFailure } from '../support/failure-report.js';
 import { startOpencode, waitFor, type OpencodeServer } from '../support/opencode-server.js';
 import { projectRoot } from '../support/opencode-sandbox.js';
@@ -105,14 +117,40 @@ describe('agents on the real opencode binary', () => {
   const expected = (allowed: readonly string[]) =>
     universe.filter((t) => allowed.includes(t) || (EDIT_FAMILY.has(t) && allowed.includes('edit'))).sort();
 
-  it('lists every agent, the read-only twins hidden', async () => {
+  it('lists every agent, the read-only twins and the verifier hidden', async () => {
     const res = await server.fetch('/agent', { timeoutMs: 15_000 });
     const agents = (await res.json()) as { name: string; mode: string; hidden?: boolean }[];
     const byName = new Map(agents.map((a) => [a.name, a]));
     expect(byName.get('orca')).toMatchObject({ mode: 'primary' });
     expect(byName.get('planner')).toMatchObject({ mode: 'subagent' });
     expect(byName.get(readOnlyAgentId('coder'))).toMatchObject({ mode: 'subagent', hidden: true });
+    expect(byName.get(VERIFIER_AGENT_ID)).toMatchObject({ mode: 'subagent', hidden: true });
   }, 60_000);
+
+  it('offers the verifier read, glob, grep and bash, and runs no write it calls anyway (issue 50)', async () => {
+    const req = await offeredTools(VERIFIER_AGENT_ID);
+    expect(findAgentMarker(req.system)).toBe(VERIFIER_AGENT_ID);
+    expect([...req.tools].sort()).toEqual([...VERIFIER_TOOLS].sort());
+    const last = await offeredTools(VERIFIER_AGENT_ID, { say: `call write ${JSON.stringify({ filePath: 'pwned-by-verifier.txt', content: 'x' })}` });
+    expect(lastToolResult(last)?.content).toMatch(/unavailable tool/);
+    expect(existsSync(join(server.projectDir, 'pwned-by-verifier.txt'))).toBe(false);
+  }, 60_000);
+
+  // OpenCode's own tool texts name other tools ("use the Task tool instead"): each agent's prompt names
+  // those it lacks, checked here against the texts the real binary sends (src/agents/roles.ts OPENCODE_TOOL_REFERENCES).
+  it.each(['planner', 'coder', 'document-writer', 'reviewer', VERIFIER_AGENT_ID, readOnlyAgentId('tester')])(
+    "tells %s exactly which tools named in its real tool texts it lacks",
+    async (agent) => {
+      const req = await offeredTools(agent);
+      const texts = (req.body.tools as { function: { description: string } }[]).map((t) => t.function.description).join('\n');
+      const lacking = ['Task', 'Bash', 'Edit', 'Write', 'Read', 'Glob', 'Grep'].filter(
+        (name) => !req.tools.includes(name.toLowerCase()) && new RegExp(`\\b${name}\\b`).test(texts),
+      );
+      const note = /The tool descriptions mention the (.+?) tools?, which you do not have: ignore those hints\./.exec(req.system)?.[1];
+      expect((note ? note.split(/, | and /) : []).sort()).toEqual(lacking.sort());
+    },
+    60_000,
+  );
 
   it("keeps Orca's tools and agents out of other agents' tools and task tool", () => {
     expect(buildRequest.tools.filter((t) => OWN_TOOLS.includes(t))).toEqual([]);

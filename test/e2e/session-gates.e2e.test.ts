@@ -126,14 +126,18 @@ describe('gates asked in the session that started the plan, the session free', (
     const again = await decision(/^Approve plan_\w+ \(10 steps, above\)\?$/, ['Approve', 'Request Changes', 'Reject']);
     expect(await notesWith(session.id, 'waits for your approval: 10 steps')).toHaveLength(2);
 
-    // 4. Request Changes: its words in a text field of their own; the revision's note starts with what changed.
+    // 4. Request Changes: its words in a text field of their own; the revision's note starts with what changed, then the overview.
     await reply(server, again, [['Request Changes']]);
     const words = await nextQuestion(server, /^What should the planner change in plan plan_\w+\?/, 30_000);
     expect(words.questions[0]!.options).toEqual([]);
+    // The TUI opens the text field only at its digit (or Enter): the dialog says so (issue 49.6).
+    expect(words.questions[0]!.question).toContain('Press Enter (or 1), type your answer, then Enter.');
     await reply(server, words, [['Keep the old messages as hints']]);
     const second = await decision(/^Approve revised plan_\w+ \(9 steps, above\)\?$/, ['Approve', 'Request Changes', 'Reject']);
-    const [revision] = await notesWith(session.id, 'waits for your approval (a revised version: what changed is at the end): 9 steps');
+    const [revision] = await notesWith(session.id, 'waits for your approval (a revised version): 9 steps');
     expect(flat(revision!)).toContain(flat(`What changed since the version you saw: - removed release-10 (document-writer): ${first.steps[9]!.description}`));
+    expect(revision!.indexOf('What changed since')).toBeLessThan(revision!.indexOf('Goal: '));
+    expect(revision!.indexOf('Order: ')).toBeLessThan(revision!.indexOf('Step 1 of 9'));
     expect(flat(revision!)).toContain(flat(`- changed cli-3 description: ${first.steps[2]!.description} → ${revised.steps[2]!.description}`));
     await reply(server, second, [['Approve']]);
 

@@ -1,8 +1,8 @@
 // A plan's verification in the user's project once every step landed, on the real opencode binary
 // with a scripted model. Two parallel coder steps, each right in its own worktree: `rename` renames
 // lib.js's greet() to hello(), `cli` adds cli.js calling greet() (its copy still has it). Each passes
-// its review; together the landed tree fails `node cli.js`. The configured command and the tester's
-// verifying turn (which runs it with bash) both report it, so the plan waits at the verification gate
+// its review; together the landed tree fails `node cli.js`. The configured command and the verifier's
+// turn (which runs it with bash) both report it, so the plan waits at the verification gate
 // with what failed, the user's tree holding both changes. /orca-replan sends the planner what failed;
 // its revision adds a fix step; once it lands the verification passes and the plan completes, and
 // `orca show` says what was verified, where.
@@ -44,7 +44,7 @@ function respond(req: RecordedRequest): ScriptedReply {
     const replanned = req.messages.some((m) => m.role === 'user' && textOf(m.content).includes("the plan's verification failed there"));
     return jsonReply({ type: 'plan', goal: 'Greet with hello()', steps: replanned ? [...STEPS, FIX] : STEPS, assumptions: [], risks: [], verification: ['node cli.js prints the greeting'] });
   }
-  if (agent === 'tester' && isVerification(req)) {
+  if (agent === 'verifier' && isVerification(req)) {
     // The verifying turn runs the check with bash in the user's project, and reports what it saw.
     const ran = toolResults(req);
     if (ran.length === 0) return { toolCalls: [{ name: 'bash', arguments: { command: 'node cli.js', description: 'Run the CLI' } }] };
@@ -111,8 +111,10 @@ describe("a plan's verification in the user's project once every step landed", (
       { kind: 'turn', name: "the plan's verification list", passed: false, output: expect.stringContaining('greet is not a function') },
     ]);
     // The verifying turn ran in the user's project, not in a worktree.
-    const verifying = model.chatRequests().filter((r) => agentOf(r) === 'tester' && isVerification(r));
+    const verifying = model.chatRequests().filter((r) => agentOf(r) === 'verifier' && isVerification(r));
     expect(verifying.length).toBeGreaterThan(0);
+    // Its own hidden agent: offered what reads and runs checks, nothing that edits or asks (issue 50).
+    expect([...verifying[0]!.tools].sort()).toEqual(['bash', 'glob', 'grep', 'read']);
     expect(workdirOf(verifying[0]!)).toBe(server.projectDir);
     expect(firstUser(verifying[0]!)).toContain('- node cli.js prints the greeting');
   }, 300_000);
