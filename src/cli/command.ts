@@ -10,6 +10,8 @@ export interface CommandContext {
   options: {
     message?: string;
     step?: string;
+    /** undo's --step, as often as given. */
+    steps?: string[];
     port?: number;
     once?: boolean;
     model?: string;

@@ -5,6 +5,8 @@ import { parseArgs } from 'node:util';
 import type { Command, CommandContext } from './command.js';
 import { agendaCommand } from './agenda.js';
 import { decideCommand } from './decide.js';
+import { diffCommand } from './diff.js';
+import { redoCommand, undoCommand } from './undo.js';
 import { emitCommand } from './emit.js';
 import { doctorCommand } from './doctor.js';
 import { RefusedError, UsageError } from '../request-errors.js';
@@ -35,12 +37,15 @@ export const COMMANDS: Record<string, { run: Command; args: [min: number, max: n
   agenda: { run: agendaCommand, args: [0, 2], options: ['message'] },
   emit: { run: emitCommand, args: [1, 1], options: ['message'] },
   prune: { run: pruneCommand, args: [0, 0], options: ['draftsOlderThan', 'finishedOlderThan', 'yes', 'slots'] },
+  diff: { run: diffCommand, args: [1, 1], options: ['step'] },
+  undo: { run: undoCommand, args: [1, 1], options: ['steps', 'yes'] },
+  redo: { run: redoCommand, args: [1, 1], options: ['yes'] },
 };
 
 const OPTIONS = {
   dir: { type: 'string' },
   message: { type: 'string', short: 'm' },
-  step: { type: 'string' },
+  step: { type: 'string', multiple: true },
   model: { type: 'string' },
   port: { type: 'string' },
   once: { type: 'boolean' },
@@ -72,11 +77,18 @@ export async function main(argv: string[], rawIo: CliIo = processIo()): Promise<
     if (args.length > max) throw new UsageError(`orca ${name} takes at most ${max} argument(s), got ${args.length}: ${quote(args.join(' '))} (orca --help).`);
     if (args.length < min) throw new UsageError(`orca ${name} needs ${min} argument(s) (orca --help).`);
     const options: CommandContext['options'] = {};
-    for (const key of ['message', 'step', 'model'] as const) {
+    for (const key of ['message', 'model'] as const) {
       const value = values[key];
       if (value === undefined) continue;
       if (!command.options.includes(key)) throw new UsageError(`orca ${name} does not take --${key} (orca --help).`);
       options[key] = value;
+    }
+    if (values.step !== undefined) {
+      // --step again and again names several steps (undo); a command about one step takes one.
+      if (command.options.includes('steps')) options.steps = values.step;
+      else if (!command.options.includes('step')) throw new UsageError(`orca ${name} does not take --step (orca --help).`);
+      else if (values.step.length > 1) throw new UsageError(`orca ${name} takes one --step, got ${values.step.length}: ${values.step.join(', ')}.`);
+      else options.step = values.step[0]!;
     }
     // --once is inspect's: a command that takes --port alone refuses it rather than ignore it.
     if (values.once !== undefined && command.options.includes('port') && !command.options.includes('once')) {

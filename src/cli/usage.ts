@@ -42,6 +42,17 @@ Commands:
                                   ones and those left by an Orca process that is gone, with
                                   their git worktree entries and folders; never a slot a
                                   step holds. A dry run unless --yes
+  diff <plan_id> [--step <step_id>]
+                                  what the plan (or the step) landed in your working tree, as
+                                  a unified diff (coloured on a terminal; piped, the patches as
+                                  they are)
+  undo <plan_id> [--step <step_id>]... [--yes]
+                                  take what a plan that ended landed (or those steps, with
+                                  the steps that depend on them) back out of your working
+                                  tree, all or nothing: refused, naming each file and line,
+                                  when you changed a landed line since; your other changes,
+                                  HEAD, the index and branches stay. A dry run unless --yes
+  redo <plan_id> [--yes]          put back what the last undo of the plan took out
   agenda [list|events|show <agendaId>|continue <agendaId>|cancel <agendaId>|clear|pause|resume]
          [--message <reason>]
                                   the agenda: pending items and the next due time (and the
@@ -65,7 +76,9 @@ Options:
   --dir <path>       the project (default: the current directory)
   -m, --message <t>  guidance or a note for decide, a reason for agenda cancel|clear,
                      the event's message for emit
-  -y, --yes          prune: remove what it lists
+  -y, --yes          prune: remove what it lists; undo, redo: do what it says
+  --step <id>        decide: the step whose gate it answers; diff: one step's changes;
+                     undo: a step to take back (again for more steps)
   --slots            prune: Orca's worktree slots instead of plans
   -h, --help         this text
   -v, --version      the plugin's version

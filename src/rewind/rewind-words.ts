@@ -1,5 +1,6 @@
 import type { RewindRefusal } from '../machines/rewind.machine.js';
 import type { FileChange } from '../machines/types.js';
+import type { LandedSection } from './landed-diff.js';
 import type { Recovered, RewindReport } from './rewind-plan.js';
 
 /**
@@ -99,3 +100,31 @@ export function fileLines(files: readonly FileChange[]): string[] {
 }
 
 const count = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+/** A line of `orca diff`: its text, and what it is (a diff's line kinds, a heading, a comment). */
+export type DiffLine = readonly [text: string, kind?: 'added' | 'removed' | 'hunk' | 'heading'];
+
+/**
+ * What a plan landed, as a unified diff: each step's patch in the order they landed, under a `#` line
+ * naming the step (git apply reads past such lines). A step an undo took back, or with nothing
+ * recorded, is named and left out.
+ */
+export function landedDiffLines(planId: string, sections: readonly LandedSection[]): DiffLine[] {
+  if (sections.length === 0) return [[`# plan ${planId}: no step landed a change`, 'heading']];
+  return sections.flatMap((s): DiffLine[] => {
+    const files = s.files.map((f) => `${f.path} ${f.added === null ? 'binary' : `+${f.added} −${f.removed}`}`).join(', ');
+    const head = `# ${planId} · ${s.step} (${s.agent})`;
+    if (s.undoneAt) return [[`${head} · taken back by an undo at ${s.undoneAt} (orca redo ${planId} puts it back)`, 'heading']];
+    if (!s.at) return [[`${head} · Orca recorded no landed change (it changed no file, or ran without git)`, 'heading']];
+    if (s.patch === null) return [[`${head} · landed ${s.at} · ${files} · its patch is gone from beside the plan file`, 'heading']];
+    if (s.patch.length === 0) return [[`${head} · landed ${s.at} · no change`, 'heading']];
+    return [[`${head} · landed ${s.at} · ${files}`, 'heading'], ...s.patch.replace(/\n$/, '').split('\n').map(patchLine)];
+  });
+}
+
+function patchLine(line: string): DiffLine {
+  if (line.startsWith('@@')) return [line, 'hunk'];
+  if (line.startsWith('+') && !line.startsWith('+++')) return [line, 'added'];
+  if (line.startsWith('-') && !line.startsWith('---')) return [line, 'removed'];
+  return [line];
+}

@@ -173,11 +173,11 @@ export function agePlan(store: PlanStore, planId: string, days: number): void {
   writeFileSync(path, JSON.stringify(file, null, 2));
 }
 
-/** Run the CLI in-process; returns its exit code and output. */
-export async function runCli(argv: string[], env: CliIo['env'] = {}) {
+/** Run the CLI in-process; returns its exit code and output. `terminal`: stdout is a terminal that takes colours. */
+export async function runCli(argv: string[], env: CliIo['env'] = {}, { terminal = false }: { terminal?: boolean } = {}) {
   let stdout = '';
   let stderr = '';
-  const io: CliIo = { stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t), env, now: () => new Date() };
+  const io: CliIo = { stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t), env, now: () => new Date(), tty: terminal, colour: terminal };
   const code = await main(argv, io);
   return { code, stdout, stderr };
 }

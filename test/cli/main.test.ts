@@ -18,7 +18,7 @@ describe('orca (dispatch)', () => {
   });
 
   it.each([
-    [['frobnicate'], /^orca: Unknown command "frobnicate": expected one of plans, show, decide, init, doctor, inspect, ui, agenda, emit, prune \(orca --help\)\.$/],
+    [['frobnicate'], /^orca: Unknown command "frobnicate": expected one of plans, show, decide, init, doctor, inspect, ui, agenda, emit, prune, diff, undo, redo \(orca --help\)\.$/],
     [['ui', '--once'], /^orca: orca ui does not take --once \(orca --help\)\.$/],
     [['ui', 'now'], /^orca: orca ui takes at most 0 argument\(s\), got 1: "now" \(orca --help\)\.$/],
     [['plans', '--verbose'], /^orca: Unknown option '--verbose' \(orca --help\)\.$/],
