@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { fromPromise } from 'xstate';
-import { rewindMachine, type RewindCheck, type RewindInput, type RewindStep } from '../../src/machines/rewind.machine.js';
+import { rewindMachine, type ApplyRewindInput, type CheckRewindInput, type RewindCheck, type RewindInput, type RewindStep } from '../../src/machines/rewind.machine.js';
 import { coverTransitions, replay } from '../support/model-coverage.js';
 
 /** The chart with ports that never settle: the test delivers their outcomes. */
 const idle = rewindMachine.provide({
-  actors: { checkRewind: fromPromise(() => new Promise<never>(() => {})), applyRewind: fromPromise(() => new Promise<never>(() => {})) },
+  actors: { checkRewind: fromPromise<RewindCheck, CheckRewindInput>(() => new Promise(() => {})), applyRewind: fromPromise<void, ApplyRewindInput>(() => new Promise(() => {})) },
 });
 
 const landed = (at: string) => ({ at, patch_path: `/plans/${at}.patch` });
