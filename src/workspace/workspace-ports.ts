@@ -8,7 +8,8 @@ import { excludedPaths, RECENT_BASE_MS, snapshotCommit, touchTree, userIndexPath
 import type { GitRepository, WorkspaceSupport } from './support.js';
 import { SlotResets } from './slot-resets.js';
 import { SlotWaits } from './slot-waits.js';
-import { listWorktrees, openWorktree, plansWithRecords, prepareSlots, releasePlanSlots, trimSlots, type OrcaWorktree } from './worktrees.js';
+import { listWorktrees, openWorktree, plansWithRecords, prepareSlots, releasePlanSlots, releaseSlot, trimSlots, type OrcaWorktree } from './worktrees.js';
+import type { SlotAt } from './base-checks.js';
 
 export interface WorkspacesOptions {
   /** The project directory. */
@@ -62,6 +63,8 @@ export interface Workspaces extends WorkspacePorts {
   changedSince(state: string, signal: AbortSignal): Promise<string[]>;
   /** Orca ran something that may write to the user's tree (a step's hooks): no earlier snapshot serves as a base. */
   touch(): void;
+  /** A slot reset to `commit`, for work that is no step's (the configured checks on a plan's base), given back by `release`. */
+  openSlotAt(commit: string, planId: string, signal: AbortSignal): Promise<SlotAt>;
 }
 
 /** The workspace ports over git; worktrees only where `support` allows them. */
@@ -176,6 +179,20 @@ export function createWorkspaces({ directory, support, patchPathOf, include, set
       if (repository) touchTree(repository.toplevel);
     },
 
+    async openSlotAt(commit, planId, signal) {
+      const repo = worktrees();
+      // A claim no step's can be: its own attempt each time, so a slot left by a run cut short is reset again.
+      const workspace = await openWorktree(repo, { planId, stepId: BASE_CHECKS, attempt: Date.now(), include, ...(setup ? { setup } : {}), setupTimeoutMs, signal, maxSlots, ...(slotWaitMs !== undefined ? { slotWaitMs } : {}), log, start: commit });
+      const root = workspace.root!;
+      return {
+        dir: workspace.dir,
+        release: async () => {
+          await releaseSlot(repo, root, planId, BASE_CHECKS);
+          resets?.givenBack([root]);
+        },
+      };
+    },
+
     async changedSince(state, signal) {
       const repo = need("look at the project's files");
       const now = await snapshotCommit(repo.toplevel, { exclude: excludedPaths(repo.prefix, include), index: userIndexPath(repo), signal });
@@ -187,6 +204,9 @@ export function createWorkspaces({ directory, support, patchPathOf, include, set
     },
   };
 }
+
+/** Who holds a slot while the configured checks run on a plan's base: no step (step ids are the planner's words, never this). */
+const BASE_CHECKS = '~base-checks';
 
 /** A slot is held per plan and step (every attempt of the step keeps it): the key of a step's wait. */
 const slotKey = (planId: string, stepId: string) => `${planId}:${stepId}`;

@@ -62,6 +62,8 @@ export interface OpenWorktreeOptions {
   log?: (level: 'info' | 'warn', message: string) => void;
   /** Told `true` when the step starts to wait for a slot (all held), `false` once it holds one after waiting. */
   onWait?: (waiting: boolean) => void;
+  /** The commit to reset the slot to (the checks on a plan's base); absent: the user's tree as it is now. */
+  start?: string;
 }
 
 /** A minute: steps that hold every slot are waiting at a gate, not about to give one back. */
@@ -159,7 +161,7 @@ export async function openWorktree(repo: GitRepository, options: OpenWorktreeOpt
   const hidden = made ? hiddenOpencodeConfig(repo, signal) : undefined;
   for (const running of [cleaned, hidden]) running?.catch(() => {}); // awaited below, once the snapshot is taken
   // The user's tree as the step finds it: a snapshot running as it asks (steps starting at once), with nothing landed since, will do.
-  const start = await snapshotCommit(repo.toplevel, { exclude, index: userIndexPath(repo), recentMs: 0, ...(signal ? { signal } : {}) });
+  const start = options.start ?? (await snapshotCommit(repo.toplevel, { exclude, index: userIndexPath(repo), recentMs: 0, ...(signal ? { signal } : {}) }));
   await cleaned;
   const base = made ? await resetSlot(repo, root, start, include, signal, hidden) : await makeSlot(repo, root, start, options);
   await writeClaim(root, { plan_id: planId, step_id: stepId, attempt, base });
