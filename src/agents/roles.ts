@@ -35,7 +35,7 @@ export function readOnlyAgentId(specialist: SpecialistAgent): ReadOnlyAgentId {
 export const READ_ONLY_AGENT_IDS: readonly ReadOnlyAgentId[] = SPECIALIST_AGENTS.map(readOnlyAgentId);
 
 /**
- * The hidden agent of a plan's verifying turn (docs/design.md, "What a model is told"): once every
+ * The hidden agent of a plan's verifying turn (docs/agents.md, "What each agent is told"): once every
  * step has landed it checks the plan's `verification` list in the user's project. Its own role, not
  * a step's; it reads and runs commands and is offered no tool that edits (VERIFIER_TOOLS).
  */

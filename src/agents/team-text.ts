@@ -5,7 +5,7 @@ import { EDIT_TOOLS, KNOWN_TOOLS, OPENCODE_TOOL_REFERENCES, ORCA_TOOLS, SPECIALI
 
 /**
  * The sentences of a prompt that say what an agent, or the team, may do, generated from the same
- * permissions that grant it (docs/design.md, "What a model is told"): so the planner's table of
+ * permissions that grant it (docs/agents.md, "What each agent is told"): so the planner's table of
  * specialists and each agent's notes on OpenCode's tool texts cannot disagree with what OpenCode
  * offers the model.
  */

@@ -89,7 +89,7 @@ ${fenced(c.output)}`),
 export const OVERVIEW_ROW_WIDTH = 70;
 
 /**
- * What a person decides on, before the details (docs/design.md, "What a model is told"): the goal,
+ * What a person decides on, before the details (docs/gates.md, the approval note): the goal,
  * the order line, and one row per step (id, agent, the files it names), each at most one row at 80
  * columns, so a 4-step plan's overview fits one screen at 80x24 (checked in tmux). A single step has
  * no order and no row: its whole block follows at once.

@@ -1,5 +1,5 @@
-// What a model is told about what it and its team may do (issue 50; docs/design.md, "What a model is
-// told") is generated from the permissions that grant it, so the two cannot disagree: checked here
+// What a model is told about what it and its team may do (issue 50; docs/agents.md, "What each
+// agent is told") is generated from the permissions that grant it, so the two cannot disagree: checked here
 // against what OpenCode 1.18.33 would offer each agent (test/agents/opencode-rules.ts evaluates the
 // installed permissions independently of src/agents/team-text.ts).
 import { describe, expect, it } from 'vitest';

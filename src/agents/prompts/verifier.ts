@@ -1,6 +1,6 @@
 /**
- * The verifier: a plan's verifying turn, once every step has landed (docs/design.md, "Isolation and
- * merge", "What a model is told"). Its own role, not a step's: it checks the whole in the user's
+ * The verifier: a plan's verifying turn, once every step has landed (docs/agents.md, "What each
+ * agent is told"; docs/gates.md). Its own role, not a step's: it checks the whole in the user's
  * project and changes nothing (it is offered no tool that edits; what its commands change is still
  * measured and listed by the verify port, src/opencode/verify-port.ts). Its request
  * (src/prompts/verify-prompt.ts) carries the plan's goal, its verification list and what each step did.
