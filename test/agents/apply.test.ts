@@ -94,6 +94,16 @@ describe('applyAgents', () => {
       expect(hidden(twin.permission, 'edit')).toBe(true);
     });
 
+    it("runs the verifier on the tester's model settings, never with its prompt or permissions; edits stay denied whatever is set for it", () => {
+      const cfg = { agent: { tester: { model: 'x/y', temperature: 0.2, prompt: 'p', permission: { webfetch: 'allow' } }, verifier: { top_p: 0.5, permission: { edit: 'allow' } } } };
+      const verifier = applyAgents(cfg).verifier;
+      expect(verifier).toMatchObject({ model: 'x/y', temperature: 0.2, top_p: 0.5, hidden: true, mode: 'subagent' });
+      expect(verifier.prompt).toContain('You are the Verifier');
+      expect(verifier.prompt).not.toContain('\np\n');
+      for (const tool of ['edit', 'write', 'webfetch', 'orca_ask_specialist', 'task']) expect(hidden(verifier.permission, tool), tool).toBe(true);
+      for (const tool of ['read', 'glob', 'grep', 'bash']) expect(hidden(verifier.permission, tool), tool).toBe(false);
+    });
+
     it('disables the twin with its specialist', () => {
       const installed = applyAgents({ agent: { tester: { disable: true } } });
       expect(installed.tester.disable).toBe(true);
