@@ -45,6 +45,8 @@ import { runChecks, verifyPort } from './opencode/verify-port.js';
 import { createRequestNotes, type RequestNotes } from './opencode/request-notes.js';
 import { createBaseChecks, type BaseChecks } from './workspace/base-checks.js';
 import { baseFailuresNote } from './prompts/base-failures.js';
+import { settleInterruptedRewinds, type RewindDeps } from './rewind/rewind-plan.js';
+import { recoveredText } from './rewind/rewind-words.js';
 import { warmSlotWith } from './passive/warmup.js';
 import { worktreesWanted } from './machines/threading.js';
 import { hasLiveSteps } from './persistence/retention.js';
@@ -83,6 +85,8 @@ export interface Orca {
   workspaceNotice(): string | null;
   /** What a session's next model requests are told besides its transcript (the checks failing before a plan, for its planner). */
   requestNotes: RequestNotes;
+  /** What undo and redo of a plan's landed changes need here: the plans, the repository (null without git), the include list. */
+  rewind: RewindDeps;
   /** Stops the agenda, polling and toasts, releases every plan; resolves when nothing is still being written. */
   dispose(): Promise<void>;
 }
@@ -223,6 +227,16 @@ export function assembleOrca(given: OrcaParts): Orca {
     log: (level, message) => log(level, message),
   });
   const requestNotes = createRequestNotes();
+  const rewind: RewindDeps = { store, repo: parts.support ? (parts.support.ok ? parts.support : (parts.support.repository ?? null)) : null, include: isolationSettings(options).include };
+  // An undo or redo a crash cut short is settled now (each file as before, or recorded as done), and said.
+  void settleInterruptedRewinds(rewind)
+    .then((settled) => {
+      for (const recovered of settled) {
+        log('warn', recoveredText(recovered));
+        showToast({ title: 'Orca: an undo was interrupted', message: recoveredText(recovered), variant: 'warning' });
+      }
+    })
+    .catch((error: unknown) => log('error', `an interrupted undo could not be settled (orca undo settles it): ${errorMessage(error)}`));
   const host: PlanHost = new PlanHost({
     store,
     policy: { ...planPolicy(options).plan, workspace: workspace.kind },
@@ -275,6 +289,7 @@ export function assembleOrca(given: OrcaParts): Orca {
     workspace,
     workspaceNotice: once(workspace.reason !== null && parts.support ? `Where its steps work: ${workspaceKindText(workspace)}.` : null),
     requestNotes,
+    rewind,
     async dispose() {
       stopSweeping();
       stopPreparing();

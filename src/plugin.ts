@@ -17,6 +17,7 @@ import { NOTE_PREFIX, registerQuestionChannel } from './hitl/native-question/ind
 import { registerGateCommands, registerNoteCommand, runGateCommand } from './hitl/commands.js';
 import { isGateCommand } from './decisions/gate-commands.js';
 import { isPlanCommand, PLAN_COMMANDS, runPlanCommand } from './hitl/plan-commands.js';
+import { isRewindCommand, REWIND_COMMANDS, runRewindCommand } from './hitl/rewind-commands.js';
 import { listSummaries, waitingSummaries } from './persistence/plan-index.js';
 import { pruneInBackground } from './persistence/prune.js';
 import { AGENDA_COMMANDS, isAgendaCommand, runAgendaCommand } from './agenda/bridges/slash-commands.js';
@@ -108,7 +109,7 @@ export const OrcaPlugin: Plugin = async (input, rawOptions) => {
       const channel = registerQuestionChannel(config);
       if (channel.registered) {
         registerGateCommands(config);
-        for (const [name, description] of Object.entries({ ...PLAN_COMMANDS, ...AGENDA_COMMANDS })) registerNoteCommand(config, name, description);
+        for (const [name, description] of Object.entries({ ...PLAN_COMMANDS, ...REWIND_COMMANDS, ...AGENDA_COMMANDS })) registerNoteCommand(config, name, description);
       } else orca.log('warn', `question dialog and slash commands unavailable: ${channel.reason}`);
     },
     // A turn starting: a restore of the session's model still on its way must not land after its message
@@ -118,7 +119,7 @@ export const OrcaPlugin: Plugin = async (input, rawOptions) => {
     },
     'command.execute.before': async (input, output) => {
       await orca.notes.turnStarting(input.sessionID);
-      if (!isGateCommand(input.command) && !isPlanCommand(input.command) && !isAgendaCommand(input.command)) return;
+      if (!isGateCommand(input.command) && !isPlanCommand(input.command) && !isRewindCommand(input.command) && !isAgendaCommand(input.command)) return;
       // The command's turn runs on the in-process model: give the session its own model back after it.
       orca.notes.restoreAfterTurn(input.sessionID);
       let note: string;
@@ -127,7 +128,9 @@ export const OrcaPlugin: Plugin = async (input, rawOptions) => {
           ? runGateCommand(orca, input.command, input.arguments, input.sessionID)
           : isPlanCommand(input.command)
             ? await runPlanCommand(orca, input.command, input.arguments, input.sessionID)
-            : await runAgendaCommand(orca, input.command as Parameters<typeof runAgendaCommand>[1], input.arguments);
+            : isRewindCommand(input.command)
+              ? await runRewindCommand(orca, input.command, input.arguments, input.sessionID)
+              : await runAgendaCommand(orca, input.command as Parameters<typeof runAgendaCommand>[1], input.arguments);
       } catch (error) {
         note = `Orca: /${input.command} did nothing. ${errorMessage(error)}`;
       }
