@@ -91,8 +91,8 @@ describe("the planner's table of specialists", () => {
 
   it('tells the planner how changes land: the working tree, uncommitted, by Orca; no step commits; and that .opencode/plans is Orca\'s', () => {
     const { planner } = applyAgents({});
-    expect(planner.prompt).toContain("How changes land: Orca applies each step's changes to the user's working tree, uncommitted, and\nmeasures them itself. No step commits or pushes");
-    expect(planner.prompt).toContain('.opencode/plans and .opencode/agenda are Orca\'s state.');
+    expect(planner.prompt).toContain("How changes land: Orca lands each step's changes in the user's working tree, uncommitted, and in a\ngit repository measures them itself. No step commits or pushes");
+    expect(planner.prompt).toContain(".opencode/plans and\n.opencode/agenda are Orca's state.");
   });
 
   it("keeps the table, how changes land and the agenda's line under a user's own planner prompt", () => {

@@ -38,7 +38,7 @@ describe("the planner's first request", () => {
     expect(text.split('\n')[0]).toBe('tools: read, glob, grep, orca_list_plans, orca_describe_plan, orca_ask_specialist, agenda');
     // The document-writer runs nothing, so the planner does not ask it to run the examples (issue 50, item 1).
     expect(text).toContain('- document-writer (documentation): reads, edits; no commands.');
-    expect(text).toContain("Orca applies each step's changes to the user's working tree, uncommitted");
+    expect(text).toContain("Orca lands each step's changes in the user's working tree, uncommitted");
     expect(text).toContain('Use the agenda tool only when the request speaks of a time or an event');
     expect(text).toContain('The tool descriptions mention the Task and Bash tools, which you do not have');
     await expect(text).toMatchFileSnapshot('./__snapshots__/requests/planner.md');

@@ -80,9 +80,10 @@ export function plannerPolicyText({ policy, maxAttempts }: PlannerPolicy): strin
  * Orca's own state folders, which glob and grep list (their rg globs override ignore files), are
  * not the project's.
  */
-export const PLANNER_LANDING = `How changes land: Orca applies each step's changes to the user's working tree, uncommitted, and
-measures them itself. No step commits or pushes (plan none that does); a step or verification item
-about the result speaks of uncommitted changes. .opencode/plans and .opencode/agenda are Orca's state.`;
+export const PLANNER_LANDING = `How changes land: Orca lands each step's changes in the user's working tree, uncommitted, and in a
+git repository measures them itself. No step commits or pushes (plan none that does); a step or
+verification item about the result speaks of uncommitted changes. .opencode/plans and
+.opencode/agenda are Orca's state.`;
 
 /**
  * With the agenda's tool (the default), one line on when to use it: its description says how, and
