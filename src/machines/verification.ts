@@ -38,31 +38,46 @@ export function planBase(steps: readonly StepRecord[]): string | null {
   return first?.diff?.base ?? null;
 }
 
+/** A line that says something failed: what two runs of a check are compared on. */
+const FAILURE_LINE = /fail|error|✗|×|✕|not ok|assert|panic|exception/i;
+
 /**
- * A failed check's words without what differs between two runs of the same failure: numbers
- * (durations, counts, line numbers), ids and whitespace. Two outputs alike in these words failed the
- * same way. The port says the run directory the same way in both (the project's path).
+ * A line without what differs between two runs of the same failure: numbers (durations, counts,
+ * line numbers), long hex ids and whitespace. The port says the run directory the same way in both.
  */
-export function failureWords(output: string): string {
-  return output
+const normalized = (line: string) =>
+  line
     .toLowerCase()
     .replace(/\b[0-9a-f]{8,}\b/g, '#')
     .replace(/\d+(\.\d+)?/g, '#')
     .replace(/\s+/g, ' ')
     .trim();
+
+/**
+ * Whether a check failed now as it failed before: every line of its output that says something
+ * failed (a failing test's name, an error) was there before, numbers aside. A test the plan added
+ * changes counts, not those lines; a test the plan broke adds one. With no such line in either, the
+ * whole outputs are compared.
+ */
+export function failsAsBefore(now: string, before: string): boolean {
+  const lines = (output: string) => output.split('\n').filter((line) => FAILURE_LINE.test(line)).map(normalized);
+  const [seen, known] = [lines(now), lines(before)];
+  if (seen.length === 0 && known.length === 0) return normalized(now) === normalized(before);
+  const earlier = new Set(known);
+  return seen.every((line) => earlier.has(line));
 }
 
 /**
- * How a check did: `passed`; `old`, failed on the plan's base too with the same words (not the
- * plan's); `new`, failed now and not before, or differently (the plan may have broken more of it),
- * or nothing says how it did before.
+ * How a check did: `passed`; `old`, failed on the plan's base too, as it fails now (failsAsBefore:
+ * not the plan's); `new`, failed now and not before, or with a failure more (the plan may have
+ * broken more of it), or nothing says how it did before.
  */
 export type CheckVerdict = 'passed' | 'old' | 'new';
 
 export function checkVerdict(check: VerificationCheck): CheckVerdict {
   if (check.passed) return 'passed';
   const before = check.before;
-  return before && !before.passed && failureWords(before.output) === failureWords(check.output) ? 'old' : 'new';
+  return before && !before.passed && failsAsBefore(check.output, before.output) ? 'old' : 'new';
 }
 
 /**

@@ -10,6 +10,8 @@ import { changeSummary, conflictPaths } from '../text/step-diff.js';
 import type { PlanFields } from '../persistence/plan-file.js';
 import { formatCost } from '../usage/format.js';
 import { stepLine } from './progress-title.js';
+import { outcomeNote, reviewWords } from './outcome-note.js';
+import { cutLine } from '../text/cut.js';
 
 /**
  * What the session that owns a plan (its `caller_session_id`) is told when nobody follows the
@@ -58,28 +60,18 @@ export function planFollowers(): PlanFollowers {
   };
 }
 
-const MAX_STEP_LINES = 8;
-const line = (text: string, max = 160) => {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
-};
+/** One line of a model's text, never cut inside a word or a code span. */
+const line = (text: string, max = 160) => cutLine(text, max);
 
 /** Orca's words for where the plan is now: an outcome, or a gate it waits at; null while it runs. */
-export function planNote(snapshot: PlanSnapshot): string | null {
+export function planNote(snapshot: PlanSnapshot, now: () => Date = () => new Date()): string | null {
   const c = snapshot.context;
   const id = c.plan_id;
-  const done = c.steps.filter((s) => s.output).length;
-  const of = `${done} of ${c.steps.length} step${c.steps.length === 1 ? '' : 's'} done`;
   switch (outcomeOf(snapshot)) {
-    case 'outcome.completed': {
-      const steps = c.steps.slice(0, MAX_STEP_LINES).map((s) => `- ${s.id} (${s.agent}): ${line(s.output?.summary ?? '', 120)}`);
-      if (c.steps.length > MAX_STEP_LINES) steps.push(`- … ${c.steps.length - MAX_STEP_LINES} more (orca show ${id})`);
-      return [`Orca: plan ${id} completed, ${of}: ${line(c.goal ?? '', 100)}`, ...steps].join('\n');
-    }
-    case 'outcome.stopped': {
-      const failed = c.steps.filter((s) => !s.output && s.failures.length > 0).map((s) => `- ${s.id} (${s.agent}): ${line(s.failures.at(-1)!.error, 120)}`);
-      return [`Orca: plan ${id} stopped, ${of}: ${line(c.goal ?? '', 100)}`, ...failed, `orca show ${id} has every step's output.`].join('\n');
-    }
+    case 'outcome.completed':
+    case 'outcome.stopped':
+      // What it did, checked and where it is, on one screen (outcome-note.ts); the summaries are in orca show.
+      return outcomeNote(snapshot, { now: now() });
     case 'outcome.rejected':
       return `Orca: plan ${id} was rejected: ${line(c.goal ?? '', 100)}`;
     case 'outcome.failure':
@@ -171,7 +163,9 @@ export function stepDoneNote(
   const running = file.steps.filter((s) => s.status === 'running').map((s) => `${s.id} (${s.agent})`);
   const next = running.length ? `; ${running.join(', ')} running` : '';
   const summary = step.output?.summary ? `: ${line(step.output.summary, 160)}` : '';
-  return `Orca: plan ${file.plan_id} · ${done}/${file.steps.length} done · ${formatCost(file.usage?.cost ?? 0)} so far${next}\n${stepLine(step)}${summary}`;
+  // A failed review round (and the fix after it) is said as it happened, not only at the end.
+  const review = reviewWords(step, step.review_round !== undefined);
+  return `Orca: plan ${file.plan_id} · ${done}/${file.steps.length} done · ${formatCost(file.usage?.cost ?? 0)} so far${next}\n${stepLine(step)}${review ? ` · ${review}` : ''}${summary}`;
 }
 
 /**

@@ -41,8 +41,8 @@ describe('slash commands at the dispatch cap', () => {
   it('should stop at the dispatch cap with /orca-stop', () => {
     const { orca, host } = orcaWith(capped(1));
     const planId = budgetPlan(host);
-    expect(runGateCommand(orca, 'orca-stop', planId, 'ses_any')).toBe(
-      `Orca: Stop at the dispatch cap (1 of 1) recorded for plan ${planId}. Now: plan ${planId} stopped, 1 of 2 steps done: Add a greeting to the home page\norca show ${planId} has every step's output.`,
+    expect(runGateCommand(orca, 'orca-stop', planId, 'ses_any')).toMatch(
+      stoppedNote(`Orca: Stop at the dispatch cap (1 of 1) recorded for plan ${planId}. Now: plan ${planId} stopped`, planId, ['✓ s1 (coder) done', '· s2 (tester) not run'], '$0.002'),
     );
     const s = host.open(planId).getSnapshot();
     expect([s.value, s.context.outcome, s.context.decisions.at(-1)?.gate]).toEqual(['failed', 'stopped', 'budget']);
@@ -51,8 +51,8 @@ describe('slash commands at the dispatch cap', () => {
   it('should stop at a failed step with /orca-stop, and at the dispatch cap when the plan waits at both', () => {
     const one = orcaWith();
     const failed = failedStepPlan(one.host, 1);
-    expect(runGateCommand(one.orca, 'orca-stop', failed, 'ses_any')).toBe(
-      `Orca: Stop for step s2 recorded for plan ${failed}. Now: plan ${failed} stopped, 1 of 2 steps done: Add a greeting to the home page\n- s2 (tester): test 1 is red\norca show ${failed} has every step's output.`,
+    expect(runGateCommand(one.orca, 'orca-stop', failed, 'ses_any')).toMatch(
+      stoppedNote(`Orca: Stop for step s2 recorded for plan ${failed}. Now: plan ${failed} stopped`, failed, ['✓ s1 (coder) done', '✗ s2 (tester) stopped · test 1 is red'], '$0.003'),
     );
     expect(one.host.open(failed).getSnapshot().value).toBe('failed');
 
@@ -74,8 +74,8 @@ describe('slash commands at the dispatch cap', () => {
   it('should stop a plan paused at its cost budget with /orca-stop, before any failed step', () => {
     const { orca, host } = orcaWith({ policy: { max_cost: 0.002 } });
     const planId = budgetPlan(host);
-    expect(runGateCommand(orca, 'orca-stop', `${planId} over budget`, 'ses_any')).toBe(
-      `Orca: Stop at the budget gate ($0.002 of $0.002) recorded for plan ${planId} with "over budget". Now: plan ${planId} stopped, 1 of 2 steps done: Add a greeting to the home page\norca show ${planId} has every step's output.`,
+    expect(runGateCommand(orca, 'orca-stop', `${planId} over budget`, 'ses_any')).toMatch(
+      stoppedNote(`Orca: Stop at the budget gate ($0.002 of $0.002) recorded for plan ${planId} with "over budget". Now: plan ${planId} stopped`, planId, ['✓ s1 (coder) done', '· s2 (tester) not run'], '$0.002'),
     );
     expect(host.open(planId).getSnapshot().value).toBe('failed');
   });
@@ -195,3 +195,16 @@ describe('slash commands with several steps at one kind of gate', () => {
     expect(parseCommandArguments('retry with --step s2 later')).toEqual({ text: 'retry with --step s2 later' });
   });
 });
+
+/** A stopped plan's outcome note after a decision's words (notices/outcome-note.ts): its steps, no verification, what it cost, how long (any). */
+function stoppedNote(decided: string, planId: string, steps: string[], cost: string): RegExp {
+  const lines = [
+    `${decided}, 1 of 2 steps done: Add a greeting to the home page`,
+    ...steps,
+    'Verification: not run (the plan stopped before it).',
+    `Total: ${cost} · <time>`,
+    'No change was measured: no step changed files, or the project is not in a git repository.',
+    `Each step's summary and history: orca show ${planId}`,
+  ];
+  return new RegExp(`^${lines.join('\n').replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace('<time>', '.+')}$`);
+}

@@ -11,8 +11,15 @@ describe('the verification rules', () => {
     expect(checkVerdict(failed('1 failing: greets (took 12 ms)'))).toBe('new');
     expect(checkVerdict(failed('1 failing: greets (took 12 ms)', { passed: true, output: 'passed (exit 0)' }))).toBe('new');
     expect(checkVerdict(failed('1 failing: greets (took 12 ms)', { passed: false, output: '1 failing:  greets (took 3 ms)' }))).toBe('old');
+    // The plan added passing tests: the counts differ, the failing lines do not.
+    const before = ' ✓ parses (2 ms)\n × greets in French 3ms\nTests  1 failed | 1 passed (2)\nStart at 04:20:43';
+    const now = ' ✓ parses (1 ms)\n ✓ prints --json (1 ms)\n × greets in French 4ms\nTests  1 failed | 2 passed (3)\nStart at 05:01:02';
+    expect(checkVerdict(failed(now, { passed: false, output: before }))).toBe('old');
     // The same command failing with another test too: the plan may have broken it.
-    expect(checkVerdict(failed('2 failing: greets, parses', { passed: false, output: '1 failing: greets' }))).toBe('new');
+    expect(checkVerdict(failed(`${now}\n × prints --json`, { passed: false, output: before }))).toBe('new');
+    // No line says what failed: the whole outputs, numbers aside.
+    expect(checkVerdict(failed('exit 1 after 3 s', { passed: false, output: 'exit 1 after 9 s' }))).toBe('old');
+    expect(checkVerdict(failed('exit 1: nothing to compare', { passed: false, output: 'exit 1 after 9 s' }))).toBe('new');
   });
 
   it('should hold with old failures unless the policy gates them', () => {
