@@ -153,7 +153,7 @@ function whereLines(planId: string, steps: readonly StepRecord[]): string[] {
   if (!steps.some((s) => s.diff)) return ['No change was measured: no step changed files, or the project is not in a git repository.'];
   if (landed.length === 0) return ['No file changed.'];
   if (!landed.some((s) => s.diff?.landed)) return ['The changes are in your project folder (no git: Orca recorded no patch to show or take back).'];
-  return ['The changes are in your working tree, not committed:', `    /orca-diff ${planId} shows them (orca diff ${planId})`, `    /orca-undo ${planId} takes them back (orca undo ${planId})`];
+  return ['The changes are in your working tree, not committed:', `    /orca-diff ${planId} shows them`, `    /orca-undo ${planId} takes them back`];
 }
 
 /** From the approval to the end (the verification's, or now). */
