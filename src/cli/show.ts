@@ -1,5 +1,6 @@
 import { changesSinceRevision, diffLines } from '../machines/plan-diff.js';
 import type { StepDiff } from '../machines/types.js';
+import { checkVerdict, type CheckVerdict } from '../machines/verification.js';
 import { changeSummary, conflictHunks, diffFileLines, SHARED_TREE_WORDS } from '../text/step-diff.js';
 import type { PlanFile, PlanFileStep } from '../persistence/plan-file.js';
 import type { CommandContext } from './command.js';
@@ -42,6 +43,7 @@ export function planLines(plan: PlanFile, { held, durations = new Map() }: { hel
     ...section('Risks', plan.risks),
     ...section('Verification', plan.verification),
     ...verifiedLines(plan),
+    ...undoLines(plan),
     ...section('Relevant files', plan.relevant_files),
     ...changesSection(plan),
     '',
@@ -59,12 +61,35 @@ export function planLines(plan: PlanFile, { held, durations = new Map() }: { hel
 function verifiedLines(plan: PlanFile): string[] {
   const v = plan.verification_result;
   if (!v) return [];
-  const head = `Verified in ${v.where ?? 'the project'}${v.at ? ` at ${shortTime(v.at)}` : ''}: ${v.passed ? 'passed' : 'FAILED'}`;
+  const verdicts = v.checks.map(checkVerdict);
+  const held = verdicts.every((verdict) => verdict !== 'new');
+  const head = `Verified in ${v.where ?? 'the project'}${v.at ? ` at ${shortTime(v.at)}` : ''}: ${v.passed ? 'passed' : held ? 'held (what failed failed before the plan too)' : 'FAILED'}`;
   return [
     '',
     head,
-    ...v.checks.flatMap((c) => [`  ${c.passed ? '✓' : '✗'} ${c.name}`, ...c.output.split('\n').map((l) => `      ${l}`)]),
+    ...v.checks.flatMap((c, i) => [
+      `  ${VERDICT_MARK[verdicts[i]!]} ${c.name}${VERDICT_WORDS[verdicts[i]!](c)}`,
+      ...c.output.split('\n').map((l) => `      ${l}`),
+      ...(c.before ? [`    on the plan's base (${v.base?.slice(0, 12) ?? 'before the plan'}): ${c.before.passed ? 'passed' : 'failed'}`, ...c.before.output.split('\n').map((l) => `      ${l}`)] : []),
+    ]),
     ...(v.changed.length ? [`  the verification changed: ${v.changed.join(', ')}`] : []),
+  ];
+}
+
+const VERDICT_MARK: Record<CheckVerdict, string> = { passed: '✓', old: '~', new: '✗' };
+const VERDICT_WORDS: Record<CheckVerdict, (c: { before?: unknown }) => string> = {
+  passed: () => '',
+  old: () => ': failing before the plan too (an old failure, not the plan\'s)',
+  new: (c) => (c.before ? ': fails now, and differently from before the plan (a new failure)' : ': fails now (a new failure)'),
+};
+
+/** What undo and redo did to the plan's changes in the working tree (the plan file's `undos`). */
+function undoLines(plan: PlanFile): string[] {
+  if (!plan.undos?.length) return [];
+  return [
+    '',
+    'Undone and redone',
+    ...plan.undos.map((u) => `  ${shortTime(u.at)}  ${u.kind === 'undo' ? 'took back' : 'put back'} ${u.steps.join(', ')} (${u.files.length} file${u.files.length === 1 ? '' : 's'}) via ${u.channel}; patch: ${u.patch_path}`),
   ];
 }
 
@@ -113,6 +138,7 @@ function changedLines(diff: StepDiff): string[] {
     ...diffFileLines(diff).map((line) => `        ${line}`),
     ...(diff.where === 'shared' ? [`        (${SHARED_TREE_WORDS})`] : []),
     ...(diff.patch_path ? [`        patch: ${diff.patch_path}`] : []),
+    ...(diff.landed ? [`      landed in your working tree at ${shortTime(diff.landed.at)}${diff.landed.patch_path && diff.landed.patch_path !== diff.patch_path ? ` as merged: ${diff.landed.patch_path}` : ''} (orca diff shows it)`] : []),
   ];
 }
 

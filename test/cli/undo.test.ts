@@ -49,7 +49,10 @@ describe('orca diff, undo and redo', () => {
     expect(existsSync(join(dir, 'new.txt'))).toBe(false);
     expect(read(dir, 'mine.txt')).toBe('my own uncommitted edit\n');
     expect((await runCli(['diff', planId, '--dir', dir])).stdout).toContain(`· s1 (coder) · taken back by an undo at`);
-    expect((await runCli(['show', planId, '--dir', dir])).stdout).toContain('undo: took the changes of s2, s1 back out of your working tree (2 files, with orca undo)');
+    const shown = (await runCli(['show', planId, '--dir', dir])).stdout;
+    expect(shown).toContain('undo: took the changes of s2, s1 back out of your working tree (2 files, with orca undo)');
+    expect(shown).toMatch(/Undone and redone\n {2}\S+ \S+ {2}took back s2, s1 \(2 files\) via cli; patch: .*undo-1\.patch/);
+    expect(shown).toMatch(/ {6}landed in your working tree at \S+ \S+ \(orca diff shows it\)/);
 
     const redo = await runCli(['redo', planId, '--yes', '--dir', dir]);
     expect(redo).toMatchObject({ code: 0, stdout: expect.stringContaining(`Put the changes of s2, s1 (plan ${planId}) back in your working tree: 2 files.`) });
