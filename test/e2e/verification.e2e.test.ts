@@ -107,7 +107,14 @@ describe("a plan's verification in the user's project once every step landed", (
     const v = file.verification_result;
     expect(v).toMatchObject({ passed: false, where: server.projectDir, changed: [] });
     expect(v.checks).toEqual([
-      { kind: 'command', name: 'node cli.js', passed: false, output: expect.stringMatching(/failed \(exit 1\)[\s\S]*greet is not a function/) },
+      // Run again on the plan's base (no cli.js there): it failed there too, but not this way, so it is the plan's.
+      {
+        kind: 'command',
+        name: 'node cli.js',
+        passed: false,
+        output: expect.stringMatching(/failed \(exit 1\)[\s\S]*greet is not a function/),
+        before: { passed: false, output: expect.stringContaining('Cannot find module') },
+      },
       { kind: 'turn', name: "the plan's verification list", passed: false, output: expect.stringContaining('greet is not a function') },
     ]);
     // The verifying turn ran in the user's project, not in a worktree.
