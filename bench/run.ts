@@ -261,8 +261,8 @@ async function main() {
     return {
       id,
       load,
-      what: `the opencode server's CPU (its process and the git it ran) that Orca adds per step over the bare driver, ${where}: P1b's rounds, Orca from the approval to the plan's end against the bare run of the round, / 12 steps (median of ${span.rounds}); beside it: with the orca and planner turns, and S8×12's whole runs / 96 steps`,
-      measured: `${f(span.totalMs, 0)} ms (git ${f(span.childrenMs, 0)}); with turns ${f(whole.totalMs, 0)}; S8×12 ${f(eightCpuPerStep(eight), 0)}`,
+      what: `the opencode server's CPU (its process and the git it ran) that Orca adds per step over the bare driver, ${where}: P1b's rounds, Orca from the approval to the plan's end against the bare run of the round, / 12 steps (median of ${span.rounds.length}; the rounds' range, git's share); beside it: with the orca and planner turns, and S8×12's whole runs / 96 steps`,
+      measured: `${f(span.totalMs, 0)} ms (${f(Math.min(...span.rounds), 0)} to ${f(Math.max(...span.rounds), 0)}; git ${f(span.childrenMs, 0)}); with turns ${f(whole.totalMs, 0)}; S8×12 ${f(eightCpuPerStep(eight), 0)}`,
       goal: `<= ${targetMs} ms`,
       met: span.totalMs <= targetMs,
     };

@@ -32,8 +32,9 @@ export interface RoundsCpu {
 
 /** What Orca's steps cost the server over the bare driver's, per step: the median over rounds of (Orca − bare) / steps. */
 export function cpuPerStep(cpu: RoundsCpu, steps: number, which: 'orca' | 'orcaWhole' = 'orca') {
-  const per = (pick: (c: CpuSplit) => number) => median(cpu[which].map((o, i) => (pick(o) - pick(cpu.bare[i]!)) / steps));
-  return { totalMs: per(cpuTotal), childrenMs: per((c) => c.children), rounds: cpu[which].length };
+  const each = (pick: (c: CpuSplit) => number) => cpu[which].map((o, i) => (pick(o) - pick(cpu.bare[i]!)) / steps);
+  const rounds = each(cpuTotal);
+  return { totalMs: median(rounds), childrenMs: median(each((c) => c.children)), rounds };
 }
 
 /**
