@@ -10,13 +10,16 @@ export const SLOT_SETTLE_MS = 3_000;
 export interface SlotResetsOptions {
   /** How long a slot given back waits before its reset (SLOT_RESET_DELAY_MS unless set). */
   delayMs?: number;
+  /** False while a step's slot is opened or its changes land in this process: a reset then waits for another delay, out of their way. */
+  quiet?: () => boolean;
   log(level: 'warn', message: string): void;
 }
 
 /**
  * When the free slots of this process are reset (resetFreeSlot), off every step's way: a slot given
  * back once it stayed free for `delayMs` (a step that takes it sooner resets it for itself, as before:
- * its own reset writes only the files that differ, so the next step of a sequence pays nothing more);
+ * its own reset writes only the files that differ, so the next step of a sequence pays nothing more;
+ * while a step's slot is opened or its changes land, the reset waits one delay more);
  * at start what a process that died left (recoverSlots); when the server ends, every free slot not
  * reset yet, for at most `SLOT_SETTLE_MS`. A failed reset is logged: the slot stays free, and the next
  * step there resets it as any step does.
@@ -41,7 +44,8 @@ export class SlotResets {
       clearTimeout(this.waiting.get(root));
       const timer = setTimeout(() => {
         this.waiting.delete(root);
-        this.reset(root);
+        if (this.options.quiet && !this.options.quiet()) this.givenBack([root]);
+        else this.reset(root);
       }, this.delayMs);
       timer.unref?.(); // never what keeps a process alive
       this.waiting.set(root, timer);

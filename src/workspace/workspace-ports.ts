@@ -84,8 +84,13 @@ export function createWorkspaces({ directory, support, patchPathOf, include, set
   const slotWaits = new SlotWaits();
   // Slots being made ahead: a step waits for them rather than making one more of its own.
   let preparing: Promise<unknown> = Promise.resolve();
-  // Slots given back, reset once free (they hold nothing of a step for long).
-  const resets = support.ok ? new SlotResets(support, { ...(slotResetDelayMs !== undefined ? { delayMs: slotResetDelayMs } : {}), log }) : null;
+  // Slots given back, reset once free (they hold nothing of a step for long), never while a step's slot opens or its changes land.
+  let busy = 0;
+  const resets = support.ok ? new SlotResets(support, { ...(slotResetDelayMs !== undefined ? { delayMs: slotResetDelayMs } : {}), quiet: () => busy === 0, log }) : null;
+  const whileBusy = <T>(run: Promise<T>): Promise<T> => {
+    busy += 1;
+    return run.finally(() => (busy -= 1));
+  };
 
   return {
     async openWorkspace({ planId, stepId, attempt, kind }, signal) {
@@ -95,7 +100,7 @@ export function createWorkspaces({ directory, support, patchPathOf, include, set
       if (kind === 'worktree') {
         const key = slotKey(planId, stepId);
         const onWait = (waiting: boolean) => slotWaits.set(key, waiting);
-        return openWorktree(worktrees(), { planId, stepId, attempt, include, ...(setup ? { setup } : {}), setupTimeoutMs, signal, maxSlots, ...(slotWaitMs !== undefined ? { slotWaitMs } : {}), log, onWait }).finally(() => slotWaits.clear(key));
+        return whileBusy(openWorktree(worktrees(), { planId, stepId, attempt, include, ...(setup ? { setup } : {}), setupTimeoutMs, signal, maxSlots, ...(slotWaitMs !== undefined ? { slotWaitMs } : {}), log, onWait })).finally(() => slotWaits.clear(key));
       }
       const repo = need("measure the step's changes");
       // The tree as the step finds it: a snapshot of it just taken (the measurement of the step before) will do.
@@ -125,7 +130,7 @@ export function createWorkspaces({ directory, support, patchPathOf, include, set
         touchTree(repo.toplevel);
         return mergeStep(repo, { ...input, include, patchPath: patchPathOf(input.planId, input.stepId, input.attempt), signal, log }).finally(() => touchTree(repo.toplevel));
       };
-      const next = merging.then(run, run);
+      const next = whileBusy(merging.then(run, run));
       merging = next.catch(() => {});
       // Landed: mergeStep gave the slot back.
       return next.then((outcome) => {
