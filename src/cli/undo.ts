@@ -24,8 +24,8 @@ export async function redoCommand(context: CommandContext): Promise<number> {
 async function rewind({ io, project, args, options }: CommandContext, direction: 'undo' | 'redo'): Promise<number> {
   const planId = planIdArgument(args[0], direction);
   const deps = await rewindDeps(project);
-  // Another plan's rewind a crash cut short is settled too, and said.
-  for (const recovered of await settleInterruptedRewinds(deps)) if (recovered.planId !== planId) println(io.stdout, recoveredText(recovered), '');
+  // A rewind a crash cut short (this plan's or another's) is settled first, and said.
+  for (const recovered of await settleInterruptedRewinds(deps)) println(io.stdout, recoveredText(recovered), '');
   const report = await rewindPlan(deps, { planId, steps: options.steps ?? [], direction, apply: options.yes === true, channel: 'cli' });
   println(io.stdout, rewindText(report, CLI_HOW));
   return report.state === 'refused' || report.state === 'failed' ? 1 : 0;

@@ -4,7 +4,7 @@ import { createActor, fromPromise, toPromise } from 'xstate';
 import { rewindMachine, type RewindContext, type RewindInput, type RewindStep } from '../machines/rewind.machine.js';
 import { appendJournal } from '../persistence/journal.js';
 import type { PlanFile, UndoRecord } from '../persistence/plan-file.js';
-import { acquireLease, PlanLeaseError } from '../persistence/plan-lease.js';
+import { acquireLease, LEASE_STALE_MS, PlanLeaseError } from '../persistence/plan-lease.js';
 import { parsePlanId } from '../persistence/plan-id.js';
 import type { PlanStore } from '../persistence/plan-store.js';
 import { RefusedError } from '../request-errors.js';
@@ -64,7 +64,7 @@ export const intentPathOf = (store: PlanStore, planId: string) => join(patchesDi
 export async function rewindPlan(deps: RewindDeps, request: RewindRequest): Promise<RewindReport> {
   const planId = parsePlanId(request.planId);
   if (!deps.store.exists(planId)) throw new RefusedError(`No plan ${planId} in ${deps.store.dir}.`);
-  const release = leaseOf(deps.store, planId);
+  const release = await leaseOf(deps.store, planId);
   try {
     const recovered = await settleInterrupted(deps, planId);
     const file = deps.store.load(planId);
@@ -111,9 +111,9 @@ export async function settleInterruptedRewinds(deps: RewindDeps): Promise<Recove
   for (const planId of plans) {
     let release: () => void;
     try {
-      release = acquireLease(deps.store.pathOf(planId), planId, () => {});
+      release = await leaseOf(deps.store, planId);
     } catch {
-      continue; // held: the process holding it settles it
+      continue; // held by a live process: it settles it
     }
     try {
       const recovered = await settleInterrupted(deps, planId);
@@ -190,13 +190,21 @@ export function undoState(records: readonly UndoRecord[]): { undone: Set<string>
   return { undone, stack };
 }
 
-function leaseOf(store: PlanStore, planId: string): () => void {
-  try {
-    return acquireLease(store.pathOf(planId), planId, () => {});
-  } catch (error) {
-    if (error instanceof PlanLeaseError)
-      throw new RefusedError(`Plan ${planId} is open in a running OpenCode server (it runs or waits there): undo takes back a plan that has ended. Let it end, or stop it, then try again.`);
-    throw error;
+/**
+ * The plan's lease, waited for while it may be a dead process's (one killed mid-undo: its lock goes
+ * stale seconds later); a live holder keeps it fresh, and the rewind is refused.
+ */
+async function leaseOf(store: PlanStore, planId: string): Promise<() => void> {
+  const deadline = Date.now() + LEASE_STALE_MS + 2_000;
+  for (;;) {
+    try {
+      return acquireLease(store.pathOf(planId), planId, () => {});
+    } catch (error) {
+      if (!(error instanceof PlanLeaseError)) throw error;
+      if (Date.now() > deadline)
+        throw new RefusedError(`Plan ${planId} is open in a running OpenCode server (it runs or waits there): undo takes back a plan that has ended. Let it end, or stop it, then try again.`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
   }
 }
 
