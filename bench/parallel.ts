@@ -394,8 +394,7 @@ export async function measureParallel(
 function cpuLine(run: SideBySide, steps: number): string {
   const span = cpuPerStep(run.cpu, steps);
   const whole = cpuPerStep(run.cpu, steps, 'orcaWhole');
-  const each = run.cpu.orca.map((o, i) => f((o.own + o.children - run.cpu.bare[i]!.own - run.cpu.bare[i]!.children) / steps, 0)).join(', ');
-  return `server CPU Orca adds per step (approval → plan end, against the bare run; its process and the git it ran): rounds ${each} → median ${f(span.totalMs, 0)} ms, of which git ${f(span.childrenMs, 0)}; with the orca and planner turns ${f(whole.totalMs, 0)} ms`;
+  return `server CPU Orca adds per step (approval → plan end, against the bare run; its process and the git it ran): rounds ${span.rounds.map((x) => f(x, 0)).join(', ')} → median ${f(span.totalMs, 0)} ms, of which git ${f(span.childrenMs, 0)}; with the orca and planner turns ${f(whole.totalMs, 0)} ms`;
 }
 
 /** Per step medians of Orca's phases against the bare driver's (and, with slots, the slot's reset, git's measure and the landing). */

@@ -53,17 +53,17 @@ export async function sideBySide(
   const cpu: RoundsCpu = { orca: [], orcaWhole: [], bare: [] };
   const orca = async (i: number, p = plan) => {
     const watch = watchCpu(bench.pid);
+    let run: PlanRun;
     try {
-      const run = await runPlan(bench, { ...p, goal: `${p.goal} (${label} ${i})` }, `Run the benchmark plan: ${label} ${i}`);
-      watch.stop();
-      if (i >= 0) {
-        cpu.orca.push(watch.between(run.approvedAt, run.endedAt));
-        cpu.orcaWhole.push(watch.whole());
-      }
-      return run;
+      run = await runPlan(bench, { ...p, goal: `${p.goal} (${label} ${i})` }, `Run the benchmark plan: ${label} ${i}`);
     } finally {
       watch.stop();
     }
+    if (i >= 0) {
+      cpu.orca.push(watch.between(run.approvedAt, run.endedAt));
+      cpu.orcaWhole.push(watch.whole());
+    }
+    return run;
   };
   const bare = async (p = plan, counted = true) => {
     // The bare driver's runs of another server doing the same work (it works the same with or without slots).
