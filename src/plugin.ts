@@ -89,6 +89,7 @@ export const OrcaPlugin: Plugin = async (input, rawOptions) => {
   inspector = await startConfiguredInspector(options.inspect, orca.log);
   const ui = await startConfiguredUi(options.ui, input.directory, {
     log: orca.log,
+    rewind: orca.rewind,
     toast: (message) =>
       void input.client.tui
         .showToast({ body: { title: 'Orca', message, variant: 'info' }, query: { directory: input.directory } })

@@ -2,6 +2,7 @@ import { UiError } from '../config/ui-error.js';
 import type { CommandContext } from './command.js';
 import { RefusedError } from '../request-errors.js';
 import { println } from './io.js';
+import { rewindDeps } from './undo.js';
 
 /**
  * `orca ui [--port N]`: the plan viewer for the project, on 127.0.0.1, until Ctrl-C (SIGINT) or
@@ -12,7 +13,8 @@ export async function uiCommand({ io, project, options }: CommandContext, stop: 
   const { startUiServer } = await import('../ui/server.js');
   let server;
   try {
-    server = await startUiServer({ project, port: options.port ?? 0, log: (_level, message) => println(io.stderr, `orca: ${message}`) });
+    // The page's Undo and Redo run on what orca undo and orca redo run on.
+    server = await startUiServer({ project, port: options.port ?? 0, log: (_level, message) => println(io.stderr, `orca: ${message}`), rewind: await rewindDeps(project) });
   } catch (error) {
     if (error instanceof UiError) throw new RefusedError(error.message.replace('choose another port', 'choose another with --port N'));
     throw error;

@@ -1,9 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { awaitDecision, DECISION_CHOICES, postGateDecision } from '../decisions/post-decision.js';
-import { RefusedError, UsageError } from '../request-errors.js';
-import { clip } from './access.js';
-import { BodyTooLargeError, readBody, sendError, sendJson } from './http.js';
-import { errorMessage } from '../errors.js';
+import { readJsonBody, sendError, sendJson, sendRequestFailure } from './http.js';
 
 /**
  * POST /api/plans/:id/decision `{choice, text?, step?}`: the one thing the page can change, through
@@ -18,6 +15,7 @@ export interface DecisionRouteOptions {
 }
 
 const MAX_BODY = 16_384;
+const EXPECTED = 'Expected a JSON object {"choice": "approve", "text"?: "…", "step"?: "s1"}.';
 const OUTCOME_WORDS = {
   applied: 'applied by the running server',
   'not-running': 'queued: applies when the plan is resumed (orca_ask_planner with its plan_id)',
@@ -25,30 +23,22 @@ const OUTCOME_WORDS = {
 } as const;
 
 export async function handleDecision(req: IncomingMessage, res: ServerResponse, { project, planId, waitMs, log }: DecisionRouteOptions): Promise<void> {
-  let body: unknown;
-  try {
-    body = JSON.parse(await readBody(req, MAX_BODY));
-  } catch (error) {
-    if (error instanceof BodyTooLargeError) return sendError(res, 413, error.message);
-    return sendError(res, 400, 'Expected a JSON object {"choice": "approve", "text"?: "…", "step"?: "s1"}.');
-  }
-  const fields = parseFields(body);
+  const body = await readJsonBody(req, MAX_BODY, EXPECTED);
+  if (!body.ok) return sendError(res, body.status, body.message);
+  const fields = parseFields(body.value);
   if (typeof fields === 'string') return sendError(res, 400, fields);
   try {
     const decision = postGateDecision(project, { planId, ...fields }, new Date());
     const outcome = await awaitDecision(decision, waitMs);
     sendJson(res, 200, { summary: decision.summary, outcome, message: OUTCOME_WORDS[outcome], ...(decision.note ? { note: decision.note } : {}) });
   } catch (error) {
-    if (error instanceof UsageError) return sendError(res, 400, error.message);
-    if (error instanceof RefusedError) return sendError(res, 409, error.message);
-    log('warn', `plan viewer: a decision for ${planId} failed: ${errorMessage(error)}`);
-    sendError(res, 500, `Unexpected error: ${clip(errorMessage(error), 200)}`);
+    sendRequestFailure(res, error, (message) => log('warn', `plan viewer: a decision for ${planId} failed: ${message}`));
   }
 }
 
 /** Bounded strings only, so no error message can echo more than ~100 characters of them. */
 function parseFields(body: unknown): { choice: string; text?: string; step?: string } | string {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) return 'Expected a JSON object {"choice": "approve", "text"?: "…", "step"?: "s1"}.';
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return EXPECTED;
   const { choice, text, step } = body as Record<string, unknown>;
   if (typeof choice !== 'string' || choice.length > 20) return `Expected "choice" to be one of ${DECISION_CHOICES.join(', ')}.`;
   if (text !== undefined && (typeof text !== 'string' || text.length > 4_000)) return 'Expected "text" to be a string of at most 4000 characters.';

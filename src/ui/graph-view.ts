@@ -15,6 +15,8 @@ export interface GraphStep {
   review?: string;
   /** Where the step's own statechart is while the step is active, e.g. "review.reviewing". */
   phase?: string;
+  /** An undo took what it landed back out of the user's tree. */
+  taken_back?: boolean;
 }
 
 export interface GraphNode extends Omit<GraphStep, 'depends_on'> {

@@ -1,5 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { OrcaError } from '../errors.js';
+import { errorMessage, OrcaError } from '../errors.js';
+import { RefusedError, UsageError } from '../request-errors.js';
+import { clip } from './access.js';
 
 /** Response helpers: every answer is uncacheable, never framed, never sniffed, and loads nothing from elsewhere. */
 
@@ -45,4 +47,25 @@ export function readBody(req: IncomingMessage, maxBytes: number): Promise<string
     req.on('end', () => (size > maxBytes ? reject(tooLarge()) : resolve(Buffer.concat(chunks).toString('utf8'))));
     req.on('error', reject);
   });
+}
+
+/** A POST's body read as JSON: its value, or the answer to give (413 too large, 400 not JSON, saying `expected`). */
+export async function readJsonBody(req: IncomingMessage, maxBytes: number, expected: string): Promise<{ ok: true; value: unknown } | { ok: false; status: 400 | 413; message: string }> {
+  try {
+    return { ok: true, value: JSON.parse(await readBody(req, maxBytes)) as unknown };
+  } catch (error) {
+    if (error instanceof BodyTooLargeError) return { ok: false, status: 413, message: error.message };
+    return { ok: false, status: 400, message: expected };
+  }
+}
+
+/**
+ * A request the shared functions turned down, as the CLI's exit codes tell them apart: 400 for a wrong
+ * request (UsageError), 409 for one that cannot be done now (RefusedError); anything else is 500, logged.
+ */
+export function sendRequestFailure(res: ServerResponse, error: unknown, logUnexpected: (message: string) => void): void {
+  if (error instanceof UsageError) return sendError(res, 400, error.message);
+  if (error instanceof RefusedError) return sendError(res, 409, error.message);
+  logUnexpected(errorMessage(error));
+  sendError(res, 500, `Unexpected error: ${clip(errorMessage(error), 200)}`);
 }

@@ -6,6 +6,7 @@ import { graphView, type GraphView } from './graph-view.js';
 import { progressOf, type Progress } from './progress.js';
 import type { PlanRead } from './plan-source.js';
 import { revisionsOf, type RevisionView } from './revisions-view.js';
+import { rewindView, type RewindView } from './rewind-view.js';
 import { stepView, type StepView } from './step-view.js';
 import { timelineOf, type TimelineView } from './timeline-view.js';
 import { usageOf, type RecordedUsage } from './usage.js';
@@ -34,10 +35,18 @@ export interface PlanView {
   decisions: PlanFile['decisions'];
   timeline: TimelineView;
   revisions: RevisionView[];
+  /** What it landed in the user's tree, its undos and redos, and which of Undo… and Redo… the page offers. */
+  rewind: RewindView;
 }
 
 export function planView({ file, raw }: PlanRead, journal: readonly JournalEntry[], queued: readonly QueuedDecision[] = []): PlanView {
-  const steps = file.steps.map((step) => stepView(file, raw, step));
+  const rewind = rewindView(file);
+  const takenBack = new Map(rewind.landed.flatMap((l) => (l.undone_at ? [[l.step, l.undone_at] as const] : [])));
+  const steps = file.steps.map((step) => {
+    const view = stepView(file, raw, step);
+    const at = takenBack.get(step.id);
+    return at ? { ...view, taken_back_at: at } : view;
+  });
   const usage = usageOf(raw.usage);
   const context = file.snapshot.context as { dispatches?: unknown; dispatch_cap?: unknown };
   const dispatches =
@@ -55,7 +64,18 @@ export function planView({ file, raw }: PlanRead, journal: readonly JournalEntry
     ...(dispatches ? { dispatches } : {}),
     gates: gatesOf(file, queued),
     queued: queued.map((q) => q.words),
-    graph: graphView(steps.map(({ id, agent, status, depends_on, attempts, review, phase }) => ({ id, agent, status, depends_on, attempts, ...(review ? { review } : {}), ...(phase ? { phase } : {}) }))),
+    graph: graphView(
+      steps.map(({ id, agent, status, depends_on, attempts, review, phase, taken_back_at }) => ({
+        id,
+        agent,
+        status,
+        depends_on,
+        attempts,
+        ...(review ? { review } : {}),
+        ...(phase ? { phase } : {}),
+        ...(taken_back_at ? { taken_back: true } : {}),
+      })),
+    ),
     steps,
     assumptions: file.assumptions,
     risks: file.risks,
@@ -64,5 +84,6 @@ export function planView({ file, raw }: PlanRead, journal: readonly JournalEntry
     decisions: file.decisions,
     timeline: timelineOf(journal),
     revisions: revisionsOf(raw),
+    rewind,
   };
 }

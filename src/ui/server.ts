@@ -4,11 +4,13 @@ import type { Socket } from 'node:net';
 import { isPlanId } from '../persistence/plan-id.js';
 import { plansDir as plansDirOf } from '../persistence/plan-store.js';
 import { checkAccess, clip, tokenCookie } from './access.js';
-import { listData, planData } from './api-data.js';
+import { diffData, listData, planData } from './api-data.js';
 import { handleDecision } from './decision-route.js';
 import { openEventStream } from './events-route.js';
 import { send, sendError, sendJson } from './http.js';
 import { isStaticFile, staticFiles } from './static-files.js';
+import { rewindRoute } from './rewind-route.js';
+import type { RewindDeps } from '../rewind/rewind-plan.js';
 import { UiError } from '../config/ui-error.js';
 import { watchPlans } from './watcher.js';
 
@@ -22,6 +24,11 @@ export interface UiServerOptions {
   pollMs?: number;
   /** How long a decision waits for the running server to apply it (ms). */
   decisionWaitMs?: number;
+  /**
+   * What the Undo and Redo buttons run on (the project's plan store, repository and include list), built
+   * where the viewer starts: the plugin's own (src/composition-root.ts), or `orca ui`'s (src/cli/undo.ts).
+   */
+  rewind: RewindDeps;
 }
 
 export interface UiServer {
@@ -34,12 +41,13 @@ export interface UiServer {
 
 const LOOPBACK = '127.0.0.1';
 
-/** The plan viewer: a read-only page over the project's plan files, with the gate buttons of `orca decide`. */
-export async function startUiServer({ project, port = 0, log = () => {}, pollMs = 400, decisionWaitMs = 5_000 }: UiServerOptions): Promise<UiServer> {
+/** The plan viewer: a read-only page over the project's plan files, with the gate buttons of `orca decide` and the Undo and Redo of `orca undo` and `orca redo`. */
+export async function startUiServer({ project, port = 0, log = () => {}, pollMs = 400, decisionWaitMs = 5_000, rewind }: UiServerOptions): Promise<UiServer> {
   const token = randomBytes(24).toString('base64url');
   const plansDir = plansDirOf(project);
   const files = staticFiles();
   const watcher = watchPlans(plansDir, { intervalMs: pollMs, onError: (error) => log('warn', `plan viewer: watching ${plansDir} failed: ${error.message}`) });
+  const handleRewind = rewindRoute({ deps: rewind, log });
   const streams = new Set<() => void>();
   const sockets = new Set<Socket>();
   let boundPort = port;
@@ -69,13 +77,14 @@ export async function startUiServer({ project, port = 0, log = () => {}, pollMs 
     if (!access.ok) return sendError(res, access.status, access.message);
     const path = url.pathname;
     const method = req.method ?? 'GET';
-    const decision = /^\/api\/plans\/([^/]+)\/decision$/.exec(path);
-    if (method === 'POST' && decision) {
-      const planId = decision[1]!; // plan ids need no decoding: anything encoded is no plan id
-      if (!isPlanId(planId)) return sendError(res, 404, `No plan ${JSON.stringify(clip(planId))}: expected plan_ followed by 26 ULID characters.`);
-      return handleDecision(req, res, { project, planId, waitMs: decisionWaitMs, log });
+    const post = /^\/api\/plans\/([^/]+)\/(decision|undo|redo)$/.exec(path);
+    if (method === 'POST' && post) {
+      const planId = post[1]!; // plan ids need no decoding: anything encoded is no plan id
+      if (!isPlanId(planId)) return sendError(res, 404, noPlan(planId));
+      if (post[2] === 'decision') return handleDecision(req, res, { project, planId, waitMs: decisionWaitMs, log });
+      return handleRewind(req, res, planId, post[2] === 'undo' ? 'undo' : 'redo');
     }
-    if (method !== 'GET' && method !== 'HEAD') return sendError(res, 405, `Expected GET (or POST to /api/plans/:id/decision), got ${clip(method, 20)}.`);
+    if (method !== 'GET' && method !== 'HEAD') return sendError(res, 405, `Expected GET (or POST to /api/plans/:id/decision, /undo or /redo), got ${clip(method, 20)}.`);
 
     if (path === '/' || path === '/index.html') {
       const page = files.get('index.html');
@@ -87,11 +96,11 @@ export async function startUiServer({ project, port = 0, log = () => {}, pollMs 
       return send(res, 200, file.type, file.body);
     }
     if (path === '/api/plans') return sendJson(res, 200, listData(project, plansDir));
-    const plan = /^\/api\/plans\/([^/]+)$/.exec(path)?.[1];
-    if (plan !== undefined) {
-      const planId = plan;
-      if (!isPlanId(planId)) return sendError(res, 404, `No plan ${JSON.stringify(clip(planId))}: expected plan_ followed by 26 ULID characters.`);
-      const data = planData(plansDir, planId);
+    const plan = /^\/api\/plans\/([^/]+)(\/diff)?$/.exec(path);
+    if (plan) {
+      const planId = plan[1]!;
+      if (!isPlanId(planId)) return sendError(res, 404, noPlan(planId));
+      const data = plan[2] ? diffData(plansDir, planId, url.searchParams.get('step')) : planData(plansDir, planId);
       return data.status === 200 ? sendJson(res, 200, data.body) : sendError(res, data.status, data.error);
     }
     if (path === '/api/events') {
@@ -135,4 +144,5 @@ export async function startUiServer({ project, port = 0, log = () => {}, pollMs 
   };
 }
 
+const noPlan = (planId: string) => `No plan ${JSON.stringify(clip(planId))}: expected plan_ followed by 26 ULID characters.`;
 const single = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);

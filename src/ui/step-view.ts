@@ -23,6 +23,8 @@ export interface StepView extends GraphStep {
   usage?: RecordedUsage;
   /** What the step really changed (git), undeclared files flagged; absent without git. */
   changes?: ChangesView;
+  /** When an undo took what it landed back out of the user's tree (no redo put it back since). */
+  taken_back_at?: string;
   /** While the step waits at the merge gate: the files whose change did not apply, their clashing regions cut. */
   conflicts?: Array<{ path: string; hunks: string[] }>;
   /** The step's usage by whose turns they were: specialist, reviewer, fixer, ask (read-only asks). */

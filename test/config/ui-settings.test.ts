@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startConfiguredUi, type PluginUi } from '../../src/ui/plugin-ui.js';
 import { uiSettings } from '../../src/config/ui-settings.js';
 import { UiError } from '../../src/config/ui-error.js';
+import { PlanStore } from '../../src/persistence/plan-store.js';
 import { request } from '../ui/http-client.js';
 
 describe('the ui option and ORCA_UI', () => {
@@ -32,7 +33,7 @@ describe('the plan viewer in the plugin', () => {
   it('should log and toast the URL when opted in, and run without it on a bad setting', async () => {
     const logs: string[] = [];
     const toasts: string[] = [];
-    const sinks = { log: (level: string, message: string) => void logs.push(`${level}: ${message}`), toast: (message: string) => void toasts.push(message) };
+    const sinks = { log: (level: string, message: string) => void logs.push(`${level}: ${message}`), toast: (message: string) => void toasts.push(message), rewind: { store: PlanStore.forProject(process.cwd()), repo: null, include: [] } };
     ui = await startConfiguredUi(undefined, process.cwd(), sinks, { ORCA_UI: '1' });
     expect(ui?.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?token=/);
     expect(logs).toEqual([`info: Orca plan viewer: open ${ui!.url}`]);

@@ -38,7 +38,7 @@ describe('the plan page', () => {
       },
     ];
     writeFileSync(path, JSON.stringify(raw));
-    [ui, browser] = await Promise.all([startUiServer({ project: project.dir, pollMs: 100 }), launchBrowser()]);
+    [ui, browser] = await Promise.all([startUiServer({ project: project.dir, pollMs: 100, rewind: { store: project.store, repo: null, include: [] } }), launchBrowser()]);
     page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
     page.on('pageerror', (error) => pageErrors.push(error.message));
     page.on('console', (message) => message.type() === 'error' && pageErrors.push(message.text()));

@@ -14,7 +14,7 @@ let base: string;
 let token: string;
 beforeEach(async () => {
   project = tempProject();
-  ui = await startUiServer({ project: project.dir, pollMs: 50, decisionWaitMs: 5_000 });
+  ui = await startUiServer({ project: project.dir, pollMs: 50, decisionWaitMs: 5_000, rewind: { store: project.store, repo: null, include: [] } });
   base = `http://127.0.0.1:${ui.port}`;
   token = new URL(ui.url).searchParams.get('token')!;
 });
