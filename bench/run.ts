@@ -3,10 +3,10 @@
 // Prints the machine, each measurement, a table of targets, where the time went and the total wall
 // time, and writes bench/results.json. Everything runs on 127.0.0.1: the real opencode binary from
 // node_modules, the built plugin (dist/), and the scripted OpenAI-compatible model of the e2e tests.
-// The default run takes minutes (target: under 10); `-- --long` (or ORCA_BENCH_LONG=1) adds rounds, the 200-step plan, the DAG with OpenCode's
-// file snapshots off and more warm rounds of the repository-size row. Each target row carries the
-// load average (1 min) when its measurement ended. Ctrl-C or SIGTERM stops every server and model
-// the bench started.
+// The default run takes minutes (target: under 10); `-- --long` (or ORCA_BENCH_LONG=1) adds rounds,
+// the 200-step plan, the DAG with OpenCode's file snapshots off and more warm rounds of the
+// repository-size row. Each target row carries the load average (1 min) when its measurement ended.
+// Ctrl-C or SIGTERM stops every server and model the bench started.
 import { execFileSync } from 'node:child_process';
 import { readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
