@@ -1,3 +1,4 @@
+import { checkVerdict, type CheckVerdict } from '../machines/verification.js';
 import type { Gate } from '../machines/gates.js';
 import type { PlanDiff } from '../machines/plan-diff.js';
 import { stepWaves } from '../machines/step-graph.js';
@@ -64,11 +65,14 @@ function noteBlocks(gate: Gate, forecast: string | undefined, where: string | un
     }
     case 'verification': {
       const v = gate.verification;
-      const failed = v.checks.filter((c) => !c.passed);
+      const failed = v.checks.filter((c) => checkVerdict(c) === 'new');
       return [
-        `Orca: every step of plan ${id} landed, but its verification failed in ${v.where ?? 'your project'} (${count(failed.length, 'failed check')} of ${v.checks.length}).`,
-        ...v.checks.map((c) => `${c.passed ? 'Passed' : 'Failed'}: ${c.name}
-${fenced(c.output)}`),
+        `Orca: every step of plan ${id} landed, but its verification failed in ${v.where ?? 'your project'} (${count(failed.length, 'new failure')} of ${count(v.checks.length, 'check')}).`,
+        // A failed command ran again on the plan's base: both outputs, so the person sees what the plan broke.
+        ...v.checks.map((c) => {
+          const before = c.before ? `\nBefore the plan (on its base): ${c.before.passed ? 'passed' : 'failed'}\n${fenced(c.before.output)}` : '';
+          return `${VERDICT_WORDS[checkVerdict(c)]}: ${c.name}\n${fenced(c.output)}${before}`;
+        }),
         ...(gate.planned.length ? [list("The plan's verification list", gate.planned)] : []),
         ...(v.changed.length ? [`The verification changed these files in your project: ${v.changed.join(', ')}`] : []),
         "Replan asks the planner for a revised plan, told what failed (the steps' changes stay in your tree); Accept as is ends the plan completed with the failure on record; Stop ends it as failed (the changes stay).",
@@ -81,6 +85,9 @@ ${fenced(c.output)}`),
       ];
   }
 }
+
+/** A check of the verification, as its gate's note heads it. */
+const VERDICT_WORDS: Record<CheckVerdict, string> = { passed: 'Passed', old: 'Failed before the plan too (an old failure, not the plan\'s)', new: 'Failed (a new failure)' };
 
 /**
  * Columns a row of the overview may take: the TUI at 80 columns draws a note's text from column 5
