@@ -21,6 +21,7 @@ export const STATIC_FILES = [
   'step.js',
   'gate.js',
   'timeline.js',
+  'landed.js',
 ] as const;
 
 export type StaticFile = (typeof STATIC_FILES)[number];

@@ -23,6 +23,18 @@ export const decide = (planId, decision) =>
     body: JSON.stringify(decision),
   }).then(answer);
 
+/** What the plan (or one step) landed in the working tree: `{ sections: [{ step, title, lines: [[text, kind?]] }], cut }`. */
+export const getDiff = (planId, step) =>
+  fetch(`/api/plans/${encodeURIComponent(planId)}/diff${step ? `?step=${encodeURIComponent(step)}` : ''}`, { headers: { accept: 'application/json' } }).then(answer);
+
+/** An undo or redo as `orca undo` / `orca redo` runs it: `{ apply, steps? }`; without apply, only what it would do. */
+export const rewind = (planId, direction, body) =>
+  fetch(`/api/plans/${encodeURIComponent(planId)}/${direction === 'redo' ? 'redo' : 'undo'}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json' },
+    body: JSON.stringify(body),
+  }).then(answer);
+
 /**
  * Follow the plan files: `onChange({list, plans})` on every change, and once more each time the
  * stream (re)opens, since changes may have been missed while it was closed. `onState` gets

@@ -1,5 +1,5 @@
 // The step graph, drawn as SVG from the layout the server computed (dagre): boxes coloured by
-// state, running steps pulsing, attempts and reviewer rounds on each box.
+// state, running steps pulsing, attempts and reviewer rounds on each box, a step an undo took back marked.
 import { h, replace, s } from './dom.js';
 import { phaseNow, phaseWords, words } from './format.js';
 
@@ -7,12 +7,12 @@ const clip = (text, max) => (text.length <= max ? text : `${text.slice(0, max - 
 const pathOf = (points) => points.map((p, i) => `${i === 0 ? 'M' : 'L'}${p.x},${p.y}`).join(' ');
 
 function node(n, selected, onSelect) {
-  const meta = [n.attempts > 1 ? `attempt ${n.attempts}` : n.attempts === 1 ? '1 attempt' : '', n.review ?? ''].filter(Boolean).join(' · ');
+  const meta = [n.attempts > 1 ? `attempt ${n.attempts}` : n.attempts === 1 ? '1 attempt' : '', n.review ?? '', n.taken_back ? 'taken back' : ''].filter(Boolean).join(' · ');
   const select = onSelect ? () => onSelect(n.id) : undefined;
   return s(
     'g',
     {
-      class: ['node', `status-${n.status}`, n.id === selected && 'selected'],
+      class: ['node', `status-${n.status}`, n.id === selected && 'selected', n.taken_back && 'taken-back'],
       transform: `translate(${n.x},${n.y})`,
       'data-step': n.id,
       'data-status': n.status,

@@ -1,28 +1,41 @@
-// One plan: its header, the gate it waits at, the step graph beside the selected step, the lists,
-// the decisions and the journal. Each part is redrawn only when its own data changed, so a live
+// One plan: its header, the gate it waits at, what it landed (with Undo… and Redo…), the step graph
+// beside the selected step, the lists, the decisions and the journal. Each part is redrawn only when its own data changed, so a live
 // update never wipes the guidance someone is typing.
-import { decide } from './api.js';
+import { decide, rewind } from './api.js';
 import { h, list, replace, section } from './dom.js';
 import { cost, time, usage, WAITING, words } from './format.js';
 import { renderGates } from './gate.js';
 import { renderGraphPanel } from './graph.js';
+import { renderLanded } from './landed.js';
 import { badge, progressBar } from './list.js';
 import { renderStep } from './step.js';
 import { renderDecisions, renderTimeline } from './timeline.js';
 
 export function createPlanPage(root, planId, refresh) {
-  const ui = { selected: undefined, revision: undefined, guidance: '', message: null, busy: false, showStates: true };
+  const ui = {
+    selected: undefined,
+    revision: undefined,
+    guidance: '',
+    message: null,
+    busy: false,
+    showStates: true,
+    // An Undo… or Redo… asked: its dry run waiting for the confirming button, or what it did (or why not).
+    rewind: { busy: false, preview: null, message: null },
+    /** The steps whose patch is open under What it landed. */
+    openPatches: new Set(),
+  };
   const el = {
     problem: h('div'),
     head: h('div'),
     gates: h('div'),
+    landed: h('div'),
     graph: h('div', { class: 'graph-panel card' }),
     step: h('aside', { class: 'step-panel card' }),
     facts: h('div'),
     decisions: h('div'),
     timeline: h('div'),
   };
-  el.body = h('div', { hidden: true }, el.head, el.gates, h('div', { class: 'plan-body' }, el.graph, el.step), el.facts, el.decisions, el.timeline);
+  el.body = h('div', { hidden: true }, el.head, el.gates, el.landed, h('div', { class: 'plan-body' }, el.graph, el.step), el.facts, el.decisions, el.timeline);
   replace(root, h('a', { class: 'back', href: '#/' }, '← all plans'), el.problem, el.body);
   const drawn = {};
   let view;
@@ -76,11 +89,32 @@ export function createPlanPage(root, planId, refresh) {
     }
   }
 
+  /** Undo… or Redo… (`apply` false): the server's dry run, shown with the button that confirms it; confirmed (`apply` true): done. */
+  async function onRewind(direction, steps, apply) {
+    ui.rewind = { busy: true, preview: apply ? ui.rewind.preview : null, message: { kind: 'busy', text: apply ? `${direction === 'undo' ? 'Taking the changes back' : 'Putting the changes back'}…` : 'Asking what it would change…' } };
+    drawAll();
+    try {
+      const result = await rewind(planId, direction, { apply, ...(steps.length ? { steps } : {}) });
+      ui.rewind = apply ? { busy: false, preview: null, message: { kind: 'ok', text: result.text } } : { busy: false, preview: { direction, steps, text: result.text }, message: null };
+    } catch (error) {
+      ui.rewind = { busy: false, preview: null, message: { kind: 'error', text: error.message } };
+    } finally {
+      drawAll();
+      refresh();
+    }
+  }
+
+  function onRewindCancel() {
+    ui.rewind = { busy: false, preview: null, message: null };
+    drawAll();
+  }
+
   function drawAll(forceGates = false) {
     const step = selectedStep();
     draw('head', [view.goal, view.status, view.state, view.waiting_for, view.progress, view.usage, view.dispatches, view.updated_at], () => replace(el.head, head(view)));
     if (ui.message && !ui.busy && outlived(ui.message)) ui.message = null;
     draw('gates', [view.gates, view.queued, ui.message], () => renderGates(el.gates, view, ui, onDecide), forceGates);
+    draw('landed', [view.rewind, ui.rewind], () => renderLanded(el.landed, view, ui, { onRewind, onCancel: onRewindCancel }));
     draw('graph', [view.graph, view.revisions, step?.id, ui.revision], () =>
       renderGraphPanel(el.graph, view, ui, step?.id, (id) => {
         ui.selected = id;

@@ -1,6 +1,6 @@
 // The selected step: what it produced, how it failed and what the human said, its usage, and what fed its prompt.
 import { h, list, section } from './dom.js';
-import { bytes, phaseWords, usage, words } from './format.js';
+import { bytes, phaseWords, time, usage, words } from './format.js';
 import { badge } from './list.js';
 
 function output(step) {
@@ -39,6 +39,7 @@ function changes(step) {
   return section(
     'Changes',
     h('p', { 'data-testid': 'changes-summary' }, c.summary),
+    step.taken_back_at ? h('p', { class: 'taken-back-note', 'data-testid': 'taken-back' }, `Taken back by an undo at ${time(step.taken_back_at)}: not in your working tree now.`) : null,
     c.files.length
       ? h(
           'ul',
