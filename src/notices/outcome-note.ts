@@ -6,8 +6,8 @@ import { lineCounts } from '../text/step-diff.js';
 import { formatCost } from '../usage/format.js';
 
 /**
- * What a plan did, in the conversation, when it ends (docs/design.md, "What the user gets at the
- * end"): per step its status, agent, review and any Retry or re-run, and the files it landed with
+ * What a plan did, in the conversation, when it ends
+ * (docs/design.md, "What the user gets at the end"): per step its status, agent, review and any Retry or re-run, and the files it landed with
  * +/-; the verification check by check and where it ran, old failures told from new ones; the totals;
  * and where the changes are, with the commands that show them and take them back. Up to
  * STEPS_IN_FULL steps each take two lines (a 4-step plan fits 24 rows at 80 columns); a longer plan
