@@ -131,7 +131,7 @@ describe('docs/configuration.md', () => {
 describe('docs/statecharts.md', () => {
   it('draws each chart it names as statecharts/ has it (npm run statecharts, then copy the diagram)', () => {
     const page = read('docs/statecharts.md');
-    const drawn = [...page.matchAll(/\(`statecharts\/([\w-]+\.mmd)`\)[^`]*```mermaid\n([\s\S]*?)```/g)];
+    const drawn = [...page.matchAll(/\(`statecharts\/([\w-]+\.mmd)`\):[\s\S]*?```mermaid\n([\s\S]*?)```/g)];
     expect(drawn.map(([, file]) => file)).toEqual(['plan.mmd', 'step.mmd', 'rewind.mmd']);
     for (const [, file, diagram] of drawn) expect(diagram, file).toBe(read(`statecharts/${file}`).trimEnd() + '\n');
   });
