@@ -3,7 +3,7 @@ import { awaitDecision, DECISION_CHOICES, postGateDecision } from '../decisions/
 import { readJsonBody, sendError, sendJson, sendRequestFailure } from './http.js';
 
 /**
- * POST /api/plans/:id/decision `{choice, text?, step?}`: the one thing the page can change, through
+ * POST /api/plans/:id/decision `{choice, text?, step?}`: the one way the page answers a gate, through
  * exactly the path of `orca decide` (validation, the plan's inbox, waiting for the running server).
  */
 export interface DecisionRouteOptions {

@@ -4,6 +4,7 @@ import { rewindPlan, type RewindDeps, type RewindReport } from '../rewind/rewind
 import { rewindText, type RewindHow } from '../rewind/rewind-words.js';
 import { clip } from './access.js';
 import { readJsonBody, sendError, sendJson, sendRequestFailure } from './http.js';
+import { readPlan } from './plan-source.js';
 
 /**
  * POST /api/plans/:id/undo `{apply, steps?}` and POST /api/plans/:id/redo `{apply}`: what `orca undo`
@@ -52,6 +53,9 @@ export function rewindRoute({ deps, log }: RewindRouteOptions) {
     if (!body.ok) return sendError(res, body.status, body.message);
     const fields = parseFields(body.value, direction);
     if (typeof fields === 'string') return sendError(res, 400, fields);
+    // The viewer leaves a plan file that does not load where it is (the store would quarantine it).
+    const plan = readPlan(deps.store.dir, planId);
+    if (!plan.ok) return sendError(res, 'missing' in plan ? 404 : 422, 'missing' in plan ? `Plan ${planId} does not exist in ${deps.store.dir}.` : `Plan ${planId} cannot be undone: ${plan.reason}`);
     const run = last.then(() => rewindPlan(deps, { planId, steps: fields.steps, direction, apply: fields.apply, channel: 'viewer' }));
     last = run.catch(() => {});
     try {

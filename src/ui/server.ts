@@ -41,7 +41,7 @@ export interface UiServer {
 
 const LOOPBACK = '127.0.0.1';
 
-/** The plan viewer: a read-only page over the project's plan files, with the gate buttons of `orca decide` and the Undo and Redo of `orca undo` and `orca redo`. */
+/** The plan viewer: a page over the project's plan files, with the gate buttons of `orca decide` and the Undo and Redo of `orca undo` and `orca redo`. */
 export async function startUiServer({ project, port = 0, log = () => {}, pollMs = 400, decisionWaitMs = 5_000, rewind }: UiServerOptions): Promise<UiServer> {
   const token = randomBytes(24).toString('base64url');
   const plansDir = plansDirOf(project);

@@ -206,6 +206,14 @@ describe('POST /api/plans/:id/undo and /redo', () => {
     expect(noPlan.status).toBe(404);
   });
 
+  it('should leave a plan file that does not load where it is (the viewer never quarantines)', async () => {
+    const { store, planId, undo } = await viewer();
+    writeFileSync(store.pathOf(planId), '{ not json');
+    const res = await undo({ apply: true });
+    expect([res.status, res.json().error]).toEqual([422, expect.stringMatching(new RegExp(`^Plan ${planId} cannot be undone: not valid JSON`))]);
+    expect(existsSync(store.pathOf(planId))).toBe(true);
+  });
+
   it('should refuse an undo or a diff without the token, from another origin, or as a form, changing nothing', async () => {
     const { dir, store, planId, undo, redo, get } = await viewer();
     const base = `http://127.0.0.1:${ui!.port}`;
