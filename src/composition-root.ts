@@ -44,7 +44,7 @@ import { closeDirectoryWith } from './opencode/instances.js';
 import { runChecks, verifyPort } from './opencode/verify-port.js';
 import { createRequestNotes, type RequestNotes } from './opencode/request-notes.js';
 import { createBaseChecks, type BaseChecks } from './workspace/base-checks.js';
-import { baseFailuresNote } from './prompts/base-failures.js';
+import { failingChecks, plannerFailuresNote } from './prompts/base-failures.js';
 import { settleInterruptedRewinds, type RewindDeps } from './rewind/rewind-plan.js';
 import { recoveredText } from './rewind/rewind-words.js';
 import { warmSlotWith } from './passive/warmup.js';
@@ -465,8 +465,12 @@ function checkBeforePlanning(
     begun.add(planId);
     void (async () => {
       const commit = await worktrees.treeState(stopping.signal);
-      const note = baseFailuresNote(await baseChecks.of(commit, commands, planId, stopping.signal));
+      const failing = failingChecks(await baseChecks.of(commit, commands, planId, stopping.signal));
+      const note = plannerFailuresNote(failing);
       if (note) requestNotes.set(sessionId, note);
+      // The plan keeps them: each later step and the verifying turn are told (its chart takes it in any state it runs in).
+      const event = { type: 'checks.failing_before' as const, checks: failing };
+      if (failing.length && host.isLive(planId) && host.open(planId).getSnapshot().can(event)) host.send(planId, event);
     })().catch((error: unknown) => {
       if (!stopping.signal.aborted) log('warn', `plan ${planId}: the configured checks did not run before planning (the verification runs them on the plan's base if one fails): ${errorMessage(error)}`);
     });

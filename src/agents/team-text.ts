@@ -44,7 +44,7 @@ export function toolNote(offered: readonly string[]): string | null {
  * commit). Orca lands the step's changes itself, as uncommitted changes (docs/design.md,
  * "Isolation and merge"), and measures them with git: a commit would be no part of what lands.
  */
-export const NO_COMMIT = "Never commit or push: Orca lands the step's changes in the user's working tree itself, uncommitted.";
+export const NO_COMMIT = "Never commit or push (the bash tool's notes on commits and pull requests do not apply): Orca lands the step's changes in the user's working tree itself, uncommitted.";
 
 /** The notes of an agent's prompt that follow from what it is offered. */
 export function permissionNotes(offered: readonly string[], { step }: { step: boolean }): string | null {

@@ -63,7 +63,7 @@ function verifiedLines(plan: PlanFile): string[] {
   if (!v) return [];
   const verdicts = v.checks.map(checkVerdict);
   const held = verdicts.every((verdict) => verdict !== 'new');
-  const head = `Verified in ${v.where ?? 'the project'}${v.at ? ` at ${shortTime(v.at)}` : ''}: ${v.passed ? 'passed' : held ? 'held (what failed failed before the plan too)' : 'FAILED'}`;
+  const head = `Verified in ${v.where ?? 'the project'}${v.at ? ` at ${shortTime(v.at)}` : ''}: ${v.passed ? 'passed' : held ? 'no new failure (what fails failed before the plan too)' : 'FAILED'}`;
   return [
     '',
     head,

@@ -57,6 +57,7 @@ export const planMachine = planSetup.createMachine({
   initial: 'drafting',
   on: {
     'usage.recorded': { actions: { type: 'recordUsage', params: ({ event }) => event } },
+    'checks.failing_before': { actions: { type: 'recordFailingBefore', params: ({ event }) => event } },
   },
   states: {
     drafting,

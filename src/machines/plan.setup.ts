@@ -26,6 +26,7 @@ import type { TurnRole, Usage } from './usage.js';
 import type {
   DecisionRecord,
   DecisionSource,
+  FailingCheck,
   FailureKind,
   HitlQuestion,
   MergeConflict,
@@ -97,6 +98,8 @@ export interface PlanContext {
   verification?: PlanVerification | null;
   /** How many verifications ran (the next one's idempotency key); absent before one ran. */
   verification_runs?: number;
+  /** The project's configured checks that failed before the plan began (told once the planner's drafting ran them); absent: none known. */
+  failing_before?: FailingCheck[];
   /**
    * Steps that landed in the shared tree and are being measured (step.landed, then step.completed with
    * the diff): their actors stay until then, and the plan does not end before. Absent: none.
@@ -126,6 +129,8 @@ export type PlanEvent =
   | ({ type: 'verification.stop'; text?: string } & DecisionSource)
   /** A turn's usage: from a step (with its id and whose turn it was), or a read-only ask made from the plan's sessions. */
   | { type: 'usage.recorded'; stepId?: string; role?: TurnRole; usage: Usage }
+  /** The project's configured checks that already fail, run while the planner drafted: each later turn is told. */
+  | { type: 'checks.failing_before'; checks: FailingCheck[] }
   | StepParentEvent;
 
 export const stepActorId = (stepId: string) => `step:${stepId}`;
@@ -303,6 +308,7 @@ export const planSetup = setup({
       pending_message: ({ context }, p: { stepId: string; guidance?: string }) => replanMessage(context.steps.find((s) => s.id === p.stepId)!, p.guidance),
     }),
     setOutcome: assign({ outcome: (_, p: { outcome: 'completed' | 'stopped' | 'rejected' }) => p.outcome }),
+    recordFailingBefore: assign({ failing_before: (_, p: { checks: FailingCheck[] }) => p.checks }),
     recordVerification: assign({
       verification: (_, verification: PlanVerification) => verification,
       verification_runs: ({ context }) => (context.verification_runs ?? 0) + 1,

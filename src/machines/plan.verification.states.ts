@@ -28,6 +28,7 @@ export const verifying = planSetup.createStateConfig({
       steps: context.steps.map((s) => ({ id: s.id, agent: s.agent, summary: s.output?.summary ?? '' })),
       parentSessionId: context.caller_session_id,
       base: planBase(context.steps),
+      ...(context.failing_before?.length ? { failing_before: context.failing_before } : {}),
     }),
     onDone: [
       {

@@ -1,5 +1,6 @@
 import type { Turn } from './turn.js';
 import type {
+  FailingCheck,
   InterruptedTurn,
   MergeOutcome,
   PlanVerification,
@@ -81,6 +82,8 @@ export interface VerifyPlanInput {
   parentSessionId: string | null;
   /** The commit of the tree the plan started from (planBase): a failed command runs again there. Null: none recorded (no git). */
   base: string | null;
+  /** The configured checks that failed before the plan began, for the verifying turn; absent when none is known. */
+  failing_before?: FailingCheck[];
 }
 
 export interface OpenPlannerSessionInput {

@@ -2,7 +2,7 @@ import { dispatchesLeft, type BudgetContext } from './budget.js';
 import { changedAfter, landedBeside, stepsBeside } from './step-graph.js';
 import { isActive } from './step-records.js';
 import type { StepInput } from './step.machine.js';
-import type { PlanPolicy, PlanProposal, SpecialistId, StepPolicy, StepRecord, ThreadedContext, WorkspaceKind } from './types.js';
+import type { FailingCheck, PlanPolicy, PlanProposal, SpecialistId, StepPolicy, StepRecord, ThreadedContext, WorkspaceKind } from './types.js';
 
 /** Pure functions over the plan's step records: readiness for the scheduler, what a step starts with. */
 
@@ -74,6 +74,7 @@ export interface PlanForStep {
   max_attempts: number;
   caller_session_id: string | null;
   policy: PlanPolicy;
+  failing_before?: FailingCheck[];
 }
 
 /** What a step's machine starts with: its threaded context, the attempt limit, its caller's session, its policy. */
@@ -85,7 +86,7 @@ export function stepInput(plan: PlanForStep, step: StepRecord): StepInput {
   const policy = stepPolicy(plan.policy, step);
   return {
     planId: plan.plan_id,
-    thread,
+    thread: plan.failing_before?.length ? { ...thread, failing_before: plan.failing_before } : thread,
     maxAttempts: plan.max_attempts,
     parentSessionId: plan.caller_session_id,
     policy,

@@ -278,6 +278,16 @@ export interface PlanVerification {
   base?: string;
 }
 
+/**
+ * A configured check (`verification.commands`) that failed on the project before the plan began, run
+ * in a slot while the planner drafted: its command and the lines of its output that say what failed.
+ * Every turn of the plan that runs checks is told, so none takes it for its own doing.
+ */
+export interface FailingCheck {
+  command: string;
+  lines: string[];
+}
+
 /** Where a human (or an explicit auto policy) answered a gate. */
 export type DecisionChannel = 'question' | 'permission' | 'command' | 'cli' | 'auto' | 'tool';
 
@@ -341,5 +351,7 @@ export interface ThreadedContext {
   beside?: Array<{ id: string; agent: SpecialistId; description: string; landed?: true; landed_since?: true; shares?: string[] }>;
   /** Where the step works (its policy's workspace); absent in snapshots from before isolation. */
   workspace?: WorkspaceKind;
+  /** The project's configured checks that failed before the plan began; absent when none did, or none was run. */
+  failing_before?: FailingCheck[];
 }
 

@@ -53,6 +53,14 @@ const normalized = (line: string) =>
     .replace(/\s+/g, ' ')
     .trim();
 
+/** Lines of a check's output that say what failed (at most `max`), else its last lines: what a turn is told of it. */
+export function failureLines(output: string, max = 6): string[] {
+  // The first line of a command check is Orca's own ("… failed (exit 1) after 0.3 s:").
+  const lines = output.split('\n').slice(1).map((line) => line.trim()).filter(Boolean);
+  const failing = lines.filter((line) => FAILURE_LINE.test(line));
+  return (failing.length > 0 ? failing : lines.slice(-max)).slice(0, max);
+}
+
 /**
  * Whether a check failed now as it failed before: every line of its output that says something
  * failed (a failing test's name, an error) was there before, numbers aside. A test the plan added

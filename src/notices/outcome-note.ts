@@ -118,7 +118,7 @@ function verificationLines(v: PlanVerification | null, completed: boolean): stri
   const where = v.where ? ` in your project (${v.where})` : '';
   const old = v.checks.filter((c) => checkVerdict(c) === 'old').length;
   const failed = v.checks.filter((c) => checkVerdict(c) === 'new').length;
-  const head = failed ? `failed (${failed} check${failed === 1 ? '' : 's'})` : old ? `held: ${old} check${old === 1 ? '' : 's'} failed before the plan too` : 'passed';
+  const head = failed ? `failed (${failed} check${failed === 1 ? '' : 's'})` : old ? `no new failure (${old} check${old === 1 ? ' fails' : 's fail'} as before the plan)` : 'passed';
   return [
     `Verification${where}: ${head}`,
     ...v.checks.map((c) => {

@@ -1,7 +1,7 @@
 import type { TranscriptMessage } from './tool-failures.js';
 
 /**
- * Text added to a session's model requests from now on, for those requests only: OpenCode rebuilds
+ * Text added to a session's model requests from now on (after its first message), for those requests only: OpenCode rebuilds
  * the transcript it hands `experimental.chat.messages.transform` from storage before every request,
  * so nothing is saved and the person's transcript is unchanged. For what Orca learns while a turn
  * runs: the project's checks that fail before a plan, told to its planner as they become known.
@@ -22,7 +22,12 @@ export function createRequestNotes(): RequestNotes {
     beforeModelRequest(messages) {
       const sessionId = messages.at(-1)?.info.sessionID;
       const text = sessionId ? notes.get(sessionId) : undefined;
-      if (text) messages.push(requestOnlyMessage(messages, text, 'note'));
+      if (!text) return;
+      // Beside the session's first message, as context given with the task: at the end it would read as the
+      // user saying it again after every tool result (a relay run found it so), and the requests from there on
+      // share one prefix for a provider's cache.
+      const first = messages.findIndex((m) => m.info.role === 'user');
+      messages.splice(first + 1, 0, requestOnlyMessage(messages, text, 'note'));
     },
   };
 }

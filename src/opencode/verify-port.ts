@@ -6,7 +6,7 @@ import type { VerificationCheck } from '../machines/types.js';
 import { ZERO_USAGE } from '../machines/usage.js';
 import { verifyPrompt } from '../prompts/verify-prompt.js';
 import { turnHeader } from '../prompts/turn-header.js';
-import { SpecialistOutputSchema, specialistOutputJsonSchema } from '../schemas/specialist-output.js';
+import { VerificationOutputSchema, verificationOutputJsonSchema } from '../schemas/verification-output.js';
 import type { SessionsPort } from './sessions.js';
 import { TurnAbortedError, type TurnRunner } from './turn-runner.js';
 
@@ -56,8 +56,8 @@ export function verifyPort(sessions: SessionsPort, turns: TurnRunner, options: V
             agent: VERIFIER_AGENT,
             header: turnHeader({ planId: input.planId, agent: VERIFIER_AGENT, round: 'verification' }),
             prompt: verifyPrompt(input),
-            schema: SpecialistOutputSchema,
-            jsonSchema: specialistOutputJsonSchema(),
+            schema: VerificationOutputSchema,
+            jsonSchema: verificationOutputJsonSchema(),
             label: 'verification output',
             guard: true,
             idempotencyKey: input.idempotencyKey,

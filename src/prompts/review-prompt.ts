@@ -1,3 +1,4 @@
+import { failingBeforeSection } from './base-failures.js';
 import { reviewErrorsText } from '../machines/step-text.js';
 import type { ReviewError, StepDiff, StepOutput, ThreadedContext } from '../machines/types.js';
 import { diffSection } from './step-diff.js';
@@ -32,6 +33,8 @@ export function reviewPrompt(
   ];
   if (changes) sections.push(diffSection(changes.diff, changes.patch));
   if (thread.relevant_files.length > 0) sections.push(`# Relevant files\n${thread.relevant_files.map((f) => `- ${f}`).join('\n')}`);
+  const failing = failingBeforeSection(thread.failing_before, 'step');
+  if (failing) sections.push(failing);
   const later = laterStepsSection(thread);
   if (later) sections.push(later);
   // A retried step: what failed before (earlier reviews' findings included) and what the user said,

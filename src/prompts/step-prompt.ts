@@ -1,6 +1,7 @@
 import type { ThreadedContext } from '../machines/types.js';
 import { SpecialistOutputSchema, specialistOutputJsonSchema } from '../schemas/specialist-output.js';
 import { besideStepsSection, laterStepsSection } from './later-steps.js';
+import { failingBeforeSection } from './base-failures.js';
 import { keptAttempts } from '../machines/step-records.js';
 import { keptChangesText, previousAttemptsList } from './previous-attempts.js';
 import { withProtocol, type OutputProtocol } from '../protocol/output-protocol.js';
@@ -36,6 +37,8 @@ export function stepPrompt(thread: ThreadedContext): string {
     );
   }
   if (thread.relevant_files.length > 0) sections.push(`# Relevant files\n${thread.relevant_files.map((f) => `- ${f}`).join('\n')}`);
+  const failing = failingBeforeSection(thread.failing_before, 'step');
+  if (failing) sections.push(failing);
   const later = laterStepsSection(thread);
   if (later) sections.push(later);
   const beside = besideStepsSection(thread);

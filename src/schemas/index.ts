@@ -5,3 +5,4 @@ export * from './planner-output.js';
 export * from './specialist-agents.js';
 export * from './specialist-output.js';
 export * from './review-output.js';
+export * from './verification-output.js';

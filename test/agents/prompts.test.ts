@@ -123,7 +123,7 @@ describe("the planner's policy paragraph", () => {
 
   it('names the agents the gate covers and its rounds', () => {
     expect(text({ review_agents: ['coder', 'tester', 'document-writer'], review_rounds: 2 })).toContain(
-      'when a coder, tester or document-writer step finishes, a reviewer checks its work against the step\'s description and success criterion ' +
+      "when a coder, tester or document-writer step finishes, a reviewer checks its work (its diff; in its worktree, running the checks named) against the step's description and success criterion " +
         'in up to 2 review rounds: after a failing round the same coder, tester or document-writer fixes what the reviewer reported and the reviewer looks again; a failing last round fails the step.',
     );
   });
@@ -131,7 +131,7 @@ describe("the planner's policy paragraph", () => {
   it('says that with one review round nobody fixes what the reviewer reported: the step fails (issue 35.2)', () => {
     const one = text({ review_agents: ['coder', 'tester'], review_rounds: 1 });
     expect(one).toContain(
-      "when a coder or tester step finishes, a reviewer checks its work against the step's description and success criterion once; a failing review fails the step. Never add a reviewer step",
+      "when a coder or tester step finishes, a reviewer checks its work (its diff; in its worktree, running the checks named) against the step's description and success criterion once; a failing review fails the step. Never add a reviewer step",
     );
     expect(one).not.toMatch(/fixes what the reviewer reported|review round/);
   });

@@ -122,7 +122,7 @@ describe('a verification that knows what failed before the plan', () => {
       timeoutMs: 30_000,
       description: 'the outcome note',
     });
-    expect(outcome).toContain('held: 1 check failed before the plan too');
+    expect(outcome).toContain('no new failure (1 check fails as before the plan)');
     expect(outcome).toContain("~ sh test.sh (failing before the plan too, not the plan's)");
   }, 300_000);
 

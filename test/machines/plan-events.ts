@@ -51,7 +51,7 @@ export function planEvents(s: any): any[] {
     case 'drafting.consulting':
       return [twoStepPlan, unverified, question, answer, ...(s.context.steps.length ? [onlyFirstStep, onlyFirstStepUnverified] : [])]
         .map((o): any => done('consultPlanner', o))
-        .concat(fail('consultPlanner'));
+        .concat(fail('consultPlanner'), { type: 'checks.failing_before', checks: [{ command: 'npm test', lines: ['not ok 3 - kelvin'] }] });
     case 'changes_requested':
       return [twoStepPlan, question, answer].map((o): any => done('revisePlan', o)).concat(fail('revisePlan'));
     case 'drafting.answered':

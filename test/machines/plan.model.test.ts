@@ -3,6 +3,7 @@ import { coverTransitions, replay } from '../support/model-coverage.js';
 import { by, done, idlePlanMachine, twoStepPlan } from './fixtures.js';
 import { input, oldFailure, output, planEvents, serializePlan, verified } from './plan-events.js';
 import { statePath } from '../../src/persistence/plan-envelope.js';
+import { fromPromise } from 'xstate';
 import { getAdjacencyMap } from 'xstate/graph';
 import { hasVerification, verificationHeld } from '../../src/machines/verification.js';
 
@@ -62,6 +63,38 @@ describe('plan machine (model-based)', () => {
     expect(snapshot.context.outcome).toBeNull();
     const failedAgain = replay(idlePlanMachine, input, [...replanned, done('verifyPlan', verified(false))]).snapshot;
     expect(statePath(failedAgain.value)).toBe('in_progress.verification_failed');
+  });
+
+  it("should tell each step started after it, and the verifying turn, which checks failed before the plan", () => {
+    const failing = [{ command: 'npm test', lines: ['not ok 3 - absolute zero offset in Kelvin'] }];
+    const plan = twoStepPlan.type === 'plan' ? twoStepPlan : never();
+    const { snapshot } = replay(idlePlanMachine, input, [
+      done('openPlannerSession', { sessionId: 'ses_planner' }),
+      { type: 'checks.failing_before', checks: failing },
+      done('consultPlanner', plan),
+      { type: 'approval.approve', ...by },
+    ]);
+    expect(snapshot.context.failing_before).toEqual(failing);
+    expect(snapshot.children['step:s1'].getSnapshot().context.thread.failing_before).toEqual(failing);
+    const asked: unknown[] = [];
+    const recording = idlePlanMachine.provide({
+      actors: {
+        verifyPlan: fromPromise(({ input: given }) => {
+          asked.push(given);
+          return new Promise<never>(() => {});
+        }),
+      },
+    });
+    const verifying = replay(recording, input, [
+      done('openPlannerSession', { sessionId: 'ses_planner' }),
+      { type: 'checks.failing_before', checks: failing },
+      done('consultPlanner', plan),
+      { type: 'approval.approve', ...by },
+      { type: 'step.completed', stepId: 's1', output },
+      { type: 'step.completed', stepId: 's2', output },
+    ]).snapshot;
+    expect(statePath(verifying.value)).toBe('in_progress.verifying');
+    expect(asked).toEqual([expect.objectContaining({ failing_before: failing })]);
   });
 
   it('should keep completed steps and their outputs across a replan', () => {

@@ -85,7 +85,7 @@ describe('the outcome note', () => {
         '    test/cli.test.ts +40 −0 (new)',
         '✓ readme (document-writer) done',
         '    README.md +15 −1',
-        'Verification in your project (/home/me/weight): held: 1 check failed before the plan too',
+        'Verification in your project (/home/me/weight): no new failure (1 check fails as before the plan)',
         '    ✓ npm test',
         "    ~ npm run lint (failing before the plan too, not the plan's)",
         "    ✓ the plan's verification list",

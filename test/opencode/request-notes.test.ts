@@ -8,7 +8,7 @@ const transcript = (sessionID: string): TranscriptMessage[] => [
 ];
 
 describe('request notes', () => {
-  it("should add a session's note to each of its later requests, as a user message of that request only", () => {
+  it("should add a session's note to each of its later requests after its first message, as a user message of that request only", () => {
     const notes = createRequestNotes();
     const first = transcript('ses_planner');
     notes.beforeModelRequest(first);
@@ -18,7 +18,8 @@ describe('request notes', () => {
       const messages = transcript('ses_planner');
       notes.beforeModelRequest(messages);
       expect(messages).toHaveLength(3);
-      expect(messages[2]).toMatchObject({ info: { role: 'user', sessionID: 'ses_planner' }, parts: [{ type: 'text', text: '# Checks that fail before this plan', synthetic: true }] });
+      expect(messages[1]).toMatchObject({ info: { role: 'user', sessionID: 'ses_planner' }, parts: [{ type: 'text', text: '# Checks that fail before this plan', synthetic: true }] });
+      expect(messages.map((m) => m.info.role)).toEqual(['user', 'user', 'assistant']);
     }
     const other = transcript('ses_other');
     notes.beforeModelRequest(other);

@@ -60,6 +60,8 @@ describe("a plan's verifying turn", () => {
     ],
     parentSessionId: 'ses_root',
     base: null,
+    // The project's test failed before the plan began (issue 50, item 3): the turn is told, so it does not blame the plan.
+    failing_before: [{ command: 'npm test', lines: ['not ok 3 - absolute zero offset in Kelvin', '# fail 1'] }],
   };
 
   it('is its own role, offered read, glob, grep and bash only, and says nothing it does not mean (issue 50, item 4)', async () => {
@@ -72,6 +74,8 @@ describe("a plan's verifying turn", () => {
     expect(text).not.toMatch(/one step of a plan|Do that step|not one of the plan's steps|orca_ask_specialist|orca_describe_plan/);
     expect(text).toContain('Change no file and commit nothing');
     expect(text).toContain('The tool descriptions mention the Edit, Write and Task tools, which you do not have');
+    expect(text).toContain("# Checks that fail before this plan\nThese failed on the project before the plan began, not because of any step:\n- `npm test`:\n    not ok 3 - absolute zero offset in Kelvin");
+    expect(text).toContain("An item holds when nothing fails beyond these: they are not the plan's.");
     await expect(text).toMatchFileSnapshot('./__snapshots__/requests/verifier.md');
   });
 });

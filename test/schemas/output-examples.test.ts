@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
-import { PlannerOutputSchema, ReviewOutputSchema, SpecialistOutputSchema, toToolJsonSchema } from '../../src/schemas/index.js';
+import { PlannerOutputSchema, ReviewOutputSchema, SpecialistOutputSchema, toToolJsonSchema, VerificationOutputSchema } from '../../src/schemas/index.js';
 
 // The examples a model is shown live on the schemas (src/schemas/example.ts): each must be an answer
 // the parser takes as it is, or the prompt would teach what the parser rejects.
@@ -10,6 +10,7 @@ const unions = [
   ['planner output', PlannerOutputSchema],
   ['specialist output', SpecialistOutputSchema],
   ['review output', ReviewOutputSchema],
+  ['verification output', VerificationOutputSchema],
 ] as const;
 const variants = unions.flatMap(([name, union]) =>
   (union as unknown as Union).options.map((variant) => [name, (variant.shape.type as z.ZodLiteral<string>).value, variant, union] as const),

@@ -57,7 +57,8 @@ export function plannerPolicyText({ policy, maxAttempts }: PlannerPolicy): strin
   lines.push(
     reviewed.length === 0
       ? '- Quality gate: off. No reviewer checks a step\'s work by itself; add a reviewer step after code changes that need a review.'
-      : `- Quality gate: when a ${orList(reviewed)} step finishes, a reviewer checks its work against the step's description and ` +
+      : `- Quality gate: when a ${orList(reviewed)} step finishes, a reviewer checks its work (its diff; in its worktree, ` +
+          `running the checks named) against the step's description and ` +
           `success criterion ${rounds} Never add a reviewer step to review that work; a reviewer step ` +
           'is only for a review the user asked for or work the gate does not cover.',
   );
