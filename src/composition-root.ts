@@ -300,8 +300,10 @@ export function assembleOrca(given: OrcaParts): Orca {
       stopNotes();
       await host.dispose();
       history.flush(); // the turns the plans' last cascades recorded
-      // Free slots not reset yet are, so none is left holding a step's files: a few seconds at most.
-      await workspace.worktrees?.settle();
+      // Free slots not reset yet are reset now, while the process lives; never waited for: OpenCode disposes an
+      // instance to reload its config too, and one it re-creates while this one is still disposing has none of
+      // Orca's agents ("Agent not found", usage e2e). A reset cut short is recovered at the next start.
+      void workspace.worktrees?.settle().catch((error: unknown) => log('warn', `free worktree slots were not reset at the end: ${errorMessage(error)}`));
     },
   };
 }
