@@ -83,12 +83,16 @@ describe('the agenda with the default options', () => {
       [agenda({ op: 'create', trigger: 'tonight' })],
     ]);
 
-    // The planner's request: the agenda is one tool whose definition is all it carries of it.
+    // The planner's request: the agenda is one tool, and its prompt says in one line when to use it (issue 50).
     const plannerRequest = requestsOf('planner', 'nightly')[0]!;
     const sent = (plannerRequest.body.tools as Array<{ function: { name: string } }>).filter((t) => t.function.name.startsWith('agenda'));
     expect(sent.map((t) => t.function.name)).toEqual(['agenda']);
     expect(JSON.stringify(sent[0]).length).toBeLessThan(800);
-    expect(plannerRequest.system).not.toMatch(/agenda/i);
+    expect(plannerRequest.system.split('\n').filter((line) => /agenda/i.test(line))).toEqual([
+      // Orca's own state folder, which the planner's glob lists, and the one line on the tool.
+      expect.stringContaining('.opencode/agenda'),
+      'Use the agenda tool only when the request speaks of a time or an event (later, daily, when a plan',
+    ]);
 
     const [nightly, now, wrong] = results;
     expect(nightly!.json).toMatchObject({ scheduled: true, status: 'pending', trigger: { type: 'cron', expression: `0 ${hour} * * *` }, reason: 'run the tests every night', nextDueAt: expect.stringMatching(new RegExp(`T${String(hour).padStart(2, '0')}:00:00`)) });

@@ -124,7 +124,9 @@ describe('slash commands on a waiting plan', () => {
   it('/orca-stop stops the plan as failed, with no model request', async () => {
     const { session, planId } = await waitingPlan('dev_stop', 'deviation');
     const out = await command(session.id, 'orca-stop');
-    expect(out.text).toBe(forMarkdown(`Orca: Stop for step s1 recorded for plan ${planId}. Now: plan ${planId} stopped, 0 of 1 step done: SCENARIO:dev_stop goal\n- s1 (coder): broken dev_stop\norca show ${planId} has every step's output.`));
+    // The decision's words, then the stopped plan's outcome (notices/outcome-note.ts): the step that failed, with its error.
+    expect(out.text.startsWith(forMarkdown(`Orca: Stop for step s1 recorded for plan ${planId}. Now: plan ${planId} stopped, 0 of 1 step done: SCENARIO:dev_stop goal\n✗ s1 (coder) stopped · broken dev_stop\nVerification: not run (the plan stopped before it).\nTotal: `))).toBe(true);
+    expect(out.text).toContain(forMarkdown(`Each step's summary and history: orca show ${planId}`));
     expect(model.requests.length).toBe(out.before);
     expect(planFile(planId).status).toBe('failed');
   }, 60_000);

@@ -78,12 +78,13 @@ describe('a plan nobody follows reports to its session', () => {
       timeoutMs: 20_000,
     });
     expect(res.status).toBe(200);
-    const outcome = forMarkdown(`Orca: plan ${planId} completed, 1 of 1 step done: SCENARIO:approved goal\n- s1 (coder): coder did approved`);
+    // The outcome (notices/outcome-note.ts): the step, its review, what it landed; the rest is the outcome note's own test.
+    const outcome = forMarkdown(`Orca: plan ${planId} completed, 1 of 1 step done: SCENARIO:approved goal\n✓ s1 (coder) done · review passed in round 1\n`);
     const all = await waitFor(
       async () => {
         const list = await messages(session.id);
         // The outcome, then the hidden message that gives the session its own model back.
-        const at = list.findIndex((m) => m.info.role === 'assistant' && m.parts.some((p) => p.text === outcome));
+        const at = list.findIndex((m) => m.info.role === 'assistant' && m.parts.some((p) => p.text?.startsWith(outcome)));
         return at > 0 && list.length === at + 2 ? list : undefined;
       },
       { timeoutMs: 30_000, description: 'the outcome posted in the session' },
@@ -123,9 +124,9 @@ describe('a plan nobody follows reports to its session', () => {
       { timeoutMs: 30_000, description: 'the outcome posted in the session' },
     );
     expect(texts.slice(-2)).toEqual([
-      `Orca: Approve recorded for plan ${planId} with orca decide ("ship it"). It runs now; its outcome will be posted here.`,
-      `Orca: plan ${planId} completed, 1 of 1 step done: SCENARIO:decided goal\n- s1 (coder): coder did decided`,
-    ].map(forMarkdown));
+      forMarkdown(`Orca: Approve recorded for plan ${planId} with orca decide ("ship it"). It runs now; its outcome will be posted here.`),
+      expect.stringMatching(new RegExp(`^${forMarkdown(`Orca: plan ${planId} completed, 1 of 1 step done: SCENARIO:decided goal\n✓ s1 (coder) done`).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`)),
+    ]);
     expect(model.requests.slice(before).map(agentOf).filter((a) => !['coder', 'reviewer'].includes(a))).toEqual([]);
   }, 90_000);
 
