@@ -5,7 +5,8 @@
 // "steps:N" gets an N-step plan, "fail:ID" makes step ID fail, "slow:MS" makes each step take MS,
 // "think:MS" makes the planner take MS, "long:1" gives the plan realistic ~400-character steps,
 // "errlen:N" makes a failing step's error N characters long. After Request Changes a "long:1" plan comes
-// back revised: step 3 reworded and an 11th step added.
+// back revised: step 3 reworded and an 11th step added. "write:1" makes each step write its file
+// (src/<step>.ts), so the outcome, /orca-diff and /orca-undo have changes to show.
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -64,6 +65,10 @@ const specialist = (req: RecordedRequest) => {
   const errlen = Number(option(req, 'errlen') ?? 0);
   const error = `scripted failure of ${step}${errlen ? `: ${'the linter found a problem in src/stats.js line 8; '.repeat(Math.ceil(errlen / 50))}`.slice(0, errlen) : ''}`;
   if (option(req, 'fail') === step) return { ...jsonReply({ type: 'failure', error }), delayMs };
+  const dir = /Working directory: (.+)/.exec(req.system)?.[1]?.trim();
+  if (option(req, 'write') && dir && req.tools.includes('write') && !lastToolResult(req)) {
+    return { toolCalls: [{ name: 'write', arguments: { filePath: join(dir, 'src', `${step}.ts`), content: `export const ${step} = ${JSON.stringify(`written by ${step}`)};\n` } }], delayMs };
+  }
   return { ...jsonReply({ type: 'success', summary: `${agentOf(req)} did ${step}`, artifacts: [`src/${step}.ts`], key_findings: [] }), delayMs };
 };
 

@@ -42,15 +42,21 @@ export async function runRewindCommand(orca: RewindCommandDeps, name: RewindComm
   }
   const direction = name === 'orca-undo' ? 'undo' : 'redo';
   const report = await rewindPlan(orca.rewind, { planId, steps: args.steps, direction, apply: args.yes, channel: 'command' });
-  return `Orca: ${rewindText(report, COMMAND_HOW)}`;
+  return `Orca: ${rewindText(report, commandHow(args.planId !== undefined))}`;
 }
 
-/** What the session types to go on. */
-const COMMAND_HOW: RewindHow = {
-  confirm: (report) => `/orca-${report.context.direction} ${report.planId}${report.context.asked.map((s) => ` --step ${s}`).join('')} --yes does it`,
-  redo: (planId) => `/orca-redo ${planId} --yes`,
-  undoSteps: (planId, steps) => `/orca-undo ${planId}${steps.map((s) => ` --step ${s}`).join('')}`,
-};
+/**
+ * What the session types to go on: the plan named as the user named it (a plan left unnamed is the
+ * session's last ended one, and stays unnamed: the line stays short enough for the TUI at 80 columns).
+ */
+function commandHow(named: boolean): RewindHow {
+  const plan = (planId: string) => (named ? ` ${planId}` : '');
+  return {
+    confirm: (report) => `type /orca-${report.context.direction}${plan(report.planId)}${report.context.asked.map((s) => ` --step ${s}`).join('')} --yes to do it`,
+    redo: (planId) => `/orca-redo${plan(planId)} --yes`,
+    undoSteps: (planId, steps) => `/orca-undo${plan(planId)}${steps.map((s) => ` --step ${s}`).join('')}`,
+  };
+}
 
 /** `[plan_id] [--step <id>]... [--yes]`, in any order after the plan. */
 export function parseRewindArguments(name: RewindCommand, raw: string): { planId?: string; steps: string[]; yes: boolean } {

@@ -114,13 +114,16 @@ export function landedDiffLines(planId: string, sections: readonly LandedSection
   return sections.flatMap((s): DiffLine[] => {
     const files = s.files.map((f) => `${f.path} ${f.added === null ? 'binary' : `+${f.added} −${f.removed}`}`).join(', ');
     const head = `# ${planId} · ${s.step} (${s.agent})`;
-    if (s.undoneAt) return [[`${head} · taken back by an undo at ${s.undoneAt} (orca redo ${planId} puts it back)`, 'heading']];
+    if (s.undoneAt) return [[`${head} · taken back by an undo at ${when(s.undoneAt)} (orca redo ${planId} puts it back)`, 'heading']];
     if (!s.at) return [[`${head} · Orca recorded no landed change (it changed no file, or ran without git)`, 'heading']];
-    if (s.patch === null) return [[`${head} · landed ${s.at} · ${files} · its patch is gone from beside the plan file`, 'heading']];
-    if (s.patch.length === 0) return [[`${head} · landed ${s.at} · no change`, 'heading']];
-    return [[`${head} · landed ${s.at} · ${files}`, 'heading'], ...s.patch.replace(/\n$/, '').split('\n').map(patchLine)];
+    if (s.patch === null) return [[`${head} · landed ${when(s.at)} · ${files} · its patch is gone from beside the plan file`, 'heading']];
+    if (s.patch.length === 0) return [[`${head} · landed ${when(s.at)} · no change`, 'heading']];
+    return [[`${head} · landed ${when(s.at)} · ${files}`, 'heading'], ...s.patch.replace(/\n$/, '').split('\n').map(patchLine)];
   });
 }
+
+/** `2026-12-06 06:15:19Z`: an ISO time as people read it. */
+const when = (iso: string) => iso.replace('T', ' ').replace(/\.\d+Z$/, 'Z');
 
 function patchLine(line: string): DiffLine {
   if (line.startsWith('@@')) return [line, 'hunk'];

@@ -28,7 +28,9 @@ describe('/orca-diff, /orca-undo, /orca-redo', () => {
     expect(diff.endsWith('```')).toBe(true);
 
     const dry = await runRewindCommand(deps, 'orca-undo', '', 'ses_me');
-    expect(dry).toContain(`Nothing has changed yet: /orca-undo ${planId} --yes does it.`);
+    // The plan was not named (the session's last ended one): the line to type does not name it either.
+    expect(dry).toContain('Nothing has changed yet: type /orca-undo --yes to do it.');
+    expect(await runRewindCommand(deps, 'orca-undo', `${planId} --step s2`, 'ses_me')).toContain(`Nothing has changed yet: type /orca-undo ${planId} --step s2 --yes to do it.`);
     expect(existsSync(join(dir, 'new.txt'))).toBe(true);
     const done = await runRewindCommand(deps, 'orca-undo', `${planId} --yes`, 'ses_me');
     expect(done).toContain(`To put them back: /orca-redo ${planId} --yes.`);
