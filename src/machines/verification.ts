@@ -53,12 +53,20 @@ const normalized = (line: string) =>
     .replace(/\s+/g, ' ')
     .trim();
 
-/** Lines of a check's output that say what failed (at most `max`), else its last lines: what a turn is told of it. */
+/** A line that names a failing test or a failure count, as test runners write them (TAP, node --test, jest, vitest, mocha, pytest). */
+const FAILED_TEST_LINE = /^(not ok\b|FAIL(ED)?\b|[✗×✕✖]|# fail\b)|\b\d+ (failing|failed)\b/i;
+
+/**
+ * Lines of a check's output that say what failed (at most `max`): the failing tests' names when a
+ * test runner wrote them, else any line that speaks of a failure, else its last lines. What a turn is
+ * told of a check that failed before the plan.
+ */
 export function failureLines(output: string, max = 6): string[] {
   // The first line of a command check is Orca's own ("… failed (exit 1) after 0.3 s:").
   const lines = output.split('\n').slice(1).map((line) => line.trim()).filter(Boolean);
+  const tests = lines.filter((line) => FAILED_TEST_LINE.test(line));
   const failing = lines.filter((line) => FAILURE_LINE.test(line));
-  return (failing.length > 0 ? failing : lines.slice(-max)).slice(0, max);
+  return (tests.length > 0 ? tests : failing.length > 0 ? failing : lines.slice(-max)).slice(0, max);
 }
 
 /**

@@ -17,9 +17,9 @@ const OUTPUT = [
 ].join('\n');
 
 describe('the checks that fail before a plan', () => {
-  it("should keep of a failed check the lines that say what failed (not the output's tail), and leave out the passing checks", () => {
+  it("should keep of a failed check the lines that name what failed (not the output's tail, nor its error's details), and leave out the passing checks", () => {
     expect(failingChecks([{ command: 'npm test', passed: false, output: OUTPUT }, { command: 'npm run lint', passed: true, output: 'ok' }])).toEqual([
-      { command: 'npm test', lines: ['not ok 3 - absolute zero offset in Kelvin', "error: 'Expected values to be strictly equal:\\n\\n273 !== 273.15\\n'", '# fail 1'] },
+      { command: 'npm test', lines: ['not ok 3 - absolute zero offset in Kelvin', '# fail 1'] },
     ]);
   });
 
@@ -40,5 +40,10 @@ describe('the checks that fail before a plan', () => {
     expect(prompt).toContain('# Checks that fail before this plan\nThese failed on the project before the plan began, not because of any step:\n- `npm test`:\n    not ok 3 - absolute zero offset in Kelvin');
     expect(prompt).toContain('When you run them, expect these failures: they are not yours to fix unless your step says so. Any other failure is.');
     expect(stepPrompt({ ...thread, failing_before: [] })).not.toContain('# Checks that fail before this plan');
+  });
+
+  it('should fall back to the lines that speak of a failure, then to the last lines', () => {
+    expect(failingChecks([{ command: 'make', passed: false, output: 'hook "make" failed (exit 2):\nbuilding\nerror: missing header foo.h\ndone' }])[0]!.lines).toEqual(['error: missing header foo.h']);
+    expect(failingChecks([{ command: 'make', passed: false, output: 'hook "make" failed (exit 2):\na\nb' }])[0]!.lines).toEqual(['a', 'b']);
   });
 });
