@@ -42,8 +42,14 @@ function planDocument(gate: ApprovalGate, forecast: string | undefined): string[
   if (p.assumptions.length + p.risks.length + p.verification.length === 0) blocks.push('No assumptions, risks or verification given.');
   else blocks.push(list('Assumptions', p.assumptions), list('Risks', p.risks), list('Verification', p.verification));
   if (p.relevant_files?.length) blocks.push(`Relevant files: ${p.relevant_files.join(', ')}`);
+  if (gate.failing_before?.length) blocks.push(failingBeforeBlock(gate.failing_before));
   if (forecast) blocks.push(forecast);
   return blocks;
+}
+
+/** The configured checks that failed before the plan: not the plan's, as its verification will say. */
+export function failingBeforeBlock(checks: NonNullable<ApprovalGate['failing_before']>): string {
+  return `Failing before this plan (its verification reports them as old, not the plan's):\n${checks.map((c) => `- ${c.command}: ${c.lines[0] ?? 'fails'}`).join('\n')}`;
 }
 
 /** One step in full: id, agent, dependencies, description; its files, success criterion and whether it is safe to run twice. */

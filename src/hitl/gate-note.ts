@@ -1,10 +1,10 @@
-import { checkVerdict, type CheckVerdict } from '../machines/verification.js';
+import { checkVerdict, failureLines, type CheckVerdict } from '../machines/verification.js';
 import type { Gate } from '../machines/gates.js';
 import type { PlanDiff } from '../machines/plan-diff.js';
 import { stepWaves } from '../machines/step-graph.js';
 import { commandsFor } from '../decisions/gate-commands.js';
 import { conflictHunks } from '../text/step-diff.js';
-import { changedBlock, count, list, resolveBlock, stepBlock } from './gate-document.js';
+import { changedBlock, count, failingBeforeBlock, list, resolveBlock, stepBlock } from './gate-document.js';
 import { budgetQuestion } from './gate-questions.js';
 
 /**
@@ -31,6 +31,8 @@ function noteBlocks(gate: Gate, forecast: string | undefined, where: string | un
         : [`${head}\n${overview(p.goal, p.steps)}`];
       p.steps.forEach((step, i) => blocks.push(stepBlock(step, i, p.steps.length)));
       blocks.push(list('Assumptions', p.assumptions), list('Risks', p.risks), list('Verification', p.verification));
+      // What already fails is not the plan's: said before the person decides, as its verification will say it.
+      if (gate.failing_before?.length) blocks.push(failingBeforeBlock(gate.failing_before));
       if (p.relevant_files?.length) blocks.push(`Relevant files: ${p.relevant_files.join(', ')}`);
       if (forecast) blocks.push(forecast);
       if (where) blocks.push(where);
@@ -68,11 +70,16 @@ function noteBlocks(gate: Gate, forecast: string | undefined, where: string | un
       const failed = v.checks.filter((c) => checkVerdict(c) === 'new');
       return [
         `Orca: every step of plan ${id} landed, but its verification failed in ${v.where ?? 'your project'} (${count(failed.length, 'new failure')} of ${count(v.checks.length, 'check')}).`,
-        // A failed command ran again on the plan's base: both outputs, so the person sees what the plan broke.
+        // A failed command ran again on the plan's base: what failed now and before, so the person sees what the
+        // plan broke (each run's lines that name its failures; the whole outputs are in orca show and the viewer).
         ...v.checks.map((c) => {
-          const before = c.before ? `\nBefore the plan (on its base): ${c.before.passed ? 'passed' : 'failed'}\n${fenced(c.before.output)}` : '';
-          return `${VERDICT_WORDS[checkVerdict(c)]}: ${c.name}\n${fenced(c.output)}${before}`;
+          const verdict = checkVerdict(c);
+          const words = verdict === 'new' && c.before && !c.before.passed ? 'Failed, with a failure more than before the plan (a new failure)' : VERDICT_WORDS[verdict];
+          if (c.passed || c.kind !== 'command') return `${words}: ${c.name}\n${fenced(c.output)}`;
+          const before = c.before ? `\nBefore the plan (on its base): ${c.before.passed ? 'passed' : `failed\n${fenced(failureLines(c.before.output, 12).join('\n'))}`}` : '';
+          return `${words}: ${c.name}\n${fenced(failureLines(c.output, 12).join('\n'))}${before}`;
         }),
+        `The whole outputs: orca show ${id}.`,
         ...(gate.planned.length ? [list("The plan's verification list", gate.planned)] : []),
         ...(v.changed.length ? [`The verification changed these files in your project: ${v.changed.join(', ')}`] : []),
         "Replan asks the planner for a revised plan, told what failed (the steps' changes stay in your tree); Accept as is ends the plan completed with the failure on record; Stop ends it as failed (the changes stay).",

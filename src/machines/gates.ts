@@ -4,7 +4,7 @@ import { verificationItems } from './verification.js';
 import { crossedLimits, planUsage, raisedCaps, type BudgetLimit } from './budget.js';
 import { diffProposals, type PlanDiff } from './plan-diff.js';
 import type { StepContext } from './step.machine.js';
-import type { DecisionChannel, DecisionSource, HitlQuestion, MergeConflict, PlanProposal, PlanVerification, SpecialistId, StepDiff, StepStatus } from './types.js';
+import type { DecisionChannel, DecisionSource, FailingCheck, HitlQuestion, MergeConflict, PlanProposal, PlanVerification, SpecialistId, StepDiff, StepStatus } from './types.js';
 import { ZERO_USAGE, type Usage } from './usage.js';
 
 /**
@@ -52,6 +52,8 @@ export type Gate =
       changes: PlanDiff | null;
       /** Specialists whose steps get a reviewer round (the plan's policy): the forecast counts them. */
       review_agents: SpecialistId[];
+      /** The project's configured checks that failed before the plan (when known by now): said beside the plan. */
+      failing_before?: FailingCheck[];
     } & Offered<ApprovalOption>)
   | ({ kind: 'question'; questions: HitlQuestion[] } & Offered<never>)
   | ({
@@ -179,6 +181,7 @@ export function openGates(snapshot: PlanSnapshot): Gate[] {
         proposal: c.proposal,
         changes: previous ? diffProposals(previous, c.proposal, kept) : null,
         review_agents: c.policy.review_agents,
+        ...(c.failing_before?.length ? { failing_before: c.failing_before } : {}),
         ...offered(snapshot, { kind: 'approval', planId }, APPROVAL_OPTIONS),
       },
     ];

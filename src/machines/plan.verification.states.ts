@@ -25,7 +25,7 @@ export const verifying = planSetup.createStateConfig({
       verification: verificationItems(context),
       commands: context.policy.verify_commands ?? [],
       turn: context.policy.verify_turn === true,
-      steps: context.steps.map((s) => ({ id: s.id, agent: s.agent, summary: s.output?.summary ?? '' })),
+      steps: context.steps.map((s) => ({ id: s.id, agent: s.agent, summary: s.output?.summary ?? '', ...(s.output?.key_findings.length ? { key_findings: s.output.key_findings.slice(0, 3) } : {}) })),
       parentSessionId: context.caller_session_id,
       base: planBase(context.steps),
       ...(context.failing_before?.length ? { failing_before: context.failing_before } : {}),

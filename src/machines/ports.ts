@@ -76,8 +76,8 @@ export interface VerifyPlanInput {
   commands: string[];
   /** Whether a turn carries out the plan's list (`verification.turn`). */
   turn: boolean;
-  /** What each step did, for the verifying turn. */
-  steps: Array<{ id: string; agent: SpecialistId; summary: string }>;
+  /** What each step did, for the verifying turn: its summary and what it found (a few). */
+  steps: Array<{ id: string; agent: SpecialistId; summary: string; key_findings?: string[] }>;
   /** The session the plan reports to: the verifying turn runs in a child session of it. */
   parentSessionId: string | null;
   /** The commit of the tree the plan started from (planBase): a failed command runs again there. Null: none recorded (no git). */

@@ -38,6 +38,9 @@ export function planBase(steps: readonly StepRecord[]): string | null {
   return first?.diff?.base ?? null;
 }
 
+/** A line that names a failing test or a failure count, as test runners write them (TAP, node --test, jest, vitest, mocha, pytest). */
+const FAILED_TEST_LINE = /^(not ok\b|FAIL(ED)?\b|[✗×✕✖]|# fail\b)|\b\d+ (failing|failed)\b/i;
+
 /** A line that says something failed: what two runs of a check are compared on. */
 const FAILURE_LINE = /fail|error|✗|×|✕|not ok|assert|panic|exception/i;
 
@@ -53,9 +56,6 @@ const normalized = (line: string) =>
     .replace(/\s+/g, ' ')
     .trim();
 
-/** A line that names a failing test or a failure count, as test runners write them (TAP, node --test, jest, vitest, mocha, pytest). */
-const FAILED_TEST_LINE = /^(not ok\b|FAIL(ED)?\b|[✗×✕✖]|# fail\b)|\b\d+ (failing|failed)\b/i;
-
 /**
  * Lines of a check's output that say what failed (at most `max`): the failing tests' names when a
  * test runner wrote them, else any line that speaks of a failure, else its last lines. What a turn is
@@ -70,13 +70,16 @@ export function failureLines(output: string, max = 6): string[] {
 }
 
 /**
- * Whether a check failed now as it failed before: every line of its output that says something
- * failed (a failing test's name, an error) was there before, numbers aside. A test the plan added
- * changes counts, not those lines; a test the plan broke adds one. With no such line in either, the
- * whole outputs are compared.
+ * Whether a check failed now as it failed before: every line of its output that names a failing test
+ * (or, from a tool that names none, says something failed) was there before, numbers aside. A test
+ * the plan added changes counts, not those lines; a test the plan broke adds one. With no such line
+ * in either, the whole outputs are compared.
  */
 export function failsAsBefore(now: string, before: string): boolean {
-  const lines = (output: string) => output.split('\n').filter((line) => FAILURE_LINE.test(line)).map(normalized);
+  // The failing tests' lines when a test runner wrote them: a passing test named "prints an error" is no failure.
+  const named = (output: string) => output.split('\n').filter((line) => FAILED_TEST_LINE.test(line.trim()));
+  const pick = (output: string) => (named(now).length + named(before).length > 0 ? named(output) : output.split('\n').filter((line) => FAILURE_LINE.test(line)));
+  const lines = (output: string) => pick(output).map(normalized);
   const [seen, known] = [lines(now), lines(before)];
   if (seen.length === 0 && known.length === 0) return normalized(now) === normalized(before);
   const earlier = new Set(known);

@@ -44,7 +44,7 @@ export function outcomeNote(snapshot: Pick<PlanSnapshot, 'context' | 'hasTag'>, 
     const changed = c.steps.filter((s) => filesOf(s).length > 0);
     if (changed.length) lines.push('Files:', ...changed.flatMap((s) => [`${s.id}:`, ...stepDetail(s)]));
   }
-  lines.push(...verificationLines(c.verification ?? null, completed));
+  lines.push(...verificationLines(c.verification ?? null, completed, c.decisions.some((d) => d.gate === 'verification' && d.option === 'Accept as is')));
   lines.push(totals(c.steps, c.usage?.cost ?? 0, durationMs(c.decisions, c.verification ?? null, now)));
   lines.push(...whereLines(c.plan_id, c.steps), `Each step's summary and history: orca show ${c.plan_id}`);
   return lines.join('\n');
@@ -113,18 +113,23 @@ const fileWords = (f: FileChange) => `${f.path} ${lineCounts(f)}${f.status === '
 const filesOf = (step: StepRecord): FileChange[] => (step.status === 'completed' ? (step.diff?.landed?.files ?? step.diff?.files ?? []) : []);
 
 /** The verification: each check, passed, failed, or failing before the plan too. */
-function verificationLines(v: PlanVerification | null, completed: boolean): string[] {
+function verificationLines(v: PlanVerification | null, completed: boolean, accepted: boolean): string[] {
   if (!v) return [completed ? 'Verification: none (nothing configured to check: verification.commands, verification.turn).' : 'Verification: not run (the plan stopped before it).'];
   const where = v.where ? ` in your project (${v.where})` : '';
   const old = v.checks.filter((c) => checkVerdict(c) === 'old').length;
   const failed = v.checks.filter((c) => checkVerdict(c) === 'new').length;
-  const head = failed ? `failed (${failed} check${failed === 1 ? '' : 's'})` : old ? `no new failure (${old} check${old === 1 ? ' fails' : 's fail'} as before the plan)` : 'passed';
+  const head = failed
+    ? `failed (${failed} check${failed === 1 ? '' : 's'})${accepted ? ', and you accepted the plan as it is' : ''}`
+    : old
+      ? `no new failure (${old} check${old === 1 ? ' fails' : 's fail'} as before the plan)`
+      : 'passed';
   return [
     `Verification${where}: ${head}`,
     ...v.checks.map((c) => {
       const verdict = checkVerdict(c);
       const mark = verdict === 'passed' ? '✓' : verdict === 'old' ? '~' : '✗';
-      const words = verdict === 'old' ? ' (failing before the plan too, not the plan\'s)' : verdict === 'new' ? (c.before ? ' (failing before the plan too, but differently now)' : ' (fails now)') : '';
+      const words =
+        verdict === 'old' ? " (failing before the plan too, not the plan's)" : verdict === 'new' ? (c.before && !c.before.passed ? ' (failing before the plan too, with a failure more now)' : ' (fails now)') : '';
       return `    ${cutLine(`${mark} ${c.name}${words}`, WIDTH - 4)}`;
     }),
     ...(v.changed.length ? [`    ${cutLine(`it changed ${v.changed.join(', ')}`, WIDTH - 4)}`] : []),

@@ -33,7 +33,7 @@ export function failingBeforeSection(checks: readonly FailingCheck[] | undefined
   if (!checks?.length) return null;
   const what =
     who === 'step'
-      ? 'When you run them, expect these failures: they are not yours to fix unless your step says so. Any other failure is.'
+      ? 'They are not yours to fix unless your step says so; where these checks are run, expect these failures, and report any other.'
       : "An item holds when nothing fails beyond these: they are not the plan's. Name the old failures you saw in key_findings.";
   return [HEADING, 'These failed on the project before the plan began, not because of any step:', list(checks), what].join('\n');
 }

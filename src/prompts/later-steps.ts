@@ -7,7 +7,7 @@ import type { ThreadedContext } from '../machines/types.js';
  */
 export function laterStepsSection(thread: ThreadedContext): string | null {
   if (!thread.later?.length) return null;
-  return `# Later steps of the plan (their work is not this step's)\n${thread.later.map((s) => `- ${s.id} (${s.agent}): ${s.description}`).join('\n')}`;
+  return `# Steps that build on this one (their work is not this step's)\n${thread.later.map((s) => `- ${s.id} (${s.agent}): ${s.description}`).join('\n')}`;
 }
 
 /**

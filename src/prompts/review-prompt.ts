@@ -60,6 +60,6 @@ export function fixPrompt(thread: ThreadedContext, errors: ReviewError[], round:
     `# Fix required: the reviewer failed your work on step ${thread.step.id} (review round ${round})`,
     reviewErrorsText(errors),
     '# Rules\nFix ALL reported errors. Minimal changes only: no unrelated improvements, no refactoring while fixing. ' +
-      'Report the changes you made as your step result, or a failure if you cannot fix them.',
+      'Then report the whole step as your step result (what it does now, the fix included): it replaces your first report for the steps after. Or a failure if you cannot fix them.',
   ].join('\n\n');
 }

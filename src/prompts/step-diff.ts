@@ -26,7 +26,7 @@ export const fenceFor = (text: string) => '`'.repeat(Math.max(3, ...[...text.mat
 export function diffSection(diff: StepDiff, patch: string | null): string {
   const where =
     diff.where === 'worktree'
-      ? "measured by git in the step's own worktree: these are exactly the step's changes, whatever its report says"
+      ? "measured by git in the step's own worktree: these are exactly the step's changes, whatever its report says; git diff in that copy shows nothing, Orca has recorded them"
       : 'measured by git in the shared project directory while the step ran: a step running beside it may have changed some of these files too';
   const lines = [`# What really changed (${where})`];
   if (diff.files.length === 0) lines.push('Nothing: git finds no file changed.');

@@ -12,7 +12,7 @@ export function verifyPrompt(input: Pick<VerifyPlanInput, 'planId' | 'goal' | 'v
   return [
     `# Verification of plan ${input.planId}\nGoal: ${input.goal}`,
     `# The plan's verification list\n${input.verification.map((item) => `- ${item}`).join('\n')}`,
-    '# What each step did\n' + input.steps.map((s) => `- ${s.id} (${s.agent}): ${s.summary || '(no summary)'}`).join('\n'),
+    '# What each step did\n' + input.steps.map((s) => [`- ${s.id} (${s.agent}): ${s.summary || '(no summary)'}`, ...(s.key_findings ?? []).map((k) => `  - found: ${k}`)].join('\n')).join('\n'),
     ...(failing ? [failing] : []),
   ].join('\n\n');
 }

@@ -28,6 +28,12 @@ describe("a gate's document as a note in the session", () => {
     );
   });
 
+  it("should say, before the person decides, which configured checks failed before the plan, and only when some did", () => {
+    const gate = { ...approvalGate(plan), failing_before: [{ command: 'npm test', lines: ['not ok 3 - absolute zero offset in Kelvin', '# fail 1'] }] };
+    expect(gateNote(gate).split('\n\n')).toContain("Failing before this plan (its verification reports them as old, not the plan's):\n- npm test: not ok 3 - absolute zero offset in Kelvin");
+    expect(gateNote(approvalGate(plan))).not.toContain('Failing before this plan');
+  });
+
   it('should say which steps run at the same time, and what waits for what, in one line under the goal', () => {
     const proposal = { ...plan, steps: [{ id: 'fix', agent: 'coder', description: 'd' }, { id: 'add', agent: 'coder', description: 'd' }, { id: 'docs', agent: 'document-writer', description: 'd', depends_on: ['fix', 'add'] }] } as PlanProposal;
     expect(gateNote(approvalGate(proposal)).split('\n\n')[0]!.split('\n').slice(1, 3)).toEqual([`Goal: ${plan.goal}`, 'Order: fix and add at once, then docs.']);

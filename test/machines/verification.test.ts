@@ -17,6 +17,11 @@ describe('the verification rules', () => {
     expect(checkVerdict(failed(now, { passed: false, output: before }))).toBe('old');
     // The same command failing with another test too: the plan may have broken it.
     expect(checkVerdict(failed(`${now}\n × prints --json`, { passed: false, output: before }))).toBe('new');
+    // node --test, as a relay run met it: the plan's new passing tests speak of errors; the old failure moved from 3 to 8.
+    const tapBefore = 'ok 1 - boiling\nnot ok 3 - absolute zero offset in Kelvin\n  error: |-\n  code: ERR_ASSERTION\n# fail 1';
+    const tapNow = 'ok 1 - boiling\nok 4 - --round rejects a negative n with an error\nnot ok 8 - absolute zero offset in Kelvin\n  error: |-\n  code: ERR_ASSERTION\n# fail 1';
+    expect(checkVerdict(failed(tapNow, { passed: false, output: tapBefore }))).toBe('old');
+    expect(checkVerdict(failed(`${tapNow}\nnot ok 9 - --round 1 prints 98.6 F`, { passed: false, output: tapBefore }))).toBe('new');
     // No line says what failed: the whole outputs, numbers aside.
     expect(checkVerdict(failed('exit 1 after 3 s', { passed: false, output: 'exit 1 after 9 s' }))).toBe('old');
     expect(checkVerdict(failed('exit 1: nothing to compare', { passed: false, output: 'exit 1 after 9 s' }))).toBe('new');

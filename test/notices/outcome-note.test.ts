@@ -99,12 +99,12 @@ describe('the outcome note', () => {
     expect(rows(note)).toBeLessThanOrEqual(24);
   });
 
-  it('should tell a new failure from an old one, and say one that fails differently now', () => {
+  it('should tell a new failure from an old one, and say one that fails with a failure more now', () => {
     const v = context().verification!;
     const lint = { kind: 'command' as const, name: 'npm run lint', passed: false, before: { passed: false, output: 'src/a.ts\n  3:1  error  x is unused' } };
     const note = outcomeNote(completed(context({ verification: { ...v, checks: [{ ...lint, output: 'src/a.ts\n  3:1  error  x is unused\nsrc/json.ts\n  9:2  error  y is unused' }] } })));
     expect(note).toContain('Verification in your project (/home/me/weight): failed (1 check)');
-    expect(note).toContain('    ✗ npm run lint (failing before the plan too, but differently now)');
+    expect(note).toContain('    ✗ npm run lint (failing before the plan too, with a failure more now)');
   });
 
   it('should give a longer plan its step lines first and the files after', () => {

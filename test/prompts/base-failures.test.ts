@@ -38,7 +38,7 @@ describe('the checks that fail before a plan', () => {
     };
     const prompt = stepPrompt(thread);
     expect(prompt).toContain('# Checks that fail before this plan\nThese failed on the project before the plan began, not because of any step:\n- `npm test`:\n    not ok 3 - absolute zero offset in Kelvin');
-    expect(prompt).toContain('When you run them, expect these failures: they are not yours to fix unless your step says so. Any other failure is.');
+    expect(prompt).toContain('They are not yours to fix unless your step says so; where these checks are run, expect these failures, and report any other.');
     expect(stepPrompt({ ...thread, failing_before: [] })).not.toContain('# Checks that fail before this plan');
   });
 

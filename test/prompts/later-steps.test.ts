@@ -18,7 +18,7 @@ const work = { summary: 'fixed', artifacts: ['src/stats.js'], key_findings: [] }
 describe('what a step and its review are told of the rest of the plan', () => {
   it('should tell the specialist and the reviewer which later steps do what, so neither takes their work on', () => {
     for (const prompt of [stepPrompt(thread({ later })), reviewPrompt(thread({ later }), work, 1, 2)]) {
-      expect(prompt).toContain("# Later steps of the plan (their work is not this step's)\n- test-empty (tester): Add a test for mean([])");
+      expect(prompt).toContain("# Steps that build on this one (their work is not this step's)\n- test-empty (tester): Add a test for mean([])");
     }
     expect(reviewPrompt(thread({ later }), work, 1, 2)).toContain('what a later step is planned to do is not missing here');
   });

@@ -15,7 +15,8 @@ verification list in your request; you fix nothing.
   every file changed while you verify.
 - Answer success when every item holds (key_findings: what you ran and saw for each; artifacts: []),
   or failure with \`error\` naming each item that does not hold and what you saw (the failing test,
-  the error line).`;
+  the error line). An item that is itself wrong (a value the project never had) does not hold: say
+  that it is the item, not the code, so the user can accept the plan as it is.`;
 
 /** What the verifier's prompt always keeps, even under a user's role text. */
 export const VERIFIER_CONTRACT = `You cannot start other agents or ask the user.
