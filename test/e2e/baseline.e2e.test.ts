@@ -136,7 +136,7 @@ describe('a verification that knows what failed before the plan', () => {
     // The gate's note says it failed; orca show tells the new failure from how it did before.
     const gate = await waitFor(async () => (await notes(sessionID)).find((t) => t.includes('but its verification failed')), { timeoutMs: 30_000, description: 'the gate note' });
     expect(gate).toContain('(1 new failure of 1 check)');
-    expect(gate).toContain('Failed (a new failure): sh test.sh');
+    expect(gate).toContain('Failed, with a failure more than before the plan (a new failure): sh test.sh');
     expect(gate).toContain('Before the plan (on its base): failed');
     const show = spawnSync(process.execPath, [join(process.cwd(), 'dist', 'cli', 'main.js'), 'show', planId, '--dir', server.projectDir], { encoding: 'utf8' });
     expect(show.stdout).toContain('✗ sh test.sh: fails now, and differently from before the plan (a new failure)');
