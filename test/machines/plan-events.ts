@@ -139,8 +139,13 @@ function stepEvents(s: any): any[] {
       });
 }
 
+/**
+ * States are told apart by what the guards read, nothing finer: whether there is anything to verify
+ * (hasVerification: the plan's list, a failed verification's list, or configured commands), not which
+ * of them says so (that would walk each of the three again: 3,552 states against 1,976).
+ */
 export const serializePlan = (s: any) =>
-  `${statePath(s.value)}|${s.context.planner_session_id ? 'S' : '-'}|${stepKey(s.context.steps)}|${(s.context.measuring ?? []).join(',')}|${budgetLeft(s.context)}|${tokensLeft(s.context) ? 'T' : '-'}|${s.context.proposal?.verification?.length ? 'V' : '-'}|${hasVerification(s.context) ? 'v' : '-'}`;
+  `${statePath(s.value)}|${s.context.planner_session_id ? 'S' : '-'}|${stepKey(s.context.steps)}|${(s.context.measuring ?? []).join(',')}|${budgetLeft(s.context)}|${tokensLeft(s.context) ? 'T' : '-'}|${hasVerification(s.context) ? 'v' : '-'}`;
 
 /** Whether the token budget still has room (the guards read nothing finer). */
 const tokensLeft = (c: { usage?: Parameters<typeof totalTokens>[0]; token_cap?: number | null }) =>

@@ -168,13 +168,6 @@ function never(): never {
 }
 
 describe('coverage check', () => {
-  it('should report a transition that no explored edge takes', () => {
-    const withoutReject = (s: any) => planEvents(s).filter((e) => e.type !== 'approval.reject');
-    const result = coverTransitions({ machine: idlePlanMachine, input, events: withoutReject, serializeState: serializePlan });
-    expect(result.missing).toEqual(['plan.pending_approval --approval.reject--> plan.rejected']);
-    // The same graph walk as above: time is not what it tests.
-  }, 300_000);
-
   it("should hold a step whose changes did not apply at the merge gate, and take only a human's Resolved by hand", () => {
     const clashed = [
       done('openPlannerSession', { sessionId: 'ses_planner' }),

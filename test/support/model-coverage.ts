@@ -30,7 +30,7 @@ export interface CoverageResult {
 }
 
 const describeTransition = (t: AnyTransitionDefinition) => {
-  const guard = t.guard ? `[${typeof t.guard === 'object' ? (t.guard as { type: string }).type : 'guard'}]` : '';
+  const guard = t.guard ? `[${typeof t.guard === 'string' ? t.guard : typeof t.guard === 'object' ? (t.guard as { type: string }).type : 'guard'}]` : '';
   const targets = t.target?.map((n: AnyStateNode) => n.id).join(',') ?? '(self)';
   return `${t.source.id} --${t.eventType || 'always'}${guard}--> ${targets}`;
 };
