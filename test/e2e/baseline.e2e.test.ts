@@ -14,6 +14,7 @@ import { reportOnFailure } from '../support/failure-report.js';
 import { startOpencode, waitFor, type OpencodeServer } from '../support/opencode-server.js';
 import { lastToolResult, startScriptedModel, textOf, toolResults, type RecordedRequest, type ScriptedModel, type ScriptedReply } from '../support/scripted-model.js';
 import { agentOf, builtPluginUrl, jsonReply, passingReview } from './team.js';
+import { findNote } from '../support/said-notes.js';
 
 /** Each check says what it found on a line of its own; a line that changes with every run says nothing failed. */
 const TEST = [
@@ -118,7 +119,7 @@ describe('a verification that knows what failed before the plan', () => {
     // It ran on the plan's base in a slot: the run directory is said as the project's.
     expect(v.checks[0].before.output).toContain(`in ${server.projectDir}`);
     expect(planFile(planId).decisions.filter((d: { gate: string }) => d.gate === 'verification')).toEqual([]);
-    const outcome = await waitFor(async () => (await notes(sessionID)).find((t) => t.startsWith(forMarkdown(`Orca: plan ${planId} completed`))), {
+    const outcome = await waitFor(async () => findNote(await notes(sessionID), forMarkdown(`Orca: plan ${planId} completed`)), {
       timeoutMs: 30_000,
       description: 'the outcome note',
     });

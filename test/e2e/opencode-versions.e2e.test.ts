@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SUPPORTED_OPENCODE, SUPPORTED_OPENCODE_TEXT } from '../../src/config/supported-opencode.js';
 import { forMarkdown } from '../../src/notices/session-notes.js';
 import { reportOnFailure } from '../support/failure-report.js';
+import { findNote } from '../support/said-notes.js';
 import { startOpencode, waitFor, type OpencodeServer, type StartOpencodeOptions } from '../support/opencode-server.js';
 import { opencodeBinary, projectRoot } from '../support/opencode-sandbox.js';
 import { lastToolResult, startScriptedModel, type RecordedRequest, type ScriptedModel, type ScriptedReply } from '../support/scripted-model.js';
@@ -143,7 +144,7 @@ describe.each(CASES)('OpenCode $name', ({ binary, server: serverKind, expected }
     // 3. Approved: the coder's step runs in its worktree and lands in the project; the outcome is said in the session.
     await reply(server, approval, [['Approve']]);
     const outcome = forMarkdown(`Orca: plan ${planId} completed`);
-    await waitFor(async () => (await texts()).some((t) => t.startsWith(outcome)) || undefined, { timeoutMs: 90_000, description: 'the outcome note' });
+    await waitFor(async () => findNote(await texts(), outcome), { timeoutMs: 90_000, description: 'the outcome note' });
     const plan = JSON.parse(readFileSync(join(server.projectDir, '.opencode', 'plans', `${planId}.json`), 'utf8'));
     expect(plan.status).toBe('completed');
     expect(readFileSync(join(server.projectDir, 'greet.txt'), 'utf8')).toBe(GREETING);

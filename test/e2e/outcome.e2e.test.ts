@@ -17,6 +17,7 @@ import { projectRoot } from '../support/opencode-sandbox.js';
 import { startOpencode, waitFor, type OpencodeServer } from '../support/opencode-server.js';
 import { lastToolResult, startScriptedModel, textOf, toolResults, type RecordedRequest, type ScriptedModel, type ScriptedReply } from '../support/scripted-model.js';
 import { agentOf, builtPluginUrl, jsonReply, passingReview } from './team.js';
+import { findNote } from '../support/said-notes.js';
 
 /** The `many` step adds this many files: an undo takes long enough to be killed in the middle. */
 const GENERATED = 150;
@@ -119,7 +120,7 @@ describe('what a plan did: shown, checked, undone', () => {
       async () => {
         const list = (await server.client.session.messages({ sessionID })).data as unknown as Message[];
         const texts = list.filter((m) => m.info.role === 'assistant').flatMap((m) => m.parts.filter((p) => p.type === 'text' && !p.synthetic).map((p) => p.text ?? ''));
-        return texts.find((t) => t.startsWith(forMarkdown(`Orca: plan ${planId} completed`)));
+        return findNote(texts, forMarkdown(`Orca: plan ${planId} completed`));
       },
       { timeoutMs: 240_000, description: 'the outcome note in the session' },
     );
