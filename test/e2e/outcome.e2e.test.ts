@@ -67,6 +67,12 @@ const gitState = () => ({
   staged: git('diff', '--cached', '--name-only'),
 });
 /** The plan's changes, all in the tree (`after`), or all out (`before`). */
+/** The plan's landed steps as an undo names them: the last landed first (the two coders run in parallel, so either may land last). */
+const undoOrder = () => {
+  const file = JSON.parse(read(`.opencode/plans/${planId}.json`)) as { steps: Array<{ id: string; diff?: { landed?: { at: string } } }> };
+  const at = (s: (typeof file.steps)[number]) => s.diff!.landed!.at;
+  return file.steps.filter((s) => s.diff?.landed).sort((a, b) => (at(b) < at(a) ? -1 : 1)).map((s) => s.id);
+};
 const landedState = () => {
   const count = generated();
   const a = read('a.txt');
@@ -151,9 +157,12 @@ describe('what a plan did: shown, checked, undone', () => {
 
   it("should list what an undo would do, refuse once a landed line changed, then take it all back leaving the user's edit, HEAD and the index", async () => {
     const before = gitState();
+    const order = undoOrder();
+    expect([...order].sort()).toEqual(['edit', 'many']);
+    const steps = order.join(', ');
     const dry = cli('undo', planId);
     expect(dry.status).toBe(0);
-    expect(dry.stdout).toContain(`Undo would take the changes of many, edit (plan ${planId}) back out of your working tree:`);
+    expect(dry.stdout).toContain(`Undo would take the changes of ${steps} (plan ${planId}) back out of your working tree:`);
     expect(dry.stdout).toMatch(/modified {2}a\.txt +\+1 −1/);
     expect(dry.stdout).toMatch(/deleted {3}gen\/f1\.txt +\+0 −1/);
     expect(landedState()).toBe('landed');
@@ -169,16 +178,16 @@ describe('what a plan did: shown, checked, undone', () => {
 
     const undone = cli('undo', planId, '--yes');
     expect([undone.status, undone.stderr]).toEqual([0, '']);
-    expect(undone.stdout).toContain(`Took the changes of many, edit (plan ${planId}) back out of your working tree: ${GENERATED + 2} files.`);
+    expect(undone.stdout).toContain(`Took the changes of ${steps} (plan ${planId}) back out of your working tree: ${GENERATED + 2} files.`);
     expect(landedState()).toBe('taken back');
     expect(read('mine.txt')).toBe('my own edit, not committed\n');
     expect(gitState()).toEqual(before);
     const file = JSON.parse(read(`.opencode/plans/${planId}.json`));
-    expect(file.undos).toMatchObject([{ kind: 'undo', steps: ['many', 'edit'], channel: 'cli' }]);
+    expect(file.undos).toMatchObject([{ kind: 'undo', steps: order, channel: 'cli' }]);
     expect(read(`.opencode/plans/${planId}.journal.jsonl`)).toContain('"kind":"rewind","direction":"undo"');
 
     const redone = await command('orca-redo', `${planId} --yes`);
-    expect(redone).toContain(forMarkdown(`Orca: Put the changes of many, edit (plan ${planId}) back in your working tree`));
+    expect(redone).toContain(forMarkdown(`Orca: Put the changes of ${steps} (plan ${planId}) back in your working tree`));
     expect(landedState()).toBe('landed');
     expect(gitState()).toEqual(before);
   }, 120_000);
@@ -205,7 +214,7 @@ describe('what a plan did: shown, checked, undone', () => {
     // Its lease is a dead process's: the next start waits until it is stale, then settles the undo.
     const next = cli('undo', planId);
     expect(next.stderr).toBe('');
-    expect(next.stdout).toMatch(new RegExp(`^An undo of plan ${planId} \\(many, edit\\) was interrupted(: your working tree was put back as it was before it\\.| after it had changed every file: it is done, and recorded\\.)`));
+    expect(next.stdout).toMatch(new RegExp(`^An undo of plan ${planId} \\(${undoOrder().join(', ')}\\) was interrupted(: your working tree was put back as it was before it\\.| after it had changed every file: it is done, and recorded\\.)`));
     expect(existsSync(intent)).toBe(false);
     const settled = landedState();
     expect(settled === 'landed' || settled === 'taken back').toBe(true);
