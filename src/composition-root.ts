@@ -40,7 +40,7 @@ import type { WorkspaceKind } from './machines/types.js';
 import { isolationSettings } from './config/options.js';
 import { createWorkspaces, type GitRepository, type Workspaces, type WorkspaceSupport } from './workspace/index.js';
 import { workspaceKindOf, workspaceKindText } from './workspace/kind.js';
-import { closeDirectoryWith } from './opencode/instances.js';
+import { clientUntilEnded, closeDirectoryWith } from './opencode/instances.js';
 import { runChecks, verifyPort } from './opencode/verify-port.js';
 import { createRequestNotes, type RequestNotes } from './opencode/request-notes.js';
 import { createBaseChecks, type BaseChecks } from './workspace/base-checks.js';
@@ -115,18 +115,31 @@ export interface OrcaParts {
   warmDirectory?: (directory: string) => Promise<void>;
 }
 
+/** How long a disposing Orca waits for the calls it sent OpenCode before: one answered after the dispose boots the instance again. */
+const IN_FLIGHT_WAIT_MS = 2_000;
+
 /** Orca over OpenCode's client: its sessions, question dialog, log and toasts. */
 export function createOrca(
   input: Pick<PluginInput, 'client' | 'directory'>,
   options: OrcaOptions,
   hooks: Pick<PlanHostOptions, 'inspect'> & { monitor: SessionMonitor; meter?: UsageMeter; support?: WorkspaceSupport; toolActivity?: Pick<ToolActivity, 'quietSince'> },
 ): Orca {
-  const { client, directory } = input;
+  const { directory } = input;
+  // From the moment OpenCode disposes this instance, Orca calls nothing of OpenCode's (clientUntilEnded: a call would
+  // boot the instance again). Its log and toasts then say nothing there; a warning or error goes to stderr instead,
+  // where the server's output shows it.
+  const ending = clientUntilEnded(input.client);
+  const { client } = ending;
+  const ended = ending.ended;
   const log: Orca['log'] = (level, message, extra) => {
+    if (ended()) {
+      if (level === 'warn' || level === 'error') console.error(`orca (${directory}, after its OpenCode instance ended): ${message}`);
+      return;
+    }
     // The log is the last resort: a failing log call has nowhere left to report to.
     void client.app.log({ body: { service: 'orca', level, message, ...(extra ? { extra } : {}) } }).catch(() => {});
   };
-  return assembleOrca({
+  const orca = assembleOrca({
     directory,
     options,
     sessions: sessionsFromClient(client, directory, (level, message) => log(level, message), hooks.meter),
@@ -138,6 +151,7 @@ export function createOrca(
     log,
     runCommand: commandRunnerFromClient(client, directory),
     showToast: (toast) => {
+      if (ended()) return; // no TUI of this instance is left to show it
       void client.tui.showToast({ body: toast, query: { directory } }).catch((error: unknown) => {
         log('warn', `toast "${toast.title}" could not be shown: ${errorMessage(error)}`);
       });
@@ -147,6 +161,13 @@ export function createOrca(
     closeDirectory: closeDirectoryWith(client),
     warmDirectory: warmSlotWith(client),
   });
+  const dispose = orca.dispose;
+  orca.dispose = async () => {
+    const answered = ending.end(IN_FLIGHT_WAIT_MS);
+    await dispose();
+    await answered;
+  };
+  return orca;
 }
 
 /** The composition root: the plan host over the ports, its index loaded, inbox polling and toasts on. */

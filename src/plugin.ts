@@ -198,8 +198,9 @@ export const OrcaPlugin: Plugin = async (input, rawOptions) => {
     },
     dispose: async () => {
       unregisterMain();
-      await pruning?.stop();
+      // First: from here on Orca calls nothing of OpenCode's (a call would boot this instance again; createOrca).
       await orca.dispose();
+      await pruning?.stop();
       await inspector?.stop();
       await ui?.stop();
     },

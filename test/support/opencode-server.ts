@@ -1,6 +1,7 @@
 // Starts the real `opencode serve` binary hermetically (see NOTES-opencode.md) and hands a
 // test everything it needs to drive it: URL, SDK client, timed fetch, logs, stop and kill -9.
-import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { execSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createOpencodeClient, type OpencodeClient } from '@opencode-ai/sdk/v2';
@@ -453,6 +454,13 @@ async function linkProject({ url, auth, projectDir, requestTimeoutMs, boot, logs
 /** Removes a sandbox's temp dir (none when the caller gave both dirs), unless ORCA_E2E_KEEP is set. */
 function sandboxRemover(sandbox: Sandbox): () => void {
   return () => {
+    if (process.env.ORCA_DEBUG_RM && sandbox.rootDir) {
+      const marker = `/tmp/rm-marker-${Date.now()}`;
+      writeFileSync(marker, '');
+      execSync('sleep 3');
+      const out = execSync(`find ${sandbox.rootDir}/project -newer ${marker} -printf '%T@ %p\\n' | head -50`).toString();
+      appendFileSync('/tmp/rm-debug.log', `--- ${process.env.ORCA_DEBUG_RM} ${sandbox.rootDir}\n${out}`);
+    }
     if (!process.env.ORCA_E2E_KEEP && sandbox.rootDir) rmSync(sandbox.rootDir, { recursive: true, force: true });
   };
 }

@@ -190,7 +190,7 @@ describe('the plan viewer in a browser', () => {
     await page.close();
   }, 150_000);
 
-  it('stops with the plugin: OpenCode disposing the instance closes the viewer, open event streams included', async () => {
+  it('stops with the plugin: OpenCode disposing the instance closes the viewer, open event streams included; the next request brings both back', async () => {
     const { origin, searchParams } = new URL(viewerUrl);
     const stream = eventStream(`${origin}/api/events`, { 'x-orca-token': searchParams.get('token')! });
     try {
@@ -210,5 +210,14 @@ describe('the plan viewer in a browser', () => {
     } finally {
       stream.stop();
     }
+    // The next request boots the instance again, Orca and a viewer with it: its start-up ends with the viewer's toast.
+    // (Waited for, so the teardown disposes an instance that has started: one disposed while it boots answers the
+    // requests its plugins made meanwhile only after, by booting it yet again, and writing into the folder being removed.)
+    const restarted = Date.now();
+    expect((await server.fetch('/agent')).status).toBe(200);
+    const toast = await server.events.next('tui.toast.show', (e) => e.at >= restarted && /^Plan viewer: http/.test(String(e.properties?.message)), { timeoutMs: 30_000 });
+    const again = String(toast.properties.message).slice('Plan viewer: '.length);
+    expect(again).not.toBe(viewerUrl);
+    expect((await request(again)).status).toBe(200);
   });
 });
