@@ -90,10 +90,7 @@ export const OrcaPlugin: Plugin = async (input, rawOptions) => {
   const ui = await startConfiguredUi(options.ui, input.directory, {
     log: orca.log,
     rewind: orca.rewind,
-    toast: (message) =>
-      void input.client.tui
-        .showToast({ body: { title: 'Orca', message, variant: 'info' }, query: { directory: input.directory } })
-        .catch((error: unknown) => orca.log('warn', `toast "${message}" not shown: ${errorMessage(error)}`)),
+    toast: (message) => orca.showToast({ title: 'Orca', message, variant: 'info' }),
   });
   // The agenda's items as actors in the inspector, only while it is on (and once this process runs the agenda).
   if (inspector) orca.agenda.onOpen((agenda) => inspectAgendaItems(agenda, (event) => inspector?.inspect(event)));
