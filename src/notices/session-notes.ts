@@ -25,6 +25,10 @@ export interface SessionNotes {
    * posts nothing then, or its message would land after the new one and be the turn's last (OpenCode
    * would answer it: a model turn nobody asked for). One already posting is waited for (at most
    * RESTORE_WAIT_MS): the hook's turn goes on once it landed, so the new message comes after it.
+   * The session counts as busy from here, not from its status event: a note said meanwhile (the
+   * approval document of a plan /orca-resume follows) waits for the turn's end, else the in-process
+   * model answers the command's turn with the note (seen under load in session-gates.e2e). With no
+   * status of the session within TURN_START_WAIT_MS, it counts as idle again.
    */
   turnStarting(sessionId: string): Promise<void>;
   /** Feed OpenCode's events (the plugin's `event` hook): busy and idle sessions. */
@@ -134,7 +138,14 @@ export function sessionNotes(ports: NotePorts, log: (level: 'warn', message: str
     // Held while this drain ended (its own turn's last busy status): go on once idle.
     if (!busy.has(sessionId) && held.get(sessionId)?.length) void drain(sessionId);
   };
+  /** Turns the hooks saw start whose session has evented no status yet, each with the timer that gives up on it. */
+  const starting = new Map<string, ReturnType<typeof setTimeout>>();
+  const evented = (sessionId: string) => {
+    clearTimeout(starting.get(sessionId));
+    starting.delete(sessionId);
+  };
   const release = (sessionId: string) => {
+    evented(sessionId);
     busy.delete(sessionId);
     if (restoring.delete(sessionId)) void restore(sessionId, "putting back the session's model after a command");
     void drain(sessionId);
@@ -150,6 +161,11 @@ export function sessionNotes(ports: NotePorts, log: (level: 'warn', message: str
       restoring.add(sessionId);
     },
     turnStarting(sessionId) {
+      busy.add(sessionId);
+      clearTimeout(starting.get(sessionId));
+      const giveUp = setTimeout(() => starting.has(sessionId) && release(sessionId), TURN_START_WAIT_MS);
+      (giveUp as { unref?: () => void }).unref?.();
+      starting.set(sessionId, giveUp);
       const entry = restores.get(sessionId);
       if (!entry) return Promise.resolve();
       entry.turns++;
@@ -163,13 +179,19 @@ export function sessionNotes(ports: NotePorts, log: (level: 'warn', message: str
       if (event.type === 'session.idle') return release(p.sessionID);
       if (event.type !== 'session.status') return;
       if (p.status?.type === 'idle') release(p.sessionID);
-      else busy.add(p.sessionID);
+      else {
+        evented(p.sessionID);
+        busy.add(p.sessionID);
+      }
     },
   };
 }
 
 /** How long a turn starting waits at most for a restore on its way (turnStarting): a stuck one never holds the user's turn. */
 export const RESTORE_WAIT_MS = 5_000;
+
+/** How long a turn the hooks saw start counts as busy with no status of its session evented (turnStarting): notes are never held for good. */
+export const TURN_START_WAIT_MS = 30_000;
 
 function newRestoreEntry() {
   let settle: () => void = () => {};

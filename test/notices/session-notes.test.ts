@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { forMarkdown, isRestoreMessage, notePortsWith, RESTORE_TEXT, RESTORE_WAIT_MS, sessionNotes, type NotePorts } from '../../src/notices/session-notes.js';
+import { forMarkdown, isRestoreMessage, notePortsWith, RESTORE_TEXT, RESTORE_WAIT_MS, sessionNotes, TURN_START_WAIT_MS, type NotePorts } from '../../src/notices/session-notes.js';
 import { NOTE_PREFIX, QUESTION_AGENT_ID, QUESTION_MODEL } from '../../src/hitl/native-question/index.js';
 
 /** A v1 client with what restore uses: the session's messages, the sessions' status, prompt. */
@@ -97,6 +97,34 @@ describe('notes posted close together', () => {
     endTurn();
     await vi.waitFor(() => expect(calls).toHaveLength(2));
     expect(calls[1]).toBe('restore ses_1');
+  });
+
+  it("should hold a note said once a turn starts (a command's, before its busy status is evented) until that turn's end", async () => {
+    const { port, calls } = ports();
+    const notes = sessionNotes(port, () => {});
+    await notes.turnStarting('ses_1'); // /orca-resume: the plan it follows says its approval document at once
+    notes.post('ses_1', 'Orca: plan waits for your approval');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(calls).toEqual([]);
+    notes.observe(status('busy'));
+    notes.observe(status('idle'));
+    await vi.waitFor(() => expect(calls).toEqual(['post ses_1: Orca: plan waits for your approval']));
+  });
+
+  it(`should post it after ${TURN_START_WAIT_MS} ms when the turn that started evented no status at all`, async () => {
+    vi.useFakeTimers();
+    try {
+      const { port, calls } = ports();
+      const notes = sessionNotes(port, () => {});
+      await notes.turnStarting('ses_1');
+      notes.post('ses_1', 'Orca: s1 done');
+      await vi.advanceTimersByTimeAsync(TURN_START_WAIT_MS - 1);
+      expect(calls).toEqual([]);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(calls).toEqual(['post ses_1: Orca: s1 done']);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('should never post a note while the one before is being said: it follows once that turn is over', async () => {
