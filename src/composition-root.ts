@@ -126,16 +126,14 @@ export function createOrca(
 ): Orca {
   const { directory } = input;
   // From the moment OpenCode disposes this instance, Orca calls nothing of OpenCode's (clientUntilEnded: a call would
-  // boot the instance again). Its log and toasts then say nothing there; a warning or error goes to stderr instead,
-  // where the server's output shows it.
+  // boot the instance again). Its log and toasts then have nowhere to go: OpenCode's log is reached through the
+  // instance, and stderr prints over the TUI (seen in tmux at 80x24). What is left to say then is a refused call of a
+  // chain begun before the end, or a free slot's reset cut short, which the next start does again.
   const ending = clientUntilEnded(input.client);
   const { client } = ending;
   const ended = ending.ended;
   const log: Orca['log'] = (level, message, extra) => {
-    if (ended()) {
-      if (level === 'warn' || level === 'error') console.error(`orca (${directory}, after its OpenCode instance ended): ${message}`);
-      return;
-    }
+    if (ended()) return;
     // The log is the last resort: a failing log call has nowhere left to report to.
     void client.app.log({ body: { service: 'orca', level, message, ...(extra ? { extra } : {}) } }).catch(() => {});
   };
